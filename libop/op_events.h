@@ -1,0 +1,95 @@
+/*
+ * The events/ description files and event specifications.
+ *
+ * events/<cpu name>/events     one event per line:
+ *   event:0x3c counters:0,1,2,3 um:zero minimum:6000 name:CPU_CLK_UNHALTED : description
+ * events/<cpu name>/unit_masks unit mask sets:
+ *   name:zero type:mandatory default:0x0
+ *   \t0x0 No unit mask
+ * "include:DIR" pulls in another cpu's file. Errors are reported as
+ * FILE:LINE: what is wrong.
+ */
+#ifndef OP_EVENTS_H
+#define OP_EVENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "op_cpu_type.h"
+
+enum op_um_type { OP_UM_MANDATORY, OP_UM_BITMASK, OP_UM_EXCLUSIVE };
+
+struct op_unit_mask_value {
+	uint32_t value;
+	char *name;          /* optional symbolic name, may be NULL */
+	char *desc;
+};
+
+struct op_unit_mask {
+	char *name;
+	enum op_um_type type;
+	uint32_t default_value;
+	size_t nr_values;
+	struct op_unit_mask_value *values;
+};
+
+struct op_event {
+	char *name;
+	uint32_t code;
+	uint32_t counter_mask;   /* bit i: usable on counter i */
+	uint32_t minimum;
+	struct op_unit_mask *unit_mask;
+	char *desc;
+};
+
+struct op_event_set {
+	enum op_cpu cpu;
+	int nr_counters;
+	size_t nr_events;
+	struct op_event *events;
+	size_t nr_unit_masks;
+	struct op_unit_mask *unit_masks;
+};
+
+/* Directory holding events/: $OPROFILE_EVENTS_DIR or the installed one. */
+char const *op_events_dir(void);
+
+/* Load a cpu's events. 0, or -1 with err "FILE:LINE: ..." */
+int op_events_load(enum op_cpu cpu, struct op_event_set *set,
+		   char *err, size_t errlen);
+/* Load from explicit files (used by tests over every events/ directory). */
+int op_events_load_dir(char const *dir, struct op_event_set *set,
+		       char *err, size_t errlen);
+void op_events_free(struct op_event_set *set);
+
+struct op_event const *op_event_find(struct op_event_set const *set,
+				     char const *name);
+/* The default event spec of a cpu type, e.g. "CPU_CLOCK:1000000". */
+char const *op_default_event(enum op_cpu cpu);
+
+/* NAME:count[:um[:kernel[:user]]]; um may be a number or a unit mask name. */
+struct op_event_spec {
+	char name[64];
+	uint32_t count;
+	uint32_t unit_mask;
+	int um_given;
+	int kernel;   /* default 1 */
+	int user;     /* default 1 */
+	char um_name[64];  /* when the um was given by name */
+};
+
+int op_parse_event_spec(char const *text, struct op_event_spec *spec,
+			char *err, size_t errlen);
+
+/*
+ * Validate specs against a cpu's event set: known name, valid unit mask
+ * (resolving names and defaults into spec->unit_mask), count >= minimum
+ * (x15 when callgraph), no duplicates, enough counters. On success fills
+ * counter[i] with the counter allocated to spec i and returns 0; else -1
+ * with err.
+ */
+int op_check_events(struct op_event_set const *set,
+		    struct op_event_spec *specs, size_t n, int callgraph,
+		    int *counter, char *err, size_t errlen);
+
+#endif /* OP_EVENTS_H */

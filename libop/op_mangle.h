@@ -1,0 +1,87 @@
+/*
+ * Sample file names, built and parsed exactly as OProfile 1.x does:
+ *
+ *   A/{dep}/B[/{cg}/C]/EVENT.COUNT.UM.TGID.TID.CPU
+ *
+ * relative to a session directory (samples/current/). A is the application,
+ * B the image the samples fell in (A == B when not separated), C the callee
+ * image of a callgraph file. Each image is one of
+ *   {root}/PATH            PATH absolute, written without its leading '/'
+ *   {kern}/NAME            kernel image or module; only when NAME has no '/'
+ *   {anon:NAME}/TGID.0xSTART.0xEND   anonymous region (B or C only)
+ * COUNT and UM are decimal; TGID, TID and CPU are decimal or "all".
+ */
+#ifndef OP_MANGLE_H
+#define OP_MANGLE_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+enum op_mangle_flags {
+	OP_MANGLE_NONE = 0,
+	OP_MANGLE_CPU = 1 << 0,       /* CPU field is a number */
+	OP_MANGLE_TGID = 1 << 1,      /* TGID field is a number */
+	OP_MANGLE_TID = 1 << 2,       /* TID field is a number */
+	OP_MANGLE_KERNEL = 1 << 3,    /* names without '/' are {kern} */
+	OP_MANGLE_CALLGRAPH = 1 << 4, /* has a {cg} part */
+	OP_MANGLE_ANON = 1 << 5,      /* B is an anonymous region */
+	OP_MANGLE_CG_ANON = 1 << 6,   /* C is an anonymous region */
+};
+
+/* One image of a name: a path (or kernel name), or an anon region. */
+struct op_mangle_values {
+	unsigned flags;
+	char const *app_name;     /* A */
+	char const *image_name;   /* B: path, kernel name; unused when anon */
+	char const *cg_image_name;/* C (callgraph only); unused when cg anon */
+	char const *anon_name;    /* B's region name when OP_MANGLE_ANON */
+	uint64_t anon_start, anon_end;        /* B's region */
+	char const *cg_anon_name; /* C's region name when OP_MANGLE_CG_ANON */
+	uint64_t cg_anon_start, cg_anon_end;  /* C's region */
+	char const *event_name;
+	int count;
+	int unit_mask;
+	int tgid;                 /* also the anon regions' TGID */
+	int tid;
+	int cpu;
+};
+
+/*
+ * Build the relative name into buf. Returns the length, or -1 (with err set)
+ * if a field cannot be represented (empty name, event name with '.' or '/',
+ * anon name with '}' or '/', ...) or buf is too small.
+ */
+int op_mangle_filename(struct op_mangle_values const *v, char *buf,
+		       size_t buflen, char *err, size_t errlen);
+
+/* The parsed form of a name. Strings point into `storage`. */
+struct op_parsed_name {
+	char *app_name;           /* "/bin/ls" or kernel name */
+	int app_is_kernel;
+	char *image_name;         /* B as a path/kernel name, or the anon region name */
+	int image_is_kernel;
+	int image_is_anon;
+	uint64_t anon_start, anon_end; int anon_tgid;
+	int is_callgraph;
+	char *cg_image_name;
+	int cg_is_kernel;
+	int cg_is_anon;
+	uint64_t cg_anon_start, cg_anon_end; int cg_anon_tgid;
+	char *event_name;
+	int count;
+	int unit_mask;
+	int tgid, tid, cpu;       /* -1 for "all" */
+	char *storage;            /* owned; free with op_parsed_name_free */
+};
+
+/*
+ * Parse a name: either relative (starting with "{root}", "{kern}") or a full
+ * path, in which case everything before the first "{root}/" or "{kern}/" is
+ * ignored. Names that do not parse exactly are refused: -1 with err saying
+ * what is wrong; never a guess.
+ */
+int op_parse_filename(char const *name, struct op_parsed_name *out,
+		      char *err, size_t errlen);
+void op_parsed_name_free(struct op_parsed_name *p);
+
+#endif /* OP_MANGLE_H */

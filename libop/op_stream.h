@@ -1,0 +1,87 @@
+/*
+ * The escape-coded event stream: the one contract between the producers
+ * (the oprofilefs kernel driver's event buffer and the daemon's perf_events
+ * source) and the daemon's decoder. Both producers and the decoder include
+ * this header; doc/formats.md describes the same stream in prose.
+ *
+ * The stream is an array of native machine words (unsigned long: 8 bytes on
+ * x86-64). A word that is not OP_ESCAPE_CODE starts a sample pair
+ * (pc_or_offset, event_index). OP_ESCAPE_CODE is followed by one code word
+ * and that code's argument words. Codes 1..14 keep OProfile's numbers and
+ * meanings; 15..31 stay reserved for OProfile compatibility; our own codes
+ * start at 32 so that no OProfile code can ever be misread as one of ours.
+ *
+ * This header must stay valid C for both user space and a kernel module:
+ * no libc types, only unsigned long.
+ */
+#ifndef OP_STREAM_H
+#define OP_STREAM_H
+
+#define OP_ESCAPE_CODE (~0UL)
+
+enum op_stream_code {
+	/* ESC 1 tid app_cookie ESC 7 tgid: a task switch; the CTX_TGID
+	 * escape always follows immediately. */
+	OP_CODE_CTX_SWITCH = 1,
+	/* ESC 2 cpu: following samples were taken on this cpu. */
+	OP_CODE_CPU_SWITCH = 2,
+	/* ESC 3 cookie: following user samples are offsets into the binary
+	 * named by cookie. OP_NO_COOKIE: anonymous memory with no region
+	 * definition (pc kept raw); OP_INVALID_COOKIE: no mapping at all. */
+	OP_CODE_COOKIE_SWITCH = 3,
+	/* ESC 4: following samples are raw kernel pcs. */
+	OP_CODE_KERNEL_ENTER = 4,
+	/* ESC 5: following samples are user samples (OProfile's
+	 * KERNEL_EXIT_SWITCH / USER_ENTER_SWITCH). */
+	OP_CODE_USER_ENTER = 5,
+	/* ESC 6: a module was loaded; re-read the kernel image ranges. */
+	OP_CODE_MODULE_LOADED = 6,
+	/* ESC 7 tgid: only valid right after CTX_SWITCH's two words. */
+	OP_CODE_CTX_TGID = 7,
+	/* ESC 8: the next pair is a sample, the pairs after it (pc, 0) its
+	 * backtrace, caller after callee, until the next escape code. */
+	OP_CODE_TRACE_BEGIN = 8,
+	/* 9 (TRACE_END) is unused, as in OProfile; 10..14 are Xen, SPU and
+	 * AMD IBS codes we do not produce; a decoder treats them as errors. */
+	OP_CODE_TRACE_END = 9,
+
+	/* ESC 32 cookie nbytes word...: defines cookie as the path of a
+	 * binary. The path's nbytes bytes (no NUL) are packed into
+	 * ceil(nbytes / sizeof(unsigned long)) words, first byte in the
+	 * lowest-addressed byte, the tail padded with zero bytes. A cookie is
+	 * defined before its first use and never redefined with another path
+	 * within one stream. This replaces dcookies/lookup_dcookie. */
+	OP_CODE_COOKIE_DEF = 32,
+	/* ESC 33 cookie tgid start end nbytes word...: defines cookie as an
+	 * anonymous region [start, end) of process tgid named by the packed
+	 * string (anon, [heap], [stack], [vdso], ...). Samples under it are
+	 * offsets from start. */
+	OP_CODE_ANON_DEF = 33,
+	/* ESC 34 category count: count samples (or events) of the given
+	 * enum op_lost_category were lost before reaching the stream. */
+	OP_CODE_LOST = 34,
+	/* ESC 35 start end nbytes word...: a kernel image (the kernel text
+	 * or a module) occupies [start, end); the name is the module name or
+	 * "vmlinux". Lets a producer say where modules are in-band. */
+	OP_CODE_KERNEL_IMAGE = 35,
+
+	OP_CODE_LAST
+};
+
+/* Cookie values with special meaning, as in OProfile. */
+#define OP_NO_COOKIE 0UL
+#define OP_INVALID_COOKIE (~0UL)
+
+/* What OP_CODE_LOST counts. Keep the names: they are the stats file names. */
+enum op_lost_category {
+	OP_LOST_OVERFLOW = 1,      /* sample_lost_overflow: a cpu buffer/ring was full */
+	OP_LOST_NO_MM = 2,         /* sample_lost_no_mm: user pc with no mm */
+	OP_LOST_NO_MAPPING = 3,    /* sample_lost_no_mapping: user pc in no mapping */
+	OP_LOST_EVENT_OVERFLOW = 4,/* event_lost_overflow: the event buffer was full */
+	OP_LOST_BT_NO_MAPPING = 5, /* bt_lost_no_mapping */
+	OP_LOST_INVALID_EIP = 6,   /* sample_invalid_eip */
+	OP_LOST_THROTTLED = 7,     /* samples the kernel throttled away */
+	OP_LOST_CATEGORY_MAX
+};
+
+#endif /* OP_STREAM_H */
