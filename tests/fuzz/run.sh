@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Builds every tests/fuzz/fuzz_*.c as a libFuzzer binary (clang,
+# ASan+UBSan) and runs each for SECONDS (default 20). A target is linked
+# with libop/*.c and libdb/*.c, plus any sources named on a line
+# "FUZZ-SOURCES: a.c b.c" in the target. Seeds come from
+# tests/fuzz/corpus/<target>/ when present.
+# Prints "fuzz NAME: PASS" or "fuzz NAME: FAIL" per target; exits 1 on any
+# failure. Usage: tests/fuzz/run.sh [SECONDS] [OUTDIR]
+set -uo pipefail
+secs=${1:-20}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=${2:-$top/_fuzz}
+mkdir -p "$out"
+cd "$top"
+
+status=0
+for src in tests/fuzz/fuzz_*.c; do
+	[ -e "$src" ] || continue
+	name=$(basename "$src" .c)
+	extra=$(sed -n 's/.*FUZZ-SOURCES:\(.*\)/\1/p' "$src" | head -1)
+	# shellcheck disable=SC2086
+	if ! clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined \
+		-Ilibop -Ilibdb -Idaemon "$src" libop/*.c libdb/*.c $extra \
+		-o "$out/$name" 2>"$out/$name.build.log"; then
+		echo "fuzz $name: FAIL (build, see $out/$name.build.log)"
+		cat "$out/$name.build.log" >&2
+		status=1
+		continue
+	fi
+	corpus="$out/$name.corpus"
+	mkdir -p "$corpus"
+	seeds=()
+	[ -d "tests/fuzz/corpus/$name" ] && seeds=("tests/fuzz/corpus/$name")
+	if "$out/$name" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+		-artifact_prefix="$out/$name-" "$corpus" "${seeds[@]}" \
+		>"$out/$name.log" 2>&1; then
+		runs=$(grep -o 'Done [0-9]* runs' "$out/$name.log" | tail -1)
+		echo "fuzz $name: PASS (${runs:-ran} in ${secs}s)"
+	else
+		echo "fuzz $name: FAIL (see $out/$name.log)"
+		tail -40 "$out/$name.log" >&2
+		status=1
+	fi
+done
+exit $status
