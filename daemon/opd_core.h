@@ -1,0 +1,89 @@
+/*
+ * The daemon's core: everything after the event stream. oprofiled.c (the
+ * process: options, session, control, main loop) talks to it through this
+ * interface only; the stream's producers (perf source, driver buffer, a
+ * replayed file) hand it words.
+ */
+#ifndef OPD_CORE_H
+#define OPD_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "op_events.h"
+#include "op_stream.h"
+
+/* --separate= bits */
+enum opd_separate {
+	OPD_SEP_LIB = 1 << 0,     /* libraries under their application */
+	OPD_SEP_KERNEL = 1 << 1,  /* kernel samples under their application (implies lib) */
+	OPD_SEP_THREAD = 1 << 2,  /* per tgid/tid files */
+	OPD_SEP_CPU = 1 << 3,     /* per cpu files */
+};
+
+#define OPD_MAX_EVENTS 8
+
+/* One configured event; index i is the stream's event index i. */
+struct opd_event {
+	char name[64];
+	uint32_t code;        /* events/ code: header ctr_event */
+	uint32_t unit_mask;
+	uint32_t count;       /* sampling period */
+	int kernel, user;
+};
+
+struct opd_config {
+	char const *session_dir;     /* e.g. /var/lib/oprofile */
+	enum op_cpu cpu_type;
+	double cpu_speed;
+	unsigned separate;           /* enum opd_separate bits */
+	size_t nr_events;
+	struct opd_event events[OPD_MAX_EVENTS];
+	char const *vmlinux;         /* NULL: kernel samples go to {kern}/vmlinux via kallsyms */
+	size_t max_open_files;       /* LRU bound on open sample files (0: default) */
+};
+
+/* Counters the core keeps; stats/ files are written from these. */
+struct opd_stats {
+	uint64_t received;           /* sample pairs decoded */
+	uint64_t written;            /* added to a sample file */
+	uint64_t lost[OP_LOST_CATEGORY_MAX];  /* reported in-band by the producer */
+	uint64_t no_app;             /* kernel samples dropped: no app where one is required */
+	uint64_t bad_event;          /* event index out of range */
+	uint64_t unresolved_kernel;  /* kernel pc in no known kernel image */
+	uint64_t unknown_cookie;     /* cookie never defined */
+	uint64_t sfile_errors;       /* sample file could not be opened/grown */
+	uint64_t saturated;          /* count stopped at UINT32_MAX */
+	uint64_t stream_errors;      /* malformed stream records */
+	uint64_t arcs;               /* callgraph arcs written */
+};
+
+/*
+ * Set up: sample files go to SESSION/samples/current/. Saves the kernel
+ * symbol data of this boot (kallsyms, module list) there. 0 or -1 (message
+ * printed).
+ */
+int opd_core_init(struct opd_config const *cfg);
+
+/* Decode and record a chunk of stream words (may end mid-record). */
+void opd_core_process(unsigned long const *words, size_t n);
+
+/* A new stream begins (new producer or file): forget in-band definitions. */
+void opd_core_new_stream(void);
+
+/* msync every open sample file. */
+void opd_core_sync(void);
+
+/* Close every sample file (HUP, reset, save); they reopen lazily. */
+void opd_core_close_files(void);
+
+/* Re-read kernel images (module list) now. */
+void opd_core_reload_kernel(void);
+
+struct opd_stats const *opd_core_stats(void);
+void opd_core_reset_stats(void);
+
+/* Close everything. */
+void opd_core_exit(void);
+
+#endif /* OPD_CORE_H */
