@@ -489,7 +489,7 @@ static int parse_images(struct parse_ctx *c, char *body,
 			struct op_parsed_name *out)
 {
 	struct parsed_image a = { 0 }, b = { 0 }, cgi = { 0 };
-	char *bs, *cs;
+	char *bs = NULL, *cs = NULL;
 
 	if (split_images(c, body, &bs, &cs))
 		return -1;
@@ -531,7 +531,7 @@ int op_parse_filename(char const *name, struct op_parsed_name *out,
 		      char *err, size_t errlen)
 {
 	struct parse_ctx c = { .err = err, .errlen = errlen };
-	size_t start;
+	size_t start = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (!name || !*name)
