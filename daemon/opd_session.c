@@ -330,6 +330,12 @@ int opd_remove_tree(char const *path)
 	return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) ? -1 : 0;
 }
 
+/* A top-level entry of a session that is profile data, not settings. */
+static int is_sample_data(char const *name)
+{
+	return name[0] == '{' || !strncmp(name, OP_STATS_DIR, strlen(OP_STATS_DIR));
+}
+
 int opd_session_reset_files(char const *session_dir)
 {
 	char *current = opd_samples_path(session_dir, OP_CURRENT_SESSION);
@@ -347,7 +353,7 @@ int opd_session_reset_files(char const *session_dir)
 	while ((de = readdir(d))) {
 		char *p;
 
-		if (de->d_name[0] != '{' && strcmp(de->d_name, OP_STATS_DIR))
+		if (!is_sample_data(de->d_name))
 			continue;
 		p = opd_path(current, de->d_name);
 		if (opd_remove_tree(p) < 0)
@@ -409,8 +415,12 @@ static int copy_file(char const *from, char const *to)
 	return ret;
 }
 
-/* Copy the top-level regular files of from/ into to/. */
-static int copy_top_files(char const *from, char const *to)
+/*
+ * Copy from/ into to/ (which exists): regular files and directories,
+ * recursively. At the top (top != 0) the sample trees and stats/ are
+ * left out: what remains is session.conf and the kernel symbol data.
+ */
+static int copy_settings(char const *from, char const *to, int top)
 {
 	DIR *d = opendir(from);
 	struct dirent *de;
@@ -418,14 +428,24 @@ static int copy_top_files(char const *from, char const *to)
 
 	if (!d)
 		return op_error("cannot open '%s': %s", from, strerror(errno));
-	while ((de = readdir(d))) {
-		char *src = opd_path(from, de->d_name);
-		char *dst = opd_path(to, de->d_name);
+	while ((de = readdir(d)) && !ret) {
+		char *src, *dst;
 		struct stat st;
 
-		if (lstat(src, &st) == 0 && S_ISREG(st.st_mode) &&
-		    copy_file(src, dst) < 0)
-			ret = -1;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    (top && is_sample_data(de->d_name)))
+			continue;
+		src = opd_path(from, de->d_name);
+		dst = opd_path(to, de->d_name);
+		if (lstat(src, &st) == 0 && S_ISREG(st.st_mode)) {
+			ret = copy_file(src, dst);
+		} else if (lstat(src, &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (mkdir(dst, 0755) < 0 && errno != EEXIST)
+				ret = op_error("cannot create '%s': %s", dst,
+					       strerror(errno));
+			else
+				ret = copy_settings(src, dst, 0);
+		}
 		free(src);
 		free(dst);
 	}
@@ -478,7 +498,7 @@ int opd_session_save(char const *session_dir, char const *name,
 			   strerror(errno));
 		goto out;
 	}
-	if (copy_top_files(saved, current) < 0) {
+	if (copy_settings(saved, current, 1) < 0) {
 		save_error(err, errlen, "cannot copy the session settings of '%s' into '%s'",
 			   saved, current);
 		goto out;

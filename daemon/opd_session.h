@@ -12,8 +12,8 @@
  *   SESSION/control_reply         last command reply (opd_control.h)
  *   SESSION/samples/oprofiled.log the daemon's log
  *   SESSION/samples/current/      the live session: session.conf, the
- *                                 core's kernel symbol data, {root}/ {kern}/
- *                                 sample trees and stats/
+ *                                 core's session/ (kernel symbol data),
+ *                                 {root}/ {kern}/ sample trees, stats/
  *   SESSION/samples/NAME/         saved sessions
  *
  * Functions return 0 or -1 after printing a message through op_error().
@@ -85,8 +85,9 @@ int opd_session_name_ok(char const *name, char *err, size_t errlen);
 
 /*
  * Save: rename samples/current to samples/NAME (an error if NAME exists)
- * and recreate samples/current holding copies of the saved session's
- * top-level regular files (session.conf, kernel symbol data). On failure
+ * and recreate samples/current holding copies of everything in the saved
+ * session but its sample trees and stats/ (session.conf, the core's
+ * session/ kernel symbol data). On failure
  * err (when not NULL) holds the message, which is also printed.
  */
 int opd_session_save(char const *session_dir, char const *name,

@@ -173,8 +173,8 @@ int opd_settings_events(char const *specs, enum op_cpu cpu,
 		if (!cfg || !ev)
 			continue;
 		memset(&cfg->events[i], 0, sizeof(cfg->events[i]));
-		snprintf(cfg->events[i].name, sizeof(cfg->events[i].name), "%s",
-			 spec[i].name);
+		memcpy(cfg->events[i].name, spec[i].name,
+		       strnlen(spec[i].name, sizeof(cfg->events[i].name) - 1));
 		cfg->events[i].code = ev->code;
 		cfg->events[i].unit_mask = spec[i].unit_mask;
 		cfg->events[i].count = spec[i].count;

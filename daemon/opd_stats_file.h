@@ -5,8 +5,8 @@
  * OProfile had the counter (op_stream.h names the lost categories).
  *
  * The counters balance (doc/formats.md section 5):
- *   sample_received = sample_written + the sample_dropped_* files
- *                     + sample_saturated
+ *   sample_received = sample_written + sample_saturated
+ *                     + the sample_dropped_* files
  * The sample_lost_* / event_lost_overflow / bt_lost_no_mapping /
  * sample_invalid_eip files count samples lost before the stream, which
  * therefore never reached sample_received; stream_errors counts malformed

@@ -41,6 +41,7 @@
 #include "opd_session.h"
 #include "opd_source.h"
 #include "opd_stats_file.h"
+#include "stream_file.h"
 
 #define MAX_POLL_FDS 256
 
@@ -54,6 +55,8 @@ struct daemon {
 	int timerfd;
 	int log_fd;                     /* -1 with --no-daemon */
 	pid_t lock_pid;                 /* the pid the lock file names */
+	struct stream_writer rec;       /* --record-stream */
+	int recording;
 	int sampling;
 	int quit;
 };
@@ -131,10 +134,17 @@ static void flush_to(struct daemon *d, uint64_t until_ns)
 	write_stats(d);
 }
 
-/* The sink of every source: the stream goes to the core. */
+/* The sink of every source: the stream goes to the record file, if any,
+ * and to the core. */
 static void deliver(unsigned long const *words, size_t n, void *arg)
 {
-	(void)arg;
+	struct daemon *d = arg;
+
+	if (d->recording && stream_writer_write(&d->rec, words, n) < 0) {
+		op_error("stopped recording the stream to '%s'", d->opt.record_stream);
+		stream_writer_close(&d->rec);
+		d->recording = 0;
+	}
 	opd_core_process(words, n);
 }
 
@@ -184,6 +194,7 @@ static int do_save(struct daemon *d, char const *name, char *err, size_t errlen)
 	opd_core_close_files();
 	if (opd_session_save(d->session_dir, name, err, errlen) < 0)
 		return -1;
+	opd_core_write_session();
 	opd_core_reset_stats();
 	write_stats(d);
 	log_msg("session saved as '%s'", name);
@@ -392,10 +403,43 @@ static void shutdown_daemon(struct daemon *d)
 	log_msg("exiting; statistics:");
 	opd_stats_log(opd_core_stats(), d->opt.verbose);
 	opd_core_exit();
+	if (d->recording && stream_writer_close(&d->rec) == 0)
+		log_msg("recorded the stream to '%s'", d->opt.record_stream);
 	opd_control_close(&d->ctl);
 	unlink(state);
 	free(state);
 	opd_lock_release(d->session_dir, d->lock_pid);
+}
+
+/*
+ * --replay: the recorded stream through the core into the session, as the
+ * live run would have written it, then exit. 0 or 1.
+ */
+static int replay(struct daemon *d)
+{
+	static unsigned long words[16384];
+	struct stream_reader sr;
+	long n = -1;
+	pid_t owner;
+
+	if (opd_lock_acquire(d->session_dir, getpid(), &owner) < 0)
+		return 1;
+	d->lock_pid = getpid();
+	if (opd_options_save(&d->opt, &d->cfg) < 0 || opd_core_init(&d->cfg) < 0)
+		goto out;
+	if (stream_reader_open(&sr, d->opt.replay) == 0) {
+		while ((n = stream_reader_read(&sr, words, sizeof(words) / sizeof(words[0]))) > 0)
+			opd_core_process(words, (size_t)n);
+		stream_reader_close(&sr);
+	}
+	opd_core_sync();
+	write_stats(d);
+	if (d->opt.verbose)
+		opd_stats_log(opd_core_stats(), 1);
+	opd_core_exit();
+out:
+	opd_lock_release(d->session_dir, d->lock_pid);
+	return n == 0 ? 0 : 1;
 }
 
 /*
@@ -424,6 +468,11 @@ static int run(struct daemon *d)
 	}
 	if (opd_core_init(&d->cfg) < 0)
 		goto fail_unlock;
+	if (d->opt.record_stream) {
+		if (stream_writer_open(&d->rec, d->opt.record_stream) < 0)
+			goto fail_core;
+		d->recording = 1;
+	}
 	memset(&scfg, 0, sizeof(scfg));
 	scfg.core = &d->cfg;
 	scfg.buffer_pages = d->opt.buffer_pages;
@@ -447,6 +496,8 @@ static int run(struct daemon *d)
 fail_source:
 	d->src.ops->close(&d->src);
 fail_core:
+	if (d->recording)
+		stream_writer_close(&d->rec);
 	opd_core_exit();
 fail_unlock:
 	opd_lock_release(d->session_dir, d->lock_pid);
@@ -471,6 +522,8 @@ int main(int argc, char const **argv)
 		       d.opt.session_dir, strerror(errno));
 	d.opt.session_dir = d.session_dir;
 	d.cfg.session_dir = d.session_dir;
+	if (d.opt.replay)
+		return replay(&d);
 	signal(SIGPIPE, SIG_IGN);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
 		op_die("cannot block signals: %s", strerror(errno));
