@@ -318,6 +318,7 @@ int opd_core_init(struct opd_config const *cfg)
 	int rc;
 
 	config = *cfg;
+	memset(&stats, 0, sizeof(stats));
 	len = strlen(cfg->session_dir) + sizeof("/" OP_SAMPLES_DIR "/" OP_CURRENT_SESSION);
 	current_dir = op_xmalloc(len);
 	snprintf(current_dir, len, "%s/%s/%s", cfg->session_dir, OP_SAMPLES_DIR,

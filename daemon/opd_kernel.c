@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "op_message.h"
 #include "opd_kernel.h"
@@ -223,8 +224,13 @@ int opd_kernel_save(char const *dir, char *err, size_t errlen)
 	if (copy_file(KALLSYMS, path, err, errlen))
 		return -1;
 	snprintf(path, sizeof(path), "%s/modules", dir);
-	if (copy_file(MODULES, path, err, errlen))
+	/* A kernel built without module support has no /proc/modules. */
+	if (access(MODULES, F_OK) == 0) {
+		if (copy_file(MODULES, path, err, errlen))
+			return -1;
+	} else if (copy_file("/dev/null", path, err, errlen)) {
 		return -1;
+	}
 	snprintf(path, sizeof(path), "%s/kernel_images", dir);
 	f = fopen(path, "w");
 	if (!f) {
