@@ -156,7 +156,6 @@ static int start_sampling(struct daemon *d)
 		return -1;
 	d->sampling = 1;
 	write_state(d);
-	log_msg("sampling started");
 	return 0;
 }
 
@@ -220,6 +219,7 @@ static void handle_command(struct daemon *d, struct opd_command const *c)
 	switch (c->cmd) {
 	case OPD_CMD_START:
 		ret = start_sampling(d);
+		log_msg("sampling %s", ret ? "could not start" : "started");
 		break;
 	case OPD_CMD_STOP:
 		ret = stop_sampling(d);
@@ -261,7 +261,8 @@ static void handle_signals(struct daemon *d)
 			d->quit = 1;
 			break;
 		case SIGUSR1:
-			start_sampling(d);
+			log_msg("SIGUSR1: sampling %s",
+				start_sampling(d) ? "could not start" : "started");
 			break;
 		case SIGUSR2:
 			stop_sampling(d);
@@ -486,8 +487,8 @@ static int run(struct daemon *d)
 		goto fail_source;
 	if (ready_fd >= 0)
 		detach_stdio(d, ready_fd);
-	log_msg("daemon started: pid %ld, session '%s', %s source",
-		(long)getpid(), d->session_dir, d->src.ops->name);
+	log_msg("daemon started: pid %ld, session '%s', %s source, sampling %s",
+		(long)getpid(), d->session_dir, d->src.ops->name, d->opt.events_text);
 	if (main_loop(d) < 0)
 		op_error("main loop failed; shutting down");
 	shutdown_daemon(d);

@@ -143,71 +143,69 @@ static _Noreturn void exec_ophelp(void)
 	op_die("cannot run '%s': %s", prog, strerror(errno));
 }
 
-/* Validate the settings given and merge them into SESSION/daemonrc. */
-static int save_settings(void)
+/*
+ * The settings in SESSION/daemonrc with those given on the command line
+ * merged in, each validated (events against this cpu's events/ files).
+ * 0, or -1 after a message.
+ */
+static int merge_settings(struct opd_kv *kv)
 {
 	char *rc_path = opd_path(opt.session_dir, OPD_DAEMONRC_FILE);
-	struct opd_kv kv;
 	char err[1024], text[1024];
-	int ret = -1;
+	int ret = opd_kv_read(kv, rc_path);
 
-	if (opd_session_create(opt.session_dir) < 0 || opd_kv_read(&kv, rc_path) < 0)
-		goto out;
+	free(rc_path);
+	if (ret < 0)
+		return -1;
 	if (opt.events) {
 		enum op_cpu cpu = opd_settings_cpu(NULL, err, sizeof(err));
 
 		if (cpu == CPU_NO_GOOD ||
 		    opd_settings_events(opt.events, cpu, NULL, text, sizeof(text),
-					err, sizeof(err)) < 0) {
-			op_error("%s", err);
-			goto out_kv;
-		}
-		opd_kv_set(&kv, "events", text);
+					err, sizeof(err)) < 0)
+			return op_error("%s", err);
+		opd_kv_set(kv, "events", text);
 	}
 	if (opt.separate) {
 		unsigned bits;
 
-		if (opd_parse_separate(opt.separate, &bits, err, sizeof(err)) < 0) {
-			op_error("%s", err);
-			goto out_kv;
-		}
+		if (opd_parse_separate(opt.separate, &bits, err, sizeof(err)) < 0)
+			return op_error("%s", err);
 		opd_separate_text(bits, text, sizeof(text));
-		opd_kv_set(&kv, "separate", text);
+		opd_kv_set(kv, "separate", text);
 	}
 	if (opt.vmlinux) {
 		char *abs = realpath(opt.vmlinux, NULL);
 
-		if (!abs) {
-			op_error("cannot use vmlinux '%s': %s", opt.vmlinux, strerror(errno));
-			goto out_kv;
-		}
-		opd_kv_set(&kv, "vmlinux", abs);
+		if (!abs)
+			return op_error("cannot use vmlinux '%s': %s", opt.vmlinux,
+					strerror(errno));
+		opd_kv_set(kv, "vmlinux", abs);
 		free(abs);
 	}
 	if (opt.no_vmlinux)
-		opd_kv_set(&kv, "vmlinux", "none");
-	ret = opd_kv_write(&kv, rc_path);
-out_kv:
-	opd_kv_free(&kv);
-out:
+		opd_kv_set(kv, "vmlinux", "none");
+	return 0;
+}
+
+static int save_settings(struct opd_kv const *kv)
+{
+	char *rc_path = opd_path(opt.session_dir, OPD_DAEMONRC_FILE);
+	int ret = opd_kv_write(kv, rc_path);
+
 	free(rc_path);
 	return ret;
 }
 
-/* Settings to start with: daemonrc, with the defaults filled in. */
-static void load_settings(struct opd_kv *kv)
+/* Fill in the defaults of the settings not given. */
+static void default_settings(struct opd_kv *kv)
 {
-	char *rc_path = opd_path(opt.session_dir, OPD_DAEMONRC_FILE);
-
-	if (opd_kv_read(kv, rc_path) < 0)
-		exit(1);
 	if (!opd_kv_get(kv, "events"))
 		opd_kv_set(kv, "events", "default");
 	if (!opd_kv_get(kv, "separate"))
 		opd_kv_set(kv, "separate", "none");
 	if (!opd_kv_get(kv, "vmlinux"))
 		opd_kv_set(kv, "vmlinux", "none");
-	free(rc_path);
 }
 
 /* The running session's settings (samples/current/session.conf). */
@@ -374,49 +372,50 @@ static int run_daemon(struct opd_kv const *kv, char const *source)
 	return 0;
 }
 
-static int do_start(pid_t pid)
+/* Refuse to "start" a daemon that runs with other settings than want. */
+static int check_running(pid_t pid, struct opd_kv const *want)
 {
-	struct opd_kv want, running;
-	char err[1024], text[1024], why[1200];
+	struct opd_kv running;
+	char why[1200];
+	int ret = 0;
+
+	load_running(&running);
+	if (settings_differ(want, &running, why, sizeof(why)))
+		ret = op_error("daemon already running (pid %ld) with different settings: %s; run 'opcontrol --shutdown' first",
+			       (long)pid, why);
+	opd_kv_free(&running);
+	return ret;
+}
+
+static int do_start(pid_t pid, struct opd_kv const *want)
+{
+	char err[1024], text[1024];
 	char const *source = access("/dev/oprofile", F_OK) == 0 ? "driver" : "perf";
 	enum op_cpu cpu;
-	int ret = -1;
 
-	load_settings(&want);
 	if (pid) {
-		load_running(&running);
-		if (settings_differ(&want, &running, why, sizeof(why))) {
-			op_error("daemon already running (pid %ld) with different settings: %s; run 'opcontrol --shutdown' first",
-				 (long)pid, why);
-		} else {
-			printf("Daemon already running (pid %ld); starting sampling.\n",
-			       (long)pid);
-			ret = command(pid, "start", NULL);
-		}
-		opd_kv_free(&running);
-		goto out;
+		if (check_running(pid, want) < 0)
+			return -1;
+		printf("Daemon already running (pid %ld); starting sampling.\n",
+		       (long)pid);
+		return command(pid, "start", NULL);
 	}
-	if (opd_check_privilege() < 0 || opd_session_create(opt.session_dir) < 0)
-		goto out;
+	if (opd_check_privilege() < 0)
+		return -1;
 	cpu = opd_settings_cpu(NULL, err, sizeof(err));
 	if (cpu == CPU_NO_GOOD ||
-	    opd_settings_events(opd_kv_get(&want, "events"), cpu, NULL, text,
-				sizeof(text), err, sizeof(err)) < 0) {
-		op_error("%s", err);
-		goto out;
-	}
+	    opd_settings_events(opd_kv_get(want, "events"), cpu, NULL, text,
+				sizeof(text), err, sizeof(err)) < 0)
+		return op_error("%s", err);
 	if (!strcmp(source, "driver"))
 		printf("Using the oprofile driver (/dev/oprofile).\n");
 	else
 		printf("Using the perf_events source (no /dev/oprofile).\n");
-	if (run_daemon(&want, source) < 0)
-		goto out;
+	if (run_daemon(want, source) < 0)
+		return -1;
 	printf("Daemon started: pid %ld\nProfiler running.\n",
 	       (long)opd_daemon_pid(opt.session_dir));
-	ret = 0;
-out:
-	opd_kv_free(&want);
-	return ret;
+	return 0;
 }
 
 static int do_status(pid_t pid)
@@ -431,8 +430,13 @@ static int do_status(pid_t pid)
 		       strncmp(state, "paused", 6) ? "running" : "paused", (long)pid);
 		load_running(&kv);
 	} else {
+		char *rc_path = opd_path(opt.session_dir, OPD_DAEMONRC_FILE);
+
 		printf("Daemon not running\n");
-		load_settings(&kv);
+		if (opd_kv_read(&kv, rc_path) < 0)
+			memset(&kv, 0, sizeof(kv));
+		default_settings(&kv);
+		free(rc_path);
 	}
 	printf("Session dir: %s\n", opt.session_dir);
 	printf("Events: %s\n", opd_kv_get(&kv, "events") ? opd_kv_get(&kv, "events") : "default");
@@ -445,9 +449,30 @@ static int do_status(pid_t pid)
 	return 0;
 }
 
+/*
+ * The settings to use: daemonrc with this command line merged in. They
+ * are saved when given, but not when --start is refused because a daemon
+ * runs with other settings. 0 or -1.
+ */
+static int settings(struct opd_kv *kv, pid_t pid)
+{
+	int given = opt.events || opt.separate || opt.vmlinux || opt.no_vmlinux;
+
+	memset(kv, 0, sizeof(*kv));
+	if ((given || opt.start) && opd_session_create(opt.session_dir) < 0)
+		return -1;
+	if (merge_settings(kv) < 0)
+		return -1;
+	default_settings(kv);
+	if (given && opt.start && pid && !opt.shutdown && check_running(pid, kv) < 0)
+		return -1;
+	return given ? save_settings(kv) : 0;
+}
+
 int main(int argc, char const **argv)
 {
-	int settings, fail = 0;
+	struct opd_kv kv;
+	int fail = 0;
 	pid_t pid;
 
 	op_set_progname("opcontrol");
@@ -457,10 +482,9 @@ int main(int argc, char const **argv)
 	if (opt.init || opt.deinit)
 		printf("The perf_events source needs no kernel module: nothing to %s.\n",
 		       opt.init ? "load" : "unload");
-	settings = opt.events || opt.separate || opt.vmlinux || opt.no_vmlinux;
-	if (settings && save_settings() < 0)
-		return 1;
 	pid = opd_daemon_pid(opt.session_dir);
+	if (settings(&kv, pid) < 0)
+		return 1;
 	if (opt.dump && do_dump(pid) < 0)
 		fail = 1;
 	if (!fail && opt.save && do_save(pid) < 0)
@@ -474,9 +498,10 @@ int main(int argc, char const **argv)
 			fail = 1;
 		pid = 0;
 	}
-	if (!fail && opt.start && do_start(pid) < 0)
+	if (!fail && opt.start && do_start(pid, &kv) < 0)
 		fail = 1;
 	if (!fail && opt.status)
 		do_status(opd_daemon_pid(opt.session_dir));
+	opd_kv_free(&kv);
 	return fail;
 }

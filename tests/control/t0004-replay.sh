@@ -1,0 +1,28 @@
+#!/bin/sh
+# --record-stream during a live run, then --replay of that file into
+# another session: the same sample files with the same counts.
+. "${abs_top_srcdir:?}/tests/control/lib.sh"
+
+"$OPROFILED" --session-dir="$S" --separate=lib --record-stream="$T/run.ops" ||
+	fail "oprofiled --record-stream failed"
+"$SPIN" 1
+ctl --shutdown || fail "--shutdown failed"
+[ -s "$T/run.ops" ] || fail "no recorded stream"
+head -c 8 "$T/run.ops" | grep -q OPSTREAM || fail "recorded file lacks the OPSTREAM magic"
+
+R=$T/replay
+"$OPROFILED" --session-dir="$R" --separate=lib --replay="$T/run.ops" ||
+	{ cat "$R/samples/oprofiled.log" 2>/dev/null; fail "--replay failed"; }
+[ ! -e "$R/lock" ] || fail "--replay left its lock"
+grep -q '^source=replay$' "$R/samples/current/session.conf" || fail "replay session.conf"
+
+"$SFCHECK" --dump "$S/samples/current" >"$T/live" || fail "live files bad"
+"$SFCHECK" --dump "$R/samples/current" >"$T/replayed" || fail "replayed files bad"
+grep -c '^file ' "$T/live"
+diff -u "$T/live" "$T/replayed" >"$T/diff" || { head -40 "$T/diff"; fail "replay differs from the live run"; }
+for f in sample_received sample_written; do
+	a=$(cat "$S/samples/current/stats/$f") b=$(cat "$R/samples/current/stats/$f")
+	[ "$a" -eq "$b" ] || fail "$f: live $a, replayed $b"
+done
+stats_balance "$R/samples/current"
+echo "PASS"
