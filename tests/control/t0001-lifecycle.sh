@@ -25,8 +25,16 @@ find "$C" -path "*spin*" -type f | grep -q . || fail "no sample file for the spi
 [ -f "$C/session.conf" ] || fail "no session.conf"
 grep -q '^events=CPU_CLOCK:1000000:0:1:1$' "$C/session.conf" || fail "session.conf lacks events"
 
+# spin has exited before the dump: every one of its samples is in by now
+spin_dir=$C/{root}$SPIN
+at_dump=$("$SFCHECK" --total "$spin_dir") || fail "cannot total $spin_dir"
+[ "$at_dump" -gt 100 ] || fail "only $at_dump samples of spin at the dump"
+
 step "stop: stats final and balanced"
 ctl --stop || fail "--stop failed"
+at_stop=$("$SFCHECK" --total "$spin_dir")
+[ "$at_stop" -eq "$at_dump" ] ||
+	fail "spin had $at_dump samples at the dump but $at_stop after stop: the dump returned early"
 ctl --status | grep -q "^Daemon paused: pid $pid" || fail "status does not say paused"
 stats_balance "$C"
 before=$(cat "$C/stats/sample_received")
@@ -62,13 +70,27 @@ check_headers "$S/samples/run1"
 ctl --save=run1 >"$T/out" 2>&1 && fail "saving over run1 succeeded"
 grep -q "already exists" "$T/out" || { cat "$T/out"; fail "no 'already exists' error"; }
 
-step "HUP"
+step "USR2 / USR1"
+kill -USR2 "$pid"
+sleep 0.3
+ctl --status | grep -q "^Daemon paused: pid $pid" || fail "not paused after SIGUSR2"
+kill -USR1 "$pid"
+sleep 0.3
+ctl --status | grep -q "^Daemon running: pid $pid" || fail "not running after SIGUSR1"
+
+step "HUP: log rotation, files reopen"
+"$SPIN" 0.3
+ctl --dump || fail "--dump failed"
+before=$("$SFCHECK" --total "$spin_dir")
+mv "$S/samples/oprofiled.log" "$S/samples/oprofiled.log.1"
 kill -HUP "$pid"
 sleep 0.3
-kill -0 "$pid" || fail "daemon died on HUP"
-grep -q "SIGHUP" "$S/samples/oprofiled.log" || fail "HUP not logged"
+alive "$pid" || fail "daemon died on HUP"
+grep -q "SIGHUP" "$S/samples/oprofiled.log" || fail "HUP not logged in a new log"
 "$SPIN" 0.5
 ctl --dump || fail "--dump after HUP failed"
+after=$("$SFCHECK" --total "$spin_dir")
+[ "$after" -gt "$before" ] || fail "no new samples in the reopened files ($before, $after)"
 check_headers "$C"
 "$SFCHECK" "$C" || fail "files bad after HUP"
 
@@ -79,4 +101,13 @@ alive "$pid" && fail "daemon still running"
 stats_balance "$C"
 "$SFCHECK" "$C" || fail "files bad after shutdown"
 ctl --status | grep -q "^Daemon not running" || fail "status after shutdown"
+
+step "save and reset with no daemon: on the files"
+ctl --save=run2 || fail "--save with no daemon failed"
+[ -d "$S/samples/run2/{root}" ] || fail "no samples in samples/run2"
+[ -f "$C/session.conf" ] || fail "no session.conf in the new current"
+"$SFCHECK" "$S/samples/run2" || fail "saved files bad"
+cp -r "$S/samples/run2/{root}" "$C/"
+ctl --reset || fail "--reset with no daemon failed"
+[ -z "$(find "$C" -path "$C/{*" -type f)" ] || fail "reset left sample files"
 echo "PASS"

@@ -3,10 +3,17 @@
 # another session: the same sample files with the same counts.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
-"$OPROFILED" --session-dir="$S" --separate=lib --record-stream="$T/run.ops" ||
-	fail "oprofiled --record-stream failed"
-"$SPIN" 1
+# in the foreground (--no-daemon), stats every second without any dump
+"$OPROFILED" --session-dir="$S" --separate=lib --record-stream="$T/run.ops" \
+	--no-daemon --sync-interval=1 2>"$T/fg.log" &
+fg=$!
+"$SPIN" 1.5
+[ "$(cat "$S/lock")" = "$fg" ] || fail "lock does not hold the foreground pid"
+[ "$(cat "$S/samples/current/stats/sample_received" 2>/dev/null || echo 0)" -gt 0 ] ||
+	fail "no stats written by the sync timer"
 ctl --shutdown || fail "--shutdown failed"
+wait $fg || { cat "$T/fg.log"; fail "foreground oprofiled exited $?"; }
+grep -q "exiting" "$T/fg.log" || fail "no exit message on stderr with --no-daemon"
 [ -s "$T/run.ops" ] || fail "no recorded stream"
 head -c 8 "$T/run.ops" | grep -q OPSTREAM || fail "recorded file lacks the OPSTREAM magic"
 
