@@ -10,7 +10,6 @@ B=$abs_top_builddir
 OPCONTROL=$B/utils/opcontrol
 OPROFILED=$B/daemon/oprofiled
 SFCHECK=$B/tests/control/sfcheck
-SPIN=$B/tests/control/spin
 OPROFILE_EVENTS_DIR=$abs_top_srcdir/events
 # opcontrol finds oprofiled next to itself, then in PATH
 PATH=$B/daemon:$B/utils:$PATH
@@ -27,6 +26,10 @@ fi
 
 T=$(mktemp -d /tmp/opctl-test.XXXXXX)
 S=$T/session
+# The daemon samples the whole machine, other tests' workloads too: each
+# test runs its own copy of the workload, so its sample files are its own.
+SPIN=$T/spin
+cp "$B/tests/control/spin" "$SPIN"
 cleanup() {
 	if [ -f "$S/lock" ]; then
 		pid=$(cat "$S/lock")
@@ -50,6 +53,12 @@ fail() {
 }
 
 step() { echo "--- $*"; }
+
+# wait_for CMD...: up to 10 s for CMD to succeed
+wait_for() {
+	for _ in $(seq 100); do "$@" && return 0; sleep 0.1; done
+	return 1
+}
 
 # stats_balance DIR: received = written + the dropped categories
 stats_balance() {

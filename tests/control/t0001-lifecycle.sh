@@ -50,25 +50,31 @@ grep -q "already running" "$T/out" || fail "second --start does not say already 
 ctl --dump || fail "--dump failed"
 [ "$(cat "$C/stats/sample_received")" -gt "$before" ] || fail "no samples after restart"
 
+# Paused for the checks of reset and save: while sampling, any process
+# on the machine may create new files at once.
 step "reset"
-ctl --reset || fail "--reset failed"
+ctl --stop --reset || fail "--reset failed"
 [ -z "$(find "$C" -path "$C/{*" -type f)" ] || fail "reset left sample files"
 [ -f "$C/session.conf" ] || fail "reset removed session.conf"
 [ -d "$C/session" ] || fail "reset removed the kernel data"
+[ "$(cat "$C/stats/sample_received")" -eq 0 ] || fail "reset kept the stats"
+ctl --start >/dev/null || fail "--start after reset failed"
 "$SPIN" 0.5
 ctl --dump || fail "--dump after reset failed"
 check_headers "$C"
 stats_balance "$C"
 
 step "save"
-ctl --save=run1 || fail "--save failed"
+ctl --stop --save=run1 || fail "--save failed"
 [ -d "$S/samples/run1" ] || fail "no samples/run1"
 check_headers "$S/samples/run1"
 [ -f "$S/samples/run1/session.conf" ] || fail "saved session lacks session.conf"
 [ -z "$(find "$C" -path "$C/{*" -type f)" ] || fail "current not empty after save"
 [ -f "$C/session.conf" ] || fail "new current lacks session.conf"
+[ -d "$C/session" ] || fail "new current lacks the kernel data"
 ctl --save=run1 >"$T/out" 2>&1 && fail "saving over run1 succeeded"
 grep -q "already exists" "$T/out" || { cat "$T/out"; fail "no 'already exists' error"; }
+ctl --start >/dev/null || fail "--start after save failed"
 
 step "USR2 / USR1"
 kill -USR2 "$pid"
