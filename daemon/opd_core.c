@@ -184,16 +184,6 @@ static void fill_task_fields(struct opd_sfile_key *k, struct opd_transient const
 		(int32_t)t->cpu : -1;
 }
 
-static void count_add(int rc)
-{
-	if (rc < 0)
-		stats.sfile_errors++;
-	else if (rc == ODB_SATURATED)
-		stats.saturated++;
-	else
-		stats.written++;
-}
-
 static void on_sample(void *ctx, struct opd_transient const *t,
 		      unsigned long pc, unsigned long event)
 {
@@ -221,7 +211,7 @@ static void on_sample(void *ctx, struct opd_transient const *t,
 	k.cg = -1;
 	k.event = (int32_t)event;
 	fill_task_fields(&k, t);
-	count_add(opd_sfile_add(&k, offset, 1));
+	opd_sfile_add(&k, offset);
 }
 
 /* An arc lives in the caller's file, with the callee as the {cg} image. */
@@ -230,8 +220,6 @@ static void on_arc(void *ctx, struct opd_transient const *t,
 {
 	struct opd_sfile_key k;
 	uint64_t from, to;
-	int rc;
-
 	(void)ctx;
 	if (t->event >= config.nr_events)
 		return;
@@ -243,9 +231,7 @@ static void on_arc(void *ctx, struct opd_transient const *t,
 		return;
 	k.event = (int32_t)t->event;
 	fill_task_fields(&k, t);
-	rc = opd_sfile_add(&k, (from << 32) | (to & 0xffffffffu), 1);
-	if (rc >= 0)
-		stats.arcs++;
+	opd_sfile_add(&k, (from << 32) | (to & 0xffffffffu));
 }
 
 static void on_lost(void *ctx, unsigned long category, unsigned long count)
@@ -368,12 +354,19 @@ void opd_core_reload_kernel(void)
 
 struct opd_stats const *opd_core_stats(void)
 {
+	struct opd_sfile_counts const *c = opd_sfile_counts();
+
+	stats.written = c->written;
+	stats.saturated = c->saturated;
+	stats.sfile_errors = c->errors;
+	stats.arcs = c->arcs;
 	stats.stream_errors = dec.stats.errors;
 	return &stats;
 }
 
 void opd_core_reset_stats(void)
 {
+	opd_sfile_reset_counts();
 	memset(&stats, 0, sizeof(stats));
 	dec.stats.errors = 0;
 }

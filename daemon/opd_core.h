@@ -56,7 +56,7 @@ struct opd_stats {
 	uint64_t sfile_errors;       /* sample file could not be opened/grown */
 	uint64_t saturated;          /* count stopped at UINT32_MAX */
 	uint64_t stream_errors;      /* malformed stream records */
-	uint64_t arcs;               /* callgraph arcs written */
+	uint64_t arcs;               /* callgraph arcs recorded (not samples) */
 };
 
 /*

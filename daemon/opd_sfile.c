@@ -6,6 +6,13 @@
  * same file. Open files are on an LRU list; past the bound (or on EMFILE)
  * the least recently used is closed. Each file is created with its header
  * (OProfile 1.x layout, op_sample_file.h) the first time it is opened.
+ *
+ * Samples are first summed in a small in-memory table of (file, key) ->
+ * count, as DCPI did: a hot loop hits the same few pcs again and again, so
+ * most samples cost one probe of a cache-resident table instead of a walk
+ * through a large mmap'ed file. The table is written to the files when it
+ * is half full and on every sync, close or stats read, so a dump still
+ * sees every sample taken before it.
  */
 #include <errno.h>
 #include <limits.h>
@@ -39,6 +46,16 @@ static size_t nr_open;
 static struct opd_sfile *buckets[NR_BUCKETS];
 static struct opd_sfile *last;
 static struct opd_sfile lru = { .lru_prev = &lru, .lru_next = &lru };
+
+#define AGG_SIZE (1u << 14)
+struct agg_slot {
+	struct opd_sfile *sf;   /* NULL: empty */
+	uint64_t key;
+	uint32_t count;
+};
+static struct agg_slot agg[AGG_SIZE];
+static unsigned agg_used;
+static struct opd_sfile_counts counts;
 
 void opd_sfile_init(struct opd_config const *cfg, char const *dir)
 {
@@ -251,36 +268,107 @@ static struct opd_sfile *lookup(struct opd_sfile_key const *k)
 	return last = sf;
 }
 
-int opd_sfile_add(struct opd_sfile_key const *k, uint64_t key, uint32_t n)
+/*
+ * Write n at key into sf's file and count the outcome. Callgraph ({cg})
+ * files hold arcs, not samples: they have a counter of their own.
+ */
+static void write_one(struct opd_sfile *sf, uint64_t key, uint32_t n)
 {
-	struct opd_sfile *sf = lookup(k);
+	uint64_t *fate;
 	int rc;
 
 	if (!sf->is_open) {
-		if (open_file(sf))
-			return -1;
-	} else if (lru.lru_next != sf) {
-		lru_unlink(sf);
-		lru_push_front(sf);
+		rc = open_file(sf) ? -1 : 0;
+	} else {
+		rc = 0;
+		if (lru.lru_next != sf) {
+			lru_unlink(sf);
+			lru_push_front(sf);
+		}
 	}
-	rc = odb_add(&sf->db, key, n);
-	if (rc < 0) {
-		op_warn("cannot add to sample file: %s", sf->db.err);
-		return -1;
+	if (rc == 0) {
+		rc = odb_add(&sf->db, key, n);
+		if (rc < 0)
+			op_warn("cannot add to sample file: %s", sf->db.err);
 	}
-	return rc;
+	if (sf->key.cg >= 0)
+		fate = &counts.arcs;
+	else if (rc < 0)
+		fate = &counts.errors;
+	else if (rc == ODB_SATURATED)
+		fate = &counts.saturated;
+	else
+		fate = &counts.written;
+	*fate += n;
+}
+
+void opd_sfile_flush(void)
+{
+	unsigned i;
+
+	if (!agg_used)
+		return;
+	for (i = 0; i < AGG_SIZE; i++) {
+		if (!agg[i].sf)
+			continue;
+		write_one(agg[i].sf, agg[i].key, agg[i].count);
+		agg[i].sf = NULL;
+	}
+	agg_used = 0;
+}
+
+void opd_sfile_add(struct opd_sfile_key const *k, uint64_t key)
+{
+	struct opd_sfile *sf = lookup(k);
+	uintptr_t h = ((uintptr_t)sf >> 4) ^ (key * 0x9e3779b97f4a7c15ull >> 20);
+	unsigned i = (unsigned)h & (AGG_SIZE - 1);
+
+	for (;; i = (i + 1) & (AGG_SIZE - 1)) {
+		struct agg_slot *a = &agg[i];
+
+		if (a->sf == sf && a->key == key) {
+			if (a->count == UINT32_MAX) {
+				write_one(sf, key, a->count);
+				a->count = 0;
+			}
+			a->count++;
+			return;
+		}
+		if (!a->sf) {
+			a->sf = sf;
+			a->key = key;
+			a->count = 1;
+			if (++agg_used >= AGG_SIZE / 2)
+				opd_sfile_flush();
+			return;
+		}
+	}
+}
+
+struct opd_sfile_counts const *opd_sfile_counts(void)
+{
+	opd_sfile_flush();
+	return &counts;
+}
+
+void opd_sfile_reset_counts(void)
+{
+	opd_sfile_flush();
+	memset(&counts, 0, sizeof(counts));
 }
 
 void opd_sfile_sync_all(void)
 {
 	struct opd_sfile *sf;
 
+	opd_sfile_flush();
 	for (sf = lru.lru_next; sf != &lru; sf = sf->lru_next)
 		odb_sync(&sf->db);
 }
 
 void opd_sfile_close_all(void)
 {
+	opd_sfile_flush();
 	while (lru.lru_next != &lru)
 		close_file(lru.lru_next);
 }
@@ -290,6 +378,7 @@ void opd_sfile_exit(void)
 	int i;
 
 	opd_sfile_close_all();
+	memset(&counts, 0, sizeof(counts));
 	for (i = 0; i < NR_BUCKETS; i++) {
 		struct opd_sfile *sf = buckets[i], *next;
 		for (; sf; sf = next) {

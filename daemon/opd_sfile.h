@@ -29,10 +29,23 @@ struct opd_sfile;
 void opd_sfile_init(struct opd_config const *cfg, char const *samples_dir);
 
 /*
- * Add n at key in the file for k. Returns 0, ODB_SATURATED, or -1 when the
- * file cannot be opened or written (the reason is logged once per file).
+ * Count one sample at key in the file for k. Samples are summed in memory
+ * and reach the files on opd_sfile_flush (and sync, close, counts); their
+ * fate is then counted in struct opd_sfile_counts.
  */
-int opd_sfile_add(struct opd_sfile_key const *k, uint64_t key, uint32_t n);
+void opd_sfile_add(struct opd_sfile_key const *k, uint64_t key);
+/* Write every pending sample to its file. */
+void opd_sfile_flush(void);
+
+/* What became of the samples flushed so far (flushes first). */
+struct opd_sfile_counts {
+	uint64_t written;    /* added to a sample file */
+	uint64_t saturated;  /* the count had reached UINT32_MAX */
+	uint64_t errors;     /* the file could not be opened or written */
+	uint64_t arcs;       /* callgraph arcs, whatever their fate */
+};
+struct opd_sfile_counts const *opd_sfile_counts(void);
+void opd_sfile_reset_counts(void);
 
 void opd_sfile_sync_all(void);
 void opd_sfile_close_all(void);
