@@ -7,7 +7,9 @@
  * When no daemon runs, --reset and --save act on the files directly.
  *
  * Actions run in this order, whatever the order on the command line:
- * settings, --dump, --save, --reset, --stop, --shutdown, --start, --status.
+ * settings, --dump, --stop, --save, --reset, --shutdown, --start, --status
+ * (so "--stop --reset" resets a paused session, "--shutdown --start"
+ * restarts).
  */
 #include "config.h"
 
@@ -487,11 +489,11 @@ int main(int argc, char const **argv)
 		return 1;
 	if (opt.dump && do_dump(pid) < 0)
 		fail = 1;
+	if (!fail && opt.stop && do_stop(pid) < 0)
+		fail = 1;
 	if (!fail && opt.save && do_save(pid) < 0)
 		fail = 1;
 	if (!fail && opt.reset && do_reset(pid) < 0)
-		fail = 1;
-	if (!fail && opt.stop && do_stop(pid) < 0)
 		fail = 1;
 	if (!fail && opt.shutdown) {
 		if (do_shutdown(pid) < 0)
