@@ -72,7 +72,11 @@ static void load_events(enum op_cpu cpu, struct op_event_set *set)
 	if (!op_cpu_has_events(cpu))
 		op_die("cpu type '%s' has no event descriptions (%s)",
 		       op_cpu_name(cpu), err);
-	op_die("%s", err);
+	op_error("%s", err);
+	fprintf(stderr, "hint: event files are read from '%s'; "
+		"set OPROFILE_EVENTS_DIR to use another events/ directory\n",
+		op_events_dir());
+	exit(1);
 }
 
 static struct op_event const *find_event(struct op_event_set const *set,

@@ -12,6 +12,13 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ophelp-test.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 passed=0
 failed=0
+run_env=	# VAR=value words for the next accept/reject; see with_env
+
+# with_env VAR=value...: the environment of the following checks (none: reset).
+# (A plain "VAR=value function" may leak VAR past the call in some shells.)
+with_env() {
+	run_env="$*"
+}
 
 ok() {
 	passed=$((passed + 1))
@@ -28,7 +35,7 @@ not_ok() {
 accept() {
 	title=$1 expect=$2
 	shift 2
-	if "$OPHELP" "$@" >"$tmp/out" 2>"$tmp/err" &&
+	if env $run_env "$OPHELP" "$@" >"$tmp/out" 2>"$tmp/err" &&
 	   [ "$(cat "$tmp/out")" = "$expect" ] && [ ! -s "$tmp/err" ]; then
 		ok
 	else
@@ -40,7 +47,7 @@ accept() {
 reject() {
 	title=$1 msg=$2
 	shift 2
-	"$OPHELP" "$@" >"$tmp/out" 2>"$tmp/err"
+	env $run_env "$OPHELP" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ $rc -eq 1 ] && [ ! -s "$tmp/out" ] && grep -qF -- "$msg" "$tmp/err"; then
 		ok
@@ -64,7 +71,7 @@ accept "family15h by number, counters 3 and 4" "3 4 " \
 	-c 53 -e DISPATCHED_FPU_OPS:500 CYCLES_FPU_EMPTY:500
 accept "generic AMD" "0 1 2 3 " -c x86-64/generic -e CPU_CLK_UNHALTED:100000 \
 	RETIRED_INSTRUCTIONS:100000 DATA_CACHE_MISSES:500 REQUESTS_TO_L2:500:0x3
-accept "env cpu type" "0 " -c i386/arch_perfmon -e LLC_MISSES:6000
+accept "arch_perfmon mandatory unit mask" "0 " -c i386/arch_perfmon -e LLC_MISSES:6000:0x41
 
 # --- refused specs: exit 1 and the reason ---
 reject "unknown event" "no event named 'FOO' for cpu type 'timer'; run ophelp to list events" \
@@ -99,6 +106,10 @@ reject "no specs" "--check-events needs at least one event spec" -c timer -e
 reject "unknown cpu type" "unknown cpu type 'nope'" -c nope -r
 reject "cpu type without events" "cpu type 'i386/ppro' has no event descriptions" -c i386/ppro
 reject "code of unknown event" "no event named 'NOPE' for cpu type 'timer'" -c timer NOPE
+with_env OPROFILE_EVENTS_DIR=/nonexistent
+reject "no events directory" "cannot open '/nonexistent/timer/unit_masks'" \
+	-c timer -e CPU_CLOCK:1000000
+with_env
 
 # usage errors exit 2
 "$OPHELP" --no-such-option >"$tmp/out" 2>"$tmp/err"
@@ -113,10 +124,13 @@ accept "event code in decimal" "60" -c i386/arch_perfmon CPU_CLK_UNHALTED
 accept "event code, timer" "1" -c timer TASK_CLOCK
 accept "cpu type by -c" "x86-64/family15h" -c x86-64/family15h -r
 accept "cpu type by number" "i386/haswell" -c 67 -r
-OPROFILE_CPU_TYPE=i386/haswell accept "OPROFILE_CPU_TYPE honoured" "i386/haswell" -r
-OPROFILE_CPU_TYPE=i386/haswell accept "-c wins over OPROFILE_CPU_TYPE" "timer" -c timer -r
-OPROFILE_CPU_TYPE=i386/haswell accept "OPROFILE_CPU_TYPE for checks" "2 " -e L1D_PEND_MISS:6000
-OPROFILE_CPU_TYPE=bogus reject "bad OPROFILE_CPU_TYPE" "OPROFILE_CPU_TYPE='bogus' names no cpu type" -r
+with_env OPROFILE_CPU_TYPE=i386/haswell
+accept "OPROFILE_CPU_TYPE honoured" "i386/haswell" -r
+accept "-c wins over OPROFILE_CPU_TYPE" "timer" -c timer -r
+accept "OPROFILE_CPU_TYPE for checks" "2 " -e L1D_PEND_MISS:6000
+with_env OPROFILE_CPU_TYPE=bogus
+reject "bad OPROFILE_CPU_TYPE" "OPROFILE_CPU_TYPE='bogus' names no cpu type" -r
+with_env
 if "$OPHELP" -v >"$tmp/out" 2>"$tmp/err" && grep -q '^ophelp: oprofile-ng ' "$tmp/out"; then
 	ok
 else
