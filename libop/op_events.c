@@ -313,18 +313,31 @@ static int parse_event(struct op_loader *l, struct op_src *src, char *line)
 
 static int events_read(struct op_loader *l, char const *path, int depth);
 
+char *op_include_dir(struct op_loader *l, struct op_src *src, char *line)
+{
+	char *rest = line + 8, *dir = op_next_token(&rest);
+
+	if (!dir || op_next_token(&rest)) {
+		op_src_error(l, src, "include: must name one directory, alone on its line");
+		return NULL;
+	}
+	if (src->depth + 1 >= OP_MAX_INCLUDE_DEPTH) {
+		op_src_error(l, src, "include: nested too deep (a cycle?)");
+		return NULL;
+	}
+	return dir;
+}
+
 static int parse_events_line(struct op_loader *l, struct op_src *src, char *line)
 {
-	char *dir = line + 8, *rest = dir;
 	char path[4096];
+	char *dir;
 
 	if (strncmp(line, "include:", 8))
 		return parse_event(l, src, line);
-	op_next_token(&rest);
-	if (!*dir || op_next_token(&rest))
-		return op_src_error(l, src, "include: must name one directory, alone on its line");
-	if (src->depth + 1 >= OP_MAX_INCLUDE_DEPTH)
-		return op_src_error(l, src, "include: nested too deep (a cycle?)");
+	dir = op_include_dir(l, src, line);
+	if (!dir)
+		return -1;
 	snprintf(path, sizeof(path), "%s/%s/events", l->root, dir);
 	switch (events_read(l, path, src->depth + 1)) {
 	case 0:

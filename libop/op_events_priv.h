@@ -66,6 +66,9 @@ int op_valid_name(char const *name);
 /* Splits off the next whitespace-separated token; NULL at end of line. */
 char *op_next_token(char **line);
 
+/* The directory of an "include:DIR" line, or NULL with err filled. */
+char *op_include_dir(struct op_loader *l, struct op_src *src, char *line);
+
 /* unit_masks: load the file (and its includes) into l->set; as op_src_read. */
 int op_unit_masks_read(struct op_loader *l, char const *path, int depth);
 /* Index of the unit mask named name ("a,b" merges a and b), or -1. */

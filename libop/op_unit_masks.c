@@ -295,14 +295,11 @@ static int parse_line(struct op_loader *l, struct op_src *src, char *line)
 	if (close_block(l, src))
 		return -1;
 	if (!strncmp(line, "include:", 8)) {
-		char *dir = line + 8, *rest = dir;
+		char *dir = op_include_dir(l, src, line);
 		char path[4096];
 
-		op_next_token(&rest);
-		if (!*dir || op_next_token(&rest))
-			return op_src_error(l, src, "include: must name one directory, alone on its line");
-		if (src->depth + 1 >= OP_MAX_INCLUDE_DEPTH)
-			return op_src_error(l, src, "include: nested too deep (a cycle?)");
+		if (!dir)
+			return -1;
 		snprintf(path, sizeof(path), "%s/%s/unit_masks", l->root, dir);
 		switch (op_unit_masks_read(l, path, src->depth + 1)) {
 		case 0:
