@@ -31,11 +31,16 @@ static void on_arc(void *ctx, struct opd_transient const *tr,
 		   struct opd_frame const *callee)
 {
 	struct tally *t = ctx;
+	struct tally_arc *a;
 
-	(void)tr;
-	(void)caller;
-	(void)callee;
-	t->arcs++;
+	if (t->nr_arcs == t->cap_arcs) {
+		t->cap_arcs = t->cap_arcs ? t->cap_arcs * 2 : 4096;
+		t->a = op_xrealloc(t->a, t->cap_arcs * sizeof(*t->a));
+	}
+	a = &t->a[t->nr_arcs++];
+	a->tgid = tr->tgid;
+	a->caller = *caller;
+	a->callee = *callee;
 }
 
 static void on_lost(void *ctx, unsigned long category, unsigned long count)
@@ -59,7 +64,9 @@ void tally_free(struct tally *t)
 {
 	opd_trans_free(&t->dec);
 	free(t->s);
+	free(t->a);
 	t->s = NULL;
+	t->a = NULL;
 }
 
 char const *tally_cookie_name(struct tally const *t, unsigned long cookie)

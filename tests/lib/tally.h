@@ -17,12 +17,18 @@ struct tally_sample {
 	bool in_kernel;
 };
 
+struct tally_arc {
+	unsigned long tgid;
+	struct opd_frame caller, callee;
+};
+
 struct tally {
 	struct opd_trans dec;		/* decodes into this tally */
 	struct opd_sink sink;
 	struct tally_sample *s;
 	size_t nr, cap;
-	uint64_t arcs;
+	struct tally_arc *a;		/* every arc */
+	size_t nr_arcs, cap_arcs;
 	uint64_t lost[OP_LOST_CATEGORY_MAX];
 };
 
