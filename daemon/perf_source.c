@@ -119,36 +119,62 @@ static int compare_ids(void const *a, void const *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Open every event on cpu index ci, sharing the first event's ring. */
-static int open_cpu(struct perf_source *ps, unsigned ci)
+/* Map the ring of cpu index ci's first event: the others write into it. */
+static int map_ring(struct perf_source *ps, unsigned ci)
 {
-	int err, lead;
+	int lead = ps->fds[ci * ps->nr_events];
+	int err = perf_ring_map(&ps->rings[ci], lead, ps->cpus[ci],
+				ps->ring_pages);
 
-	for (unsigned e = 0; e < ps->nr_events; e++) {
-		int fd;
-		uint64_t id;
-
-		err = open_event(ps, ci, e);
-		if (err)
-			return err;
-		fd = ps->fds[ci * ps->nr_events + e];
-		lead = ps->fds[ci * ps->nr_events];
-		if (e && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, lead))
-			return -errno;
-		if (ioctl(fd, PERF_EVENT_IOC_ID, &id))
-			return -errno;
-		ps->ids[ps->nr_ids].id = id;
-		ps->ids[ps->nr_ids].event = e;
-		ps->nr_ids++;
-	}
-	lead = ps->fds[ci * ps->nr_events];
-	err = perf_ring_map(&ps->rings[ci], lead, ps->cpus[ci], ps->ring_pages);
 	if (err)
 		return op_error("cannot map the perf ring of cpu %d (%u pages): %s",
 				ps->cpus[ci], ps->ring_pages, strerror(-err)),
 		       err;
 	ps->pfd[ci].fd = lead;
 	ps->pfd[ci].events = POLLIN;
+	return 0;
+}
+
+/* Redirect event e's records into cpu index ci's ring (the kernel wants
+ * that ring mapped first), and note its id. */
+static int attach_event(struct perf_source *ps, unsigned ci, unsigned e)
+{
+	int fd = ps->fds[ci * ps->nr_events + e];
+	int lead = ps->fds[ci * ps->nr_events];
+	uint64_t id;
+	int err;
+
+	if (e && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, lead)) {
+		err = -errno;
+		return op_error("cannot share cpu %d's ring with event '%s': %s",
+				ps->cpus[ci], ps->events[e].name ?
+				ps->events[e].name : "?", strerror(errno)), err;
+	}
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id)) {
+		err = -errno;
+		return op_error("cannot get the id of a perf event: %s",
+				strerror(errno)), err;
+	}
+	ps->ids[ps->nr_ids].id = id;
+	ps->ids[ps->nr_ids].event = e;
+	ps->nr_ids++;
+	return 0;
+}
+
+/* Open every event on cpu index ci, sharing the first event's ring. */
+static int open_cpu(struct perf_source *ps, unsigned ci)
+{
+	int err;
+
+	for (unsigned e = 0; e < ps->nr_events; e++) {
+		err = open_event(ps, ci, e);
+		if (!err && e == 0)
+			err = map_ring(ps, ci);
+		if (!err)
+			err = attach_event(ps, ci, e);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 

@@ -22,9 +22,17 @@ int perf_run_start(struct perf_run *r, unsigned long period_ns,
 		.user = true,
 		.name = "cpu-clock",
 	};
+
+	return perf_run_start_events(r, &ev, 1, depth);
+}
+
+int perf_run_start_events(struct perf_run *r,
+			  struct perf_source_event const *ev, unsigned n,
+			  unsigned depth)
+{
 	struct perf_source_config cfg = {
-		.events = &ev,
-		.nr_events = 1,
+		.events = ev,
+		.nr_events = n,
 		.callgraph_depth = depth,
 	};
 	int err;

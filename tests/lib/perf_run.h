@@ -30,6 +30,10 @@ struct perf_run {
  * user, callgraph depth. 0, SKIP, or 1 on a failure (reported). */
 int perf_run_start(struct perf_run *r, unsigned long period_ns,
 		   unsigned depth);
+/* The same with the given events. */
+int perf_run_start_events(struct perf_run *r,
+			  struct perf_source_event const *ev, unsigned n,
+			  unsigned depth);
 /* Read one round (up to timeout_ms) and decode it. */
 void perf_run_pump(struct perf_run *r, int timeout_ms);
 /* Start argv[0] with argv (a path); its pid, or -1. */

@@ -33,8 +33,8 @@ int main(void)
 	fail |= expect(perf_run_stop(&r) == 0, "stream decodes with no errors "
 		       "(live and replayed in 7-word chunks)");
 	tally_report(&r.tally, "callgraph");
-	n = count_samples(&r.tally, &(struct sample_filter){ .path = bin },
-			  hs, he, &in);
+	n = count_samples(&r.tally, &(struct sample_filter){
+			  .tgid = (unsigned long)pid, .path = bin }, hs, he, &in);
 	for (size_t i = 0; i < r.tally.nr_arcs; i++) {
 		struct tally_arc const *a = &r.tally.a[i];
 

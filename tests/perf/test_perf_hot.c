@@ -39,7 +39,8 @@ int main(void)
 		       "(live and replayed in 7-word chunks)");
 	tally_report(&r.tally, "hot");
 
-	n = count_samples(&r.tally, &(struct sample_filter){ .path = main_bin },
+	n = count_samples(&r.tally, &(struct sample_filter){
+			  .tgid = (unsigned long)pids[0], .path = main_bin },
 			  ms, me, &in);
 	fail |= expect(n >= 300 && in >= n * 0.9, "%zu/%zu samples of %s in "
 		       "hot_main_loop [%#lx, %#lx)", in, n, main_bin, ms, me);
