@@ -122,7 +122,7 @@ static void test_record_queue__sort(void)
 			memcpy(rec, &h, 8);
 			memcpy(rec + 8, &t, 8);
 			memcpy(rec + 16, &tag, 8);
-			rq_commit(&q, 24, t);
+			rq_commit(&q, 24, t, (uint32_t)(i % 4));
 		}
 		rq_sort(&q);
 		for (size_t i = 0; i < q.nr; i++) {
