@@ -9,6 +9,7 @@
 #ifndef PERF_RUN_H
 #define PERF_RUN_H
 
+#include <stdbool.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -24,6 +25,7 @@ struct perf_run {
 	struct stream_writer sw;	/* the same words, for replay */
 	char file[64];			/* stream file path */
 	double cpu_seconds;		/* CPU time of waited children */
+	bool no_replay;			/* tally holds only part of the file */
 };
 
 /* Open and enable the source: cpu-clock every period_ns, kernel and
@@ -41,8 +43,9 @@ pid_t perf_run_spawn(char *const argv[]);
 /* Pump until every pid has exited; adds their CPU time to cpu_seconds.
  * 0, or -1 if a child failed. */
 int perf_run_wait(struct perf_run *r, pid_t const *pids, int n);
-/* Disable, flush, decode the rest, and check that replaying the stream
- * file in odd-sized chunks gives the same samples. 0 or -1. */
+/* Disable, flush, decode the rest, and (unless no_replay) check that
+ * replaying the stream file in odd-sized chunks gives the same samples.
+ * 0 or -1. */
 int perf_run_stop(struct perf_run *r);
 void perf_run_free(struct perf_run *r);
 
