@@ -572,6 +572,7 @@ int opd_trans_finish(struct opd_trans *dec)
 		error_at(dec, dec->pos, "stream ends inside a record (%zu words)",
 			 dec->carry_len);
 		dec->stats.skipped += dec->carry_len;
+		dec->stats.words += dec->carry_len;
 		dec->pos += dec->carry_len;
 		dec->carry_len = 0;
 	}
