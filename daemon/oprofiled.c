@@ -213,9 +213,15 @@ static void handle_command(struct daemon *d, struct opd_command const *c)
 	char err[1024] = "";
 	int ret = 0;
 
+	static char const *const names[] = {
+		[OPD_CMD_START] = "start", [OPD_CMD_STOP] = "stop",
+		[OPD_CMD_DUMP] = "dump", [OPD_CMD_RESET] = "reset",
+		[OPD_CMD_SAVE] = "save", [OPD_CMD_EXIT] = "exit",
+	};
+
 	if (d->opt.verbose)
-		log_msg("control command %d%s%s", (int)c->cmd,
-			c->id[0] ? " id " : "", c->id);
+		log_msg("control: %s%s%s%s%s", names[c->cmd], c->name[0] ? " " : "",
+			c->name, c->id[0] ? " id " : "", c->id);
 	switch (c->cmd) {
 	case OPD_CMD_START:
 		ret = start_sampling(d);
@@ -453,6 +459,12 @@ static int run(struct daemon *d)
 	int ready_fd = -1;
 	pid_t owner;
 
+	/*
+	 * The lock is taken at once, holding the starting process's pid; the
+	 * daemon replaces it with its own pid (atomically) before it tells
+	 * the starting process, which waits until then, that it is ready. So
+	 * the lock never names a process that is gone while the daemon runs.
+	 */
 	if (opd_lock_acquire(d->session_dir, getpid(), &owner) < 0)
 		return 1;
 	d->lock_pid = getpid();
