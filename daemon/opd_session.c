@@ -208,7 +208,7 @@ int opd_pid_is_daemon(pid_t pid)
 	if (opd_read_file(path, comm, sizeof(comm)) < 0)
 		return 1;  /* no /proc: trust the pid */
 	comm[strcspn(comm, "\n")] = '\0';
-	return strcmp(comm, "oprofiled") == 0;
+	return strstr(comm, "oprofiled") != NULL;  /* also lt-oprofiled */
 }
 
 /* The pid in the lock file: >0, 0 if unparsable, -1 if absent. */

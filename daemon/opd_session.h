@@ -47,7 +47,8 @@ int opd_session_create(char const *session_dir);
  * Lock protocol. The lock file holds the decimal pid of its owner and a
  * newline. It is created atomically with its content (a private temp file
  * created with O_EXCL, then link(2)ed to "lock"), so a reader never sees
- * an empty lock. A lock whose pid is dead, or alive but not an oprofiled,
+ * an empty lock. A lock whose pid is dead, or alive but not an oprofiled
+ * (its command name does not contain "oprofiled"),
  * is stale: it is replaced with a warning.
  *
  * opd_lock_acquire(): take the lock for pid. Returns 0, or -1 after
