@@ -30,7 +30,16 @@ S=$T/session
 # test runs its own copy of the workload, so its sample files are its own.
 SPIN=$T/spin
 cp "$B/tests/control/spin" "$SPIN"
+# A test that hangs fails after 120 s instead of stalling make check.
+(
+	trap 'kill $sleeper 2>/dev/null; exit 0' TERM
+	sleep 120 & sleeper=$!
+	wait $sleeper && echo "FAIL: test timed out after 120 s" && kill -TERM $$
+) &
+watchdog=$!
+
 cleanup() {
+	kill "$watchdog" 2>/dev/null
 	if [ -f "$S/lock" ]; then
 		pid=$(cat "$S/lock")
 		kill -TERM "$pid" 2>/dev/null
@@ -40,6 +49,7 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
+trap 'exit 1' TERM INT
 
 ctl() { "$OPCONTROL" --session-dir="$S" "$@"; }
 

@@ -11,7 +11,7 @@
 pid=$(cat "$S/lock")
 "$SPIN" 2 & s1=$!
 (for i in $(seq 60); do "$SPIN" 0.01; done) & s2=$!
-(while :; do ctl --dump >/dev/null 2>&1 || break; done) & dumper=$!
+(while alive "$pid"; do ctl --dump >/dev/null 2>&1; done) & dumper=$!
 sleep 1.2
 kill -KILL "$pid"
 wait $s1 $s2
