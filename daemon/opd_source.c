@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 
 struct perf_priv {
 	struct perf_source *ps;
+	int verbose;
 	struct perf_source_event events[OPD_MAX_EVENTS];
 	opd_sink_fn sink;
 	void *sink_arg;
@@ -84,6 +86,7 @@ static int perf_open(struct opd_source *src, struct opd_source_config const *cfg
 	pcfg.ring_pages = cfg->buffer_pages;
 	p->sink = cfg->sink;
 	p->sink_arg = cfg->sink_arg;
+	p->verbose = cfg->verbose;
 	if (perf_source_open(&p->ps, &pcfg) < 0) {
 		free(p);
 		return -1;
@@ -137,12 +140,31 @@ static int perf_flush(struct opd_source *src, uint64_t until_ns)
 	return 0;
 }
 
+/* The producer's own counters, for the log. */
+static void perf_log_stats(struct perf_source_stats const *st)
+{
+	fprintf(stderr, "perf source: %llu records in %llu rounds, %llu samples "
+		"(%llu kernel, %llu user), %llu mmaps, %llu forks, %llu exits, "
+		"%llu processes seeded, %llu throttles, %llu bad records, "
+		"at most %llu records pending\n",
+		(unsigned long long)st->records, (unsigned long long)st->rounds,
+		(unsigned long long)st->samples,
+		(unsigned long long)st->kernel_samples,
+		(unsigned long long)st->user_samples,
+		(unsigned long long)st->mmaps, (unsigned long long)st->forks,
+		(unsigned long long)st->exits, (unsigned long long)st->seeded,
+		(unsigned long long)st->throttles, (unsigned long long)st->bad,
+		(unsigned long long)st->max_pending);
+}
+
 static void perf_close(struct opd_source *src)
 {
 	struct perf_priv *p = src->priv;
 
 	if (!p)
 		return;
+	if (p->verbose)
+		perf_log_stats(perf_source_stats(p->ps));
 	perf_source_close(p->ps);
 	free(p);
 	src->priv = NULL;
