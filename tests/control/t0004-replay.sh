@@ -41,6 +41,15 @@ sed 's/ mtime [0-9]*//' "$T/live" >"$T/live.all"
 sed 's/ mtime [0-9]*//' "$T/replayed" >"$T/replayed.all"
 diff -u "$T/live.all" "$T/replayed.all" >"$T/diff" ||
 	{ head -40 "$T/diff"; fail "replay differs from the live run"; }
+# again with at most 2 files open at once: the LRU closes and reopens
+# files all the time, and the result must not change
+R2=$T/replay2
+"$OPROFILED" --session-dir="$R2" --separate=lib --max-open-files=2 --replay="$T/run.ops" ||
+	fail "--replay --max-open-files=2 failed"
+"$SFCHECK" --dump "$R2/samples/current" | sed 's/ mtime [0-9]*//' >"$T/replayed2"
+diff -u "$T/replayed.all" "$T/replayed2" >"$T/diff" ||
+	{ head -40 "$T/diff"; fail "--max-open-files=2 changed the files"; }
+
 for f in sample_received sample_written; do
 	a=$(cat "$S/samples/current/stats/$f") b=$(cat "$R/samples/current/stats/$f")
 	[ "$a" -eq "$b" ] || fail "$f: live $a, replayed $b"
