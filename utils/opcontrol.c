@@ -14,14 +14,12 @@
 #include "config.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <popt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "op_config.h"
@@ -29,8 +27,8 @@
 #include "opd_control.h"
 #include "opd_session.h"
 #include "opd_settings.h"
+#include "opcontrol.h"
 
-#define WAIT_MS 60000
 
 enum { OPT_EVENT = 1 };
 
@@ -117,29 +115,9 @@ static void parse_options(int argc, char const **argv)
 		opt.session_dir = OP_SESSION_DIR_DEFAULT;
 }
 
-/* Path of PROG next to this executable, or PROG itself (found in PATH). */
-static char *find_program(char const *prog)
-{
-	char self[PATH_MAX], *slash, *path;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n > 0) {
-		self[n] = '\0';
-		slash = strrchr(self, '/');
-		if (slash) {
-			slash[1] = '\0';
-			path = opd_path(self, prog);
-			if (access(path, X_OK) == 0)
-				return path;
-			free(path);
-		}
-	}
-	return op_xstrdup(prog);
-}
-
 static _Noreturn void exec_ophelp(void)
 {
-	char *prog = find_program("ophelp");
+	char *prog = opc_find_program("ophelp");
 
 	execvp(prog, (char *[]){ prog, NULL });
 	op_die("cannot run '%s': %s", prog, strerror(errno));
@@ -210,40 +188,13 @@ static void default_settings(struct opd_kv *kv)
 		opd_kv_set(kv, "vmlinux", "none");
 }
 
-/* The running session's settings (samples/current/session.conf). */
-static void load_running(struct opd_kv *kv)
-{
-	char *current = opd_samples_path(opt.session_dir, OP_CURRENT_SESSION);
-	char *path = opd_path(current, OPD_SESSION_CONF);
-
-	if (opd_kv_read(kv, path) < 0)
-		memset(kv, 0, sizeof(*kv));
-	free(path);
-	free(current);
-}
-
-/* Send a command that carries an id and wait for the daemon's answer. */
-static int command(pid_t pid, char const *what, char const *name)
-{
-	char id[OPD_CONTROL_ID_MAX], line[OPD_CONTROL_LINE_MAX];
-
-	opd_control_make_id(id, sizeof(id));
-	snprintf(line, sizeof(line), "%s%s%s %s", what, name ? " " : "",
-		 name ? name : "", id);
-	if (opd_control_send(opt.session_dir, line) < 0)
-		return -1;
-	if (!strcmp(what, "dump"))
-		return opd_control_wait_dump(opt.session_dir, id, pid, WAIT_MS);
-	return opd_control_wait_reply(opt.session_dir, id, pid, WAIT_MS, NULL, 0);
-}
-
 static int do_dump(pid_t pid)
 {
 	if (!pid) {
 		op_warn("daemon not running: nothing to dump");
 		return 0;
 	}
-	return command(pid, "dump", NULL);
+	return opc_command(opt.session_dir, pid, "dump", NULL);
 }
 
 static int do_save(pid_t pid)
@@ -253,14 +204,14 @@ static int do_save(pid_t pid)
 	if (!opd_session_name_ok(opt.save, err, sizeof(err)))
 		return op_error("%s", err);
 	if (pid)
-		return command(pid, "save", opt.save);
+		return opc_command(opt.session_dir, pid, "save", opt.save);
 	return opd_session_save(opt.session_dir, opt.save, NULL, 0);
 }
 
 static int do_reset(pid_t pid)
 {
 	if (pid)
-		return command(pid, "reset", NULL);
+		return opc_command(opt.session_dir, pid, "reset", NULL);
 	return opd_session_reset_files(opt.session_dir);
 }
 
@@ -270,7 +221,7 @@ static int do_stop(pid_t pid)
 		op_warn("daemon not running");
 		return 0;
 	}
-	if (command(pid, "stop", NULL) < 0)
+	if (opc_command(opt.session_dir, pid, "stop", NULL) < 0)
 		return -1;
 	printf("Stopped profiling.\n");
 	return 0;
@@ -288,135 +239,14 @@ static int do_shutdown(pid_t pid)
 		return op_error("cannot signal the daemon (pid %ld): %s",
 				(long)pid, strerror(errno));
 	while (opd_pid_is_daemon(pid)) {
-		if (waited >= WAIT_MS)
+		if (waited >= OPC_WAIT_MS)
 			return op_error("daemon (pid %ld) still running %d s after SIGTERM; see '%s/%s'",
-					(long)pid, WAIT_MS / 1000, opt.session_dir,
+					(long)pid, OPC_WAIT_MS / 1000, opt.session_dir,
 					OPD_LOG_FILE);
 		usleep(20000);
 		waited += 20;
 	}
 	printf("Stopped daemon (pid %ld).\n", (long)pid);
-	return 0;
-}
-
-/* The first setting that differs between what we would start with and
- * what runs, as "KEY 'RUNNING' (wanted 'WANTED')"; 0 when none does. */
-static int settings_differ(struct opd_kv const *want, struct opd_kv const *run,
-			   char *why, size_t size)
-{
-	static char const *const keys[] = { "events", "separate", "vmlinux" };
-	char err[512], norm[1024];
-	size_t i;
-
-	for (i = 0; i < 3; i++) {
-		char const *w = opd_kv_get(want, keys[i]);
-		char const *r = opd_kv_get(run, keys[i]);
-
-		if (!strcmp(keys[i], "events") && !strcmp(w, "default")) {
-			enum op_cpu cpu = opd_settings_cpu(NULL, err, sizeof(err));
-
-			if (cpu != CPU_NO_GOOD &&
-			    opd_settings_events(NULL, cpu, NULL, norm, sizeof(norm),
-						err, sizeof(err)) == 0)
-				w = norm;
-		}
-		if (r && strcmp(w, r)) {
-			snprintf(why, size, "%s '%s' (wanted '%s')", keys[i], r, w);
-			return 1;
-		}
-	}
-	return 0;
-}
-
-static int run_daemon(struct opd_kv const *kv, char const *source)
-{
-	char *prog = find_program("oprofiled");
-	char *args[12], buf[5][1200];
-	char const *vmlinux = opd_kv_get(kv, "vmlinux");
-	int n = 0, status;
-	pid_t child;
-
-	args[n++] = prog;
-	snprintf(buf[0], sizeof(buf[0]), "--session-dir=%s", opt.session_dir);
-	args[n++] = buf[0];
-	if (strcmp(opd_kv_get(kv, "events"), "default")) {
-		snprintf(buf[1], sizeof(buf[1]), "--events=%s", opd_kv_get(kv, "events"));
-		args[n++] = buf[1];
-	}
-	snprintf(buf[2], sizeof(buf[2]), "--separate=%s", opd_kv_get(kv, "separate"));
-	args[n++] = buf[2];
-	if (strcmp(vmlinux, "none")) {
-		snprintf(buf[3], sizeof(buf[3]), "--vmlinux=%s", vmlinux);
-		args[n++] = buf[3];
-	} else {
-		args[n++] = "--no-vmlinux";
-	}
-	snprintf(buf[4], sizeof(buf[4]), "--source=%s", source);
-	args[n++] = buf[4];
-	if (opt.verbose)
-		args[n++] = "--verbose";
-	args[n] = NULL;
-	fflush(stdout);
-	child = fork();
-	if (child < 0)
-		return op_error("cannot fork: %s", strerror(errno));
-	if (child == 0) {
-		execvp(prog, args);
-		op_error("cannot run '%s': %s", prog, strerror(errno));
-		_exit(127);
-	}
-	free(prog);
-	if (waitpid(child, &status, 0) < 0)
-		return op_error("cannot wait for oprofiled: %s", strerror(errno));
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return op_error("oprofiled failed to start; see the message above and '%s/%s'",
-				opt.session_dir, OPD_LOG_FILE);
-	return 0;
-}
-
-/* Refuse to "start" a daemon that runs with other settings than want. */
-static int check_running(pid_t pid, struct opd_kv const *want)
-{
-	struct opd_kv running;
-	char why[1200];
-	int ret = 0;
-
-	load_running(&running);
-	if (settings_differ(want, &running, why, sizeof(why)))
-		ret = op_error("daemon already running (pid %ld) with different settings: %s; run 'opcontrol --shutdown' first",
-			       (long)pid, why);
-	opd_kv_free(&running);
-	return ret;
-}
-
-static int do_start(pid_t pid, struct opd_kv const *want)
-{
-	char err[1024], text[1024];
-	char const *source = access("/dev/oprofile", F_OK) == 0 ? "driver" : "perf";
-	enum op_cpu cpu;
-
-	if (pid) {
-		if (check_running(pid, want) < 0)
-			return -1;
-		printf("Daemon already running (pid %ld); starting sampling.\n",
-		       (long)pid);
-		return command(pid, "start", NULL);
-	}
-	if (opd_check_privilege() < 0)
-		return -1;
-	cpu = opd_settings_cpu(NULL, err, sizeof(err));
-	if (cpu == CPU_NO_GOOD ||
-	    opd_settings_events(opd_kv_get(want, "events"), cpu, NULL, text,
-				sizeof(text), err, sizeof(err)) < 0)
-		return op_error("%s", err);
-	if (!strcmp(source, "driver"))
-		printf("Using the oprofile driver (/dev/oprofile).\n");
-	else
-		printf("Using the perf_events source (no /dev/oprofile).\n");
-	if (run_daemon(want, source) < 0)
-		return -1;
-	printf("Daemon started: pid %ld\nProfiler running.\n",
-	       (long)opd_daemon_pid(opt.session_dir));
 	return 0;
 }
 
@@ -430,7 +260,7 @@ static int do_status(pid_t pid)
 		opd_read_file(state_path, state, sizeof(state));
 		printf("Daemon %s: pid %ld\n",
 		       strncmp(state, "paused", 6) ? "running" : "paused", (long)pid);
-		load_running(&kv);
+		opc_load_running(opt.session_dir, &kv);
 	} else {
 		char *rc_path = opd_path(opt.session_dir, OPD_DAEMONRC_FILE);
 
@@ -466,7 +296,7 @@ static int settings(struct opd_kv *kv, pid_t pid)
 	if (merge_settings(kv) < 0)
 		return -1;
 	default_settings(kv);
-	if (given && opt.start && pid && !opt.shutdown && check_running(pid, kv) < 0)
+	if (given && opt.start && pid && !opt.shutdown && opc_check_running(opt.session_dir, pid, kv) < 0)
 		return -1;
 	return given ? save_settings(kv) : 0;
 }
@@ -500,7 +330,7 @@ int main(int argc, char const **argv)
 			fail = 1;
 		pid = 0;
 	}
-	if (!fail && opt.start && do_start(pid, &kv) < 0)
+	if (!fail && opt.start && opc_start(opt.session_dir, opt.verbose, pid, &kv) < 0)
 		fail = 1;
 	if (!fail && opt.status)
 		do_status(opd_daemon_pid(opt.session_dir));

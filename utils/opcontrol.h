@@ -1,0 +1,36 @@
+/* Shared by opcontrol.c and opcontrol_start.c. */
+#ifndef OPCONTROL_H
+#define OPCONTROL_H
+
+#include <sys/types.h>
+
+#include "opd_session.h"
+
+/* How long to wait for the daemon to answer, to dump, or to exit. */
+#define OPC_WAIT_MS 60000
+
+/* Path of prog next to this executable, or prog itself (found in PATH). */
+char *opc_find_program(char const *prog);
+
+/* The running session's settings (samples/current/session.conf); empty
+ * when unreadable. */
+void opc_load_running(char const *dir, struct opd_kv *kv);
+
+/*
+ * Send "WHAT [NAME] ID" to the daemon pid of session dir and wait for its
+ * answer (complete_dump for "dump", control_reply otherwise). 0 or -1
+ * after a message.
+ */
+int opc_command(char const *dir, pid_t pid, char const *what, char const *name);
+
+/* -1 after "daemon already running (pid N) with different settings" when
+ * the running daemon's settings are not want's. */
+int opc_check_running(char const *dir, pid_t pid, struct opd_kv const *want);
+
+/*
+ * --start: tell a running daemon (pid != 0) to sample, or start oprofiled
+ * with want's settings (events, separate, vmlinux). 0 or -1.
+ */
+int opc_start(char const *dir, int verbose, pid_t pid, struct opd_kv const *want);
+
+#endif /* OPCONTROL_H */

@@ -1,0 +1,193 @@
+/*
+ * opcontrol's dealings with the daemon process: starting it with a
+ * session's settings (or telling a running one to sample), and sending it
+ * a command and waiting for the answer. opcontrol.c holds the options and
+ * the simpler actions.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "op_config.h"
+#include "op_message.h"
+#include "opcontrol.h"
+#include "opd_control.h"
+#include "opd_session.h"
+#include "opd_settings.h"
+
+/* Path of PROG next to this executable, or PROG itself (found in PATH). */
+char *opc_find_program(char const *prog)
+{
+	char self[PATH_MAX], *slash, *path;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			slash[1] = '\0';
+			path = opd_path(self, prog);
+			if (access(path, X_OK) == 0)
+				return path;
+			free(path);
+		}
+	}
+	return op_xstrdup(prog);
+}
+
+
+/* The running session's settings (samples/current/session.conf). */
+void opc_load_running(char const *dir, struct opd_kv *kv)
+{
+	char *current = opd_samples_path(dir, OP_CURRENT_SESSION);
+	char *path = opd_path(current, OPD_SESSION_CONF);
+
+	if (opd_kv_read(kv, path) < 0)
+		memset(kv, 0, sizeof(*kv));
+	free(path);
+	free(current);
+}
+
+/* Send a command that carries an id and wait for the daemon's answer. */
+int opc_command(char const *dir, pid_t pid, char const *what, char const *name)
+{
+	char id[OPD_CONTROL_ID_MAX], line[OPD_CONTROL_LINE_MAX];
+
+	opd_control_make_id(id, sizeof(id));
+	snprintf(line, sizeof(line), "%s%s%s %s", what, name ? " " : "",
+		 name ? name : "", id);
+	if (opd_control_send(dir, line) < 0)
+		return -1;
+	if (!strcmp(what, "dump"))
+		return opd_control_wait_dump(dir, id, pid, OPC_WAIT_MS);
+	return opd_control_wait_reply(dir, id, pid, OPC_WAIT_MS, NULL, 0);
+}
+
+
+/* The first setting that differs between what we would start with and
+ * what runs, as "KEY 'RUNNING' (wanted 'WANTED')"; 0 when none does. */
+static int settings_differ(struct opd_kv const *want, struct opd_kv const *run,
+			   char *why, size_t size)
+{
+	static char const *const keys[] = { "events", "separate", "vmlinux" };
+	char err[512], norm[1024];
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		char const *w = opd_kv_get(want, keys[i]);
+		char const *r = opd_kv_get(run, keys[i]);
+
+		if (!strcmp(keys[i], "events") && !strcmp(w, "default")) {
+			enum op_cpu cpu = opd_settings_cpu(NULL, err, sizeof(err));
+
+			if (cpu != CPU_NO_GOOD &&
+			    opd_settings_events(NULL, cpu, NULL, norm, sizeof(norm),
+						err, sizeof(err)) == 0)
+				w = norm;
+		}
+		if (r && strcmp(w, r)) {
+			snprintf(why, size, "%s '%s' (wanted '%s')", keys[i], r, w);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int run_daemon(char const *dir, int verbose, struct opd_kv const *kv,
+		      char const *source)
+{
+	char *prog = opc_find_program("oprofiled");
+	char *args[12], buf[5][1200];
+	char const *vmlinux = opd_kv_get(kv, "vmlinux");
+	int n = 0, status;
+	pid_t child;
+
+	args[n++] = prog;
+	snprintf(buf[0], sizeof(buf[0]), "--session-dir=%s", dir);
+	args[n++] = buf[0];
+	if (strcmp(opd_kv_get(kv, "events"), "default")) {
+		snprintf(buf[1], sizeof(buf[1]), "--events=%s", opd_kv_get(kv, "events"));
+		args[n++] = buf[1];
+	}
+	snprintf(buf[2], sizeof(buf[2]), "--separate=%s", opd_kv_get(kv, "separate"));
+	args[n++] = buf[2];
+	if (strcmp(vmlinux, "none")) {
+		snprintf(buf[3], sizeof(buf[3]), "--vmlinux=%s", vmlinux);
+		args[n++] = buf[3];
+	} else {
+		args[n++] = "--no-vmlinux";
+	}
+	snprintf(buf[4], sizeof(buf[4]), "--source=%s", source);
+	args[n++] = buf[4];
+	if (verbose)
+		args[n++] = "--verbose";
+	args[n] = NULL;
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		return op_error("cannot fork: %s", strerror(errno));
+	if (child == 0) {
+		execvp(prog, args);
+		op_error("cannot run '%s': %s", prog, strerror(errno));
+		_exit(127);
+	}
+	free(prog);
+	if (waitpid(child, &status, 0) < 0)
+		return op_error("cannot wait for oprofiled: %s", strerror(errno));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return op_error("oprofiled failed to start; see the message above and '%s/%s'",
+				dir, OPD_LOG_FILE);
+	return 0;
+}
+
+/* Refuse to "start" a daemon that runs with other settings than want. */
+int opc_check_running(char const *dir, pid_t pid, struct opd_kv const *want)
+{
+	struct opd_kv running;
+	char why[1200];
+	int ret = 0;
+
+	opc_load_running(dir, &running);
+	if (settings_differ(want, &running, why, sizeof(why)))
+		ret = op_error("daemon already running (pid %ld) with different settings: %s; run 'opcontrol --shutdown' first",
+			       (long)pid, why);
+	opd_kv_free(&running);
+	return ret;
+}
+
+int opc_start(char const *dir, int verbose, pid_t pid, struct opd_kv const *want)
+{
+	char err[1024], text[1024];
+	char const *source = access("/dev/oprofile", F_OK) == 0 ? "driver" : "perf";
+	enum op_cpu cpu;
+
+	if (pid) {
+		if (opc_check_running(dir, pid, want) < 0)
+			return -1;
+		printf("Daemon already running (pid %ld); starting sampling.\n",
+		       (long)pid);
+		return opc_command(dir, pid, "start", NULL);
+	}
+	if (opd_check_privilege() < 0)
+		return -1;
+	cpu = opd_settings_cpu(NULL, err, sizeof(err));
+	if (cpu == CPU_NO_GOOD ||
+	    opd_settings_events(opd_kv_get(want, "events"), cpu, NULL, text,
+				sizeof(text), err, sizeof(err)) < 0)
+		return op_error("%s", err);
+	if (!strcmp(source, "driver"))
+		printf("Using the oprofile driver (/dev/oprofile).\n");
+	else
+		printf("Using the perf_events source (no /dev/oprofile).\n");
+	if (run_daemon(dir, verbose, want, source) < 0)
+		return -1;
+	printf("Daemon started: pid %ld\nProfiler running.\n",
+	       (long)opd_daemon_pid(dir));
+	return 0;
+}
