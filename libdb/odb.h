@@ -87,6 +87,16 @@ struct odb {
 int odb_open(struct odb *db, char const *path, enum odb_mode mode,
 	     size_t header_size);
 
+/*
+ * Open path read-write, creating it with the given header if it does not
+ * exist. A new file appears complete or not at all: it is built unnamed
+ * (O_TMPFILE) with its header and an empty table, then linked into place,
+ * so a writer killed at any moment never leaves a half-made file. Where
+ * O_TMPFILE is unsupported it falls back to odb_open's plain creation.
+ */
+int odb_create(struct odb *db, char const *path, void const *header,
+	       size_t header_size);
+
 /* The caller's header area at the start of the mapping. */
 void *odb_get_header(struct odb *db);
 

@@ -323,6 +323,80 @@ out_free_path:
 	return rc;
 }
 
+/* Build a complete new file on fd: header, empty descriptor, 128 nodes. */
+static int write_new_file(int fd, void const *header, size_t header_size)
+{
+	uint64_t len = odb_layout_size(header_size, ODB_DEFAULT_NODES);
+	struct odb_descr d = { .size = ODB_DEFAULT_NODES, .current_size = 1 };
+
+	if (ftruncate(fd, (off_t)len) ||
+	    pwrite(fd, header, header_size, 0) != (ssize_t)header_size ||
+	    pwrite(fd, &d, sizeof(d), (off_t)header_size) != (ssize_t)sizeof(d))
+		return -errno;
+	return 0;
+}
+
+/* Create path atomically through an unnamed file; -EOPNOTSUPP if we can't. */
+static int create_linked(char const *path, void const *header,
+			 size_t header_size)
+{
+	char *dir = strdup(path), *slash;
+	char fdpath[64];
+	int fd, rc;
+
+	if (!dir)
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	fd = open(slash ? dir : ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+	free(dir);
+	if (fd < 0)
+		return errno == EISDIR || errno == EINVAL || errno == EOPNOTSUPP ?
+			-EOPNOTSUPP : -errno;
+	rc = write_new_file(fd, header, header_size);
+	if (!rc && fchmod(fd, 0644))
+		rc = -errno;
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	if (!rc && linkat(AT_FDCWD, fdpath, AT_FDCWD, path, AT_SYMLINK_FOLLOW) &&
+	    errno != EEXIST)  /* EEXIST: someone else made it first; use theirs */
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+static int all_zero(unsigned char const *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return 0;
+	return 1;
+}
+
+int odb_create(struct odb *db, char const *path, void const *header,
+	       size_t header_size)
+{
+	int rc = -EEXIST;
+
+	if (access(path, F_OK) && errno == ENOENT)
+		rc = create_linked(path, header, header_size);
+	if (rc && rc != -EEXIST && rc != -EOPNOTSUPP) {
+		memset(db, 0, sizeof(*db));
+		db->fd = -1;
+		snprintf(db->err, sizeof(db->err), "%s: cannot create: %s",
+			 path, strerror(-rc));
+		return rc;
+	}
+	rc = odb_open(db, path, ODB_RDWR, header_size);
+	/* A file made by the fallback, or left unborn by a crash, has an
+	 * all-zero header: give it ours. */
+	if (!rc && odb_count(db) == 0 && all_zero(db->base, header_size))
+		memcpy(db->base, header, header_size);
+	return rc;
+}
+
 void *odb_get_header(struct odb *db)
 {
 	return db->base;
