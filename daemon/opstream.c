@@ -5,22 +5,35 @@
  *
  *	opstream record --duration=5 --event=cpu-clock:1000000 -o run.ops
  *	opstream dump run.ops
+ *	opstream check run.ops		(decode only: counts, errors, speed)
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/perf_event.h>
 #include <popt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "op_message.h"
+#include "opd_trans.h"
 #include "opstream_dump.h"
 #include "perf_source.h"
 #include "stream_file.h"
 #include "word_buffer.h"
 
 #define MAX_EVENTS 8
+
+/* SIGINT/SIGTERM end a recording early but cleanly. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
 
 struct record_opts {
 	double duration;
@@ -118,9 +131,11 @@ static int record(struct record_opts *o)
 		perf_source_close(ps);
 		return 1;
 	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	err = perf_source_enable(ps);
 	stop = perf_source_now() + (uint64_t)(o->duration * 1e9);
-	while (!err && perf_source_now() < stop) {
+	while (!err && !stop_requested && perf_source_now() < stop) {
 		err = perf_source_read(ps, 100);
 		if (!err)
 			err = write_words(&sw, ps);
@@ -182,6 +197,30 @@ out:
 	return ret;
 }
 
+/* Decode a file with no sink: totals, errors and the decoder's speed. */
+static int cmd_check(char const *path)
+{
+	struct opd_trans dec;
+	uint64_t t0 = perf_source_now(), ns;
+	int err;
+
+	opd_trans_init(&dec, NULL, path);
+	err = stream_file_replay(path, &dec, 0);
+	ns = perf_source_now() - t0;
+	printf("words %" PRIu64 ", samples %" PRIu64 " (kernel %" PRIu64
+	       ", user %" PRIu64 "), arcs %" PRIu64 ", errors %" PRIu64 "\n",
+	       dec.stats.words, dec.stats.samples, dec.stats.kernel_samples,
+	       dec.stats.user_samples, dec.stats.arcs, dec.stats.errors);
+	for (int c = 1; c < OP_LOST_CATEGORY_MAX; c++)
+		if (dec.stats.lost[c])
+			printf("lost category %d: %" PRIu64 "\n", c,
+			       dec.stats.lost[c]);
+	printf("decoded in %.3f ms: %.1f ns per sample\n", ns / 1e6,
+	       dec.stats.samples ? (double)ns / dec.stats.samples : 0.0);
+	opd_trans_free(&dec);
+	return err ? 1 : 0;
+}
+
 int main(int argc, char const **argv)
 {
 	op_set_progname(argv[0]);
@@ -189,8 +228,11 @@ int main(int argc, char const **argv)
 		return cmd_record(argc - 1, argv + 1);
 	if (argc == 3 && !strcmp(argv[1], "dump"))
 		return opstream_dump(argv[2], stdout) ? 1 : 0;
+	if (argc == 3 && !strcmp(argv[1], "check"))
+		return cmd_check(argv[2]);
 	fprintf(stderr, "usage: opstream record [--duration=S] "
 		"[--event=cpu-clock:PERIOD]... [--callgraph=N] -o FILE\n"
-		"       opstream dump FILE\n");
+		"       opstream dump FILE\n"
+		"       opstream check FILE\n");
 	return 2;
 }

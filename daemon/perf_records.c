@@ -244,7 +244,7 @@ static void handle_task(struct perf_source *ps, void const *rec,
 		pm_fork(&ps->procs, ppid, pid);
 	} else if (pid == tid) {
 		ps->stats.exits++;
-		pm_drop(&ps->procs, pid);
+		pm_exit(&ps->procs, pid, (unsigned long)ps->stats.rounds + 1);
 	}
 }
 

@@ -8,13 +8,15 @@
 #include "perf_ring.h"
 #include "record_queue.h"
 
-int perf_ring_map(struct perf_ring *r, int fd, int cpu, unsigned pages)
+int perf_ring_map(struct perf_ring *r, int fd, int cpu, uint32_t index,
+		  unsigned pages)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
 	memset(r, 0, sizeof(*r));
 	r->fd = fd;
 	r->cpu = cpu;
+	r->index = index;
 	r->map_len = (1 + (size_t)pages) * page;
 	r->base = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 		       fd, 0);
@@ -72,7 +74,7 @@ size_t perf_ring_drain(struct perf_ring *r, struct record_queue *q,
 		}
 		rec = rq_reserve(q, h.size);
 		copy_out(r, tail, rec, h.size);
-		rq_commit(q, h.size, time_of(rec));
+		rq_commit(q, h.size, time_of(rec), r->index);
 		tail += h.size;
 		n++;
 	}

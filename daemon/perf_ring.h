@@ -17,6 +17,7 @@ struct perf_event_mmap_page;
 struct perf_ring {
 	int fd;				/* the event that owns the ring */
 	int cpu;
+	uint32_t index;			/* the queue's src for its records */
 	void *base;			/* the mapping: control page + data */
 	size_t map_len;
 	struct perf_event_mmap_page *pg;
@@ -26,7 +27,8 @@ struct perf_ring {
 };
 
 /* Map pages data pages (a power of two) of fd's ring. 0 or -errno. */
-int perf_ring_map(struct perf_ring *r, int fd, int cpu, unsigned pages);
+int perf_ring_map(struct perf_ring *r, int fd, int cpu, uint32_t index,
+		  unsigned pages);
 void perf_ring_unmap(struct perf_ring *r);
 
 /* Copy every complete record into q, release the space; returns the

@@ -33,24 +33,33 @@ uint64_t perf_source_now(void)
 static int online_cpus(int **cpus)
 {
 	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	int a, b, n = 0, cap = 64;
-	char sep;
+	char line[4096], *p = line, *end;
+	int n = 0, cap = 64;
 
 	if (!f)
 		return -errno;
-	*cpus = op_xmalloc(cap * sizeof(**cpus));
-	while (fscanf(f, "%d", &a) == 1) {
-		b = a;
-		if (fscanf(f, "%c", &sep) == 1 && sep == '-' &&
-		    fscanf(f, "%d", &b) == 1)
-			fscanf(f, "%c", &sep);
-		for (; a <= b; a++) {
-			if (n == cap)
-				*cpus = op_xrealloc(*cpus, (cap *= 2) * sizeof(**cpus));
-			(*cpus)[n++] = a;
-		}
-	}
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
 	fclose(f);
+	*cpus = op_xmalloc(cap * sizeof(**cpus));
+	for (;;) {
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p || a < 0)
+			break;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (; a <= b; a++) {
+			if (n == cap) {
+				cap *= 2;
+				*cpus = op_xrealloc(*cpus, cap * sizeof(**cpus));
+			}
+			(*cpus)[n++] = (int)a;
+		}
+		if (*end != ',')
+			break;
+		p = end + 1;
+	}
 	return n ? n : -ENOENT;
 }
 
@@ -79,7 +88,8 @@ static void fill_attr(struct perf_source const *ps,
 	/* the reader polls with a timeout; wake it early only when a
 	 * quarter of the ring is used */
 	a->watermark = 1;
-	a->wakeup_watermark = ps->ring_pages * (uint32_t)sysconf(_SC_PAGESIZE) / 4;
+	a->wakeup_watermark = ps->ring_pages / 4 *
+			      (uint32_t)sysconf(_SC_PAGESIZE);
 	if (side_band) {
 		a->mmap = 1;
 		a->mmap2 = 1;
@@ -119,36 +129,62 @@ static int compare_ids(void const *a, void const *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Open every event on cpu index ci, sharing the first event's ring. */
-static int open_cpu(struct perf_source *ps, unsigned ci)
+/* Map the ring of cpu index ci's first event: the others write into it. */
+static int map_ring(struct perf_source *ps, unsigned ci)
 {
-	int err, lead;
+	int lead = ps->fds[ci * ps->nr_events];
+	int err = perf_ring_map(&ps->rings[ci], lead, ps->cpus[ci], ci,
+				ps->ring_pages);
 
-	for (unsigned e = 0; e < ps->nr_events; e++) {
-		int fd;
-		uint64_t id;
-
-		err = open_event(ps, ci, e);
-		if (err)
-			return err;
-		fd = ps->fds[ci * ps->nr_events + e];
-		lead = ps->fds[ci * ps->nr_events];
-		if (e && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, lead))
-			return -errno;
-		if (ioctl(fd, PERF_EVENT_IOC_ID, &id))
-			return -errno;
-		ps->ids[ps->nr_ids].id = id;
-		ps->ids[ps->nr_ids].event = e;
-		ps->nr_ids++;
-	}
-	lead = ps->fds[ci * ps->nr_events];
-	err = perf_ring_map(&ps->rings[ci], lead, ps->cpus[ci], ps->ring_pages);
 	if (err)
 		return op_error("cannot map the perf ring of cpu %d (%u pages): %s",
 				ps->cpus[ci], ps->ring_pages, strerror(-err)),
 		       err;
 	ps->pfd[ci].fd = lead;
 	ps->pfd[ci].events = POLLIN;
+	return 0;
+}
+
+/* Redirect event e's records into cpu index ci's ring (the kernel wants
+ * that ring mapped first), and note its id. */
+static int attach_event(struct perf_source *ps, unsigned ci, unsigned e)
+{
+	int fd = ps->fds[ci * ps->nr_events + e];
+	int lead = ps->fds[ci * ps->nr_events];
+	uint64_t id;
+	int err;
+
+	if (e && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, lead)) {
+		err = -errno;
+		return op_error("cannot share cpu %d's ring with event '%s': %s",
+				ps->cpus[ci], ps->events[e].name ?
+				ps->events[e].name : "?", strerror(errno)), err;
+	}
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id)) {
+		err = -errno;
+		return op_error("cannot get the id of a perf event: %s",
+				strerror(errno)), err;
+	}
+	ps->ids[ps->nr_ids].id = id;
+	ps->ids[ps->nr_ids].event = e;
+	ps->nr_ids++;
+	return 0;
+}
+
+/* Open every event on cpu index ci, sharing the first event's ring. */
+static int open_cpu(struct perf_source *ps, unsigned ci)
+{
+	int err;
+
+	for (unsigned e = 0; e < ps->nr_events; e++) {
+		err = open_event(ps, ci, e);
+		if (!err && e == 0)
+			err = map_ring(ps, ci);
+		if (!err)
+			err = attach_event(ps, ci, e);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
@@ -213,6 +249,7 @@ int perf_source_open(struct perf_source **out,
 	ps->rings = op_xcalloc(ps->nr_cpus, sizeof(*ps->rings));
 	ps->pfd = op_xcalloc(ps->nr_cpus, sizeof(*ps->pfd));
 	ps->ids = op_xcalloc(ps->nr_cpus * ps->nr_events, sizeof(*ps->ids));
+	ps->group_start = op_xcalloc(ps->nr_cpus + 1, sizeof(*ps->group_start));
 	for (unsigned ci = 0; ci < ps->nr_cpus; ci++) {
 		err = open_cpu(ps, ci);
 		if (err) {
@@ -267,18 +304,81 @@ static void drain_all(struct perf_source *ps)
 		ps->stats.max_pending = ps->q.max_nr;
 }
 
-/* Apply the queued records with time <= until, in time order. */
+static bool is_sample(struct record_queue const *q, size_t i)
+{
+	uint32_t type;
+
+	memcpy(&type, rq_record(q, i), sizeof(type));
+	return type == PERF_RECORD_SAMPLE;
+}
+
+/* Apply the samples ent[i..j) grouped by ring, each ring's in time order
+ * (a stable counting sort by ring). */
+static void handle_grouped(struct perf_source *ps, size_t i, size_t j)
+{
+	struct record_queue *q = &ps->q;
+	size_t *start = ps->group_start;
+
+	memset(start, 0, (ps->nr_cpus + 1) * sizeof(*start));
+	for (size_t k = i; k < j; k++)
+		start[q->ent[k].src + 1]++;
+	for (unsigned c = 0; c < ps->nr_cpus; c++)
+		start[c + 1] += start[c];
+	if (ps->group_cap < j - i) {
+		ps->group_cap = q->cap;
+		ps->group = op_xrealloc(ps->group,
+					ps->group_cap * sizeof(*ps->group));
+	}
+	for (size_t k = i; k < j; k++)
+		ps->group[start[q->ent[k].src]++] = k;
+	for (size_t k = 0; k < j - i; k++)
+		ps_handle_record(ps, rq_record(q, ps->group[k]));
+}
+
+/*
+ * Apply the ready records ent[0..n). Side-band records (maps, tasks) go in
+ * time order. The samples between two of them all see the same maps, so
+ * their order does not matter: they are grouped by cpu, and the stream
+ * switches cpu (and task) once per group instead of at nearly every
+ * sample, as the kernel driver's per-cpu buffer sync did.
+ */
+static void process_ready(struct perf_source *ps, size_t n)
+{
+	struct record_queue *q = &ps->q;
+	size_t i = 0;
+
+	while (i < n) {
+		size_t j = i;
+		bool one_ring = true;
+
+		for (; j < n && is_sample(q, j); j++)
+			one_ring &= q->ent[j].src == q->ent[i].src;
+		if (j == i) {
+			ps_handle_record(ps, rq_record(q, i++));
+			continue;
+		}
+		if (one_ring) {
+			for (; i < j; i++)
+				ps_handle_record(ps, rq_record(q, i));
+			continue;
+		}
+		handle_grouped(ps, i, j);
+		i = j;
+	}
+}
+
+/* Apply the queued records with time <= until. */
 static void process_until(struct perf_source *ps, uint64_t until)
 {
 	size_t n;
 
 	rq_sort(&ps->q);
 	n = rq_ready(&ps->q, until);
-	for (size_t i = 0; i < n; i++)
-		ps_handle_record(ps, rq_record(&ps->q, i));
+	process_ready(ps, n);
 	rq_consume(&ps->q, n);
 	ps_emit_lost(ps);
 	ps->stats.rounds++;
+	pm_reap(&ps->procs, (unsigned long)ps->stats.rounds);
 }
 
 int perf_source_read(struct perf_source *ps, int timeout_ms)
@@ -334,5 +434,7 @@ void perf_source_close(struct perf_source *ps)
 	free(ps->rings);
 	free(ps->pfd);
 	free(ps->ids);
+	free(ps->group_start);
+	free(ps->group);
 	free(ps);
 }

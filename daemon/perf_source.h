@@ -10,7 +10,9 @@
  * Records of all rings are merged by time (CLOCK_MONOTONIC, so callers can
  * compare record times with clock_gettime): each read round processes the
  * records older than "now - slack" and keeps the rest, so a process's exit
- * is applied only after every earlier sample on any cpu.
+ * is applied only after every earlier sample on any cpu. Samples between
+ * two side-band records see the same maps and are written grouped by cpu,
+ * so the stream switches cpu once per group, not at every sample.
  *
  * Single-threaded: one caller drives open, enable, read, flush and close.
  *

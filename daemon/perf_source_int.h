@@ -36,6 +36,9 @@ struct perf_source {
 	size_t nr_ids;
 	size_t last_id;			/* index of the last id found */
 	struct record_queue q;
+	size_t *group;			/* queue indexes grouped by ring */
+	size_t group_cap;
+	size_t *group_start;		/* nr_cpus + 1 bucket starts */
 	struct proc_table procs;
 	struct cookie_table cookies;
 	struct word_buffer out;

@@ -17,6 +17,9 @@ void pm_init(struct proc_table *pt)
 	pt->bucket = op_xcalloc(pt->mask + 1, sizeof(*pt->bucket));
 	pt->nr = 0;
 	pt->cache = NULL;
+	pt->dead = NULL;
+	pt->nr_dead = 0;
+	pt->cap_dead = 0;
 }
 
 static void proc_free(struct proc *p)
@@ -36,6 +39,7 @@ void pm_free(struct proc_table *pt)
 		}
 	}
 	free(pt->bucket);
+	free(pt->dead);
 	memset(pt, 0, sizeof(*pt));
 }
 
@@ -127,6 +131,7 @@ struct proc *pm_fork(struct proc_table *pt, unsigned long parent,
 	c->nr = 0;
 	c->last = 0;
 	c->exec_pending = false;
+	c->exit_round = 0;	/* a reused pid is a new process */
 	c->app_cookie = OP_NO_COOKIE;
 	pt->cache = c;
 	if (!p)
@@ -151,6 +156,43 @@ void pm_exec(struct proc *p)
 	p->nr = 0;
 	p->last = 0;
 	p->exec_pending = true;
+}
+
+void pm_exit(struct proc_table *pt, unsigned long tgid, unsigned long round)
+{
+	struct proc *p = pm_find(pt, tgid);
+
+	if (!p)
+		return;
+	p->exit_round = round;
+	if (pt->nr_dead == pt->cap_dead) {
+		pt->cap_dead = pt->cap_dead ? pt->cap_dead * 2 : 64;
+		pt->dead = op_xrealloc(pt->dead,
+				       pt->cap_dead * sizeof(*pt->dead));
+	}
+	pt->dead[pt->nr_dead].tgid = tgid;
+	pt->dead[pt->nr_dead].round = round;
+	pt->nr_dead++;
+}
+
+void pm_reap(struct proc_table *pt, unsigned long round)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < pt->nr_dead; i++) {
+		struct pm_dead d = pt->dead[i];
+		struct proc *p;
+
+		if (d.round + 2 > round) {
+			pt->dead[kept++] = d;
+			continue;
+		}
+		p = pm_find(pt, d.tgid);
+		/* not if the pid came back as a new process meanwhile */
+		if (p && p->exit_round == d.round)
+			pm_drop(pt, d.tgid);
+	}
+	pt->nr_dead = kept;
 }
 
 bool pm_is_anon_name(char const *name, size_t len)

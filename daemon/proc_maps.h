@@ -41,7 +41,14 @@ struct proc {
 	size_t nr;		/* VMAs in use */
 	size_t cap;		/* VMAs allocated */
 	size_t last;		/* index of the last hit: samples cluster */
+	unsigned long exit_round;	/* 0: alive; else the round it exited */
 	struct proc *next;	/* hash chain */
+};
+
+/* A process that exited, kept until pm_reap says it is old enough. */
+struct pm_dead {
+	unsigned long tgid;
+	unsigned long round;
 };
 
 struct proc_table {
@@ -49,6 +56,9 @@ struct proc_table {
 	size_t mask;		/* buckets - 1 (power of two) */
 	size_t nr;		/* processes */
 	struct proc *cache;	/* last process found */
+	struct pm_dead *dead;	/* exited, not yet dropped */
+	size_t nr_dead;
+	size_t cap_dead;
 };
 
 void pm_init(struct proc_table *pt);
@@ -60,6 +70,15 @@ struct proc *pm_find(struct proc_table *pt, unsigned long tgid);
 struct proc *pm_get(struct proc_table *pt, unsigned long tgid);
 /* Forget tgid and its maps. */
 void pm_drop(struct proc_table *pt, unsigned long tgid);
+/*
+ * tgid exited in round (>= 1). A task still runs kernel code after its
+ * EXIT record (exit_notify, the last schedule), so its last samples come
+ * later: like the kernel driver's task mortuary, the process is kept
+ * until pm_reap() is called with a round two later.
+ */
+void pm_exit(struct proc_table *pt, unsigned long tgid, unsigned long round);
+/* Drop the processes that exited at least two rounds before round. */
+void pm_reap(struct proc_table *pt, unsigned long round);
 /* child becomes a copy of parent (empty if parent is unknown). Anonymous
  * cookies are not inherited: an anon cookie names its process. */
 struct proc *pm_fork(struct proc_table *pt, unsigned long parent,

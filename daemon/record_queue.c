@@ -32,7 +32,8 @@ void *rq_reserve(struct record_queue *q, size_t len)
 	return q->arena + q->arena_len;
 }
 
-void rq_commit(struct record_queue *q, size_t len, uint64_t time)
+void rq_commit(struct record_queue *q, size_t len, uint64_t time,
+	       uint32_t src)
 {
 	if (q->nr == q->cap) {
 		q->cap = q->cap ? q->cap * 2 : 4096;
@@ -40,7 +41,8 @@ void rq_commit(struct record_queue *q, size_t len, uint64_t time)
 		q->tmp = op_xrealloc(q->tmp, q->cap * sizeof(*q->tmp));
 	}
 	q->ent[q->nr].time = time;
-	q->ent[q->nr].off = q->arena_len;
+	q->ent[q->nr].off = (uint32_t)q->arena_len;
+	q->ent[q->nr].src = src;
 	q->nr++;
 	if (q->nr > q->max_nr)
 		q->max_nr = q->nr;
@@ -138,7 +140,8 @@ void rq_consume(struct record_queue *q, size_t n)
 		memcpy(&size, q->arena + e->off + 6, sizeof(size));
 		memcpy(arena + len, q->arena + e->off, size);
 		q->ent[i].time = e->time;
-		q->ent[i].off = len;
+		q->ent[i].src = e->src;
+		q->ent[i].off = (uint32_t)len;
 		len += size;
 	}
 	cap = q->spare_cap;

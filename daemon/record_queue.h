@@ -17,7 +17,8 @@
 
 struct rq_entry {
 	uint64_t time;		/* record time, CLOCK_MONOTONIC ns */
-	size_t off;		/* record offset in the arena */
+	uint32_t off;		/* record offset in the arena */
+	uint32_t src;		/* where it came from (the ring's index) */
 };
 
 struct record_queue {
@@ -38,7 +39,8 @@ void rq_free(struct record_queue *q);
 
 /* Room for a record of len bytes (a multiple of 8); fill it, then commit. */
 void *rq_reserve(struct record_queue *q, size_t len);
-void rq_commit(struct record_queue *q, size_t len, uint64_t time);
+void rq_commit(struct record_queue *q, size_t len, uint64_t time,
+	       uint32_t src);
 
 /* Sort the queue by time; equal times keep their arrival order. */
 void rq_sort(struct record_queue *q);
