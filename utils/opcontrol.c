@@ -117,7 +117,7 @@ static void parse_options(int argc, char const **argv)
 
 static _Noreturn void exec_ophelp(void)
 {
-	char *prog = opc_find_program("ophelp");
+	char *prog = opc_find_program("ophelp", NULL);
 
 	execvp(prog, (char *[]){ prog, NULL });
 	op_die("cannot run '%s': %s", prog, strerror(errno));

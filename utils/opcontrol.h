@@ -9,8 +9,12 @@
 /* How long to wait for the daemon to answer, to dump, or to exit. */
 #define OPC_WAIT_MS 60000
 
-/* Path of prog next to this executable, or prog itself (found in PATH). */
-char *opc_find_program(char const *prog);
+/*
+ * Path of prog next to this executable, else in build_dir (relative to
+ * this executable's directory, e.g. "../daemon/" in the build tree; may
+ * be NULL), else prog itself (found in PATH).
+ */
+char *opc_find_program(char const *prog, char const *build_dir);
 
 /* The running session's settings (samples/current/session.conf); empty
  * when unreadable. */

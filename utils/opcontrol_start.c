@@ -22,25 +22,31 @@
 #include "opd_settings.h"
 
 /* Path of PROG next to this executable, or PROG itself (found in PATH). */
-char *opc_find_program(char const *prog)
+char *opc_find_program(char const *prog, char const *build_dir)
 {
 	char self[PATH_MAX], *slash, *path;
+	char const *where[] = { "", build_dir };
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	size_t i;
 
-	if (n > 0) {
-		self[n] = '\0';
-		slash = strrchr(self, '/');
-		if (slash) {
-			slash[1] = '\0';
-			path = opd_path(self, prog);
-			if (access(path, X_OK) == 0)
-				return path;
-			free(path);
-		}
+	if (n <= 0)
+		return op_xstrdup(prog);
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return op_xstrdup(prog);
+	slash[1] = '\0';
+	for (i = 0; i < 2 && where[i]; i++) {
+		char rel[PATH_MAX];
+
+		snprintf(rel, sizeof(rel), "%s%s", where[i], prog);
+		path = opd_path(self, rel);
+		if (access(path, X_OK) == 0)
+			return path;
+		free(path);
 	}
 	return op_xstrdup(prog);
 }
-
 
 /* The running session's settings (samples/current/session.conf). */
 void opc_load_running(char const *dir, struct opd_kv *kv)
@@ -102,7 +108,9 @@ static int settings_differ(struct opd_kv const *want, struct opd_kv const *run,
 static int run_daemon(char const *dir, int verbose, struct opd_kv const *kv,
 		      char const *source)
 {
-	char *prog = opc_find_program("oprofiled");
+	char const *env = getenv("OPROFILED");
+	char *prog = env && *env ? op_xstrdup(env) :
+		opc_find_program("oprofiled", "../daemon/");
 	char *args[12], buf[5][1200];
 	char const *vmlinux = opd_kv_get(kv, "vmlinux");
 	int n = 0, status;
