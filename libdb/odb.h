@@ -52,6 +52,13 @@ _Static_assert(sizeof(struct odb_descr) == 32, "odb descriptor is 32 bytes");
 
 #define ODB_DEFAULT_NODES 128
 
+/*
+ * descr->padding[0] while the writer rebuilds the hash table after doubling
+ * (OProfile ignores padding). Readers that see it treat chains as unusable;
+ * a read-write open rebuilds the hash and clears it. "GROW" in ASCII.
+ */
+#define ODB_PAD_GROWING 0x47524f57
+
 enum odb_mode { ODB_RDONLY, ODB_RDWR };
 
 struct odb {

@@ -34,6 +34,8 @@ int op_cpu_has_events(enum op_cpu cpu);
  * The type of this machine: /dev/oprofile/cpu_type when the driver is
  * loaded; otherwise CPUID when a hardware PMU is usable through
  * perf_event_open, and CPU_TIMER_INT when there is none (VMs, this host).
+ * $OPROFILE_CPU_TYPE (a name or number) overrides all of this; it gives
+ * CPU_NO_GOOD when it names no type.
  */
 enum op_cpu op_cpu_detect(void);
 

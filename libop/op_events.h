@@ -6,7 +6,8 @@
  * events/<cpu name>/unit_masks unit mask sets:
  *   name:zero type:mandatory default:0x0
  *   \t0x0 No unit mask
- * "include:DIR" pulls in another cpu's file. Errors are reported as
+ * "include:DIR" pulls in another cpu's file; a cpu's own definitions
+ * replace included ones of the same name. Errors are reported as
  * FILE:LINE: what is wrong.
  */
 #ifndef OP_EVENTS_H
@@ -36,7 +37,7 @@ struct op_unit_mask {
 struct op_event {
 	char *name;
 	uint32_t code;
-	uint32_t counter_mask;   /* bit i: usable on counter i */
+	uint32_t counter_mask;   /* bit i: usable on counter i; all ones: "cpuid" */
 	uint32_t minimum;
 	struct op_unit_mask *unit_mask;
 	char *desc;
@@ -57,7 +58,11 @@ char const *op_events_dir(void);
 /* Load a cpu's events. 0, or -1 with err "FILE:LINE: ..." */
 int op_events_load(enum op_cpu cpu, struct op_event_set *set,
 		   char *err, size_t errlen);
-/* Load from explicit files (used by tests over every events/ directory). */
+/*
+ * Load from explicit files (used by tests over every events/ directory).
+ * The cpu is the one the path ends with ("./events/i386/haswell"), else
+ * CPU_NO_GOOD with as many counters as the files name.
+ */
 int op_events_load_dir(char const *dir, struct op_event_set *set,
 		       char *err, size_t errlen);
 void op_events_free(struct op_event_set *set);

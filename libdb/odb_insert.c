@@ -1,0 +1,156 @@
+/*
+ * The writer: adding to a key's count, inserting new keys, and doubling
+ * the file when the node array is full.
+ *
+ * There is one writer and any number of lock-free readers in other
+ * processes (odb.h). A new node is filled, linked at the head of its
+ * bucket, and only then published by a release store of current_size, so
+ * a reader that loads current_size with acquire sees whole nodes. Counts
+ * are single aligned 32-bit stores, so a reader never sees a torn value.
+ *
+ * Growth is ordered so that a writer killed at any instruction leaves a
+ * file that still opens (odb_open.c explains what a reader makes of it):
+ *   (1) ftruncate() to the doubled length (the extension reads as zeros),
+ *   (2) remap,
+ *   (3) descr->padding[0] = ODB_PAD_GROWING, then descr->size = new size,
+ *   (4) rebuild the hash table, now after the doubled node array,
+ *   (5) clear the marker.
+ * The old hash table is left behind in node slots that are not in use yet;
+ * nodes never move, which is what lets readers ignore growth until they
+ * choose to odb_refresh().
+ *
+ * Every index read from the file is still checked here: the file may have
+ * been damaged by another process while we hold it.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE		/* mremap, fallocate */
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "odb_int.h"
+
+void odb_rehash(struct odb *db)
+{
+	uint32_t size = odb_view_nodes(db), mask = size - 1;
+	uint32_t cur = db->descr->current_size, i;
+
+	if (cur > size)
+		cur = size;
+	memset(db->hash, 0, size * sizeof(*db->hash));
+	for (i = 1; i < cur; i++) {
+		odb_index_t *head = &db->hash[odb_hash(db->nodes[i].key, mask)];
+
+		db->nodes[i].next = *head;
+		*head = i;
+	}
+}
+
+void odb_finish_growth(struct odb *db, uint32_t new_size)
+{
+	struct odb_descr *d = db->descr;
+
+	__atomic_store_n(&d->padding[0], ODB_PAD_GROWING, __ATOMIC_RELEASE);
+	__atomic_store_n(&d->size, new_size, __ATOMIC_RELEASE);
+	odb_set_view(db, new_size);
+	odb_rehash(db);
+	__atomic_store_n(&d->padding[0], 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * Steps (1) and (2) can fail (disk full, no address space). Either way the
+ * file is left in a state odb_open accepts, and the next add tries again.
+ */
+static int odb_grow(struct odb *db)
+{
+	uint32_t size = odb_view_nodes(db);
+	uint64_t old_len = db->map_size;
+	uint64_t new_len = odb_layout_size(db->header_size, 2 * (uint64_t)size);
+	void *p;
+
+	if (size > UINT32_MAX / 2)
+		return odb_fail(db, -EFBIG, "cannot grow beyond %u nodes", size);
+	if (ftruncate(db->fd, (off_t)new_len))
+		return odb_fail(db, -errno, "cannot grow to %u nodes: %s",
+				2 * size, strerror(errno));
+	if (fallocate(db->fd, 0, (off_t)old_len, (off_t)(new_len - old_len)) &&
+	    (errno == ENOSPC || errno == EDQUOT))
+		return odb_fail(db, -errno, "cannot grow to %u nodes: %s",
+				2 * size, strerror(errno));
+	p = mremap(db->base, db->map_size, (size_t)new_len, MREMAP_MAYMOVE);
+	if (p == MAP_FAILED)
+		return odb_fail(db, -errno, "cannot remap to %u nodes: %s",
+				2 * size, strerror(errno));
+	db->base = p;
+	db->map_size = (size_t)new_len;
+	odb_set_view(db, size);
+	odb_finish_growth(db, 2 * size);
+	return 0;
+}
+
+/* Only the writer stores values, so a plain load of our own value is exact. */
+static int odb_bump(struct odb *db, struct odb_node *node, odb_value_t n)
+{
+	odb_value_t v = node->value;
+
+	if (n > UINT32_MAX - v) {
+		__atomic_store_n(&node->value, UINT32_MAX, __ATOMIC_RELAXED);
+		db->saturated++;
+		return ODB_SATURATED;
+	}
+	__atomic_store_n(&node->value, v + n, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static int odb_insert(struct odb *db, odb_key_t key, odb_value_t n,
+		      uint32_t cur)
+{
+	struct odb_node *node;
+	odb_index_t *head;
+	uint32_t size = odb_view_nodes(db);
+	int rc;
+
+	if (cur >= size) {
+		rc = odb_grow(db);
+		if (rc)
+			return rc;
+		size = odb_view_nodes(db);
+	}
+	node = &db->nodes[cur];
+	head = &db->hash[odb_hash(key, size - 1)];
+	node->key = key;
+	__atomic_store_n(&node->value, n, __ATOMIC_RELAXED);
+	node->next = *head;
+	/* the node is whole before it is linked: odb_check relies on it */
+	__atomic_store_n(head, cur, __ATOMIC_RELEASE);
+	__atomic_store_n(&db->descr->current_size, cur + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int odb_add(struct odb *db, odb_key_t key, odb_value_t n)
+{
+	struct odb_node *nodes = db->nodes;
+	uint32_t size, cur, idx, steps = 0;
+
+	if (!db->base || db->mode != ODB_RDWR)
+		return odb_fail(db, -EBADF, "sample file is not open for writing");
+	size = odb_view_nodes(db);
+	cur = __atomic_load_n(&db->descr->current_size, __ATOMIC_RELAXED);
+	if (cur == 0 || cur > size)
+		return odb_fail(db, -EINVAL, "current_size %u outside 1 .. %u",
+				cur, size);
+	for (idx = db->hash[odb_hash(key, size - 1)]; idx; idx = nodes[idx].next) {
+		if (idx >= cur)
+			return odb_fail(db, -EINVAL,
+					"bucket %u chain reaches node %u beyond current_size %u",
+					odb_hash(key, size - 1), idx, cur);
+		if (nodes[idx].key == key)
+			return odb_bump(db, &nodes[idx], n);
+		if (++steps >= cur)
+			return odb_fail(db, -EINVAL, "chain cycle at node %u", idx);
+	}
+	return odb_insert(db, key, n, cur);
+}

@@ -1,0 +1,202 @@
+/*
+ * One writer process, one reader process, no locks (the odb.h contract).
+ *
+ * The child adds to keys from a known set while the set it draws from
+ * widens, so the file doubles many times during the run. Every add to a
+ * key is the same amount, step(key), so any count a reader sees must be a
+ * positive multiple of step(key). The parent meanwhile opens the file
+ * read-only again and again, refreshes and visits it, and checks that
+ * every key it sees is from the set, appears once per visit, has a
+ * plausible count, and that no count and no node count ever goes down.
+ * When the writer is done the parent's last read must equal the model it
+ * rebuilds by replaying the writer's random sequence.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "odb_test_util.h"
+
+#define NR_KEYS 60000
+#define NR_ADDS 3000000
+#define SEED 0x636f6e63757272ULL
+
+static uint64_t keys[NR_KEYS];		/* sorted, for bsearch */
+static uint32_t last_seen[NR_KEYS];
+static uint32_t seen_in_pass[NR_KEYS];
+
+static uint32_t step(uint64_t key)
+{
+	return 1 + (uint32_t)(key % 5);
+}
+
+static int cmp_key(void const *a, void const *b)
+{
+	uint64_t x = *(uint64_t const *)a, y = *(uint64_t const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Unique keys, a third of them in groups that share a bucket at any size. */
+static void make_keys(void)
+{
+	uint64_t rng = SEED;
+	size_t i = 0, j;
+
+	while (i < NR_KEYS) {
+		uint64_t base = t_rand(&rng), x;
+
+		if (i % 3) {
+			keys[i++] = base;
+			continue;
+		}
+		for (j = 0; j < 8 && i < NR_KEYS; j++) {
+			x = t_rand(&rng) & 0xffffffff;
+			keys[i++] = base ^ (x << 32 | x);
+		}
+	}
+	qsort(keys, NR_KEYS, sizeof(keys[0]), cmp_key);
+	for (i = 1; i < NR_KEYS; i++)
+		T_ASSERT(keys[i] != keys[i - 1], "duplicate key in the set");
+}
+
+/* The writer's sequence: the key for add number i. */
+static uint64_t pick(uint64_t *rng, size_t i)
+{
+	size_t reach = 1 + i / 32 < NR_KEYS ? 1 + i / 32 : NR_KEYS;
+	/* pick from a shuffled view so new keys are not in sorted order */
+	size_t k = (size_t)(t_rand(rng) % reach);
+
+	return keys[(k * 7919) % NR_KEYS];
+}
+
+static _Noreturn void writer(char const *path)
+{
+	uint64_t rng = SEED;
+	struct odb db;
+	size_t i;
+
+	t_open(&db, path, ODB_RDWR);
+	for (i = 0; i < NR_ADDS; i++) {
+		uint64_t key = pick(&rng, i);
+		int rc = odb_add(&db, key, step(key));
+
+		T_ASSERT(rc == 0, "writer: odb_add = %d: %s", rc, db.err);
+		if (i % 4000 == 0)
+			usleep(50);	/* let the reader interleave more */
+	}
+	odb_close(&db);
+	_exit(0);
+}
+
+struct pass {
+	uint32_t stamp;
+	uint32_t nr;
+};
+
+static int visit(odb_key_t key, odb_value_t value, void *arg)
+{
+	struct pass *p = arg;
+	uint64_t *hit = bsearch(&key, keys, NR_KEYS, sizeof(keys[0]), cmp_key);
+	size_t i;
+
+	T_ASSERT(hit, "reader saw key 0x%llx, which the writer never adds",
+		 (unsigned long long)key);
+	i = (size_t)(hit - keys);
+	T_ASSERT(value && value % step(key) == 0,
+		 "key 0x%llx has %u, not a positive multiple of %u",
+		 (unsigned long long)key, value, step(key));
+	T_ASSERT(value >= last_seen[i], "key 0x%llx went down from %u to %u",
+		 (unsigned long long)key, last_seen[i], value);
+	T_ASSERT(seen_in_pass[i] != p->stamp, "key 0x%llx twice in one pass",
+		 (unsigned long long)key);
+	seen_in_pass[i] = p->stamp;
+	last_seen[i] = value;
+	p->nr++;
+	return 0;
+}
+
+struct reader_stats {
+	unsigned opens, passes, eagain, remaps, sizes_seen;
+	uint32_t last_size, max_count;
+};
+
+static void read_once(char const *path, struct reader_stats *st)
+{
+	static uint32_t stamp;
+	struct pass p;
+	struct odb db;
+	int r, rc;
+
+	t_open(&db, path, ODB_RDONLY);
+	st->opens++;
+	for (r = 0; r < 4; r++) {
+		uint32_t before = db.descr ? t_view(&db) : 0;
+
+		rc = odb_refresh(&db);
+		T_ASSERT(rc == 0 || rc == -EAGAIN, "odb_refresh = %d: %s", rc, db.err);
+		st->eagain += rc == -EAGAIN;
+		st->remaps += t_view(&db) != before;
+		p.stamp = ++stamp;
+		p.nr = 0;
+		T_ASSERT(odb_for_each(&db, visit, &p) == 0, "for_each");
+		T_ASSERT(p.nr >= st->max_count, "node count went down from %u to %u",
+			 st->max_count, p.nr);
+		st->max_count = p.nr;
+		st->passes++;
+		if (t_view(&db) != st->last_size) {
+			st->last_size = t_view(&db);
+			st->sizes_seen++;
+		}
+	}
+	odb_close(&db);
+}
+
+int main(void)
+{
+	char const *path = t_path("concurrent.samples");
+	struct reader_stats st = { 0 };
+	struct t_model m;
+	uint64_t rng = SEED;
+	struct odb db;
+	int status;
+	pid_t pid;
+	size_t i;
+
+	make_keys();
+	t_open(&db, path, ODB_RDWR);	/* the file exists before the reader looks */
+	odb_close(&db);
+
+	pid = fork();
+	T_ASSERT(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0)
+		writer(path);
+	while (waitpid(pid, &status, WNOHANG) == 0)
+		read_once(path, &st);
+	T_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		 "writer failed (status 0x%x)", status);
+	printf("ok %u read-only opens, %u passes while the writer ran: keys known, counts multiples of their step, never decreasing\n",
+	       st.opens, st.passes);
+	printf("ok reader saw %u node-array sizes, remapped %u times, odb_refresh said EAGAIN %u times\n",
+	       st.sizes_seen, st.remaps, st.eagain);
+	T_ASSERT(st.passes >= 10, "only %u passes overlapped the writer", st.passes);
+
+	t_model_init(&m);
+	for (i = 0; i < NR_ADDS; i++) {
+		uint64_t key = pick(&rng, i);
+
+		*t_model_slot(&m, key) += step(key);
+	}
+	t_open(&db, path, ODB_RDONLY);
+	T_ASSERT(odb_check(&db) == 0, "odb_check: %s", db.err);
+	t_compare(&db, &m, "final read");
+	printf("ok final read: %zu keys, %u nodes, equals the writer's model; odb_check passes\n",
+	       m.n, db.descr->size);
+	odb_close(&db);
+	t_model_free(&m);
+	return 0;
+}

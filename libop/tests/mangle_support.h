@@ -1,0 +1,237 @@
+/*
+ * Helpers shared by the mangle unit tests and tests/fuzz/fuzz_mangled_name.c:
+ * turning a parsed name back into mangle values, comparing parsed names,
+ * checking that a parse describes given values, and a pass/fail tally.
+ * Test code only; everything is static so each test is one translation unit.
+ */
+#ifndef MANGLE_SUPPORT_H
+#define MANGLE_SUPPORT_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "op_mangle.h"
+
+/* The values that mangle to the canonical form of a parsed name. */
+static inline void mangle_values_from_parsed(struct op_parsed_name const *p,
+					     struct op_mangle_values *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (p->app_is_kernel || p->image_is_kernel || p->cg_is_kernel)
+		v->flags |= OP_MANGLE_KERNEL;
+	v->app_name = p->app_name;
+	if (p->image_is_anon) {
+		v->flags |= OP_MANGLE_ANON;
+		v->anon_name = p->image_name;
+		v->anon_start = p->anon_start;
+		v->anon_end = p->anon_end;
+	} else {
+		v->image_name = p->image_name;
+	}
+	if (p->is_callgraph)
+		v->flags |= OP_MANGLE_CALLGRAPH;
+	if (p->cg_is_anon) {
+		v->flags |= OP_MANGLE_CG_ANON;
+		v->cg_anon_name = p->cg_image_name;
+		v->cg_anon_start = p->cg_anon_start;
+		v->cg_anon_end = p->cg_anon_end;
+	} else {
+		v->cg_image_name = p->cg_image_name;
+	}
+	v->event_name = p->event_name;
+	v->count = p->count;
+	v->unit_mask = p->unit_mask;
+	v->flags |= p->tgid != -1 ? OP_MANGLE_TGID : 0;
+	v->flags |= p->tid != -1 ? OP_MANGLE_TID : 0;
+	v->flags |= p->cpu != -1 ? OP_MANGLE_CPU : 0;
+	/* one TGID feeds both the TGID field and the anon regions */
+	v->tgid = p->tgid != -1 ? p->tgid : p->image_is_anon ? p->anon_tgid :
+		  p->cg_is_anon ? p->cg_anon_tgid : -1;
+	v->tid = p->tid;
+	v->cpu = p->cpu;
+}
+
+static inline int mangle_str_eq(char const *a, char const *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static inline int mangle_fail(char *why, size_t len, char const *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static inline int mangle_fail(char *why, size_t len, char const *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+static inline int mangle_cmp_str(char const *field, char const *a,
+				 char const *b, char *why, size_t len)
+{
+	if (mangle_str_eq(a, b))
+		return 1;
+	return mangle_fail(why, len, "%s: '%s' != '%s'", field,
+			   a ? a : "(null)", b ? b : "(null)");
+}
+
+static inline int mangle_cmp_int(char const *field, long long a, long long b,
+				 char *why, size_t len)
+{
+	if (a == b)
+		return 1;
+	return mangle_fail(why, len, "%s: %lld != %lld", field, a, b);
+}
+
+static inline int mangle_cmp_u64(char const *field, unsigned long long a,
+				 unsigned long long b, char *why, size_t len)
+{
+	if (a == b)
+		return 1;
+	return mangle_fail(why, len, "%s: 0x%llx != 0x%llx", field, a, b);
+}
+
+/* 1 if the two parses are field for field equal, else 0 and why. */
+static inline int mangle_parsed_equal(struct op_parsed_name const *a,
+				      struct op_parsed_name const *b,
+				      char *why, size_t len)
+{
+	return mangle_cmp_str("app_name", a->app_name, b->app_name, why, len) &&
+	       mangle_cmp_int("app_is_kernel", a->app_is_kernel,
+			      b->app_is_kernel, why, len) &&
+	       mangle_cmp_str("image_name", a->image_name, b->image_name,
+			      why, len) &&
+	       mangle_cmp_int("image_is_kernel", a->image_is_kernel,
+			      b->image_is_kernel, why, len) &&
+	       mangle_cmp_int("image_is_anon", a->image_is_anon,
+			      b->image_is_anon, why, len) &&
+	       mangle_cmp_u64("anon_start", a->anon_start, b->anon_start,
+			      why, len) &&
+	       mangle_cmp_u64("anon_end", a->anon_end, b->anon_end, why, len) &&
+	       mangle_cmp_int("anon_tgid", a->anon_tgid, b->anon_tgid,
+			      why, len) &&
+	       mangle_cmp_int("is_callgraph", a->is_callgraph,
+			      b->is_callgraph, why, len) &&
+	       mangle_cmp_str("cg_image_name", a->cg_image_name,
+			      b->cg_image_name, why, len) &&
+	       mangle_cmp_int("cg_is_kernel", a->cg_is_kernel,
+			      b->cg_is_kernel, why, len) &&
+	       mangle_cmp_int("cg_is_anon", a->cg_is_anon, b->cg_is_anon,
+			      why, len) &&
+	       mangle_cmp_u64("cg_anon_start", a->cg_anon_start,
+			      b->cg_anon_start, why, len) &&
+	       mangle_cmp_u64("cg_anon_end", a->cg_anon_end, b->cg_anon_end,
+			      why, len) &&
+	       mangle_cmp_int("cg_anon_tgid", a->cg_anon_tgid,
+			      b->cg_anon_tgid, why, len) &&
+	       mangle_cmp_str("event_name", a->event_name, b->event_name,
+			      why, len) &&
+	       mangle_cmp_int("count", a->count, b->count, why, len) &&
+	       mangle_cmp_int("unit_mask", a->unit_mask, b->unit_mask,
+			      why, len) &&
+	       mangle_cmp_int("tgid", a->tgid, b->tgid, why, len) &&
+	       mangle_cmp_int("tid", a->tid, b->tid, why, len) &&
+	       mangle_cmp_int("cpu", a->cpu, b->cpu, why, len);
+}
+
+/*
+ * The parse we expect for v: "{root}" names come back absolute ("bar" and
+ * "/bar" both mangle to "{root}/bar" and parse as "/bar"); "all" is -1.
+ */
+static inline void mangle_expected_parse(struct op_mangle_values const *v,
+					 struct op_parsed_name *p,
+					 char names[3][4096])
+{
+	char const *in[3] = { v->app_name, v->image_name, v->cg_image_name };
+	int *kern[3] = { &p->app_is_kernel, &p->image_is_kernel,
+			 &p->cg_is_kernel };
+	char **out[3] = { &p->app_name, &p->image_name, &p->cg_image_name };
+	int i;
+
+	memset(p, 0, sizeof(*p));
+	for (i = 0; i < 3; i++) {
+		if (!in[i])
+			continue;
+		*kern[i] = (v->flags & OP_MANGLE_KERNEL) && !strchr(in[i], '/');
+		snprintf(names[i], 4096, "%s%s",
+			 *kern[i] || in[i][0] == '/' ? "" : "/", in[i]);
+		*out[i] = names[i];
+	}
+	p->anon_tgid = p->cg_anon_tgid = -1;
+	if (v->flags & OP_MANGLE_ANON) {
+		p->image_name = (char *)v->anon_name;
+		p->image_is_kernel = 0;
+		p->image_is_anon = 1;
+		p->anon_start = v->anon_start;
+		p->anon_end = v->anon_end;
+		p->anon_tgid = v->tgid;
+	}
+	p->is_callgraph = !!(v->flags & OP_MANGLE_CALLGRAPH);
+	if (!p->is_callgraph) {
+		p->cg_image_name = NULL;
+		p->cg_is_kernel = 0;
+	} else if (v->flags & OP_MANGLE_CG_ANON) {
+		p->cg_image_name = (char *)v->cg_anon_name;
+		p->cg_is_kernel = 0;
+		p->cg_is_anon = 1;
+		p->cg_anon_start = v->cg_anon_start;
+		p->cg_anon_end = v->cg_anon_end;
+		p->cg_anon_tgid = v->tgid;
+	}
+	p->event_name = (char *)v->event_name;
+	p->count = v->count;
+	p->unit_mask = v->unit_mask;
+	p->tgid = v->flags & OP_MANGLE_TGID ? v->tgid : -1;
+	p->tid = v->flags & OP_MANGLE_TID ? v->tid : -1;
+	p->cpu = v->flags & OP_MANGLE_CPU ? v->cpu : -1;
+}
+
+/* 1 if p is what parsing the mangled form of v must give, else 0 and why. */
+static inline int mangle_parse_matches(struct op_mangle_values const *v,
+				       struct op_parsed_name const *p,
+				       char *why, size_t len)
+{
+	static char names[3][4096];
+	struct op_parsed_name want;
+
+	mangle_expected_parse(v, &want, names);
+	return mangle_parsed_equal(&want, p, why, len);
+}
+
+/* A pass/fail count; the summary line is the one CI reads. */
+struct mangle_tally {
+	int passed;
+	int failed;
+};
+
+static inline void mangle_check(struct mangle_tally *t, int ok,
+				char const *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static inline void mangle_check(struct mangle_tally *t, int ok,
+				char const *fmt, ...)
+{
+	va_list ap;
+
+	if (ok) {
+		t->passed++;
+		return;
+	}
+	t->failed++;
+	fputs("FAIL: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static inline int mangle_tally_report(char const *name,
+				      struct mangle_tally const *t)
+{
+	printf("%s: %d passed, %d failed\n", name, t->passed, t->failed);
+	return t->failed ? 1 : 0;
+}
+
+#endif /* MANGLE_SUPPORT_H */
