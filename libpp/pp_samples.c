@@ -19,19 +19,21 @@
 
 #define CHECK_TRIES 3
 
-static int add_node(odb_key_t key, odb_value_t value, void *arg)
+static void push(struct pp_samples *s, uint64_t key, uint64_t count)
 {
-	struct pp_samples *s = arg;
-
-	if (!value)
-		return 0;
 	if (s->n == s->alloc) {
 		s->alloc = s->alloc ? 2 * s->alloc : 256;
 		s->v = op_xrealloc(s->v, s->alloc * sizeof(*s->v));
 	}
 	s->v[s->n].key = key;
-	s->v[s->n].count = value;
+	s->v[s->n].count = count;
 	s->n++;
+}
+
+static int add_node(odb_key_t key, odb_value_t value, void *arg)
+{
+	if (value)
+		push(arg, key, value);
 	return 0;
 }
 
@@ -75,6 +77,13 @@ int pp_samples_read(struct pp_samples *s, char const *path,
 	}
 	odb_close(&db);
 	return rc ? -1 : 0;
+}
+
+void pp_samples_move(struct pp_samples *dst, struct pp_samples *src)
+{
+	for (size_t i = 0; i < src->n; i++)
+		push(dst, src->v[i].key, src->v[i].count);
+	pp_samples_free(src);
 }
 
 static int cmp_count(void const *a, void const *b)

@@ -30,6 +30,9 @@ struct pp_samples {
 int pp_samples_read(struct pp_samples *s, char const *path,
 		    struct opd_header *hdr, char *err, size_t errlen);
 
+/* Append the samples of src to dst and free src. */
+void pp_samples_move(struct pp_samples *dst, struct pp_samples *src);
+
 /* Sort by key and fold equal keys. */
 void pp_samples_finish(struct pp_samples *s);
 
