@@ -23,12 +23,37 @@ enum {
 };
 
 struct text {
-	FILE *out;
+	FILE *out;               /* the line being built (see line_begin) */
+	FILE *dest;              /* the report */
+	char *line;
+	size_t line_len;
 	struct pp_report const *r;
 	struct pp_output_opts const *o;
 	bool show_image, show_app;
 	uint64_t *cum;           /* -a: running sums per class */
 };
+
+/* Lines are built in memory so that trailing padding can be cut. */
+static void line_begin(struct text *t)
+{
+	t->out = open_memstream(&t->line, &t->line_len);
+	if (!t->out)
+		op_die("out of memory");
+}
+
+static void line_end(struct text *t)
+{
+	size_t len;
+
+	fclose(t->out);
+	len = strlen(t->line);
+	while (len && t->line[len - 1] == ' ')
+		len--;
+	fprintf(t->dest, "%.*s\n", (int)len, t->line);
+	free(t->line);
+	t->line = NULL;
+	t->out = NULL;
+}
 
 static void field(FILE *out, char const *s, int width)
 {
@@ -78,8 +103,10 @@ void pp_output_text_header(FILE *out, struct pp_report const *r)
 
 static void titles(struct text *t)
 {
-	FILE *out = t->out;
+	FILE *out;
 
+	line_begin(t);
+	out = t->out;
 	if (t->o->show_vma || t->o->details)
 		field(out, "vma", W_VMA);
 	for (size_t c = 0; c < t->r->profile->nr_classes; c++) {
@@ -98,7 +125,8 @@ static void titles(struct text *t)
 		field(out, "image name", W_NAME);
 	if (t->show_app)
 		field(out, "app name", W_NAME);
-	fputs("symbol name\n", out);
+	fputs("symbol name", out);
+	line_end(t);
 }
 
 static void linenr(struct text *t, char const *file, unsigned line)
@@ -152,18 +180,20 @@ static void details(struct text *t, struct pp_entry const *e)
 	for (size_t i = 0; i < e->nr_details; i++) {
 		struct pp_detail const *d = &e->details[i];
 
+		line_begin(t);
 		fprintf(t->out, "  %016" PRIx64 " ", d->vma);
 		counts(t, d->counts, t->o->global_percent ? p->totals :
 				     e->counts);
 		if (t->o->debug_info)
 			linenr(t, d->file, d->line);
-		fputc('\n', t->out);
+		line_end(t);
 	}
 	t->cum = cum;
 }
 
 static void row(struct text *t, struct pp_entry const *e)
 {
+	line_begin(t);
 	if (t->o->show_vma || t->o->details)
 		vma_field(t, e->has_vma, e->vma);
 	counts(t, e->counts, t->r->profile->totals);
@@ -173,7 +203,8 @@ static void row(struct text *t, struct pp_entry const *e)
 		field(t->out, pp_short_name(e->image, t->o->long_names), W_NAME);
 	if (t->show_app)
 		field(t->out, pp_short_name(e->app, t->o->long_names), W_NAME);
-	fprintf(t->out, "%s\n", e->symbol ? e->symbol : "(no symbols)");
+	fputs(e->symbol ? e->symbol : "(no symbols)", t->out);
+	line_end(t);
 	if (t->o->details)
 		details(t, e);
 }
@@ -191,7 +222,7 @@ static void symbol_list(FILE *out, struct pp_report const *r,
 {
 	struct pp_profile const *p = r->profile;
 	struct text t = {
-		.out = out, .r = r, .o = o,
+		.dest = out, .r = r, .o = o,
 		.show_image = several_images(p),
 		.show_app = pp_profile_has_dependents(p),
 		.cum = op_xcalloc(p->nr_classes, sizeof(uint64_t)),
