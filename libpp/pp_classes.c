@@ -157,17 +157,22 @@ static void too_many_axes(unsigned v, struct pp_classes const *c,
 			len += snprintf(err + len, errlen - len, " %s", ax[i].name);
 	if (len < errlen)
 		len += snprintf(err + len, errlen - len, "; a report shows one "
-				"axis as columns: merge the others with -m");
-	for (size_t i = 0; i < sizeof(ax) / sizeof(ax[0]) && len < errlen; i++)
+				"axis as columns: merge the others (");
+	for (size_t i = 0, nr = 0; i < sizeof(ax) / sizeof(ax[0]) &&
+	     len < errlen; i++)
 		if ((v & ax[i].bit) && ax[i].merge)
-			len += snprintf(err + len, errlen - len, " %s",
-					ax[i].merge);
+			len += snprintf(err + len, errlen - len, "%s-m %s",
+					nr++ ? ", " : "", ax[i].merge);
 	if (len < errlen)
-		len += snprintf(err + len, errlen - len, " or narrow the "
-				"specification with");
-	for (size_t i = 0; i < sizeof(ax) / sizeof(ax[0]) && len < errlen; i++)
+		len += snprintf(err + len, errlen - len, ") or narrow the "
+				"specification (");
+	for (size_t i = 0, nr = 0; i < sizeof(ax) / sizeof(ax[0]) &&
+	     len < errlen; i++)
 		if (v & ax[i].bit)
-			len += snprintf(err + len, errlen - len, " %s", ax[i].tag);
+			len += snprintf(err + len, errlen - len, "%s%s",
+					nr++ ? ", " : "", ax[i].tag);
+	if (len < errlen)
+		snprintf(err + len, errlen - len, ")");
 }
 
 static void set_label(struct pp_class *k, enum pp_axis axis, unsigned v)
