@@ -110,8 +110,13 @@ char *pp_locate_image(struct pp_locate *l, char const *image,
 	}
 	if (!why[0]) {
 		dirs = pp_strlist_join(&l->dirs, 4);
-		snprintf(why, whylen, "not found at '%s'%s%s", path,
-			 l->dirs.n ? " nor in --image-path " : "", dirs);
+		if (l->root || l->dirs.n)
+			snprintf(why, whylen, "not found at '%s'%s%s", path,
+				 l->dirs.n ? " nor in --image-path " : "",
+				 dirs);
+		else
+			snprintf(why, whylen, "no such file; --image-path "
+				 "or --root can say where it is now");
 		free(dirs);
 	}
 	free(path);
