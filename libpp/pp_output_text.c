@@ -223,7 +223,7 @@ static void symbol_list(FILE *out, struct pp_report const *r,
 	struct pp_profile const *p = r->profile;
 	struct text t = {
 		.dest = out, .r = r, .o = o,
-		.show_image = several_images(p),
+		.show_image = several_images(p) || pp_profile_has_dependents(p),
 		.show_app = pp_profile_has_dependents(p),
 		.cum = op_xcalloc(p->nr_classes, sizeof(uint64_t)),
 	};

@@ -208,11 +208,31 @@ static size_t image_run(struct pp_profile const *p, size_t i, uint64_t *sum)
 	return j;
 }
 
-static size_t binary(struct xml *x, size_t i, uint64_t *sum, uint64_t *img)
+/* The entries of one image of the application: counts and symbols. */
+static void image(struct xml *x, size_t i, size_t next, bool own,
+		  uint64_t const *img)
 {
 	struct pp_profile const *p = x->r->profile;
-	char const *app = p->v[i].app;
-	size_t end = i;
+
+	if (!own) {
+		fputs("    <module", x->out);
+		attr(x->out, "name", p->v[i].image);
+		fputs(">\n", x->out);
+		counts(x, "      ", img);
+	}
+	if (x->o->symbols)
+		symbols(x, own ? "    " : "      ", &p->v[i], next - i);
+	if (!own)
+		fputs("    </module>\n", x->out);
+}
+
+/* An application: its own image's symbols first, then its modules. */
+static size_t binary(struct xml *x, size_t first, uint64_t *sum,
+		     uint64_t *img)
+{
+	struct pp_profile const *p = x->r->profile;
+	char const *app = p->v[first].app;
+	size_t end = first;
 
 	memset(sum, 0, p->nr_classes * sizeof(*sum));
 	for (; end < p->n && !strcmp(p->v[end].app, app); end++)
@@ -222,21 +242,14 @@ static size_t binary(struct xml *x, size_t i, uint64_t *sum, uint64_t *img)
 	attr(x->out, "name", app);
 	fputs(">\n", x->out);
 	counts(x, "    ", sum);
-	while (i < end) {
-		size_t next = image_run(p, i, img);
-		bool own = !strcmp(p->v[i].image, app);
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = first, next; i < end; i = next) {
+			bool own = !strcmp(p->v[i].image, app);
 
-		if (!own) {
-			fputs("    <module", x->out);
-			attr(x->out, "name", p->v[i].image);
-			fputs(">\n", x->out);
-			counts(x, "      ", img);
+			next = image_run(p, i, img);
+			if (own == !pass)
+				image(x, i, next, own, img);
 		}
-		if (x->o->symbols)
-			symbols(x, own ? "    " : "      ", &p->v[i], next - i);
-		if (!own)
-			fputs("    </module>\n", x->out);
-		i = next;
 	}
 	fputs("  </binary>\n", x->out);
 	return end;
