@@ -81,8 +81,7 @@ static void list_sessions(char const *samples, struct pp_strlist *names)
 		free(p);
 	}
 	closedir(d);
-	qsort(names->v, names->n, sizeof(*names->v),
-	      (int (*)(void const *, void const *))strcmp);
+	pp_strlist_sort(names);
 }
 
 static int missing_session(char const *what, char const *samples,
@@ -373,8 +372,7 @@ static void empty_message(struct pp_spec const *spec, enum pp_tag tag,
 
 	for (size_t i = 0; i < c->n; i++)
 		field_text(tag, &c->v[i].name, &present);
-	qsort(present.v, present.n, sizeof(*present.v),
-	      (int (*)(void const *, void const *))strcmp);
+	pp_strlist_sort(&present);
 	vals = pp_strlist_join(&present, 8);
 	snprintf(err, errlen, "no sample files matched: %zu files in %s, "
 		 "0 left after %s%s%s (%s present: %s)", total, sess,
@@ -450,9 +448,13 @@ static int filter(struct pp_spec const *spec,
 
 	if (!total) {
 		char *sess = sessions_text(out);
-		snprintf(err, errlen, "no sample files in %s (%zu unparsable "
-			 "names skipped): was the profile dumped "
-			 "(opcontrol --dump)?", sess, c->nr_unparsable);
+		char skipped[64] = "";
+
+		if (c->nr_unparsable)
+			snprintf(skipped, sizeof(skipped), " (%zu unparsable "
+				 "names skipped)", c->nr_unparsable);
+		snprintf(err, errlen, "no sample files in %s%s: was the "
+			 "profile dumped (opcontrol --dump)?", sess, skipped);
 		free(sess);
 		return -1;
 	}

@@ -71,6 +71,16 @@ char *pp_strlist_join(struct pp_strlist const *l, size_t max)
 	return out;
 }
 
+static int cmp_item(void const *a, void const *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void pp_strlist_sort(struct pp_strlist *l)
+{
+	qsort(l->v, l->n, sizeof(*l->v), cmp_item);
+}
+
 void pp_strlist_free(struct pp_strlist *l)
 {
 	for (size_t i = 0; i < l->n; i++)

@@ -31,6 +31,9 @@ bool pp_strlist_has(struct pp_strlist const *l, char const *s);
 /* Items joined with ", ", at most max items, then ", ...". Caller frees. */
 char *pp_strlist_join(struct pp_strlist const *l, size_t max);
 
+/* Sort the items (strcmp order). */
+void pp_strlist_sort(struct pp_strlist *l);
+
 void pp_strlist_free(struct pp_strlist *l);
 
 /* Whether s matches any fnmatch(3) pattern of the list. */

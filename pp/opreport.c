@@ -142,7 +142,7 @@ static int build(struct run *run, struct side *s, int argc,
 
 	s->text = pp_spec_text(argc, argv);
 	if (pp_spec_parse(&s->spec, argc, argv, err, sizeof(err)))
-		return op_error("bad profile specification: %s", err);
+		usage_error("bad profile specification: %s", err);
 	if (!root && s->spec.given[PP_TAG_ARCHIVE])
 		root = s->spec.v[PP_TAG_ARCHIVE].v[0];
 	if (pp_locate_init(&s->locate, root, opts.image_path, err, sizeof(err)))
