@@ -248,9 +248,9 @@ bool pp_image_match(struct pp_strlist const *pats, char const *name)
 
 /* The filter stages, in order. PP_NR_TAGS stands for -x. */
 static enum pp_tag const stages[] = {
-	PP_NR_TAGS, PP_TAG_IMAGE, PP_TAG_IMAGE_EXCLUDE, PP_TAG_LIB_IMAGE,
-	PP_TAG_LIB_IMAGE_EXCLUDE, PP_TAG_BARE, PP_TAG_EVENT, PP_TAG_COUNT,
-	PP_TAG_UNIT_MASK, PP_TAG_CPU, PP_TAG_TGID, PP_TAG_TID,
+	PP_TAG_IMAGE, PP_TAG_IMAGE_EXCLUDE, PP_TAG_LIB_IMAGE,
+	PP_TAG_LIB_IMAGE_EXCLUDE, PP_TAG_BARE, PP_NR_TAGS, PP_TAG_EVENT,
+	PP_TAG_COUNT, PP_TAG_UNIT_MASK, PP_TAG_CPU, PP_TAG_TGID, PP_TAG_TID,
 };
 
 static bool match_id(struct pp_spec const *spec, enum pp_tag tag, int v)
