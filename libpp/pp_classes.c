@@ -227,7 +227,8 @@ int pp_classify(struct pp_filelist *files, struct pp_merge const *merge,
 		k.event = op_xstrdup(k.event);
 		out->v[out->n++] = k;
 	}
-	qsort(out->v, out->n, sizeof(*out->v), cmp_class);
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof(*out->v), cmp_class);
 	for (size_t i = 0; i < files->n; i++) {
 		struct pp_class k = key_of(&files->v[i].name, merge);
 		files->v[i].cls = (int)find_class(out, &k);

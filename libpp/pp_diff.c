@@ -89,7 +89,8 @@ void pp_diff_profiles(struct pp_profile *out, struct pp_profile const *old,
 	out->nr_bad_files = old->nr_bad_files + new->nr_bad_files;
 	add_refs(refs, &n, old, 0, long_names);
 	add_refs(refs, &n, new, 1, long_names);
-	qsort(refs, n, sizeof(*refs), cmp_ref);
+	if (n > 1)
+		qsort(refs, n, sizeof(*refs), cmp_ref);
 	for (size_t i = 0; i < n; i++) {
 		struct pp_entry const *e = refs[i].e;
 		struct pp_entry *d;

@@ -482,8 +482,10 @@ int pp_files_select(struct pp_spec const *spec,
 	memset(out, 0, sizeof(*out));
 	rc = resolve_sessions(spec, base, out, err, errlen);
 	free(base);
-	if (rc)
+	if (rc) {
+		pp_files_free(out);
 		return -1;
+	}
 	for (size_t s = 0; s < out->nr_sessions; s++)
 		walk(out->sessions[s].dir, strlen(out->sessions[s].dir), s,
 		     &c, notes);
@@ -491,9 +493,11 @@ int pp_files_select(struct pp_spec const *spec,
 	rc = filter(spec, opts, &c, out, err, errlen);
 	if (rc) {
 		free(c.v);
+		pp_files_free(out);
 		return -1;
 	}
-	qsort(c.v, c.n, sizeof(*c.v), cmp_sfile);
+	if (c.n > 1)
+		qsort(c.v, c.n, sizeof(*c.v), cmp_sfile);
 	out->v = c.v;
 	out->n = c.n;
 	return 0;

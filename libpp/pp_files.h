@@ -46,7 +46,8 @@ struct pp_select_opts {
 /*
  * Fill out with the files spec selects. Unparsable names are noted (with
  * the file and the reason) and skipped. Returns 0, or -1 with err saying
- * why nothing can be reported (no such session, nothing matched).
+ * why nothing can be reported (no such session, nothing matched); out
+ * then holds nothing to free.
  */
 int pp_files_select(struct pp_spec const *spec,
 		    struct pp_select_opts const *opts,

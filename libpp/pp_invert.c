@@ -116,7 +116,8 @@ void pp_invert(struct pp_filelist const *files, bool merge_lib,
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < files->n; i++)
 		idx[i] = i;
-	qsort_r(idx, files->n, sizeof(*idx), cmp_index, &ctx);
+	if (files->n > 1)
+		qsort_r(idx, files->n, sizeof(*idx), cmp_index, &ctx);
 	for (size_t i = 0; i < files->n; i++) {
 		struct pp_sfile const *f = &files->v[idx[i]];
 		struct pp_sfile const *prev = i ? &files->v[idx[i - 1]] : NULL;

@@ -39,6 +39,7 @@ int pp_kernel_load(struct pp_kernel *k, char const *session_dir,
 	if (!f) {
 		snprintf(err, errlen, "cannot open '%s': %s", path,
 			 strerror(errno));
+		pp_kernel_free(k);
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -52,6 +53,7 @@ int pp_kernel_load(struct pp_kernel *k, char const *session_dir,
 			snprintf(err, errlen, "%s:%u: expected 'NAME 0xSTART "
 				 "0xEND'", path, lineno);
 			fclose(f);
+			pp_kernel_free(k);
 			return -1;
 		}
 		add_image(k, name, start, end);

@@ -32,7 +32,7 @@ struct pp_kernel {
 	bool no_addresses;       /* kallsyms was saved with hidden addresses */
 };
 
-/* Read session_dir/session/kernel_images. 0, or -1 with err. */
+/* Read session_dir/session/kernel_images. 0, or -1 with err (k empty). */
 int pp_kernel_load(struct pp_kernel *k, char const *session_dir,
 		   char *err, size_t errlen);
 

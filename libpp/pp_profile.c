@@ -49,7 +49,8 @@ static int cmp_raw(void const *pa, void const *pb)
 
 static void fold_entry(struct pp_entry *e, size_t nr_classes)
 {
-	qsort(e->raw, e->nr_raw, sizeof(*e->raw), cmp_raw);
+	if (e->nr_raw > 1)
+		qsort(e->raw, e->nr_raw, sizeof(*e->raw), cmp_raw);
 	for (size_t i = 0; i < e->nr_raw; i++) {
 		struct pp_detail *d = e->nr_details ?
 				      &e->details[e->nr_details - 1] : NULL;
@@ -145,7 +146,8 @@ void pp_profile_finish(struct pp_profile *p)
 {
 	size_t out = 0;
 
-	qsort(p->v, p->n, sizeof(*p->v), cmp_entry);
+	if (p->n > 1)
+		qsort(p->v, p->n, sizeof(*p->v), cmp_entry);
 	for (size_t i = 0; i < p->n; i++) {
 		if (out && !cmp_entry(&p->v[out - 1], &p->v[i]))
 			merge_into(&p->v[out - 1], &p->v[i], p->nr_classes);

@@ -98,7 +98,8 @@ void pp_samples_finish(struct pp_samples *s)
 {
 	size_t out = 0;
 
-	qsort(s->v, s->n, sizeof(*s->v), cmp_count);
+	if (s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_count);
 	for (size_t i = 0; i < s->n; i++) {
 		if (out && s->v[out - 1].key == s->v[i].key)
 			s->v[out - 1].count += s->v[i].count;

@@ -110,5 +110,6 @@ void pp_sort_rows(struct pp_entry const **rows, size_t n,
 {
 	struct sort_ctx ctx = { s, cls };
 
-	qsort_r(rows, n, sizeof(*rows), cmp_row, &ctx);
+	if (n > 1)
+		qsort_r(rows, n, sizeof(*rows), cmp_row, &ctx);
 }

@@ -78,7 +78,8 @@ static int cmp_item(void const *a, void const *b)
 
 void pp_strlist_sort(struct pp_strlist *l)
 {
-	qsort(l->v, l->n, sizeof(*l->v), cmp_item);
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_item);
 }
 
 void pp_strlist_free(struct pp_strlist *l)

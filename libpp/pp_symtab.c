@@ -41,7 +41,8 @@ void pp_symtab_finish(struct pp_symtab *t)
 {
 	size_t out = 0;
 
-	qsort(t->v, t->n, sizeof(*t->v), cmp_sym);
+	if (t->n > 1)
+		qsort(t->v, t->n, sizeof(*t->v), cmp_sym);
 	for (size_t i = 0; i < t->n; i++) {
 		if (out && t->v[out - 1].start == t->v[i].start) {
 			free(t->v[i].name);

@@ -24,7 +24,9 @@
 #include "pp_profile.h"
 #include "pp_spec.h"
 
-/* The command line; popt fills it in from the table below. */
+/* The command line; popt fills it in from the table below. String
+ * options come back through poptGetNextOpt() (see take_string()) so that
+ * a repeated option replaces, and frees, the earlier value. */
 static struct opreport_opts {
 	int symbols, details, debug_info, show_vma, long_names;
 	int reverse, exclude_dependent, no_header, accumulated;
@@ -34,6 +36,8 @@ static struct opreport_opts {
 	char *session_dir, *image_path, *root;
 } opts;
 
+enum { OPT_SESSION_DIR = 256 };
+
 static struct poptOption const options[] = {
 	{ "symbols", 'l', POPT_ARG_NONE, &opts.symbols, 0, "list symbols", NULL },
 	{ "details", 'd', POPT_ARG_NONE, &opts.details, 0, "samples per address under each symbol", NULL },
@@ -41,21 +45,21 @@ static struct poptOption const options[] = {
 	{ "show-address", 'w', POPT_ARG_NONE, &opts.show_vma, 0, "vma column", NULL },
 	{ "long-filenames", 'f', POPT_ARG_NONE, &opts.long_names, 0, "full paths", NULL },
 	{ "threshold", 't', POPT_ARG_DOUBLE, &opts.threshold, 0, "hide entries below this percentage", "percent" },
-	{ "sort", 's', POPT_ARG_STRING, &opts.sort, 0, "sort keys", "sample,image,app-name,symbol,debug,vma" },
+	{ "sort", 's', POPT_ARG_STRING, NULL, 's', "sort keys", "sample,image,app-name,symbol,debug,vma" },
 	{ "reverse-sort", 'r', POPT_ARG_NONE, &opts.reverse, 0, "reverse the sort", NULL },
 	{ "exclude-dependent", 'x', POPT_ARG_NONE, &opts.exclude_dependent, 0, "leave out libraries, kernel and modules of applications", NULL },
-	{ "include-symbols", 'i', POPT_ARG_STRING, &opts.include, 0, "only these symbols", "sym,..." },
-	{ "exclude-symbols", 'e', POPT_ARG_STRING, &opts.exclude, 0, "leave out these symbols", "sym,..." },
-	{ "demangle", 'D', POPT_ARG_STRING, &opts.demangle, 0, "C++ names (default normal)", "none|normal|smart" },
+	{ "include-symbols", 'i', POPT_ARG_STRING, NULL, 'i', "only these symbols", "sym,..." },
+	{ "exclude-symbols", 'e', POPT_ARG_STRING, NULL, 'e', "leave out these symbols", "sym,..." },
+	{ "demangle", 'D', POPT_ARG_STRING, NULL, 'D', "C++ names (default normal)", "none|normal|smart" },
 	{ "no-header", 'n', POPT_ARG_NONE, &opts.no_header, 0, "no header lines", NULL },
 	{ "accumulated", 'a', POPT_ARG_NONE, &opts.accumulated, 0, "cumulative samples and percentages", NULL },
 	{ "global-percent", '%', POPT_ARG_NONE, &opts.global_percent, 0, "percentages of the whole profile", NULL },
-	{ "merge", 'm', POPT_ARG_STRING, &opts.merge, 0, "merge separated profiles", "cpu,lib,tid,tgid,unitmask,all" },
-	{ "output-file", 'o', POPT_ARG_STRING, &opts.output, 0, "write the report to a file", "file" },
+	{ "merge", 'm', POPT_ARG_STRING, NULL, 'm', "merge separated profiles", "cpu,lib,tid,tgid,unitmask,all" },
+	{ "output-file", 'o', POPT_ARG_STRING, NULL, 'o', "write the report to a file", "file" },
 	{ "xml", 'X', POPT_ARG_NONE, &opts.xml, 0, "XML output (doc/opreport.xsd)", NULL },
-	{ "session-dir", 0, POPT_ARG_STRING, &opts.session_dir, 0, "session directory (default " OP_SESSION_DIR_DEFAULT ")", "dir" },
-	{ "image-path", 'p', POPT_ARG_STRING, &opts.image_path, 0, "directories to find binaries in by name", "dir,..." },
-	{ "root", 'R', POPT_ARG_STRING, &opts.root, 0, "prefix of the sampled paths (sysroot)", "dir" },
+	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR, "session directory (default " OP_SESSION_DIR_DEFAULT ")", "dir" },
+	{ "image-path", 'p', POPT_ARG_STRING, NULL, 'p', "directories to find binaries in by name", "dir,..." },
+	{ "root", 'R', POPT_ARG_STRING, NULL, 'R', "prefix of the sampled paths (sysroot)", "dir" },
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };
@@ -77,6 +81,41 @@ struct run {
 	struct pp_populate_opts populate;
 	struct pp_output_opts output;
 };
+
+static void replace(char **dst, char *value)
+{
+	free(*dst);
+	*dst = value;
+}
+
+/* The string option popt returned: into its field. */
+static void take_string(poptContext ctx, int val)
+{
+	char *arg = poptGetOptArg(ctx);
+
+	switch (val) {
+	case 's': replace(&opts.sort, arg); break;
+	case 'i': replace(&opts.include, arg); break;
+	case 'e': replace(&opts.exclude, arg); break;
+	case 'D': replace(&opts.demangle, arg); break;
+	case 'm': replace(&opts.merge, arg); break;
+	case 'o': replace(&opts.output, arg); break;
+	case OPT_SESSION_DIR: replace(&opts.session_dir, arg); break;
+	case 'p': replace(&opts.image_path, arg); break;
+	case 'R': replace(&opts.root, arg); break;
+	default: free(arg); break;
+	}
+}
+
+static void free_strings(void)
+{
+	char **s[] = { &opts.sort, &opts.include, &opts.exclude,
+		       &opts.demangle, &opts.merge, &opts.output,
+		       &opts.session_dir, &opts.image_path, &opts.root };
+
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		replace(s[i], NULL);
+}
 
 static _Noreturn void usage_error(char const *fmt, char const *what)
 {
@@ -128,7 +167,7 @@ static void setup(struct run *run)
 	parse_lists(run);
 	run->output.sort.reverse = opts.reverse;
 	if (!opts.session_dir)
-		opts.session_dir = OP_SESSION_DIR_DEFAULT;
+		opts.session_dir = op_xstrdup(OP_SESSION_DIR_DEFAULT);
 }
 
 /* Specification to profile: select, classify, invert, populate. */
@@ -241,7 +280,8 @@ int main(int argc, char const **argv)
 	char err[512];
 
 	op_set_progname(argv[0]);
-	rc = poptGetNextOpt(ctx);
+	while ((rc = poptGetNextOpt(ctx)) > 0)
+		take_string(ctx, rc);
 	if (rc < -1)
 		usage_error("%s", poptStrerror(rc));
 	args = (char const *const *)poptGetArgs(ctx);
@@ -256,6 +296,7 @@ int main(int argc, char const **argv)
 	pp_strlist_free(&run.include);
 	pp_strlist_free(&run.exclude);
 	pp_strlist_free(&run.notes);
+	free_strings();
 	poptFreeContext(ctx);
 	return rc ? 1 : 0;
 }
