@@ -51,11 +51,12 @@ struct opd_stats {
 	uint64_t no_app;             /* kernel samples dropped: no app where one is required */
 	uint64_t bad_event;          /* event index out of range */
 	uint64_t unresolved_kernel;  /* kernel pc in no known kernel image */
-	uint64_t unknown_cookie;     /* cookie never defined */
+	uint64_t unknown_cookie;     /* user sample under a cookie never defined */
+	uint64_t no_mapping;         /* user sample with no binary (NO/INVALID_COOKIE) */
 	uint64_t sfile_errors;       /* sample file could not be opened/grown */
 	uint64_t saturated;          /* count stopped at UINT32_MAX */
 	uint64_t stream_errors;      /* malformed stream records */
-	uint64_t arcs;               /* callgraph arcs written */
+	uint64_t arcs;               /* callgraph arcs recorded (not samples) */
 };
 
 /*
@@ -73,6 +74,14 @@ void opd_core_new_stream(void);
 
 /* msync every open sample file. */
 void opd_core_sync(void);
+
+/*
+ * (Re)write the session data a later report needs into
+ * SESSION/samples/current/session/: kallsyms, modules, kernel_images. Call
+ * after init (done by opd_core_init), and after reset or save recreated
+ * the current session. 0 or -1 (message printed).
+ */
+int opd_core_write_session(void);
 
 /* Close every sample file (HUP, reset, save); they reopen lazily. */
 void opd_core_close_files(void);

@@ -152,6 +152,8 @@ static int odb_map_valid(struct odb *db, int *interrupted)
 		if (fstat(db->fd, &st))
 			return odb_fail(db, -errno, "cannot stat: %s",
 					strerror(errno));
+		if (!S_ISREG(st.st_mode))
+			return odb_fail(db, -EINVAL, "not a regular file");
 		if ((uint64_t)st.st_size < min)
 			return odb_fail(db, -EINVAL,
 					"file too small for a sample file (%lld bytes)",
@@ -257,6 +259,8 @@ static int odb_open_writer(struct odb *db)
 
 	if (fstat(db->fd, &st))
 		return odb_fail(db, -errno, "cannot stat: %s", strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return odb_fail(db, -EINVAL, "not a regular file");
 	if (st.st_size == 0 || odb_is_unborn(db, st.st_size))
 		return odb_init_new(db);
 	rc = odb_map_valid(db, &interrupted);
@@ -272,7 +276,8 @@ static int odb_open_writer(struct odb *db)
 int odb_open(struct odb *db, char const *path, enum odb_mode mode,
 	     size_t header_size)
 {
-	int flags = O_RDONLY | O_CLOEXEC;
+	/* O_NONBLOCK: a FIFO planted in a sample directory must not hang us */
+	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
 	int interrupted, rc;
 
 	memset(db, 0, sizeof(*db));

@@ -23,6 +23,11 @@
  *    no "-0"; TGID, TID and CPU are non-negative or "all".
  *  - An anonymous region's TGID is the file's TGID (OProfile prints both
  *    from one value), so they must agree when the TGID field is a number.
+ *
+ * In struct op_parsed_name, "{root}" names come back absolute ("/bin/ls"),
+ * "{kern}" names as written; fields of a part the name does not have (C
+ * without "{cg}", the anon fields of a non-anonymous image) are zero or
+ * NULL, except that their TGIDs are -1. On error *out is zeroed.
  */
 #include <inttypes.h>
 #include <limits.h>

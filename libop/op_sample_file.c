@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "op_sample_file.h"
@@ -89,13 +90,19 @@ static ssize_t op_read_full(int fd, void *buf, size_t len)
 int op_header_read(char const *path, struct opd_header *h,
 		   char *err, size_t errlen)
 {
+	struct stat st;
 	ssize_t n;
 	int fd, saved;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO planted in a sample directory must not hang us */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return op_header_fail(err, errlen, path, "cannot open: %s",
 				      strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return op_header_fail(err, errlen, path, "not a regular file");
+	}
 	n = op_read_full(fd, h, sizeof(*h));
 	saved = errno;
 	close(fd);

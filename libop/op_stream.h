@@ -17,6 +17,29 @@
 #ifndef OP_STREAM_H
 #define OP_STREAM_H
 
+/*
+ * Decoder state (daemon/opd_trans.c's transient; producers mirror it and
+ * write a switch only when the value changes):
+ *   cpu, task (tid, tgid, app_cookie), mode (kernel/user), cookie, trace.
+ * At the start of a stream all are unknown. Then:
+ *   CPU_SWITCH   sets cpu; task, mode and cookie become unknown; ends a trace.
+ *   CTX_SWITCH   sets the task; the cookie becomes unknown (mode is kept).
+ *   KERNEL_ENTER / USER_ENTER set the mode; the cookie is kept.
+ *   COOKIE_SWITCH sets the cookie.
+ * A sample needs cpu, task and mode known, and a user sample the cookie
+ * too; otherwise it is an error and is dropped. A COOKIE_SWITCH or
+ * CTX_SWITCH to a cookie that is not OP_NO_COOKIE/OP_INVALID_COOKIE and
+ * was not defined earlier in the stream is an error.
+ * Backtraces: after TRACE_BEGIN the first pair is the sample and every
+ * following pair (pc, 0) a frame. COOKIE_SWITCH, KERNEL_ENTER, USER_ENTER,
+ * COOKIE_DEF and ANON_DEF may appear between frames (a trace crossing
+ * from kernel to user or between binaries); any other escape ends the
+ * trace. So a producer that writes backtraces begins every sample,
+ * even one without frames, with TRACE_BEGIN.
+ * A malformed record (unknown code, bad length, a pair whose second word
+ * is OP_ESCAPE_CODE) is an error; decoding resumes at the next escape.
+ */
+
 #define OP_ESCAPE_CODE (~0UL)
 
 enum op_stream_code {
@@ -39,7 +62,8 @@ enum op_stream_code {
 	/* ESC 7 tgid: only valid right after CTX_SWITCH's two words. */
 	OP_CODE_CTX_TGID = 7,
 	/* ESC 8: the next pair is a sample, the pairs after it (pc, 0) its
-	 * backtrace, caller after callee, until the next escape code. */
+	 * backtrace, caller after callee, until an escape other than a
+	 * cookie or mode switch or a definition (see above). */
 	OP_CODE_TRACE_BEGIN = 8,
 	/* 9 (TRACE_END) is unused, as in OProfile; 10..14 are Xen, SPU and
 	 * AMD IBS codes we do not produce; a decoder treats them as errors. */

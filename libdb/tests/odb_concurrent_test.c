@@ -156,6 +156,48 @@ static void read_once(char const *path, struct reader_stats *st)
 	odb_close(&db);
 }
 
+static void put32(char const *path, off_t off, uint32_t v)
+{
+	t_pwrite(path, &v, sizeof(v), off);
+}
+
+/*
+ * The states a reader can catch a growth in, made by hand: the descriptor
+ * ahead of the file length is "try again", never a remap past the end.
+ */
+static void test_concurrent__refresh_states(void)
+{
+	char const *path = t_path("refresh.samples");
+	struct odb db, w;
+	uint32_t i;
+
+	t_open(&w, path, ODB_RDWR);
+	for (i = 1; i < 128; i++)
+		T_ASSERT(odb_add(&w, i, i) == 0, "add");
+	odb_close(&w);		/* full: 127 keys in 128 nodes */
+
+	t_open(&db, path, ODB_RDONLY);
+	T_ASSERT(odb_refresh(&db) == 0 && t_view(&db) == 128, "nothing to do");
+	put32(path, 72, 256);	/* size stored, file not extended: cannot happen */
+	T_ASSERT(odb_refresh(&db) == -EAGAIN, "descr ahead of the file");
+	T_ASSERT(strstr(db.err, "growth in progress"), "%s", db.err);
+	T_ASSERT(t_view(&db) == 128 && odb_count(&db) == 127, "view changed");
+	put32(path, 72, 128);
+	T_ASSERT(truncate(path, HDR + 32 + 256 * 20) == 0, "truncate");
+	T_ASSERT(odb_refresh(&db) == 0 && t_view(&db) == 128,
+		 "file extended, size not yet stored: keep the old view");
+	put32(path, 72, 256);
+	T_ASSERT(odb_refresh(&db) == 0 && t_view(&db) == 256, "grown: remap");
+	T_ASSERT(odb_count(&db) == 127, "count %u after remap", odb_count(&db));
+	T_ASSERT(truncate(path, HDR + 32 + 1024 * 20) == 0, "truncate");
+	put32(path, 72, 512);	/* two growths behind, the newest half done */
+	T_ASSERT(odb_refresh(&db) == 0 && t_view(&db) == 512, "remap to 512");
+	put32(path, 72, 64);
+	T_ASSERT(odb_refresh(&db) == -EINVAL, "a shrinking size is damage");
+	odb_close(&db);
+	printf("ok odb_refresh: EAGAIN while descr is ahead of the file, keeps the old view mid-growth, remaps when grown, refuses shrinking\n");
+}
+
 int main(void)
 {
 	char const *path = t_path("concurrent.samples");
@@ -167,6 +209,7 @@ int main(void)
 	pid_t pid;
 	size_t i;
 
+	test_concurrent__refresh_states();
 	make_keys();
 	t_open(&db, path, ODB_RDWR);	/* the file exists before the reader looks */
 	odb_close(&db);
@@ -196,6 +239,8 @@ int main(void)
 	t_compare(&db, &m, "final read");
 	printf("ok final read: %zu keys, %u nodes, equals the writer's model; odb_check passes\n",
 	       m.n, db.descr->size);
+	T_ASSERT(db.descr->size >= 128 << 5, "the writer grew the file only to %u",
+		 db.descr->size);
 	odb_close(&db);
 	t_model_free(&m);
 	return 0;

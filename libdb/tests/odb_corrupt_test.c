@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "odb_test_util.h"
@@ -313,6 +314,27 @@ static void check_fault(struct fault const *f, char const *path)
 		writer_survives(copy_file(path));
 }
 
+/* A FIFO or a directory in a sample directory: refused, never waited on. */
+static void check_not_regular(void)
+{
+	char const *fifo = t_path("fifo.samples"), *dir = t_tmpdir();
+	struct opd_header h;
+	struct odb db;
+	char err[600];
+
+	T_ASSERT(mkfifo(fifo, 0644) == 0, "mkfifo: %s", strerror(errno));
+	T_ASSERT(op_header_read(fifo, &h, err, sizeof(err)) == -1, "fifo header");
+	T_ASSERT(strstr(err, "not a regular file"), "%s", err);
+	t_expect_err(odb_open(&db, fifo, ODB_RDONLY, HDR), db.err,
+		     "fifo.samples: not a regular file", "fifo RDONLY");
+	t_expect_err(odb_open(&db, fifo, ODB_RDWR, HDR), db.err,
+		     "fifo.samples: not a regular file", "fifo RDWR");
+	t_expect_err(odb_open(&db, dir, ODB_RDONLY, HDR), db.err,
+		     "not a regular file", "directory");
+	unlink(fifo);
+	printf("ok a FIFO and a directory are refused as \"not a regular file\" without blocking\n");
+}
+
 /* Committed files: the named ones give the same fault, none crashes. */
 static void check_corpus(char const *dir)
 {
@@ -367,6 +389,8 @@ int main(int argc, char **argv)
 			snprintf(path, sizeof(path), "%s", t_path(faults[i].name));
 		check_fault(&faults[i], path);
 	}
+	if (argc == 1)
+		check_not_regular();
 	if (corpus && argc == 1)
 		check_corpus(corpus);
 	return 0;

@@ -1,0 +1,67 @@
+/*
+ * The producer-side cookie table: it replaces the kernel's dcookies. A
+ * binary's path is interned to a small integer cookie (1, 2, ...: never
+ * OP_NO_COOKIE nor OP_INVALID_COOKIE), and anonymous executable regions get
+ * cookies of their own. The stream carries a cookie's definition (ESC
+ * COOKIE_DEF or ESC ANON_DEF) before its first use; the table remembers
+ * which cookies were defined in the current stream so that starting a new
+ * stream (a new file, a new reader) defines them again.
+ *
+ * Cookies are never reused: the decoder may not see a cookie redefined.
+ */
+#ifndef COOKIE_TABLE_H
+#define COOKIE_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct word_buffer;
+
+enum ct_kind {
+	CT_FILE = 0,	/* a file path: ESC COOKIE_DEF */
+	CT_ANON = 1,	/* an anonymous region: ESC ANON_DEF */
+};
+
+struct cookie_entry {
+	char *name;		/* path or region name, NUL-terminated */
+	size_t len;		/* strlen(name) */
+	enum ct_kind kind;
+	unsigned long tgid;	/* CT_ANON: owning process */
+	unsigned long start;	/* CT_ANON: region start (offsets are from it) */
+	unsigned long end;	/* CT_ANON: region end, exclusive */
+	unsigned stream_gen;	/* == table gen: defined in this stream */
+};
+
+struct cookie_table {
+	struct cookie_entry *ent;	/* ent[cookie - 1] */
+	size_t nr;			/* cookies handed out */
+	size_t cap;			/* entries allocated */
+	unsigned long *hash;		/* open addressing: file cookie or 0 */
+	size_t hash_mask;		/* hash size - 1 (power of two) */
+	size_t nr_files;		/* entries in hash */
+	unsigned gen;			/* current stream generation, >= 1 */
+};
+
+void ct_init(struct cookie_table *ct);
+void ct_free(struct cookie_table *ct);
+
+/* The cookie of path[0..len) (no NUL needed), interning it if new. */
+unsigned long ct_intern(struct cookie_table *ct, char const *path, size_t len);
+
+/* A new cookie for the anonymous region [start, end) of tgid. */
+unsigned long ct_new_anon(struct cookie_table *ct, unsigned long tgid,
+			  unsigned long start, unsigned long end,
+			  char const *name);
+
+/* The entry of cookie, or NULL if the table never handed it out. */
+struct cookie_entry *ct_get(struct cookie_table *ct, unsigned long cookie);
+
+/* Forget what was defined: the next stream defines every cookie again. */
+void ct_new_stream(struct cookie_table *ct);
+
+/* Append cookie's definition to wb unless this stream already has it.
+ * OP_NO_COOKIE and OP_INVALID_COOKIE need no definition. */
+void ct_define(struct cookie_table *ct, unsigned long cookie,
+	       struct word_buffer *wb);
+
+#endif /* COOKIE_TABLE_H */

@@ -1,0 +1,389 @@
+/*
+ * The control FIFO and its answer files (protocol in opd_control.h).
+ * Signals can only say "start", "stop" and "exit"; the FIFO carries
+ * arguments (a dump id, a session name) and the answer files let the
+ * sender know when, and how, its command was carried out.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "op_message.h"
+#include "opd_control.h"
+#include "opd_session.h"
+
+static int id_ok(char const *id)
+{
+	size_t n = strlen(id);
+
+	if (n == 0 || n >= OPD_CONTROL_ID_MAX)
+		return 0;
+	return strspn(id, "abcdefghijklmnopqrstuvwxyz"
+			  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
+static struct {
+	char const *word;
+	enum opd_cmd cmd;
+	int needs_name;
+	int needs_id;
+} const commands[] = {
+	{ "start", OPD_CMD_START, 0, 0 },
+	{ "stop", OPD_CMD_STOP, 0, 0 },
+	{ "dump", OPD_CMD_DUMP, 0, 1 },
+	{ "reset", OPD_CMD_RESET, 0, 0 },
+	{ "save", OPD_CMD_SAVE, 1, 0 },
+	{ "exit", OPD_CMD_EXIT, 0, 0 },
+};
+
+int opd_command_parse(char const *line, struct opd_command *c,
+		      char *err, size_t errlen)
+{
+	char copy[OPD_CONTROL_LINE_MAX], *words[4], *save = NULL, *w;
+	size_t nr = 0, i;
+
+	memset(c, 0, sizeof(*c));
+	if (strlen(line) >= sizeof(copy)) {
+		snprintf(err, errlen, "command line too long");
+		return -1;
+	}
+	strcpy(copy, line);
+	for (w = strtok_r(copy, " \t\r", &save); w; w = strtok_r(NULL, " \t\r", &save)) {
+		if (nr == 4) {
+			snprintf(err, errlen, "too many words in command '%s'", line);
+			return -1;
+		}
+		words[nr++] = w;
+	}
+	if (!nr) {
+		snprintf(err, errlen, "empty command");
+		return -1;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(words[0], commands[i].word))
+			break;
+	if (i == sizeof(commands) / sizeof(commands[0])) {
+		snprintf(err, errlen, "unknown command '%s'", words[0]);
+		return -1;
+	}
+	c->cmd = commands[i].cmd;
+	if (commands[i].needs_name) {
+		if (nr < 2) {
+			snprintf(err, errlen, "command '%s' needs a name", words[0]);
+			return -1;
+		}
+		if (!opd_session_name_ok(words[1], err, errlen))
+			return -1;
+		snprintf(c->name, sizeof(c->name), "%s", words[1]);
+	}
+	if (nr > (size_t)(2 + commands[i].needs_name)) {
+		snprintf(err, errlen, "too many arguments to '%s'", words[0]);
+		return -1;
+	}
+	if (nr == (size_t)(2 + commands[i].needs_name)) {
+		char const *id = words[1 + commands[i].needs_name];
+
+		if (!id_ok(id)) {
+			snprintf(err, errlen, "invalid id '%s' (1-63 of A-Z a-z 0-9 . _ -)", id);
+			return -1;
+		}
+		snprintf(c->id, sizeof(c->id), "%s", id);
+	}
+	if (commands[i].needs_id && !c->id[0]) {
+		snprintf(err, errlen, "command '%s' needs an id", words[0]);
+		return -1;
+	}
+	return 0;
+}
+
+int opd_control_open(struct opd_control *c, char const *session_dir)
+{
+	struct stat st;
+
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+	c->fifo = opd_path(session_dir, OPD_FIFO_FILE);
+	if (lstat(c->fifo, &st) == 0 && !S_ISFIFO(st.st_mode) &&
+	    unlink(c->fifo) < 0)
+		return op_error("cannot remove '%s': %s", c->fifo, strerror(errno));
+	if (mkfifo(c->fifo, 0600) < 0 && errno != EEXIST)
+		return op_error("cannot create control FIFO '%s': %s", c->fifo,
+				strerror(errno));
+	c->fd = open(c->fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (c->fd < 0)
+		return op_error("cannot open control FIFO '%s': %s", c->fifo,
+				strerror(errno));
+	return 0;
+}
+
+/* Pop one complete line from buf into line; 1 if there was one. */
+static int pop_line(struct opd_control *c, char *line)
+{
+	char *nl = memchr(c->buf, '\n', c->len);
+	size_t n;
+
+	if (!nl) {
+		if (c->len == sizeof(c->buf)) {
+			op_warn("control FIFO '%s': ignoring a line longer than %d bytes",
+				c->fifo, OPD_CONTROL_LINE_MAX - 1);
+			c->len = 0;
+			c->discarding = 1;
+		}
+		return 0;
+	}
+	n = (size_t)(nl - c->buf);
+	memcpy(line, c->buf, n);
+	line[n] = '\0';
+	memmove(c->buf, nl + 1, c->len - n - 1);
+	c->len -= n + 1;
+	if (c->discarding) {
+		c->discarding = 0;
+		line[0] = '\0';
+	}
+	return 1;
+}
+
+int opd_control_next(struct opd_control *c, struct opd_command *cmd)
+{
+	char line[OPD_CONTROL_LINE_MAX], err[300];
+
+	for (;;) {
+		ssize_t n;
+
+		while (pop_line(c, line)) {
+			if (!line[0])
+				continue;
+			if (opd_command_parse(line, cmd, err, sizeof(err)) == 0)
+				return 1;
+			op_warn("control FIFO '%s': %s", c->fifo, err);
+		}
+		if (c->fd < 0)
+			return 0;
+		n = read(c->fd, c->buf + c->len, sizeof(c->buf) - c->len);
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno != EAGAIN)
+				op_warn("cannot read control FIFO '%s': %s",
+					c->fifo, strerror(errno));
+			return 0;
+		}
+		c->len += (size_t)n;
+	}
+}
+
+void opd_control_close(struct opd_control *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	free(c->fifo);
+	c->fifo = NULL;
+}
+
+int opd_control_reply(char const *session_dir, char const *id,
+		      char const *error)
+{
+	char *path = opd_path(session_dir, OPD_REPLY_FILE);
+	char text[1024];
+	int ret;
+
+	if (error)
+		snprintf(text, sizeof(text), "%s error %s\n", id, error);
+	else
+		snprintf(text, sizeof(text), "%s ok\n", id);
+	ret = opd_write_file_atomic(path, text);
+	free(path);
+	return ret;
+}
+
+int opd_control_dump_done(char const *session_dir, char const *id)
+{
+	char *path = opd_path(session_dir, OPD_DUMP_FILE);
+	char text[OPD_CONTROL_ID_MAX + 2];
+	int ret;
+
+	snprintf(text, sizeof(text), "%s\n", id);
+	ret = opd_write_file_atomic(path, text);
+	free(path);
+	return ret;
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void opd_control_make_id(char *id, size_t size)
+{
+	snprintf(id, size, "%" PRIu64 ".%ld", monotonic_ns(), (long)getpid());
+}
+
+int opd_control_send(char const *session_dir, char const *line)
+{
+	char *fifo = opd_path(session_dir, OPD_FIFO_FILE);
+	char buf[OPD_CONTROL_LINE_MAX];
+	size_t n = (size_t)snprintf(buf, sizeof(buf), "%s\n", line);
+	int fd, tries, ret = -1;
+
+	if (n >= sizeof(buf)) {
+		free(fifo);
+		return op_error("control command too long: '%s'", line);
+	}
+	fd = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENXIO)
+			op_error("cannot send '%s': no daemon reads the control FIFO '%s'",
+				 line, fifo);
+		else
+			op_error("cannot open control FIFO '%s': %s", fifo,
+				 strerror(errno));
+		free(fifo);
+		return -1;
+	}
+	/* A write of less than PIPE_BUF bytes is atomic: all or EAGAIN. */
+	for (tries = 0; tries < 500; tries++) {
+		ssize_t w = write(fd, buf, n);
+
+		if (w == (ssize_t)n) {
+			ret = 0;
+			break;
+		}
+		if (w < 0 && errno != EAGAIN && errno != EINTR) {
+			op_error("cannot write to control FIFO '%s': %s", fifo,
+				 strerror(errno));
+			break;
+		}
+		usleep(10000);
+	}
+	if (tries == 500)
+		op_error("cannot write to control FIFO '%s': it stays full", fifo);
+	close(fd);
+	free(fifo);
+	return ret;
+}
+
+/* "NANOSECONDS.PID" → nanoseconds; 0 if id is not of that form. */
+static uint64_t id_time(char const *id)
+{
+	char *end;
+	uint64_t t;
+
+	errno = 0;
+	t = strtoull(id, &end, 10);
+	if (errno || end == id || *end != '.')
+		return 0;
+	return t;
+}
+
+static int dump_matches(char const *got, char const *want)
+{
+	uint64_t tg, tw;
+
+	if (!strcmp(got, want))
+		return 1;
+	tg = id_time(got);
+	tw = id_time(want);
+	return tg && tw && tg >= tw;
+}
+
+/* Poll step shared by the waiters: sleeps, counts time, checks the pid. */
+static int wait_step(int *waited_ms, int timeout_ms, pid_t pid)
+{
+	int step = *waited_ms < 100 ? 2 : 20;
+
+	if (*waited_ms >= timeout_ms)
+		return -1;
+	if (pid > 0 && !opd_pid_is_daemon(pid))
+		return -2;
+	usleep((useconds_t)step * 1000);
+	*waited_ms += step;
+	return 0;
+}
+
+int opd_control_wait_dump(char const *session_dir, char const *id,
+			  pid_t pid, int timeout_ms)
+{
+	char *path = opd_path(session_dir, OPD_DUMP_FILE);
+	char buf[256];
+	int waited = 0, ret;
+
+	for (;;) {
+		if (opd_read_file(path, buf, sizeof(buf)) > 0) {
+			buf[strcspn(buf, "\n")] = '\0';
+			if (dump_matches(buf, id)) {
+				ret = 0;
+				break;
+			}
+		}
+		ret = wait_step(&waited, timeout_ms, pid);
+		if (ret == -1) {
+			op_error("timed out after %d s waiting for the daemon to complete dump %s in '%s'",
+				 timeout_ms / 1000, id, path);
+			break;
+		}
+		if (ret == -2) {
+			op_error("daemon (pid %ld) exited before completing dump %s",
+				 (long)pid, id);
+			ret = -1;
+			break;
+		}
+	}
+	free(path);
+	return ret;
+}
+
+int opd_control_wait_reply(char const *session_dir, char const *id,
+			   pid_t pid, int timeout_ms, char *err, size_t errlen)
+{
+	char *path = opd_path(session_dir, OPD_REPLY_FILE);
+	char buf[1200];
+	size_t idlen = strlen(id);
+	int waited = 0, ret;
+
+	if (err && errlen)
+		err[0] = '\0';
+	for (;;) {
+		if (opd_read_file(path, buf, sizeof(buf)) > 0 &&
+		    !strncmp(buf, id, idlen) && buf[idlen] == ' ') {
+			char const *rest = buf + idlen + 1;
+
+			buf[strcspn(buf, "\n")] = '\0';
+			if (!strcmp(rest, "ok")) {
+				ret = 0;
+			} else {
+				if (!strncmp(rest, "error ", 6))
+					rest += 6;
+				if (err)
+					snprintf(err, errlen, "%s", rest);
+				ret = op_error("%s", rest);
+			}
+			break;
+		}
+		ret = wait_step(&waited, timeout_ms, pid);
+		if (ret == -1) {
+			op_error("timed out after %d s waiting for the daemon to answer '%s' in '%s'",
+				 timeout_ms / 1000, id, path);
+			break;
+		}
+		if (ret == -2) {
+			op_error("daemon (pid %ld) exited before answering '%s'",
+				 (long)pid, id);
+			ret = -1;
+			break;
+		}
+	}
+	free(path);
+	return ret;
+}

@@ -1,0 +1,46 @@
+/*
+ * Kernel images of the running boot: the kernel text and every module,
+ * with their runtime address ranges (KASLR included), read from
+ * /proc/kallsyms and /proc/modules. Kernel samples arrive as raw pcs; this
+ * turns a pc into (image, offset from the image start).
+ */
+#ifndef OPD_KERNEL_H
+#define OPD_KERNEL_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+struct opd_kimage {
+	char *name;       /* "vmlinux" (or the --vmlinux path) or a module name */
+	uint64_t start;   /* runtime start; sample keys are pc - start */
+	uint64_t end;     /* exclusive */
+	int id;           /* stable index for the sample file cache */
+};
+
+/*
+ * Read the kernel text range and the module list. vmlinux: the path given
+ * with --vmlinux, or NULL to name the kernel image "vmlinux". Returns 0 or
+ * -1 with err set (e.g. kallsyms shows zero addresses: kptr_restrict).
+ */
+int opd_kernel_init(char const *vmlinux, char *err, size_t errlen);
+
+/* Re-read the module list (new modules get new ids; old ones keep theirs). */
+int opd_kernel_reload(char *err, size_t errlen);
+
+/* Image containing pc, or NULL. */
+struct opd_kimage const *opd_kernel_find(uint64_t pc);
+
+/* Images by id (ids are 0 .. opd_kernel_nr_ids() - 1; some may be NULL). */
+struct opd_kimage const *opd_kernel_by_id(int id);
+int opd_kernel_nr_ids(void);
+
+/*
+ * Save what a report needs to resolve kernel symbols after a reboot into
+ * dir: kallsyms, modules (copies of the /proc files) and kernel_images
+ * ("NAME START END" per line, hex). 0 or -1 with err set.
+ */
+int opd_kernel_save(char const *dir, char *err, size_t errlen);
+
+void opd_kernel_exit(void);
+
+#endif /* OPD_KERNEL_H */

@@ -1,0 +1,206 @@
+/*
+ * oprofiled's options (see opd_options.h and doc/oprofiled.1).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <popt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "op_config.h"
+#include "op_cpu_type.h"
+#include "op_message.h"
+#include "opd_options.h"
+#include "opd_session.h"
+#include "opd_settings.h"
+
+static char *session_dir_arg;
+static char *events_arg;
+static char *separate_arg;
+static char *vmlinux_arg;
+static char *cpu_type_arg;
+static char *source_arg;
+static char *record_arg;
+static char *replay_arg;
+static int no_vmlinux_arg;
+static int no_daemon_arg;
+static int buffer_pages_arg;
+static int max_open_files_arg;
+static int verbose_arg;
+static int sync_interval_arg = 10;
+
+static struct poptOption const options[] = {
+	{ "session-dir", 0, POPT_ARG_STRING, &session_dir_arg, 0,
+	  "session directory (default " OP_SESSION_DIR_DEFAULT ")", "DIR" },
+	{ "events", 'e', POPT_ARG_STRING, &events_arg, 0,
+	  "events to sample, comma separated (default: the cpu type's default)",
+	  "NAME:count[:um[:kernel[:user]]],..." },
+	{ "separate", 0, POPT_ARG_STRING, &separate_arg, 0,
+	  "separate samples by (kernel implies lib)",
+	  "none,lib,kernel,thread,cpu,all" },
+	{ "vmlinux", 'k', POPT_ARG_STRING, &vmlinux_arg, 0,
+	  "the running kernel's vmlinux (for symbols)", "FILE" },
+	{ "no-vmlinux", 0, POPT_ARG_NONE, &no_vmlinux_arg, 0,
+	  "no vmlinux: kernel samples resolve through kallsyms (default)", NULL },
+	{ "cpu-type", 0, POPT_ARG_STRING, &cpu_type_arg, 0,
+	  "override the detected cpu type", "NAME" },
+	{ "no-daemon", 0, POPT_ARG_NONE, &no_daemon_arg, 0,
+	  "stay in the foreground, messages on stderr", NULL },
+	{ "source", 0, POPT_ARG_STRING, &source_arg, 0,
+	  "where samples come from (default auto)", "perf|driver|auto" },
+	{ "record-stream", 0, POPT_ARG_STRING, &record_arg, 0,
+	  "also write the raw stream words to FILE", "FILE" },
+	{ "replay", 0, POPT_ARG_STRING, &replay_arg, 0,
+	  "process a recorded stream file instead of sampling, then exit", "FILE" },
+	{ "buffer-pages", 0, POPT_ARG_INT, &buffer_pages_arg, 0,
+	  "ring buffer size per cpu, in pages (a power of two)", "N" },
+	{ "max-open-files", 0, POPT_ARG_INT, &max_open_files_arg, 0,
+	  "sample files kept open at once", "N" },
+	{ "sync-interval", 0, POPT_ARG_INT, &sync_interval_arg, 0,
+	  "seconds between syncs of the sample files and stats (default 10)", "SECONDS" },
+	{ "verbose", 'V', POPT_ARG_NONE, &verbose_arg, 0,
+	  "log more", NULL },
+	POPT_AUTOHELP
+	POPT_TABLEEND
+};
+
+static _Noreturn void usage_error(poptContext ctx, char const *fmt, char const *arg)
+{
+	fprintf(stderr, "%s: error: ", op_progname());
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	poptPrintUsage(ctx, stderr, 0);
+	exit(2);
+}
+
+static void parse_argv(poptContext ctx)
+{
+	int rc = poptGetNextOpt(ctx);
+
+	if (rc < -1)
+		usage_error(ctx, "%s", poptStrerror(rc));
+	if (poptPeekArg(ctx))
+		usage_error(ctx, "unexpected argument '%s'", poptPeekArg(ctx));
+	if (vmlinux_arg && no_vmlinux_arg)
+		usage_error(ctx, "%s", "--vmlinux and --no-vmlinux exclude each other");
+	if (replay_arg && record_arg)
+		usage_error(ctx, "%s", "--replay and --record-stream exclude each other");
+	if (buffer_pages_arg < 0 || (buffer_pages_arg & (buffer_pages_arg - 1)))
+		usage_error(ctx, "%s", "--buffer-pages must be a power of two");
+	if (max_open_files_arg < 0)
+		usage_error(ctx, "%s", "--max-open-files must not be negative");
+	if (sync_interval_arg < 1)
+		usage_error(ctx, "%s", "--sync-interval must be at least 1 second");
+}
+
+/* An absolute, existing path for a file given relative to the cwd. */
+static char *absolute_file(char const *what, char const *path)
+{
+	char *abs = realpath(path, NULL);
+
+	if (!abs)
+		op_die("cannot use %s '%s': %s", what, path, strerror(errno));
+	return abs;
+}
+
+/* An absolute path for a file that may not exist yet (its dir must). */
+static char *absolute_new_file(char const *path)
+{
+	char cwd[4096];
+	size_t n;
+	char *abs;
+
+	if (path[0] == '/')
+		return op_xstrdup(path);
+	if (!getcwd(cwd, sizeof(cwd)))
+		op_die("cannot get the current directory: %s", strerror(errno));
+	n = strlen(cwd) + strlen(path) + 2;
+	abs = op_xmalloc(n);
+	snprintf(abs, n, "%s/%s", cwd, path);
+	return abs;
+}
+
+static void setup_config(struct opd_options *o, struct opd_config *cfg)
+{
+	char err[1024];
+	enum op_cpu cpu = opd_settings_cpu(cpu_type_arg, err, sizeof(err));
+
+	if (cpu == CPU_NO_GOOD)
+		op_die("%s", err);
+	cfg->cpu_type = cpu;
+	cfg->cpu_speed = op_cpu_speed();
+	if (opd_settings_events(events_arg, cpu, cfg, o->events_text,
+				sizeof(o->events_text), err, sizeof(err)) < 0)
+		op_die("%s", err);
+	if (opd_parse_separate(separate_arg ? separate_arg : "none",
+			       &cfg->separate, err, sizeof(err)) < 0)
+		op_die("%s", err);
+	opd_separate_text(cfg->separate, o->separate_text,
+			  sizeof(o->separate_text));
+	cfg->max_open_files = (size_t)max_open_files_arg;
+}
+
+void opd_options_parse(struct opd_options *o, struct opd_config *cfg,
+		       int argc, char const **argv)
+{
+	poptContext ctx = poptGetContext(op_progname(), argc, argv, options, 0);
+
+	parse_argv(ctx);
+	memset(cfg, 0, sizeof(*cfg));
+	o->no_daemon = no_daemon_arg || replay_arg;
+	o->buffer_pages = (unsigned)buffer_pages_arg;
+	o->verbose = verbose_arg;
+	o->sync_interval = sync_interval_arg;
+	if (replay_arg) {
+		o->replay = absolute_file("replay file", replay_arg);
+	} else {
+		o->source = opd_source_find(source_arg ? source_arg : "auto");
+		if (!o->source)
+			exit(1);
+		if (opd_check_privilege() < 0)
+			exit(1);
+	}
+	if (record_arg)
+		o->record_stream = absolute_new_file(record_arg);
+	if (vmlinux_arg)
+		o->vmlinux = absolute_file("vmlinux", vmlinux_arg);
+	setup_config(o, cfg);
+	cfg->vmlinux = o->vmlinux;
+	o->session_dir = op_xstrdup(session_dir_arg ? session_dir_arg :
+				    OP_SESSION_DIR_DEFAULT);
+	poptFreeContext(ctx);
+}
+
+int opd_options_save(struct opd_options const *o, struct opd_config const *cfg)
+{
+	char *current = opd_samples_path(o->session_dir, OP_CURRENT_SESSION);
+	char *path = opd_path(current, OPD_SESSION_CONF);
+	struct opd_kv kv = { 0 };
+	char buf[64];
+	time_t now = time(NULL);
+	int ret;
+
+	opd_kv_set(&kv, "events", o->events_text);
+	opd_kv_set(&kv, "separate", o->separate_text);
+	opd_kv_set(&kv, "cpu_type", op_cpu_name(cfg->cpu_type));
+	snprintf(buf, sizeof(buf), "%.3f", cfg->cpu_speed);
+	opd_kv_set(&kv, "cpu_speed", buf);
+	opd_kv_set(&kv, "vmlinux", o->vmlinux ? o->vmlinux : "none");
+	opd_kv_set(&kv, "source", o->replay ? "replay" : o->source->name);
+	if (o->replay)
+		opd_kv_set(&kv, "replay", o->replay);
+	snprintf(buf, sizeof(buf), "%lld", (long long)now);
+	opd_kv_set(&kv, "start_time", buf);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
+	opd_kv_set(&kv, "start_time_text", buf);
+	ret = opd_kv_write(&kv, path);
+	opd_kv_free(&kv);
+	free(path);
+	free(current);
+	return ret;
+}

@@ -1,0 +1,42 @@
+/*
+ * oprofiled's command line: the popt table, and the checks that turn it
+ * into the core's configuration (events validated against the cpu type's
+ * events/ files) before anything touches the session directory. Also the
+ * session.conf writer, since that file is the options as used.
+ */
+#ifndef OPD_OPTIONS_H
+#define OPD_OPTIONS_H
+
+#include "opd_core.h"
+#include "opd_source.h"
+
+struct opd_options {
+	char *session_dir;              /* absolute once the session exists */
+	char *vmlinux;                  /* NULL: kallsyms (--no-vmlinux) */
+	char *record_stream;            /* --record-stream=FILE or NULL */
+	char *replay;                   /* --replay=FILE or NULL */
+	int no_daemon;
+	unsigned buffer_pages;
+	int verbose;
+	int sync_interval;              /* seconds between syncs + stats */
+	struct opd_source_ops const *source;  /* NULL with --replay */
+	char events_text[1024];         /* normalised NAME:count:um:k:u,... */
+	char separate_text[64];         /* normalised lib,kernel,... or none */
+};
+
+/*
+ * Parse argv into o and cfg: validates every option (events against the
+ * cpu type, vmlinux exists, privileges for live sampling) and dies with a
+ * clear message (exit 1; 2 for a usage error) when one is wrong.
+ */
+void opd_options_parse(struct opd_options *o, struct opd_config *cfg,
+		       int argc, char const **argv);
+
+/*
+ * Write SESSION/samples/current/session.conf: events, separate, cpu_type,
+ * cpu_speed, vmlinux, source, start_time (seconds since the epoch) and
+ * start_time_text. 0 or -1.
+ */
+int opd_options_save(struct opd_options const *o, struct opd_config const *cfg);
+
+#endif /* OPD_OPTIONS_H */

@@ -1,0 +1,58 @@
+/*
+ * The sample file cache: finds or creates the sample file for a set of
+ * transient values (app, image, callee image, tgid, tid, cpu, event) and
+ * keeps at most a bounded number of them open, least recently used first
+ * to close. A closed file reopens on its next sample.
+ */
+#ifndef OPD_SFILE_H
+#define OPD_SFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "odb.h"
+#include "opd_core.h"
+
+struct opd_sfile_key {
+	int32_t app;     /* image id of A; equals image when not separated */
+	int32_t image;   /* image id of B */
+	int32_t cg;      /* image id of C for {cg} files, -1 otherwise */
+	int32_t tgid;    /* -1: all */
+	int32_t tid;     /* -1: all */
+	int32_t cpu;     /* -1: all */
+	int32_t event;   /* index into the configured events */
+};
+
+struct opd_sfile;
+
+/* samples_dir: SESSION/samples/current. Keeps a pointer to cfg. */
+void opd_sfile_init(struct opd_config const *cfg, char const *samples_dir);
+
+/*
+ * Count one sample at key in the file for k. Samples are summed in memory
+ * and reach the files on opd_sfile_flush (and sync, close, counts); their
+ * fate is then counted in struct opd_sfile_counts.
+ */
+void opd_sfile_add(struct opd_sfile_key const *k, uint64_t key);
+/* Write every pending sample to its file. */
+void opd_sfile_flush(void);
+
+/* What became of the samples flushed so far (flushes first). */
+struct opd_sfile_counts {
+	uint64_t written;    /* added to a sample file */
+	uint64_t saturated;  /* the count had reached UINT32_MAX */
+	uint64_t errors;     /* the file could not be opened or written */
+	uint64_t arcs;       /* callgraph arcs, whatever their fate */
+};
+struct opd_sfile_counts const *opd_sfile_counts(void);
+void opd_sfile_reset_counts(void);
+
+void opd_sfile_sync_all(void);
+void opd_sfile_close_all(void);
+/* Close files and forget every entry (images may be renumbered). */
+void opd_sfile_exit(void);
+
+/* Files currently open (for tests of the LRU bound). */
+size_t opd_sfile_nr_open(void);
+
+#endif /* OPD_SFILE_H */

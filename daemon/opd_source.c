@@ -1,0 +1,172 @@
+/*
+ * The stream sources oprofiled can read (opd_source.h), and the adapter
+ * that puts the perf_events producer (perf_source.h) behind that
+ * interface: events/ events become perf attributes, and the words the
+ * producer writes go to the daemon's sink.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "op_cpu_type.h"
+#include "op_message.h"
+#include "opd_source.h"
+#include "perf_source.h"
+#include "word_buffer.h"
+
+struct perf_priv {
+	struct perf_source *ps;
+	struct perf_source_event events[OPD_MAX_EVENTS];
+	opd_sink_fn sink;
+	void *sink_arg;
+};
+
+/*
+ * An events/ event as a perf attribute. The timer cpu type's events are
+ * the software clocks (code 0 CPU_CLOCK, 1 TASK_CLOCK; count in ns); a
+ * hardware event is raw: event select bits 0-7, unit mask 8-15, and AMD's
+ * extended event select bits 8-11 at 32-35.
+ */
+static int perf_event_of(struct opd_config const *cfg, struct opd_event const *e,
+			 struct perf_source_event *pe)
+{
+	memset(pe, 0, sizeof(*pe));
+	if (cfg->cpu_type == CPU_TIMER_INT) {
+		pe->type = PERF_TYPE_SOFTWARE;
+		if (e->code == 0)
+			pe->config = PERF_COUNT_SW_CPU_CLOCK;
+		else if (e->code == 1)
+			pe->config = PERF_COUNT_SW_TASK_CLOCK;
+		else
+			return op_error("event %s (code %#x) of cpu type 'timer' has no perf software clock",
+					e->name, e->code);
+	} else {
+		pe->type = PERF_TYPE_RAW;
+		pe->config = (e->code & 0xffu) | ((uint64_t)(e->unit_mask & 0xffu) << 8) |
+			((uint64_t)(e->code & 0xf00u) << 24);
+	}
+	pe->period = e->count;
+	pe->kernel = e->kernel;
+	pe->user = e->user;
+	pe->name = e->name;
+	return 0;
+}
+
+/* Hand the words the producer wrote so far to the sink. */
+static void perf_emit(struct perf_priv *p)
+{
+	struct word_buffer *wb = perf_source_words(p->ps);
+
+	if (wb->len)
+		p->sink(wb->w, wb->len, p->sink_arg);
+	wb_reset(wb);
+}
+
+static int perf_open(struct opd_source *src, struct opd_source_config const *cfg)
+{
+	struct perf_priv *p = op_xcalloc(1, sizeof(*p));
+	struct perf_source_config pcfg;
+	size_t i;
+
+	for (i = 0; i < cfg->core->nr_events; i++) {
+		if (perf_event_of(cfg->core, &cfg->core->events[i], &p->events[i]) < 0) {
+			free(p);
+			return -1;
+		}
+	}
+	memset(&pcfg, 0, sizeof(pcfg));
+	pcfg.events = p->events;
+	pcfg.nr_events = (unsigned)cfg->core->nr_events;
+	pcfg.ring_pages = cfg->buffer_pages;
+	p->sink = cfg->sink;
+	p->sink_arg = cfg->sink_arg;
+	if (perf_source_open(&p->ps, &pcfg) < 0) {
+		free(p);
+		return -1;
+	}
+	src->priv = p;
+	return 0;
+}
+
+static int perf_start(struct opd_source *src)
+{
+	struct perf_priv *p = src->priv;
+	int ret = perf_source_enable(p->ps) ? -1 : 0;
+
+	perf_emit(p);
+	return ret;
+}
+
+static int perf_stop(struct opd_source *src)
+{
+	struct perf_priv *p = src->priv;
+
+	return perf_source_disable(p->ps) ? -1 : 0;
+}
+
+/* The perf source polls its rings itself, in read(). */
+static size_t perf_pollfds(struct opd_source *src, struct pollfd *fds, size_t max)
+{
+	(void)src;
+	(void)fds;
+	(void)max;
+	return 0;
+}
+
+static int perf_read(struct opd_source *src)
+{
+	struct perf_priv *p = src->priv;
+	int err = perf_source_read(p->ps, 0);
+
+	perf_emit(p);
+	if (err)
+		return op_error("cannot read the perf rings: %s", strerror(-err));
+	return 0;
+}
+
+static int perf_flush(struct opd_source *src, uint64_t until_ns)
+{
+	struct perf_priv *p = src->priv;
+
+	perf_source_flush(p->ps, until_ns);
+	perf_emit(p);
+	return 0;
+}
+
+static void perf_close(struct opd_source *src)
+{
+	struct perf_priv *p = src->priv;
+
+	if (!p)
+		return;
+	perf_source_close(p->ps);
+	free(p);
+	src->priv = NULL;
+}
+
+static struct opd_source_ops const perf_ops = {
+	.name = "perf",
+	.open = perf_open,
+	.start = perf_start,
+	.stop = perf_stop,
+	.pollfds = perf_pollfds,
+	.read = perf_read,
+	.flush = perf_flush,
+	.close = perf_close,
+};
+
+struct opd_source_ops const *opd_source_find(char const *name)
+{
+	if (!strcmp(name, "perf") || !strcmp(name, "auto"))
+		return &perf_ops;
+	if (!strcmp(name, "driver")) {
+		op_error("the oprofile driver source (/dev/oprofile/buffer) is not built yet: use --source=perf");
+		return NULL;
+	}
+	op_error("unknown source '%s': use perf, driver or auto", name);
+	return NULL;
+}

@@ -1,0 +1,155 @@
+/*
+ * Writes struct opd_stats as samples/current/stats/NAME files (see
+ * opd_stats_file.h for the names and the balance they keep).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "op_config.h"
+#include "op_message.h"
+#include "opd_session.h"
+#include "opd_stats_file.h"
+
+#define FIELD(name, member, dropped) \
+	{ name, offsetof(struct opd_stats, member), dropped }
+
+struct opd_stat_field const opd_stat_fields[] = {
+	FIELD("sample_received", received, 0),
+	FIELD("sample_written", written, 0),
+	FIELD("sample_dropped_no_app", no_app, 1),
+	FIELD("sample_dropped_bad_event", bad_event, 1),
+	FIELD("sample_dropped_unresolved_kernel", unresolved_kernel, 1),
+	FIELD("sample_dropped_unknown_cookie", unknown_cookie, 1),
+	FIELD("sample_dropped_no_mapping", no_mapping, 1),
+	FIELD("sample_dropped_sfile_error", sfile_errors, 1),
+	FIELD("sample_saturated", saturated, 1),
+	FIELD("stream_errors", stream_errors, 0),
+	FIELD("cg_arcs_written", arcs, 0),
+	/* lost before the stream: names from op_stream.h */
+	FIELD("sample_lost_overflow", lost[OP_LOST_OVERFLOW], 0),
+	FIELD("sample_lost_no_mm", lost[OP_LOST_NO_MM], 0),
+	FIELD("sample_lost_no_mapping", lost[OP_LOST_NO_MAPPING], 0),
+	FIELD("event_lost_overflow", lost[OP_LOST_EVENT_OVERFLOW], 0),
+	FIELD("bt_lost_no_mapping", lost[OP_LOST_BT_NO_MAPPING], 0),
+	FIELD("sample_invalid_eip", lost[OP_LOST_INVALID_EIP], 0),
+	FIELD("sample_lost_throttled", lost[OP_LOST_THROTTLED], 0),
+	{ NULL, 0, 0 }
+};
+
+static uint64_t field_value(struct opd_stats const *st,
+			    struct opd_stat_field const *f)
+{
+	uint64_t v;
+
+	memcpy(&v, (char const *)st + f->offset, sizeof(v));
+	return v;
+}
+
+uint64_t opd_stats_dropped(struct opd_stats const *st)
+{
+	struct opd_stat_field const *f;
+	uint64_t sum = 0;
+
+	for (f = opd_stat_fields; f->name; f++)
+		if (f->dropped)
+			sum += field_value(st, f);
+	return sum;
+}
+
+/* Write every counter file into dir (which must not exist yet). */
+static int write_counters(char const *dir, struct opd_stats const *st)
+{
+	struct opd_stat_field const *f;
+
+	if (mkdir(dir, 0755) < 0)
+		return op_error("cannot create stats directory '%s': %s", dir,
+				strerror(errno));
+	for (f = opd_stat_fields; f->name; f++) {
+		char *path = opd_path(dir, f->name);
+		char text[32];
+		int ret;
+
+		snprintf(text, sizeof(text), "%" PRIu64 "\n", field_value(st, f));
+		ret = opd_write_file_atomic(path, text);
+		free(path);
+		if (ret < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Move the files of from/ into to/ one by one (no RENAME_EXCHANGE). */
+static int move_counters(char const *from, char const *to)
+{
+	struct opd_stat_field const *f;
+	int ret = 0;
+
+	if (mkdir(to, 0755) < 0 && errno != EEXIST)
+		return op_error("cannot create stats directory '%s': %s", to,
+				strerror(errno));
+	for (f = opd_stat_fields; f->name && !ret; f++) {
+		char *src = opd_path(from, f->name);
+		char *dst = opd_path(to, f->name);
+
+		if (rename(src, dst) < 0)
+			ret = op_error("cannot rename '%s' to '%s': %s", src,
+				       dst, strerror(errno));
+		free(src);
+		free(dst);
+	}
+	return ret;
+}
+
+/*
+ * The counters are written into stats.new/ and swapped with stats/ in one
+ * renameat2(RENAME_EXCHANGE), so a reader of stats/ sees one snapshot (the
+ * balance holds across files), not a mix of two writes.
+ */
+int opd_stats_write(char const *session_dir, struct opd_stats const *st)
+{
+	char *current = opd_samples_path(session_dir, OP_CURRENT_SESSION);
+	char *dir = opd_path(current, OP_STATS_DIR);
+	char *tmp = opd_path(current, OP_STATS_DIR ".new");
+	int ret = -1;
+
+	if (opd_remove_tree(tmp) < 0 || write_counters(tmp, st) < 0)
+		goto out;
+	if (rename(tmp, dir) == 0) {
+		ret = 0;  /* there was no stats/ yet */
+	} else if (errno != EEXIST && errno != ENOTEMPTY) {
+		op_error("cannot rename '%s' to '%s': %s", tmp, dir,
+			 strerror(errno));
+	} else if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) == 0) {
+		ret = 0;
+	} else if (errno == EINVAL || errno == ENOSYS) {
+		ret = move_counters(tmp, dir);
+	} else {
+		op_error("cannot exchange '%s' and '%s': %s", tmp, dir,
+			 strerror(errno));
+	}
+	opd_remove_tree(tmp);
+out:
+	free(tmp);
+	free(dir);
+	free(current);
+	return ret;
+}
+
+void opd_stats_log(struct opd_stats const *st, int all)
+{
+	struct opd_stat_field const *f;
+
+	for (f = opd_stat_fields; f->name; f++) {
+		uint64_t v = field_value(st, f);
+
+		if (v || all)
+			fprintf(stderr, "%s %" PRIu64 "\n", f->name, v);
+	}
+}

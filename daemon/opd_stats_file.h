@@ -1,0 +1,46 @@
+/*
+ * samples/current/stats/: one file per counter of struct opd_stats, each
+ * holding one decimal number and a newline, so that shell scripts and
+ * opcontrol can read them with cat. The file names are OProfile's where
+ * OProfile had the counter (op_stream.h names the lost categories).
+ *
+ * The counters balance (doc/formats.md section 5):
+ *   sample_received = sample_written + sample_saturated
+ *                     + the sample_dropped_* files
+ * The sample_lost_* / event_lost_overflow / bt_lost_no_mapping /
+ * sample_invalid_eip files count samples lost before the stream, which
+ * therefore never reached sample_received; stream_errors counts malformed
+ * records, not samples.
+ */
+#ifndef OPD_STATS_FILE_H
+#define OPD_STATS_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "opd_core.h"
+
+/* One counter: its stats/ file name and its value in st. */
+struct opd_stat_field {
+	char const *name;
+	size_t offset;   /* of its uint64_t in struct opd_stats */
+	int dropped;     /* on the "dropped" side of the balance */
+};
+
+/* Every counter, in the order they are written; ends with a NULL name. */
+extern struct opd_stat_field const opd_stat_fields[];
+
+/*
+ * Write every counter into SESSION/samples/current/stats/ (created as
+ * needed; each file replaced atomically). 0 or -1 (message printed).
+ */
+int opd_stats_write(char const *session_dir, struct opd_stats const *st);
+
+/* Print "name value" lines of the non-zero counters (all when verbose) to
+ * the log (stderr). */
+void opd_stats_log(struct opd_stats const *st, int all);
+
+/* Sum of the dropped counters: received - written when the stats balance. */
+uint64_t opd_stats_dropped(struct opd_stats const *st);
+
+#endif /* OPD_STATS_FILE_H */

@@ -1,0 +1,142 @@
+/*
+ * The daemon's stream decoder (OProfile's daemon/opd_trans.c): it walks the
+ * escape-coded word stream of libop/op_stream.h, keeps the context the
+ * escapes establish in a transient state, and hands every sample, arc,
+ * lost count and in-band definition to a sink.
+ *
+ * Input is untrusted (a file, a fuzzer): a malformed record is counted,
+ * reported with its word position, and decoding resynchronises at the
+ * next escape word; nothing is ever read out of bounds. Input may arrive
+ * in chunks split anywhere: an incomplete record at the end of a chunk is
+ * kept until the next chunk completes it, so decoding a stream in chunks
+ * gives exactly what decoding it whole gives.
+ *
+ * Usage:
+ *	struct opd_trans dec;
+ *	opd_trans_init(&dec, &sink, "FILE");
+ *	while (more) opd_trans_feed(&dec, words, n);
+ *	opd_trans_finish(&dec);		(a leftover partial record is an error)
+ *	... dec.stats ...
+ *	opd_trans_free(&dec);
+ */
+#ifndef OPD_TRANS_H
+#define OPD_TRANS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "op_stream.h"
+
+/* Which parts of struct opd_transient the stream has established. */
+#define OPD_KNOWN_CPU		0x1u	/* cpu: after CPU_SWITCH */
+#define OPD_KNOWN_TASK		0x2u	/* tid, tgid, app_cookie: CTX_SWITCH */
+#define OPD_KNOWN_MODE		0x4u	/* in_kernel: KERNEL_ENTER/USER_ENTER */
+#define OPD_KNOWN_COOKIE	0x8u	/* cookie: COOKIE_SWITCH */
+
+/* The decoding context, as op_stream.h's escapes set and reset it. */
+struct opd_transient {
+	unsigned long cpu;
+	unsigned long tid;
+	unsigned long tgid;
+	unsigned long app_cookie;	/* the process's main binary */
+	unsigned long cookie;		/* binary of user samples */
+	unsigned long event;		/* event index of the current sample */
+	bool in_kernel;			/* samples are raw kernel pcs */
+	bool in_trace;			/* pairs are backtrace frames */
+	unsigned known;			/* OPD_KNOWN_* */
+};
+
+/* One end of a callgraph arc. */
+struct opd_frame {
+	unsigned long pc;	/* raw kernel pc, or offset into cookie */
+	unsigned long cookie;	/* user frames: the binary; else unused */
+	bool in_kernel;
+};
+
+/* An in-band definition (COOKIE_DEF or ANON_DEF). */
+struct opd_cookie {
+	unsigned long cookie;	/* never OP_NO_COOKIE or OP_INVALID_COOKIE */
+	char *name;		/* path, or anon region name */
+	bool anon;		/* ANON_DEF: the fields below are valid */
+	unsigned long tgid;
+	unsigned long start;	/* region [start, end); offsets from start */
+	unsigned long end;
+};
+
+/*
+ * What the decoder calls. Every member may be NULL. pc is a raw kernel pc
+ * when t->in_kernel, else an offset into t->cookie (OP_NO_COOKIE: a raw
+ * user pc). arc: caller calls callee, both of sample event t->event.
+ * escape is called after each escape record is applied (for dumps), pos
+ * being the word position of its ESC word.
+ */
+struct opd_sink {
+	void *ctx;
+	void (*sample)(void *ctx, struct opd_transient const *t,
+		       unsigned long pc, unsigned long event);
+	void (*arc)(void *ctx, struct opd_transient const *t,
+		    struct opd_frame const *caller,
+		    struct opd_frame const *callee);
+	void (*lost)(void *ctx, unsigned long category, unsigned long count);
+	void (*cookie_def)(void *ctx, struct opd_cookie const *c);
+	void (*anon_def)(void *ctx, struct opd_cookie const *c);
+	void (*module_loaded)(void *ctx);
+	void (*kernel_image)(void *ctx, unsigned long start, unsigned long end,
+			     char const *name);
+	void (*escape)(void *ctx, struct opd_transient const *t,
+		       unsigned long code, uint64_t pos);
+	/* If set, errors go here instead of stderr. */
+	void (*error)(void *ctx, uint64_t pos, char const *msg);
+};
+
+struct opd_trans_stats {
+	uint64_t words;		/* words consumed */
+	uint64_t samples;	/* samples handed to the sink */
+	uint64_t kernel_samples;
+	uint64_t user_samples;
+	uint64_t arcs;
+	uint64_t escapes;	/* escape records applied */
+	uint64_t errors;	/* malformed or out-of-context records */
+	uint64_t skipped;	/* words skipped while resynchronising */
+	uint64_t lost[OP_LOST_CATEGORY_MAX];	/* from ESC LOST, by category */
+};
+
+/* Longest string a definition may carry (bytes, PATH_MAX-sized). */
+#define OPD_MAX_NAME 4096
+/* Longest record: ESC ANON_DEF cookie tgid start end nbytes + name words. */
+#define OPD_MAX_RECORD (7 + OPD_MAX_NAME / sizeof(unsigned long))
+
+struct opd_trans {
+	struct opd_transient t;
+	struct opd_trans_stats stats;
+	struct opd_sink const *sink;
+	char const *name;	/* the stream's name, for messages */
+	uint64_t pos;		/* stream position of the next word */
+	bool resync;		/* after an error: skip to the next escape */
+	bool trace_sample;	/* in_trace: the next pair is the sample */
+	bool trace_broken;	/* in_trace: drop frames (bad sample/frame) */
+	struct opd_frame callee;	/* in_trace: the frame below the next */
+	unsigned errors_printed;
+	struct opd_cookie *tab;	/* cookie definitions, open addressing */
+	size_t tab_mask;	/* table size - 1; 0: no table yet */
+	size_t tab_nr;
+	size_t carry_len;	/* words of an incomplete record kept */
+	unsigned long carry[OPD_MAX_RECORD];
+};
+
+void opd_trans_init(struct opd_trans *dec, struct opd_sink const *sink,
+		    char const *name);
+void opd_trans_free(struct opd_trans *dec);
+/* Decode n more words of the stream. */
+void opd_trans_feed(struct opd_trans *dec, unsigned long const *w, size_t n);
+/* End of stream: a kept partial record is a truncation error. Returns 0,
+ * or -1 if the stream had any error. */
+int opd_trans_finish(struct opd_trans *dec);
+/* The definition of cookie, or NULL. */
+struct opd_cookie const *opd_trans_cookie(struct opd_trans const *dec,
+					  unsigned long cookie);
+/* A name for an escape code ("ctx_switch", ...), or NULL if unknown. */
+char const *opd_code_name(unsigned long code);
+
+#endif /* OPD_TRANS_H */

@@ -1,0 +1,544 @@
+/*
+ * oprofiled: the daemon process. It turns its options into the core's
+ * configuration, takes the session directory (opd_session.h), becomes a
+ * daemon, and then runs one poll() loop over the stream source, its
+ * signals (signalfd), a sync timer (timerfd) and the control FIFO
+ * (opd_control.h). Everything after the stream is the core's
+ * (opd_core.h); everything before it, the source's (opd_source.h).
+ *
+ * Signals, as OProfile's daemon:
+ *   SIGHUP        close every sample file (they reopen lazily), reopen the log
+ *   SIGTERM/INT   stop, flush, sync, write stats, remove the lock, exit 0
+ *   SIGUSR1/USR2  start / stop sampling
+ * and every --sync-interval seconds: sync the sample files, write stats.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <popt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "op_config.h"
+#include "op_cpu_type.h"
+#include "op_events.h"
+#include "op_message.h"
+#include "opd_control.h"
+#include "opd_core.h"
+#include "opd_options.h"
+#include "opd_session.h"
+#include "opd_source.h"
+#include "opd_stats_file.h"
+#include "stream_file.h"
+
+#define MAX_POLL_FDS 256
+
+struct daemon {
+	struct opd_options opt;
+	struct opd_config cfg;
+	char *session_dir;              /* absolute */
+	struct opd_source src;
+	struct opd_control ctl;
+	int sigfd;
+	int timerfd;
+	int log_fd;                     /* -1 with --no-daemon */
+	pid_t lock_pid;                 /* the pid the lock file names */
+	struct stream_writer rec;       /* --record-stream */
+	int recording;
+	int sampling;
+	int quit;
+};
+
+static void log_msg(char const *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* An informational line in the log, with the time. */
+static void log_msg(char const *fmt, ...)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	va_list ap;
+
+	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", localtime(&now));
+	fprintf(stderr, "%s: %s ", op_progname(), stamp);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Append to the log; with stdout and stderr pointing at it when daemonised. */
+static int log_open(struct daemon *d)
+{
+	char *path = opd_path(d->session_dir, OPD_LOG_FILE);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		op_error("cannot open log '%s': %s", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	free(path);
+	if (d->log_fd >= 0)
+		close(d->log_fd);
+	d->log_fd = fd;
+	return 0;
+}
+
+static void log_redirect(struct daemon *d)
+{
+	fflush(stdout);
+	fflush(stderr);
+	dup2(d->log_fd, STDOUT_FILENO);
+	dup2(d->log_fd, STDERR_FILENO);
+}
+
+static void write_state(struct daemon *d)
+{
+	char *path = opd_path(d->session_dir, OPD_STATE_FILE);
+
+	opd_write_file_atomic(path, d->sampling ? "sampling\n" : "paused\n");
+	free(path);
+}
+
+static void write_stats(struct daemon *d)
+{
+	opd_stats_write(d->session_dir, opd_core_stats());
+}
+
+/* Emit everything sampled up to until_ns into the files and sync them. */
+static void flush_to(struct daemon *d, uint64_t until_ns)
+{
+	if (d->src.ops && d->src.ops->flush(&d->src, until_ns) < 0)
+		op_error("cannot flush the %s source", d->src.ops->name);
+	opd_core_sync();
+	write_stats(d);
+}
+
+/* The sink of every source: the stream goes to the record file, if any,
+ * and to the core. */
+static void deliver(unsigned long const *words, size_t n, void *arg)
+{
+	struct daemon *d = arg;
+
+	if (d->recording && stream_writer_write(&d->rec, words, n) < 0) {
+		op_error("stopped recording the stream to '%s'", d->opt.record_stream);
+		stream_writer_close(&d->rec);
+		d->recording = 0;
+	}
+	opd_core_process(words, n);
+}
+
+static int start_sampling(struct daemon *d)
+{
+	if (d->sampling)
+		return 0;
+	if (d->src.ops->start(&d->src) < 0)
+		return -1;
+	d->sampling = 1;
+	write_state(d);
+	return 0;
+}
+
+static int stop_sampling(struct daemon *d)
+{
+	int ret = 0;
+
+	if (!d->sampling)
+		return 0;
+	if (d->src.ops->stop(&d->src) < 0)
+		ret = -1;
+	d->sampling = 0;
+	flush_to(d, UINT64_MAX);
+	write_state(d);
+	log_msg("sampling stopped");
+	return ret;
+}
+
+static int do_reset(struct daemon *d)
+{
+	int ret;
+
+	flush_to(d, monotonic_ns());
+	opd_core_close_files();
+	ret = opd_session_reset_files(d->session_dir);
+	opd_core_reset_stats();
+	write_stats(d);
+	log_msg("session reset");
+	return ret;
+}
+
+static int do_save(struct daemon *d, char const *name, char *err, size_t errlen)
+{
+	flush_to(d, monotonic_ns());
+	opd_core_close_files();
+	if (opd_session_save(d->session_dir, name, err, errlen) < 0)
+		return -1;
+	opd_core_write_session();
+	opd_core_reset_stats();
+	write_stats(d);
+	log_msg("session saved as '%s'", name);
+	return 0;
+}
+
+static void do_dump(struct daemon *d, char const *id)
+{
+	flush_to(d, monotonic_ns());
+	opd_control_dump_done(d->session_dir, id);
+	if (d->opt.verbose)
+		log_msg("dump %s complete", id);
+}
+
+static void handle_command(struct daemon *d, struct opd_command const *c)
+{
+	char err[1024] = "";
+	int ret = 0;
+
+	static char const *const names[] = {
+		[OPD_CMD_START] = "start", [OPD_CMD_STOP] = "stop",
+		[OPD_CMD_DUMP] = "dump", [OPD_CMD_RESET] = "reset",
+		[OPD_CMD_SAVE] = "save", [OPD_CMD_EXIT] = "exit",
+	};
+
+	if (d->opt.verbose)
+		log_msg("control: %s%s%s%s%s", names[c->cmd], c->name[0] ? " " : "",
+			c->name, c->id[0] ? " id " : "", c->id);
+	switch (c->cmd) {
+	case OPD_CMD_START:
+		ret = start_sampling(d);
+		log_msg("sampling %s", ret ? "could not start" : "started");
+		break;
+	case OPD_CMD_STOP:
+		ret = stop_sampling(d);
+		break;
+	case OPD_CMD_DUMP:
+		do_dump(d, c->id);
+		return;
+	case OPD_CMD_RESET:
+		ret = do_reset(d);
+		break;
+	case OPD_CMD_SAVE:
+		ret = do_save(d, c->name, err, sizeof(err));
+		break;
+	case OPD_CMD_EXIT:
+		d->quit = 1;
+		break;
+	}
+	if (ret < 0 && !err[0])
+		snprintf(err, sizeof(err), "command failed: see '%s/%s'",
+			 d->session_dir, OPD_LOG_FILE);
+	if (c->id[0])
+		opd_control_reply(d->session_dir, c->id, ret < 0 ? err : NULL);
+}
+
+static void handle_signals(struct daemon *d)
+{
+	struct signalfd_siginfo si;
+
+	while (read(d->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGHUP:
+			opd_core_close_files();
+			if (d->log_fd >= 0 && log_open(d) == 0)
+				log_redirect(d);
+			log_msg("SIGHUP: sample files closed, log reopened");
+			break;
+		case SIGTERM:
+		case SIGINT:
+			d->quit = 1;
+			break;
+		case SIGUSR1:
+			log_msg("SIGUSR1: sampling %s",
+				start_sampling(d) ? "could not start" : "started");
+			break;
+		case SIGUSR2:
+			stop_sampling(d);
+			break;
+		}
+	}
+}
+
+static void handle_timer(struct daemon *d)
+{
+	uint64_t ticks;
+
+	if (read(d->timerfd, &ticks, sizeof(ticks)) != sizeof(ticks))
+		return;
+	opd_core_sync();
+	write_stats(d);
+}
+
+static int main_loop(struct daemon *d)
+{
+	struct pollfd fds[MAX_POLL_FDS];
+	struct opd_command cmd;
+
+	while (!d->quit) {
+		size_t n = 0;
+
+		fds[n++] = (struct pollfd){ .fd = d->sigfd, .events = POLLIN };
+		fds[n++] = (struct pollfd){ .fd = d->timerfd, .events = POLLIN };
+		fds[n++] = (struct pollfd){ .fd = d->ctl.fd, .events = POLLIN };
+		n += d->src.ops->pollfds(&d->src, fds + n, MAX_POLL_FDS - n);
+		/* The source is read at least every 100 ms while sampling: its
+		 * rings wake us only past a watermark. */
+		if (poll(fds, n, d->sampling ? 100 : -1) < 0 && errno != EINTR)
+			return op_error("poll failed: %s", strerror(errno));
+		if (d->sampling && d->src.ops->read(&d->src) < 0)
+			op_error("cannot read the %s source", d->src.ops->name);
+		if (fds[0].revents)
+			handle_signals(d);
+		if (fds[1].revents)
+			handle_timer(d);
+		if (fds[2].revents)
+			while (!d->quit && opd_control_next(&d->ctl, &cmd))
+				handle_command(d, &cmd);
+	}
+	return 0;
+}
+
+/* Block the signals we take through the signalfd. */
+static sigset_t daemon_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
+	return set;
+}
+
+static int setup_fds(struct daemon *d)
+{
+	sigset_t set = daemon_signals();
+	struct itimerspec its = { { d->opt.sync_interval, 0 },
+				  { d->opt.sync_interval, 0 } };
+
+	d->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (d->sigfd < 0)
+		return op_error("cannot create signalfd: %s", strerror(errno));
+	d->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (d->timerfd < 0 || timerfd_settime(d->timerfd, 0, &its, NULL) < 0)
+		return op_error("cannot create the sync timer: %s", strerror(errno));
+	return opd_control_open(&d->ctl, d->session_dir);
+}
+
+/*
+ * Double fork and setsid. The first process waits until the daemon says
+ * it is ready (a 0 byte on the pipe whose write end *ready_fd the daemon
+ * gets) and exits 0, or exits 1 when the daemon failed before that (the
+ * daemon printed why on the still shared stderr).
+ */
+static void daemonise(int *ready_fd)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		op_die("cannot create a pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		op_die("cannot fork: %s", strerror(errno));
+	if (pid > 0) {
+		char b = 1;
+
+		close(p[1]);
+		waitpid(pid, NULL, 0);
+		while (read(p[0], &b, 1) < 0 && errno == EINTR)
+			;
+		_exit(b == 0 ? 0 : 1);
+	}
+	close(p[0]);
+	if (setsid() < 0)
+		op_die("setsid failed: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		op_die("cannot fork: %s", strerror(errno));
+	if (pid > 0)
+		_exit(0);
+	if (chdir("/") < 0)
+		op_die("cannot chdir to '/': %s", strerror(errno));
+	*ready_fd = p[1];
+}
+
+static void detach_stdio(struct daemon *d, int ready_fd)
+{
+	int null = open("/dev/null", O_RDONLY);
+	char ok = 0;
+
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		close(null);
+	}
+	log_redirect(d);
+	if (write(ready_fd, &ok, 1) != 1)
+		op_warn("cannot tell the starting process that the daemon is ready");
+	close(ready_fd);
+}
+
+static void shutdown_daemon(struct daemon *d)
+{
+	char *state = opd_path(d->session_dir, OPD_STATE_FILE);
+
+	stop_sampling(d);
+	flush_to(d, UINT64_MAX);
+	d->src.ops->close(&d->src);
+	opd_core_sync();
+	write_stats(d);
+	log_msg("exiting; statistics:");
+	opd_stats_log(opd_core_stats(), d->opt.verbose);
+	opd_core_exit();
+	if (d->recording && stream_writer_close(&d->rec) == 0)
+		log_msg("recorded the stream to '%s'", d->opt.record_stream);
+	opd_control_close(&d->ctl);
+	unlink(state);
+	free(state);
+	opd_lock_release(d->session_dir, d->lock_pid);
+}
+
+/*
+ * --replay: the recorded stream through the core into the session, as the
+ * live run would have written it, then exit. 0 or 1.
+ */
+static int replay(struct daemon *d)
+{
+	static unsigned long words[16384];
+	struct stream_reader sr;
+	long n = -1;
+	pid_t owner;
+
+	if (opd_lock_acquire(d->session_dir, getpid(), &owner) < 0)
+		return 1;
+	d->lock_pid = getpid();
+	if (opd_options_save(&d->opt, &d->cfg) < 0 || opd_core_init(&d->cfg) < 0)
+		goto out;
+	if (stream_reader_open(&sr, d->opt.replay) == 0) {
+		while ((n = stream_reader_read(&sr, words, sizeof(words) / sizeof(words[0]))) > 0)
+			opd_core_process(words, (size_t)n);
+		stream_reader_close(&sr);
+	}
+	opd_core_sync();
+	write_stats(d);
+	if (d->opt.verbose)
+		opd_stats_log(opd_core_stats(), 1);
+	opd_core_exit();
+out:
+	opd_lock_release(d->session_dir, d->lock_pid);
+	return n == 0 ? 0 : 1;
+}
+
+/*
+ * Everything after the options: the lock, the log, the core, the source,
+ * then the loop. Returns the exit status.
+ */
+static int run(struct daemon *d)
+{
+	struct opd_source_config scfg;
+	int ready_fd = -1;
+	pid_t owner;
+
+	/*
+	 * The lock is taken at once, holding the starting process's pid; the
+	 * daemon replaces it with its own pid (atomically) before it tells
+	 * the starting process, which waits until then, that it is ready. So
+	 * the lock never names a process that is gone while the daemon runs.
+	 */
+	if (opd_lock_acquire(d->session_dir, getpid(), &owner) < 0)
+		return 1;
+	d->lock_pid = getpid();
+	if (log_open(d) < 0 || opd_options_save(&d->opt, &d->cfg) < 0)
+		goto fail_unlock;
+	if (!d->opt.no_daemon) {
+		daemonise(&ready_fd);
+		if (opd_lock_update(d->session_dir, getpid()) < 0)
+			goto fail_unlock;
+		d->lock_pid = getpid();
+	} else {
+		close(d->log_fd);
+		d->log_fd = -1;
+	}
+	if (opd_core_init(&d->cfg) < 0)
+		goto fail_unlock;
+	if (d->opt.record_stream) {
+		if (stream_writer_open(&d->rec, d->opt.record_stream) < 0)
+			goto fail_core;
+		d->recording = 1;
+	}
+	memset(&scfg, 0, sizeof(scfg));
+	scfg.core = &d->cfg;
+	scfg.buffer_pages = d->opt.buffer_pages;
+	scfg.verbose = d->opt.verbose;
+	scfg.sink = deliver;
+	scfg.sink_arg = d;
+	d->src.ops = d->opt.source;
+	if (d->src.ops->open(&d->src, &scfg) < 0)
+		goto fail_core;
+	if (setup_fds(d) < 0 || start_sampling(d) < 0)
+		goto fail_source;
+	if (ready_fd >= 0)
+		detach_stdio(d, ready_fd);
+	log_msg("daemon started: pid %ld, session '%s', %s source, sampling %s",
+		(long)getpid(), d->session_dir, d->src.ops->name, d->opt.events_text);
+	if (main_loop(d) < 0)
+		op_error("main loop failed; shutting down");
+	shutdown_daemon(d);
+	return 0;
+
+fail_source:
+	d->src.ops->close(&d->src);
+fail_core:
+	if (d->recording)
+		stream_writer_close(&d->rec);
+	opd_core_exit();
+fail_unlock:
+	opd_lock_release(d->session_dir, d->lock_pid);
+	return 1;
+}
+
+int main(int argc, char const **argv)
+{
+	struct daemon d;
+	sigset_t set = daemon_signals();
+
+	memset(&d, 0, sizeof(d));
+	d.log_fd = -1;
+	d.sigfd = d.timerfd = -1;
+	op_set_progname("oprofiled");
+	opd_options_parse(&d.opt, &d.cfg, argc, argv);
+	if (opd_session_create(d.opt.session_dir) < 0)
+		return 1;
+	d.session_dir = realpath(d.opt.session_dir, NULL);
+	if (!d.session_dir)
+		op_die("cannot resolve session directory '%s': %s",
+		       d.opt.session_dir, strerror(errno));
+	d.opt.session_dir = d.session_dir;
+	d.cfg.session_dir = d.session_dir;
+	if (d.opt.replay)
+		return replay(&d);
+	signal(SIGPIPE, SIG_IGN);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		op_die("cannot block signals: %s", strerror(errno));
+	return run(&d);
+}

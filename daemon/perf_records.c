@@ -1,0 +1,301 @@
+/*
+ * Turning perf records into the stream: samples become cookie/offset (or
+ * raw kernel pc) pairs behind the switches they need; MMAP2, COMM(exec),
+ * FORK and EXIT keep the process maps current; LOST becomes lost counts.
+ * Records arrive here in time order (see perf_source.c).
+ *
+ * Layouts follow from the attributes perf_source.c sets: sample_type
+ * IDENTIFIER|IP|TID|TIME|CPU[|CALLCHAIN] and sample_id_all, so
+ *	sample:   header, id, ip, pid/tid, time, cpu/res[, nr, ips[nr]]
+ *	others:   header, body..., pid/tid, time, cpu/res, id   (trailer)
+ */
+#include <linux/perf_event.h>
+#include <string.h>
+
+#include "op_stream.h"
+#include "perf_source_int.h"
+
+#define HDR sizeof(struct perf_event_header)
+#define TRAILER 32	/* pid/tid, time, cpu/res, identifier */
+
+static inline uint64_t rd64(void const *rec, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, (unsigned char const *)rec + off, sizeof(v));
+	return v;
+}
+
+static inline uint32_t rd32(void const *rec, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, (unsigned char const *)rec + off, sizeof(v));
+	return v;
+}
+
+static inline struct perf_event_header hdr(void const *rec)
+{
+	struct perf_event_header h;
+
+	memcpy(&h, rec, sizeof(h));
+	return h;
+}
+
+uint64_t ps_record_time(void const *rec)
+{
+	struct perf_event_header h = hdr(rec);
+
+	if (h.type == PERF_RECORD_SAMPLE)
+		return h.size >= HDR + 32 ? rd64(rec, HDR + 24) : 0;
+	/* a record too short for its trailer is processed at once (as bad) */
+	return h.size >= HDR + TRAILER ? rd64(rec, h.size - 24) : 0;
+}
+
+static bool find_event(struct perf_source *ps, uint64_t id,
+		       unsigned long *event)
+{
+	size_t lo = 0, hi = ps->nr_ids;
+
+	if (ps->last_id < ps->nr_ids && ps->ids[ps->last_id].id == id) {
+		*event = ps->ids[ps->last_id].event;
+		return true;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ps->ids[mid].id < id)
+			lo = mid + 1;
+		else if (ps->ids[mid].id > id)
+			hi = mid;
+		else {
+			ps->last_id = mid;
+			*event = ps->ids[mid].event;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool is_kernel_mode(uint16_t misc)
+{
+	switch (misc & PERF_RECORD_MISC_CPUMODE_MASK) {
+	case PERF_RECORD_MISC_KERNEL:
+	case PERF_RECORD_MISC_HYPERVISOR:
+	case PERF_RECORD_MISC_GUEST_KERNEL:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Resolve a user pc of p: its cookie and offset; false if unmapped. */
+static bool resolve_user(struct perf_source *ps, struct proc *p,
+			 uint64_t pc, unsigned long *cookie,
+			 unsigned long *offset)
+{
+	struct vma *v = p ? pm_lookup(p, pc) : NULL;
+
+	if (!v)
+		return false;
+	*cookie = pm_vma_cookie(&ps->cookies, p, v);
+	*offset = pc - v->start + v->pgoff;
+	return true;
+}
+
+/*
+ * The backtrace after the sample pair: (pc, 0) per frame, caller after
+ * callee, switching mode at the PERF_CONTEXT_* markers and cookie as
+ * frames move between binaries. The first frame repeats the sample's ip.
+ */
+static void emit_callchain(struct perf_source *ps, struct proc *p,
+			   uint64_t ip, void const *rec, size_t size)
+{
+	struct stream_emit *se = &ps->em;
+	uint64_t nr = rd64(rec, HDR + 40);
+	bool kernel = true, skipped_ip = false;
+	unsigned frames = 0;
+
+	if (nr > (size - HDR - 48) / 8)
+		nr = (size - HDR - 48) / 8;
+	for (uint64_t i = 0; i < nr && frames < ps->depth; i++) {
+		uint64_t pc = rd64(rec, HDR + 48 + i * 8);
+		unsigned long cookie, offset;
+
+		if (pc >= (uint64_t)PERF_CONTEXT_MAX) {
+			if (pc == (uint64_t)PERF_CONTEXT_KERNEL)
+				kernel = true;
+			else if (pc == (uint64_t)PERF_CONTEXT_USER)
+				kernel = false;
+			else
+				return;	/* guest or hv frames: not ours */
+			continue;
+		}
+		if (!skipped_ip) {
+			skipped_ip = true;
+			if (pc == ip)
+				continue;
+		}
+		if (kernel) {
+			se_mode(se, true);
+			se_pair(se, pc, 0);
+		} else if (resolve_user(ps, p, pc, &cookie, &offset)) {
+			se_mode(se, false);
+			se_cookie(se, cookie);
+			se_pair(se, offset, 0);
+		} else {
+			ps->lost[OP_LOST_BT_NO_MAPPING]++;
+			return;
+		}
+		frames++;
+	}
+}
+
+static void handle_sample(struct perf_source *ps, void const *rec,
+			  struct perf_event_header h)
+{
+	uint64_t ip = rd64(rec, HDR + 8);
+	uint32_t pid = rd32(rec, HDR + 16), tid = rd32(rec, HDR + 20);
+	uint32_t cpu = rd32(rec, HDR + 32);
+	bool kernel = is_kernel_mode(h.misc);
+	unsigned long event, cookie = OP_NO_COOKIE, pc = ip;
+	struct proc *p;
+
+	if (h.size < HDR + 40 || (ps->depth && h.size < HDR + 48) ||
+	    !find_event(ps, rd64(rec, HDR), &event)) {
+		ps->stats.bad++;
+		return;
+	}
+	p = pm_find(&ps->procs, pid);
+	if (!kernel) {
+		if (!p) {
+			ps->lost[OP_LOST_NO_MM]++;
+			return;
+		}
+		if (!resolve_user(ps, p, ip, &cookie, &pc)) {
+			ps->lost[OP_LOST_NO_MAPPING]++;
+			return;
+		}
+	}
+	se_cpu(&ps->em, cpu);
+	se_task(&ps->em, tid, pid, p ? p->app_cookie : OP_NO_COOKIE);
+	if (ps->depth)
+		se_escape(&ps->em, OP_CODE_TRACE_BEGIN);
+	se_mode(&ps->em, kernel);
+	if (!kernel)
+		se_cookie(&ps->em, cookie);
+	se_pair(&ps->em, pc, event);
+	if (ps->depth)
+		emit_callchain(ps, p, ip, rec, h.size);
+	ps->stats.samples++;
+	if (kernel)
+		ps->stats.kernel_samples++;
+	else
+		ps->stats.user_samples++;
+}
+
+/* MMAP (filename at 40) and MMAP2 (at 72): pid, tid, addr, len, pgoff. */
+static void handle_mmap(struct perf_source *ps, void const *rec,
+			struct perf_event_header h)
+{
+	size_t name_at = h.type == PERF_RECORD_MMAP2 ? HDR + 64 : HDR + 32;
+	uint32_t pid = rd32(rec, HDR);
+	char const *name = (char const *)rec + name_at;
+	size_t len;
+
+	if (h.size < name_at + TRAILER) {
+		ps->stats.bad++;
+		return;
+	}
+	ps->stats.mmaps++;
+	if (pid == (uint32_t)-1)
+		return;		/* kernel maps: the daemon uses kallsyms */
+	len = strnlen(name, h.size - TRAILER - name_at);
+	pm_map(&ps->procs, &ps->cookies, pm_get(&ps->procs, pid),
+	       rd64(rec, HDR + 8), rd64(rec, HDR + 16), rd64(rec, HDR + 24),
+	       name, len);
+}
+
+static void handle_comm(struct perf_source *ps, void const *rec,
+			struct perf_event_header h)
+{
+	uint32_t pid = rd32(rec, HDR), tid = rd32(rec, HDR + 4);
+
+	ps->stats.comms++;
+	/* an exec replaces the whole process image; the thread that
+	 * exec'ed has become the leader, so pid == tid */
+	if (!(h.misc & PERF_RECORD_MISC_COMM_EXEC) || pid != tid)
+		return;
+	ps->stats.execs++;
+	pm_exec(pm_get(&ps->procs, pid));
+}
+
+/* FORK and EXIT: pid, ppid, tid, ptid. Threads share their process. */
+static void handle_task(struct perf_source *ps, void const *rec,
+			struct perf_event_header h)
+{
+	uint32_t pid = rd32(rec, HDR), ppid = rd32(rec, HDR + 4);
+	uint32_t tid = rd32(rec, HDR + 8);
+
+	if (h.type == PERF_RECORD_FORK) {
+		if (pid == ppid)
+			return;
+		ps->stats.forks++;
+		pm_fork(&ps->procs, ppid, pid);
+	} else if (pid == tid) {
+		ps->stats.exits++;
+		pm_exit(&ps->procs, pid, (unsigned long)ps->stats.rounds + 1);
+	}
+}
+
+void ps_handle_record(struct perf_source *ps, void const *rec)
+{
+	struct perf_event_header h = hdr(rec);
+
+	if (h.type != PERF_RECORD_SAMPLE && h.size < HDR + TRAILER) {
+		ps->stats.bad++;
+		return;
+	}
+	switch (h.type) {
+	case PERF_RECORD_SAMPLE:
+		handle_sample(ps, rec, h);
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		handle_mmap(ps, rec, h);
+		break;
+	case PERF_RECORD_COMM:
+		handle_comm(ps, rec, h);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		handle_task(ps, rec, h);
+		break;
+	case PERF_RECORD_LOST:
+		ps->lost[OP_LOST_OVERFLOW] += rd64(rec, HDR + 8);
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		ps->lost[OP_LOST_OVERFLOW] += rd64(rec, HDR);
+		break;
+	case PERF_RECORD_THROTTLE:
+		ps->stats.throttles++;
+		break;
+	case PERF_RECORD_UNTHROTTLE:
+		ps->stats.unthrottles++;
+		break;
+	default:
+		ps->stats.ignored++;
+		break;
+	}
+}
+
+void ps_emit_lost(struct perf_source *ps)
+{
+	for (unsigned c = 1; c < OP_LOST_CATEGORY_MAX; c++) {
+		if (!ps->lost[c])
+			continue;
+		se_lost(&ps->em, c, ps->lost[c]);
+		ps->stats.lost[c] += ps->lost[c];
+		ps->lost[c] = 0;
+	}
+}

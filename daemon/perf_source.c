@@ -1,0 +1,430 @@
+/*
+ * The perf source's setup and read loop; see perf_source.h. Record
+ * decoding lives in perf_records.c.
+ *
+ * Why merge rings by time: MMAP2/COMM/FORK/EXIT records of one process are
+ * written on whichever cpu it ran, while its samples arrive on every cpu.
+ * Each round notes "now" before draining; a record is written to its ring
+ * within microseconds of its timestamp, so every record older than
+ * now - slack is already in our queue and can be applied in order.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "op_message.h"
+#include "perf_source_int.h"
+
+uint64_t perf_source_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The online cpus from "0-3,5,7-8"; the count, or -errno. */
+static int online_cpus(int **cpus)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	int a, b, n = 0, cap = 64;
+	char sep;
+
+	if (!f)
+		return -errno;
+	*cpus = op_xmalloc(cap * sizeof(**cpus));
+	while (fscanf(f, "%d", &a) == 1) {
+		b = a;
+		if (fscanf(f, "%c", &sep) == 1 && sep == '-' &&
+		    fscanf(f, "%d", &b) == 1)
+			fscanf(f, "%c", &sep);
+		for (; a <= b; a++) {
+			if (n == cap)
+				*cpus = op_xrealloc(*cpus, (cap *= 2) * sizeof(**cpus));
+			(*cpus)[n++] = a;
+		}
+	}
+	fclose(f);
+	return n ? n : -ENOENT;
+}
+
+static void fill_attr(struct perf_source const *ps,
+		      struct perf_source_event const *ev, bool side_band,
+		      struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = ev->type;
+	a->config = ev->config;
+	a->sample_period = ev->period;
+	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			 PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	if (ps->depth) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		/* +1: the first entry repeats the sample ip */
+		a->sample_max_stack = (uint16_t)(ps->depth + 1);
+	}
+	a->disabled = 1;
+	a->exclude_kernel = !ev->kernel;
+	a->exclude_user = !ev->user;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	/* the reader polls with a timeout; wake it early only when a
+	 * quarter of the ring is used */
+	a->watermark = 1;
+	a->wakeup_watermark = ps->ring_pages * (uint32_t)sysconf(_SC_PAGESIZE) / 4;
+	if (side_band) {
+		a->mmap = 1;
+		a->mmap2 = 1;
+		a->comm = 1;
+		a->comm_exec = 1;
+		a->task = 1;
+	}
+}
+
+static int open_event(struct perf_source *ps, unsigned ci, unsigned e)
+{
+	struct perf_source_event const *ev = &ps->events[e];
+	struct perf_event_attr attr;
+	int fd, err;
+
+	fill_attr(ps, ev, e == 0, &attr);
+	fd = (int)syscall(SYS_perf_event_open, &attr, -1, ps->cpus[ci], -1,
+			  PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		op_error("cannot open perf event '%s' on cpu %d: %s",
+			 ev->name ? ev->name : "?", ps->cpus[ci],
+			 strerror(errno));
+		if (err == -EACCES || err == -EPERM)
+			fprintf(stderr, "hint: run as root, or lower "
+				"/proc/sys/kernel/perf_event_paranoid\n");
+		return err;
+	}
+	ps->fds[ci * ps->nr_events + e] = fd;
+	return 0;
+}
+
+static int compare_ids(void const *a, void const *b)
+{
+	struct ps_id const *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Map the ring of cpu index ci's first event: the others write into it. */
+static int map_ring(struct perf_source *ps, unsigned ci)
+{
+	int lead = ps->fds[ci * ps->nr_events];
+	int err = perf_ring_map(&ps->rings[ci], lead, ps->cpus[ci], ci,
+				ps->ring_pages);
+
+	if (err)
+		return op_error("cannot map the perf ring of cpu %d (%u pages): %s",
+				ps->cpus[ci], ps->ring_pages, strerror(-err)),
+		       err;
+	ps->pfd[ci].fd = lead;
+	ps->pfd[ci].events = POLLIN;
+	return 0;
+}
+
+/* Redirect event e's records into cpu index ci's ring (the kernel wants
+ * that ring mapped first), and note its id. */
+static int attach_event(struct perf_source *ps, unsigned ci, unsigned e)
+{
+	int fd = ps->fds[ci * ps->nr_events + e];
+	int lead = ps->fds[ci * ps->nr_events];
+	uint64_t id;
+	int err;
+
+	if (e && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, lead)) {
+		err = -errno;
+		return op_error("cannot share cpu %d's ring with event '%s': %s",
+				ps->cpus[ci], ps->events[e].name ?
+				ps->events[e].name : "?", strerror(errno)), err;
+	}
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id)) {
+		err = -errno;
+		return op_error("cannot get the id of a perf event: %s",
+				strerror(errno)), err;
+	}
+	ps->ids[ps->nr_ids].id = id;
+	ps->ids[ps->nr_ids].event = e;
+	ps->nr_ids++;
+	return 0;
+}
+
+/* Open every event on cpu index ci, sharing the first event's ring. */
+static int open_cpu(struct perf_source *ps, unsigned ci)
+{
+	int err;
+
+	for (unsigned e = 0; e < ps->nr_events; e++) {
+		err = open_event(ps, ci, e);
+		if (!err && e == 0)
+			err = map_ring(ps, ci);
+		if (!err)
+			err = attach_event(ps, ci, e);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int check_config(struct perf_source_config const *cfg)
+{
+	unsigned pages = cfg->ring_pages;
+
+	if (!cfg->nr_events || !cfg->events)
+		return op_error("no events to sample"), -EINVAL;
+	if (pages & (pages - 1))
+		return op_error("ring size %u pages is not a power of two",
+				pages), -EINVAL;
+	for (unsigned e = 0; e < cfg->nr_events; e++)
+		if (!cfg->events[e].period)
+			return op_error("event '%s' has a zero sample period",
+					cfg->events[e].name ?
+					cfg->events[e].name : "?"), -EINVAL;
+	return 0;
+}
+
+static struct perf_source *alloc_source(struct perf_source_config const *cfg)
+{
+	struct perf_source *ps = op_xcalloc(1, sizeof(*ps));
+
+	ps->nr_events = cfg->nr_events;
+	ps->events = op_xmalloc(cfg->nr_events * sizeof(*ps->events));
+	memcpy(ps->events, cfg->events, cfg->nr_events * sizeof(*ps->events));
+	ps->depth = cfg->callgraph_depth;
+	ps->ring_pages = cfg->ring_pages ? cfg->ring_pages
+					 : PERF_SOURCE_RING_PAGES;
+	ps->slack_ns = (uint64_t)(cfg->slack_ms ? cfg->slack_ms
+				  : PERF_SOURCE_SLACK_MS) * 1000000;
+	rq_init(&ps->q);
+	pm_init(&ps->procs);
+	ct_init(&ps->cookies);
+	wb_init(&ps->out);
+	se_init(&ps->em, &ps->out, &ps->cookies);
+	return ps;
+}
+
+int perf_source_open(struct perf_source **out,
+		     struct perf_source_config const *cfg)
+{
+	struct perf_source *ps;
+	int n, err;
+
+	*out = NULL;
+	err = check_config(cfg);
+	if (err)
+		return err;
+	ps = alloc_source(cfg);
+	n = online_cpus(&ps->cpus);
+	if (n < 0) {
+		op_error("cannot read the online cpus from "
+			 "'/sys/devices/system/cpu/online': %s", strerror(-n));
+		perf_source_close(ps);
+		return n;
+	}
+	ps->nr_cpus = (unsigned)n;
+	ps->fds = op_xmalloc(ps->nr_cpus * ps->nr_events * sizeof(*ps->fds));
+	memset(ps->fds, -1, ps->nr_cpus * ps->nr_events * sizeof(*ps->fds));
+	ps->rings = op_xcalloc(ps->nr_cpus, sizeof(*ps->rings));
+	ps->pfd = op_xcalloc(ps->nr_cpus, sizeof(*ps->pfd));
+	ps->ids = op_xcalloc(ps->nr_cpus * ps->nr_events, sizeof(*ps->ids));
+	ps->group_start = op_xcalloc(ps->nr_cpus + 1, sizeof(*ps->group_start));
+	for (unsigned ci = 0; ci < ps->nr_cpus; ci++) {
+		err = open_cpu(ps, ci);
+		if (err) {
+			perf_source_close(ps);
+			return err;
+		}
+	}
+	qsort(ps->ids, ps->nr_ids, sizeof(*ps->ids), compare_ids);
+	*out = ps;
+	return 0;
+}
+
+static int ioctl_all(struct perf_source *ps, unsigned long req)
+{
+	for (unsigned i = 0; i < ps->nr_cpus * ps->nr_events; i++)
+		if (ps->fds[i] >= 0 && ioctl(ps->fds[i], req, 0))
+			return -errno;
+	return 0;
+}
+
+int perf_source_enable(struct perf_source *ps)
+{
+	int err = ioctl_all(ps, PERF_EVENT_IOC_ENABLE);
+
+	if (err)
+		return op_error("cannot enable the perf events: %s",
+				strerror(-err)), err;
+	ps->enabled = true;
+	/* after enabling: whatever changes from now on has a record that
+	 * is applied on top of this /proc snapshot */
+	ps->stats.seeded += pm_seed_all(&ps->procs, &ps->cookies);
+	return 0;
+}
+
+int perf_source_disable(struct perf_source *ps)
+{
+	int err = ioctl_all(ps, PERF_EVENT_IOC_DISABLE);
+
+	if (err)
+		return op_error("cannot disable the perf events: %s",
+				strerror(-err)), err;
+	ps->enabled = false;
+	return 0;
+}
+
+static void drain_all(struct perf_source *ps)
+{
+	for (unsigned i = 0; i < ps->nr_cpus; i++)
+		ps->stats.records += perf_ring_drain(&ps->rings[i], &ps->q,
+						     ps_record_time);
+	if (ps->q.max_nr > ps->stats.max_pending)
+		ps->stats.max_pending = ps->q.max_nr;
+}
+
+static bool is_sample(struct record_queue const *q, size_t i)
+{
+	uint32_t type;
+
+	memcpy(&type, rq_record(q, i), sizeof(type));
+	return type == PERF_RECORD_SAMPLE;
+}
+
+/* Apply the samples ent[i..j) grouped by ring, each ring's in time order
+ * (a stable counting sort by ring). */
+static void handle_grouped(struct perf_source *ps, size_t i, size_t j)
+{
+	struct record_queue *q = &ps->q;
+	size_t *start = ps->group_start;
+
+	memset(start, 0, (ps->nr_cpus + 1) * sizeof(*start));
+	for (size_t k = i; k < j; k++)
+		start[q->ent[k].src + 1]++;
+	for (unsigned c = 0; c < ps->nr_cpus; c++)
+		start[c + 1] += start[c];
+	if (ps->group_cap < j - i) {
+		ps->group_cap = q->cap;
+		ps->group = op_xrealloc(ps->group,
+					ps->group_cap * sizeof(*ps->group));
+	}
+	for (size_t k = i; k < j; k++)
+		ps->group[start[q->ent[k].src]++] = k;
+	for (size_t k = 0; k < j - i; k++)
+		ps_handle_record(ps, rq_record(q, ps->group[k]));
+}
+
+/*
+ * Apply the ready records ent[0..n). Side-band records (maps, tasks) go in
+ * time order. The samples between two of them all see the same maps, so
+ * their order does not matter: they are grouped by cpu, and the stream
+ * switches cpu (and task) once per group instead of at nearly every
+ * sample, as the kernel driver's per-cpu buffer sync did.
+ */
+static void process_ready(struct perf_source *ps, size_t n)
+{
+	struct record_queue *q = &ps->q;
+	size_t i = 0;
+
+	while (i < n) {
+		size_t j = i;
+		bool one_ring = true;
+
+		for (; j < n && is_sample(q, j); j++)
+			one_ring &= q->ent[j].src == q->ent[i].src;
+		if (j == i) {
+			ps_handle_record(ps, rq_record(q, i++));
+			continue;
+		}
+		if (one_ring) {
+			for (; i < j; i++)
+				ps_handle_record(ps, rq_record(q, i));
+			continue;
+		}
+		handle_grouped(ps, i, j);
+		i = j;
+	}
+}
+
+/* Apply the queued records with time <= until. */
+static void process_until(struct perf_source *ps, uint64_t until)
+{
+	size_t n;
+
+	rq_sort(&ps->q);
+	n = rq_ready(&ps->q, until);
+	process_ready(ps, n);
+	rq_consume(&ps->q, n);
+	ps_emit_lost(ps);
+	ps->stats.rounds++;
+	pm_reap(&ps->procs, (unsigned long)ps->stats.rounds);
+}
+
+int perf_source_read(struct perf_source *ps, int timeout_ms)
+{
+	uint64_t now;
+
+	if (poll(ps->pfd, ps->nr_cpus, timeout_ms) < 0 && errno != EINTR)
+		return -errno;
+	now = perf_source_now();
+	drain_all(ps);
+	process_until(ps, now > ps->slack_ns ? now - ps->slack_ns : 0);
+	return 0;
+}
+
+void perf_source_flush(struct perf_source *ps, uint64_t until)
+{
+	drain_all(ps);
+	process_until(ps, until);
+}
+
+struct word_buffer *perf_source_words(struct perf_source *ps)
+{
+	return &ps->out;
+}
+
+void perf_source_new_stream(struct perf_source *ps)
+{
+	ct_new_stream(&ps->cookies);
+	se_reset(&ps->em);
+}
+
+struct perf_source_stats const *perf_source_stats(struct perf_source const *ps)
+{
+	return &ps->stats;
+}
+
+void perf_source_close(struct perf_source *ps)
+{
+	if (!ps)
+		return;
+	for (unsigned i = 0; ps->rings && i < ps->nr_cpus; i++)
+		perf_ring_unmap(&ps->rings[i]);
+	for (unsigned i = 0; ps->fds && i < ps->nr_cpus * ps->nr_events; i++)
+		if (ps->fds[i] >= 0)
+			close(ps->fds[i]);
+	rq_free(&ps->q);
+	pm_free(&ps->procs);
+	ct_free(&ps->cookies);
+	wb_free(&ps->out);
+	free(ps->events);
+	free(ps->cpus);
+	free(ps->fds);
+	free(ps->rings);
+	free(ps->pfd);
+	free(ps->ids);
+	free(ps->group_start);
+	free(ps->group);
+	free(ps);
+}

@@ -1,0 +1,105 @@
+/*
+ * The perf_events source: the producer of the op_stream.h event stream on
+ * hosts where the oprofilefs module cannot be loaded. It opens one
+ * sampling event per configured event per online cpu, system-wide, reads
+ * their mmap rings, rebuilds every process's executable mappings from the
+ * side-band records (and /proc at start), and turns each sample into
+ * cookie/offset pairs with CPU/CTX/KERNEL/USER/COOKIE switches, just as
+ * the kernel driver's buffer sync did.
+ *
+ * Records of all rings are merged by time (CLOCK_MONOTONIC, so callers can
+ * compare record times with clock_gettime): each read round processes the
+ * records older than "now - slack" and keeps the rest, so a process's exit
+ * is applied only after every earlier sample on any cpu. Samples between
+ * two side-band records see the same maps and are written grouped by cpu,
+ * so the stream switches cpu once per group, not at every sample.
+ *
+ * Single-threaded: one caller drives open, enable, read, flush and close.
+ *
+ *	perf_source_open(&ps, &cfg);
+ *	perf_source_enable(ps);
+ *	loop: perf_source_read(ps, 100);
+ *	      wb = perf_source_words(ps); consume wb->w[0..len); wb_reset(wb);
+ *	perf_source_disable(ps); perf_source_flush(ps, UINT64_MAX);
+ *	consume the last words; perf_source_close(ps);
+ */
+#ifndef PERF_SOURCE_H
+#define PERF_SOURCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "op_stream.h"
+
+struct word_buffer;
+struct perf_source;
+
+/* One event to sample; the caller maps events/ names to these. */
+struct perf_source_event {
+	uint32_t type;		/* PERF_TYPE_SOFTWARE, PERF_TYPE_RAW, ... */
+	uint64_t config;	/* PERF_COUNT_SW_CPU_CLOCK; raw: event | um << 8 */
+	uint64_t period;	/* events between samples (ns for the clocks) */
+	bool kernel;		/* sample in kernel mode */
+	bool user;		/* sample in user mode */
+	char const *name;	/* for messages; may be NULL */
+};
+
+struct perf_source_config {
+	struct perf_source_event const *events;	/* index = stream event */
+	unsigned nr_events;
+	unsigned callgraph_depth;	/* 0: no backtraces */
+	unsigned ring_pages;	/* data pages per cpu, power of 2; 0: 128 */
+	unsigned slack_ms;	/* ordering slack; 0: PERF_SOURCE_SLACK_MS */
+};
+
+#define PERF_SOURCE_RING_PAGES 128
+#define PERF_SOURCE_SLACK_MS 10
+
+struct perf_source_stats {
+	uint64_t rounds;	/* read/flush rounds */
+	uint64_t records;	/* records drained from the rings */
+	uint64_t samples;	/* samples written to the stream */
+	uint64_t kernel_samples;
+	uint64_t user_samples;
+	uint64_t mmaps;		/* MMAP and MMAP2 records */
+	uint64_t comms;
+	uint64_t execs;		/* COMM records flagged exec */
+	uint64_t forks;		/* FORK records of new processes */
+	uint64_t exits;		/* EXIT records of whole processes */
+	uint64_t throttles;
+	uint64_t unthrottles;
+	uint64_t ignored;	/* record types we do not use */
+	uint64_t bad;		/* malformed records or unknown sample ids */
+	uint64_t seeded;	/* processes seeded from /proc */
+	uint64_t max_pending;	/* most records queued at once */
+	uint64_t lost[OP_LOST_CATEGORY_MAX];	/* as written to the stream */
+};
+
+/*
+ * Open the events (disabled) and map the rings. On failure returns
+ * -errno with the message already printed: -EACCES/-EPERM mean
+ * perf_event_open was refused, -ENOENT/-EOPNOTSUPP an unsupported event.
+ */
+int perf_source_open(struct perf_source **ps,
+		     struct perf_source_config const *cfg);
+/* Start counting, then seed the processes that already exist. */
+int perf_source_enable(struct perf_source *ps);
+/* Stop counting; already-written records can still be flushed. */
+int perf_source_disable(struct perf_source *ps);
+/* Wait up to timeout_ms for ring data, then drain every ring and
+ * process the records older than now - slack. 0 or -errno. */
+int perf_source_read(struct perf_source *ps, int timeout_ms);
+/* Drain every ring and process every record with time <= until
+ * (UINT64_MAX: all of them, e.g. after disable). */
+void perf_source_flush(struct perf_source *ps, uint64_t until);
+/* The stream written so far: the caller takes w[0..len) and resets it. */
+struct word_buffer *perf_source_words(struct perf_source *ps);
+/* Start a new stream: re-define cookies, re-send the whole context. */
+void perf_source_new_stream(struct perf_source *ps);
+struct perf_source_stats const *perf_source_stats(struct perf_source const *ps);
+void perf_source_close(struct perf_source *ps);
+
+/* The clock of record times (CLOCK_MONOTONIC), in ns. */
+uint64_t perf_source_now(void);
+
+#endif /* PERF_SOURCE_H */

@@ -1,0 +1,58 @@
+/*
+ * What perf_source.c (setup, the read loop) and perf_records.c (turning
+ * records into stream words) share. Not for other users.
+ */
+#ifndef PERF_SOURCE_INT_H
+#define PERF_SOURCE_INT_H
+
+#include <poll.h>
+
+#include "cookie_table.h"
+#include "perf_ring.h"
+#include "perf_source.h"
+#include "proc_maps.h"
+#include "record_queue.h"
+#include "stream_emit.h"
+#include "word_buffer.h"
+
+/* A kernel event id (PERF_EVENT_IOC_ID) and the stream event index. */
+struct ps_id {
+	uint64_t id;
+	unsigned long event;
+};
+
+struct perf_source {
+	struct perf_source_event *events;	/* copy of the config's */
+	unsigned nr_events;
+	unsigned depth;			/* callgraph depth, 0: none */
+	unsigned ring_pages;
+	uint64_t slack_ns;
+	int *cpus;			/* online cpus */
+	unsigned nr_cpus;
+	int *fds;			/* fds[cpu_idx * nr_events + event] */
+	struct perf_ring *rings;	/* one per cpu */
+	struct pollfd *pfd;		/* one per ring */
+	struct ps_id *ids;		/* sorted by id */
+	size_t nr_ids;
+	size_t last_id;			/* index of the last id found */
+	struct record_queue q;
+	size_t *group;			/* queue indexes grouped by ring */
+	size_t group_cap;
+	size_t *group_start;		/* nr_cpus + 1 bucket starts */
+	struct proc_table procs;
+	struct cookie_table cookies;
+	struct word_buffer out;
+	struct stream_emit em;
+	uint64_t lost[OP_LOST_CATEGORY_MAX];	/* not yet written */
+	struct perf_source_stats stats;
+	bool enabled;
+};
+
+/* The time of a record as copied out of a ring (sample_id_all layout). */
+uint64_t ps_record_time(void const *rec);
+/* Apply one record: update maps, write stream words, count. */
+void ps_handle_record(struct perf_source *ps, void const *rec);
+/* Write and clear the pending lost counts. */
+void ps_emit_lost(struct perf_source *ps);
+
+#endif /* PERF_SOURCE_INT_H */

@@ -1,0 +1,304 @@
+/*
+ * Process table and VMA arrays for the perf source; see proc_maps.h.
+ * Mapping changes are rare next to samples, so pm_map() may copy the
+ * array; lookups (pm_lookup) are the hot path and stay a binary search.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cookie_table.h"
+#include "op_message.h"
+#include "op_stream.h"
+#include "proc_maps.h"
+
+void pm_init(struct proc_table *pt)
+{
+	pt->mask = 255;
+	pt->bucket = op_xcalloc(pt->mask + 1, sizeof(*pt->bucket));
+	pt->nr = 0;
+	pt->cache = NULL;
+	pt->dead = NULL;
+	pt->nr_dead = 0;
+	pt->cap_dead = 0;
+}
+
+static void proc_free(struct proc *p)
+{
+	free(p->vma);
+	free(p);
+}
+
+void pm_free(struct proc_table *pt)
+{
+	for (size_t i = 0; i <= pt->mask; i++) {
+		struct proc *p = pt->bucket[i], *next;
+
+		for (; p; p = next) {
+			next = p->next;
+			proc_free(p);
+		}
+	}
+	free(pt->bucket);
+	free(pt->dead);
+	memset(pt, 0, sizeof(*pt));
+}
+
+static size_t bucket_of(struct proc_table const *pt, unsigned long tgid)
+{
+	return (tgid * 0x9E3779B97F4A7C15ULL >> 20) & pt->mask;
+}
+
+struct proc *pm_find(struct proc_table *pt, unsigned long tgid)
+{
+	struct proc *p;
+
+	if (pt->cache && pt->cache->tgid == tgid)
+		return pt->cache;
+	for (p = pt->bucket[bucket_of(pt, tgid)]; p; p = p->next) {
+		if (p->tgid == tgid) {
+			pt->cache = p;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static void grow_buckets(struct proc_table *pt)
+{
+	size_t old_mask = pt->mask;
+	struct proc **old = pt->bucket;
+
+	pt->mask = old_mask * 2 + 1;
+	pt->bucket = op_xcalloc(pt->mask + 1, sizeof(*pt->bucket));
+	for (size_t i = 0; i <= old_mask; i++) {
+		struct proc *p = old[i], *next;
+
+		for (; p; p = next) {
+			size_t b = bucket_of(pt, p->tgid);
+
+			next = p->next;
+			p->next = pt->bucket[b];
+			pt->bucket[b] = p;
+		}
+	}
+	free(old);
+}
+
+struct proc *pm_get(struct proc_table *pt, unsigned long tgid)
+{
+	struct proc *p = pm_find(pt, tgid);
+	size_t b;
+
+	if (p)
+		return p;
+	if (pt->nr >= pt->mask)
+		grow_buckets(pt);
+	p = op_xcalloc(1, sizeof(*p));
+	p->tgid = tgid;
+	p->app_cookie = OP_NO_COOKIE;
+	b = bucket_of(pt, tgid);
+	p->next = pt->bucket[b];
+	pt->bucket[b] = p;
+	pt->nr++;
+	pt->cache = p;
+	return p;
+}
+
+void pm_drop(struct proc_table *pt, unsigned long tgid)
+{
+	struct proc **pp = &pt->bucket[bucket_of(pt, tgid)];
+
+	for (; *pp; pp = &(*pp)->next) {
+		struct proc *p = *pp;
+
+		if (p->tgid != tgid)
+			continue;
+		*pp = p->next;
+		if (pt->cache == p)
+			pt->cache = NULL;
+		proc_free(p);
+		pt->nr--;
+		return;
+	}
+}
+
+struct proc *pm_fork(struct proc_table *pt, unsigned long parent,
+		     unsigned long child)
+{
+	struct proc *c = pm_get(pt, child);
+	struct proc *p = pm_find(pt, parent);
+
+	c->nr = 0;
+	c->last = 0;
+	c->exec_pending = false;
+	c->exit_round = 0;	/* a reused pid is a new process */
+	c->app_cookie = OP_NO_COOKIE;
+	pt->cache = c;
+	if (!p)
+		return c;
+	c->app_cookie = p->app_cookie;
+	c->exec_pending = p->exec_pending;
+	if (c->cap < p->nr) {
+		c->cap = p->nr;
+		c->vma = op_xrealloc(c->vma, c->cap * sizeof(*c->vma));
+	}
+	for (size_t i = 0; i < p->nr; i++) {
+		c->vma[i] = p->vma[i];
+		if (c->vma[i].flags & VMA_ANON)
+			c->vma[i].cookie = OP_NO_COOKIE;
+	}
+	c->nr = p->nr;
+	return c;
+}
+
+void pm_exec(struct proc *p)
+{
+	p->nr = 0;
+	p->last = 0;
+	p->exec_pending = true;
+}
+
+void pm_exit(struct proc_table *pt, unsigned long tgid, unsigned long round)
+{
+	struct proc *p = pm_find(pt, tgid);
+
+	if (!p)
+		return;
+	p->exit_round = round;
+	if (pt->nr_dead == pt->cap_dead) {
+		pt->cap_dead = pt->cap_dead ? pt->cap_dead * 2 : 64;
+		pt->dead = op_xrealloc(pt->dead,
+				       pt->cap_dead * sizeof(*pt->dead));
+	}
+	pt->dead[pt->nr_dead].tgid = tgid;
+	pt->dead[pt->nr_dead].round = round;
+	pt->nr_dead++;
+}
+
+void pm_reap(struct proc_table *pt, unsigned long round)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < pt->nr_dead; i++) {
+		struct pm_dead d = pt->dead[i];
+		struct proc *p;
+
+		if (d.round + 2 > round) {
+			pt->dead[kept++] = d;
+			continue;
+		}
+		p = pm_find(pt, d.tgid);
+		/* not if the pid came back as a new process meanwhile */
+		if (p && p->exit_round == d.round)
+			pm_drop(pt, d.tgid);
+	}
+	pt->nr_dead = kept;
+}
+
+bool pm_is_anon_name(char const *name, size_t len)
+{
+	return len == 0 || name[0] == '[' ||
+	       (len >= 6 && !memcmp(name, "//anon", 6));
+}
+
+/* Room for n more VMAs. */
+static void reserve(struct proc *p, size_t n)
+{
+	if (p->cap - p->nr >= n)
+		return;
+	p->cap = p->cap ? p->cap * 2 : 16;
+	if (p->cap - p->nr < n)
+		p->cap = p->nr + n;
+	p->vma = op_xrealloc(p->vma, p->cap * sizeof(*p->vma));
+}
+
+/*
+ * Put v in p's array, cutting away the parts of older VMAs it overlaps.
+ * The common cases (appending, no overlap) just move memory; only a real
+ * overlap rebuilds the array.
+ */
+static void insert_vma(struct proc *p, struct vma const *v)
+{
+	size_t i, first, n = p->nr;
+	struct vma *old;
+
+	for (first = 0; first < n && p->vma[first].end <= v->start; first++)
+		;
+	if (first == n || p->vma[first].start >= v->end) {
+		reserve(p, 1);
+		memmove(&p->vma[first + 1], &p->vma[first],
+			(n - first) * sizeof(*v));
+		p->vma[first] = *v;
+		p->nr++;
+		return;
+	}
+	old = op_xmalloc(n * sizeof(*old));
+	memcpy(old, p->vma, n * sizeof(*old));
+	p->nr = first;
+	reserve(p, n - first + 2);
+	for (i = first; i < n && old[i].start < v->end; i++) {
+		if (old[i].start < v->start) {
+			struct vma left = old[i];
+
+			left.end = v->start;
+			p->vma[p->nr++] = left;
+		}
+	}
+	p->vma[p->nr++] = *v;
+	/* the last overlapped VMA may stick out past v's end */
+	if (i > first && old[i - 1].end > v->end) {
+		struct vma right = old[i - 1];
+
+		right.pgoff += v->end - right.start;
+		right.start = v->end;
+		p->vma[p->nr++] = right;
+	}
+	for (; i < n; i++)
+		p->vma[p->nr++] = old[i];
+	free(old);
+	p->last = 0;
+}
+
+void pm_map(struct proc_table *pt, struct cookie_table *ct, struct proc *p,
+	    unsigned long start, unsigned long len, unsigned long pgoff,
+	    char const *name, size_t name_len)
+{
+	struct vma v = { .start = start, .end = start + len };
+
+	(void)pt;
+	if (!len || v.end < start)
+		return;
+	if (pm_is_anon_name(name, name_len)) {
+		if (!name_len) {
+			name = "//anon";
+			name_len = 6;
+		}
+		v.flags = VMA_ANON;
+		v.name = ct_intern(ct, name, name_len);
+		v.pgoff = 0;
+		v.cookie = OP_NO_COOKIE;
+	} else {
+		v.pgoff = pgoff;
+		v.cookie = ct_intern(ct, name, name_len);
+		if (p->exec_pending) {
+			p->app_cookie = v.cookie;
+			p->exec_pending = false;
+		}
+	}
+	insert_vma(p, &v);
+}
+
+unsigned long pm_vma_cookie(struct cookie_table *ct, struct proc *p,
+			    struct vma *v)
+{
+	struct cookie_entry *name;
+
+	if (v->cookie != OP_NO_COOKIE)
+		return v->cookie;
+	name = ct_get(ct, v->name);
+	/* The region's definition spans the whole VMA as first seen;
+	 * pgoff keeps offsets relative to that start after splits. */
+	v->cookie = ct_new_anon(ct, p->tgid, v->start - v->pgoff, v->end,
+				name ? name->name : "//anon");
+	return v->cookie;
+}

@@ -1,0 +1,138 @@
+/* Stream file writer and reader; see stream_file.h for the layout. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_message.h"
+#include "opd_trans.h"
+#include "stream_file.h"
+
+#define W sizeof(unsigned long)
+
+int stream_writer_open(struct stream_writer *sw, char const *path)
+{
+	struct stream_file_header h = {
+		.word_size = W,
+		.version = STREAM_FILE_VERSION,
+	};
+
+	memcpy(h.magic, STREAM_FILE_MAGIC, sizeof(h.magic));
+	sw->words = 0;
+	sw->f = fopen(path, "we");
+	if (!sw->f)
+		return op_error("cannot create stream file '%s': %s", path,
+				strerror(errno));
+	sw->path = op_xstrdup(path);
+	if (fwrite(&h, sizeof(h), 1, sw->f) != 1) {
+		op_error("cannot write stream file '%s': %s", path,
+			 strerror(errno));
+		fclose(sw->f);
+		free(sw->path);
+		return -1;
+	}
+	return 0;
+}
+
+int stream_writer_write(struct stream_writer *sw, unsigned long const *w,
+			size_t n)
+{
+	if (n && fwrite(w, W, n, sw->f) != n)
+		return op_error("cannot write stream file '%s': %s", sw->path,
+				strerror(errno));
+	sw->words += n;
+	return 0;
+}
+
+int stream_writer_close(struct stream_writer *sw)
+{
+	int err = 0;
+
+	if (fclose(sw->f))
+		err = op_error("cannot write stream file '%s': %s", sw->path,
+			       strerror(errno));
+	free(sw->path);
+	sw->f = NULL;
+	sw->path = NULL;
+	return err;
+}
+
+static int check_header(struct stream_reader *sr)
+{
+	struct stream_file_header h;
+
+	if (fread(&h, sizeof(h), 1, sr->f) != 1)
+		return op_error("stream file '%s' is too short for its header",
+				sr->path);
+	if (memcmp(h.magic, STREAM_FILE_MAGIC, sizeof(h.magic)))
+		return op_error("'%s' is not a stream file: bad magic",
+				sr->path);
+	if (h.word_size != W)
+		return op_error("stream file '%s' has %u-byte words, this host %zu",
+				sr->path, h.word_size, W);
+	if (h.version != STREAM_FILE_VERSION)
+		return op_error("stream file '%s' has version %u, expected %u",
+				sr->path, h.version, STREAM_FILE_VERSION);
+	return 0;
+}
+
+int stream_reader_open(struct stream_reader *sr, char const *path)
+{
+	sr->words = 0;
+	sr->f = fopen(path, "re");
+	if (!sr->f)
+		return op_error("cannot open stream file '%s': %s", path,
+				strerror(errno));
+	sr->path = op_xstrdup(path);
+	if (check_header(sr)) {
+		stream_reader_close(sr);
+		return -1;
+	}
+	return 0;
+}
+
+long stream_reader_read(struct stream_reader *sr, unsigned long *w, size_t max)
+{
+	size_t got = fread(w, 1, max * W, sr->f);
+
+	if (ferror(sr->f))
+		return op_error("cannot read stream file '%s': %s", sr->path,
+				strerror(errno));
+	/* fread fills the request unless the file ends */
+	if (got % W)
+		return op_error("stream file '%s' ends with a partial word at byte %llu",
+				sr->path, (unsigned long long)
+				(sizeof(struct stream_file_header) +
+				 (sr->words * W) + got - got % W));
+	sr->words += got / W;
+	return (long)(got / W);
+}
+
+void stream_reader_close(struct stream_reader *sr)
+{
+	if (sr->f)
+		fclose(sr->f);
+	free(sr->path);
+	sr->f = NULL;
+	sr->path = NULL;
+}
+
+int stream_file_replay(char const *path, struct opd_trans *dec,
+		       size_t chunk_words)
+{
+	struct stream_reader sr;
+	unsigned long *buf;
+	long n;
+	int err;
+
+	if (!chunk_words)
+		chunk_words = 64 * 1024;
+	if (stream_reader_open(&sr, path))
+		return -1;
+	buf = op_xmalloc(chunk_words * W);
+	while ((n = stream_reader_read(&sr, buf, chunk_words)) > 0)
+		opd_trans_feed(dec, buf, (size_t)n);
+	free(buf);
+	stream_reader_close(&sr);
+	err = opd_trans_finish(dec);
+	return n < 0 ? -1 : err;
+}

@@ -1,0 +1,119 @@
+#!/bin/sh
+# opcontrol and oprofiled through a whole session: start, status, dump,
+# sample files and stats, stop/start, reset, save, HUP, shutdown.
+. "${abs_top_srcdir:?}/tests/control/lib.sh"
+
+step "start"
+ctl --start >"$T/out" 2>&1 || { cat "$T/out"; fail "--start failed"; }
+cat "$T/out"
+grep -qi "using the perf_events source (no /dev/oprofile)" "$T/out" ||
+	fail "--start does not say which source it uses"
+pid=$(cat "$S/lock") && kill -0 "$pid" || fail "no daemon pid in lock"
+[ -p "$S/opd_pipe" ] || fail "no control FIFO"
+ctl --status >"$T/status" || fail "--status failed"
+cat "$T/status"
+grep -q "^Daemon running: pid $pid" "$T/status" || fail "status does not say running"
+grep -q "^Events: CPU_CLOCK:1000000" "$T/status" || fail "status lacks the default event"
+
+step "workload and dump"
+"$SPIN" 1.5
+ctl --dump || fail "--dump failed"
+C=$S/samples/current
+check_headers "$C"
+find "$C" -path "*spin*" -type f | grep -q . || fail "no sample file for the spin workload"
+"$SFCHECK" "$C" || fail "sample files fail the structural check"
+[ -f "$C/session.conf" ] || fail "no session.conf"
+grep -q '^events=CPU_CLOCK:1000000:0:1:1$' "$C/session.conf" || fail "session.conf lacks events"
+
+# spin has exited before the dump: every one of its samples is in by now
+spin_dir=$C/{root}$SPIN
+at_dump=$("$SFCHECK" --total "$spin_dir") || fail "cannot total $spin_dir"
+[ "$at_dump" -gt 100 ] || fail "only $at_dump samples of spin at the dump"
+
+step "stop: stats final and balanced"
+ctl --stop || fail "--stop failed"
+at_stop=$("$SFCHECK" --total "$spin_dir")
+[ "$at_stop" -eq "$at_dump" ] ||
+	fail "spin had $at_dump samples at the dump but $at_stop after stop: the dump returned early"
+ctl --status | grep -q "^Daemon paused: pid $pid" || fail "status does not say paused"
+stats_balance "$C"
+before=$(cat "$C/stats/sample_received")
+[ "$before" -gt 100 ] || fail "only $before samples in 1.5 s of spinning"
+"$SPIN" 0.3
+ctl --dump || fail "--dump while paused failed"
+[ "$(cat "$C/stats/sample_received")" -eq "$before" ] || fail "samples received while stopped"
+
+step "start again"
+ctl --start >"$T/out" 2>&1 || { cat "$T/out"; fail "second --start failed"; }
+grep -q "already running" "$T/out" || fail "second --start does not say already running"
+"$SPIN" 0.5
+ctl --dump || fail "--dump failed"
+[ "$(cat "$C/stats/sample_received")" -gt "$before" ] || fail "no samples after restart"
+
+# Paused for the checks of reset and save: while sampling, any process
+# on the machine may create new files at once.
+step "reset"
+ctl --stop --reset || fail "--reset failed"
+[ -z "$(find "$C" -path "$C/{*" -type f)" ] || fail "reset left sample files"
+[ -f "$C/session.conf" ] || fail "reset removed session.conf"
+[ -d "$C/session" ] || fail "reset removed the kernel data"
+[ "$(cat "$C/stats/sample_received")" -eq 0 ] || fail "reset kept the stats"
+ctl --start >/dev/null || fail "--start after reset failed"
+"$SPIN" 0.5
+ctl --dump || fail "--dump after reset failed"
+check_headers "$C"
+stats_balance "$C"
+
+step "save"
+ctl --stop --save=run1 || fail "--save failed"
+[ -d "$S/samples/run1" ] || fail "no samples/run1"
+check_headers "$S/samples/run1"
+[ -f "$S/samples/run1/session.conf" ] || fail "saved session lacks session.conf"
+[ -z "$(find "$C" -path "$C/{*" -type f)" ] || fail "current not empty after save"
+[ -f "$C/session.conf" ] || fail "new current lacks session.conf"
+[ -d "$C/session" ] || fail "new current lacks the kernel data"
+ctl --save=run1 >"$T/out" 2>&1 && fail "saving over run1 succeeded"
+grep -q "already exists" "$T/out" || { cat "$T/out"; fail "no 'already exists' error"; }
+ctl --start >/dev/null || fail "--start after save failed"
+
+step "USR2 / USR1"
+kill -USR2 "$pid"
+sleep 0.3
+ctl --status | grep -q "^Daemon paused: pid $pid" || fail "not paused after SIGUSR2"
+kill -USR1 "$pid"
+sleep 0.3
+ctl --status | grep -q "^Daemon running: pid $pid" || fail "not running after SIGUSR1"
+
+step "HUP: log rotation, files reopen"
+"$SPIN" 0.3
+ctl --dump || fail "--dump failed"
+before=$("$SFCHECK" --total "$spin_dir")
+mv "$S/samples/oprofiled.log" "$S/samples/oprofiled.log.1"
+kill -HUP "$pid"
+sleep 0.3
+alive "$pid" || fail "daemon died on HUP"
+grep -q "SIGHUP" "$S/samples/oprofiled.log" || fail "HUP not logged in a new log"
+"$SPIN" 0.5
+ctl --dump || fail "--dump after HUP failed"
+after=$("$SFCHECK" --total "$spin_dir")
+[ "$after" -gt "$before" ] || fail "no new samples in the reopened files ($before, $after)"
+check_headers "$C"
+"$SFCHECK" "$C" || fail "files bad after HUP"
+
+step "shutdown"
+ctl --shutdown || fail "--shutdown failed"
+alive "$pid" && fail "daemon still running"
+[ ! -e "$S/lock" ] || fail "lock left behind"
+stats_balance "$C"
+"$SFCHECK" "$C" || fail "files bad after shutdown"
+ctl --status | grep -q "^Daemon not running" || fail "status after shutdown"
+
+step "save and reset with no daemon: on the files"
+ctl --save=run2 || fail "--save with no daemon failed"
+[ -d "$S/samples/run2/{root}" ] || fail "no samples in samples/run2"
+[ -f "$C/session.conf" ] || fail "no session.conf in the new current"
+"$SFCHECK" "$S/samples/run2" || fail "saved files bad"
+cp -r "$S/samples/run2/{root}" "$C/"
+ctl --reset || fail "--reset with no daemon failed"
+[ -z "$(find "$C" -path "$C/{*" -type f)" ] || fail "reset left sample files"
+echo "PASS"

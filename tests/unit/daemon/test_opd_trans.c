@@ -1,0 +1,444 @@
+/*
+ * Unit tests of the stream decoder on hand-built word arrays: every code,
+ * records split across chunks at every position, and malformed input that
+ * must give counted errors (with resynchronisation), never a crash.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_message.h"
+#include "opd_trans.h"
+#include "word_buffer.h"
+
+#define ESC OP_ESCAPE_CODE
+
+/* A sink that writes one line per callback into a string. */
+struct log {
+	char buf[1 << 16];
+	size_t len;
+	unsigned errors;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void log_line(struct log *l, char const *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (l->len < sizeof(l->buf))
+		l->len += (size_t)vsnprintf(l->buf + l->len,
+					    sizeof(l->buf) - l->len, fmt, ap);
+	va_end(ap);
+	if (l->len > sizeof(l->buf))
+		l->len = sizeof(l->buf);
+}
+
+static void on_sample(void *ctx, struct opd_transient const *t,
+		      unsigned long pc, unsigned long event)
+{
+	log_line(ctx, "S cpu%lu %lu/%lu app%lu %s%lu %#lx e%lu\n", t->cpu, t->tgid,
+	     t->tid, t->app_cookie, t->in_kernel ? "k" : "c",
+	     t->in_kernel ? 0 : t->cookie, pc, event);
+}
+
+static void on_arc(void *ctx, struct opd_transient const *t,
+		   struct opd_frame const *caller, struct opd_frame const *callee)
+{
+	log_line(ctx, "A e%lu %s%lu:%#lx -> %s%lu:%#lx\n", t->event,
+	     caller->in_kernel ? "k" : "c", caller->cookie, caller->pc,
+	     callee->in_kernel ? "k" : "c", callee->cookie, callee->pc);
+}
+
+static void on_lost(void *ctx, unsigned long cat, unsigned long n)
+{
+	log_line(ctx, "L %lu %lu\n", cat, n);
+}
+
+static void on_cookie(void *ctx, struct opd_cookie const *c)
+{
+	log_line(ctx, "C %lu %s\n", c->cookie, c->name);
+}
+
+static void on_anon(void *ctx, struct opd_cookie const *c)
+{
+	log_line(ctx, "N %lu %lu %#lx-%#lx %s\n", c->cookie, c->tgid, c->start,
+	     c->end, c->name);
+}
+
+static void on_module(void *ctx)
+{
+	log_line(ctx, "M\n");
+}
+
+static void on_image(void *ctx, unsigned long s, unsigned long e,
+		     char const *name)
+{
+	log_line(ctx, "I %#lx-%#lx %s\n", s, e, name);
+}
+
+static void on_error(void *ctx, uint64_t pos, char const *msg)
+{
+	struct log *l = ctx;
+
+	l->errors++;
+	log_line(l, "E @%llu %s\n", (unsigned long long)pos, msg);
+}
+
+static struct opd_sink const sink_template = {
+	.sample = on_sample, .arc = on_arc, .lost = on_lost,
+	.cookie_def = on_cookie, .anon_def = on_anon,
+	.module_loaded = on_module, .kernel_image = on_image,
+	.error = on_error,
+};
+
+/* Decode w[0..n) in chunks of chunk words (0: whole) into l. */
+static struct opd_trans_stats decode(unsigned long const *w, size_t n,
+				     size_t chunk, struct log *l)
+{
+	struct opd_sink sink = sink_template;
+	struct opd_trans dec;
+	struct opd_trans_stats st;
+
+	memset(l, 0, sizeof(*l));
+	sink.ctx = l;
+	opd_trans_init(&dec, &sink, "test");
+	if (!chunk)
+		chunk = n ? n : 1;
+	for (size_t i = 0; i < n; i += chunk)
+		opd_trans_feed(&dec, w + i, i + chunk <= n ? chunk : n - i);
+	opd_trans_finish(&dec);
+	st = dec.stats;
+	opd_trans_free(&dec);
+	return st;
+}
+
+static int failures;
+
+static void check(int ok, char const *what)
+{
+	if (!ok) {
+		fprintf(stderr, "FAIL: %s\n", what);
+		failures++;
+	}
+}
+
+static void check_log(struct log const *l, char const *expect, char const *what)
+{
+	if (strcmp(l->buf, expect)) {
+		fprintf(stderr, "FAIL: %s\n--- expected\n%s--- got\n%s---\n", what,
+			expect, l->buf);
+		failures++;
+	}
+}
+
+static void esc(struct word_buffer *wb, unsigned long code)
+{
+	wb_push2(wb, ESC, code);
+}
+
+static void def(struct word_buffer *wb, unsigned long cookie, char const *path)
+{
+	esc(wb, OP_CODE_COOKIE_DEF);
+	wb_push2(wb, cookie, strlen(path));
+	wb_push_string(wb, path, strlen(path));
+}
+
+static void ctx(struct word_buffer *wb, unsigned long tid, unsigned long app,
+		unsigned long tgid)
+{
+	esc(wb, OP_CODE_CTX_SWITCH);
+	wb_push2(wb, tid, app);
+	esc(wb, OP_CODE_CTX_TGID);
+	wb_push(wb, tgid);
+}
+
+/* A stream that uses every code we produce or accept. */
+static void build_all_codes(struct word_buffer *wb)
+{
+	char const *name = "[vdso]";
+
+	esc(wb, OP_CODE_CPU_SWITCH);
+	wb_push(wb, 1);
+	def(wb, 5, "/usr/bin/app");
+	ctx(wb, 101, 5, 100);
+	esc(wb, OP_CODE_KERNEL_ENTER);
+	wb_push2(wb, 0xffffffff81000010UL, 0);
+	esc(wb, OP_CODE_USER_ENTER);
+	def(wb, 6, "/lib/libc.so.6 (deleted)");
+	esc(wb, OP_CODE_COOKIE_SWITCH);
+	wb_push(wb, 6);
+	wb_push2(wb, 0x1234, 1);
+	esc(wb, OP_CODE_ANON_DEF);
+	wb_push2(wb, 7, 100);
+	wb_push2(wb, 0x7000, 0x9000);
+	wb_push(wb, strlen(name));
+	wb_push_string(wb, name, strlen(name));
+	esc(wb, OP_CODE_COOKIE_SWITCH);
+	wb_push(wb, 7);
+	wb_push2(wb, 0x10, 0);
+	esc(wb, OP_CODE_MODULE_LOADED);
+	esc(wb, OP_CODE_KERNEL_IMAGE);
+	wb_push2(wb, 0xffffffffc0000000UL, 0xffffffffc0001000UL);
+	wb_push(wb, 3);
+	wb_push_string(wb, "ext", 3);
+	esc(wb, OP_CODE_LOST);
+	wb_push2(wb, OP_LOST_NO_MAPPING, 3);
+	/* a backtrace: kernel sample, one kernel frame, two user frames */
+	esc(wb, OP_CODE_TRACE_BEGIN);
+	esc(wb, OP_CODE_KERNEL_ENTER);
+	wb_push2(wb, 0xffffffff81000020UL, 2);
+	wb_push2(wb, 0xffffffff81000030UL, 0);
+	esc(wb, OP_CODE_USER_ENTER);
+	esc(wb, OP_CODE_COOKIE_SWITCH);
+	wb_push(wb, 6);
+	wb_push2(wb, 0x2000, 0);
+	esc(wb, OP_CODE_COOKIE_SWITCH);
+	wb_push(wb, 5);
+	wb_push2(wb, 0x3000, 0);
+	/* a new cpu resets task and mode: the next sample re-establishes */
+	esc(wb, OP_CODE_CPU_SWITCH);
+	wb_push(wb, 0);
+	ctx(wb, 0, OP_NO_COOKIE, 0);
+	esc(wb, OP_CODE_KERNEL_ENTER);
+	wb_push2(wb, 0xffffffff81000040UL, 0);
+}
+
+static char const all_codes_log[] =
+	"C 5 /usr/bin/app\n"
+	"S cpu1 100/101 app5 k0 0xffffffff81000010 e0\n"
+	"C 6 /lib/libc.so.6 (deleted)\n"
+	"S cpu1 100/101 app5 c6 0x1234 e1\n"
+	"N 7 100 0x7000-0x9000 [vdso]\n"
+	"S cpu1 100/101 app5 c7 0x10 e0\n"
+	"M\n"
+	"I 0xffffffffc0000000-0xffffffffc0001000 ext\n"
+	"L 3 3\n"
+	"S cpu1 100/101 app5 k0 0xffffffff81000020 e2\n"
+	"A e2 k0:0xffffffff81000030 -> k0:0xffffffff81000020\n"
+	"A e2 c6:0x2000 -> k0:0xffffffff81000030\n"
+	"A e2 c5:0x3000 -> c6:0x2000\n"
+	"S cpu0 0/0 app0 k0 0xffffffff81000040 e0\n";
+
+static void test_opd_trans__every_code(void)
+{
+	struct word_buffer wb;
+	struct log l;
+	struct opd_trans_stats st;
+
+	wb_init(&wb);
+	build_all_codes(&wb);
+	st = decode(wb.w, wb.len, 0, &l);
+	check_log(&l, all_codes_log, "every code decodes");
+	check(st.errors == 0 && st.samples == 5 && st.arcs == 3 &&
+	      st.kernel_samples == 3 && st.lost[OP_LOST_NO_MAPPING] == 3 &&
+	      st.words == wb.len, "every code: stats");
+	wb_free(&wb);
+}
+
+/* Chunks of every size, and every two-way split: the same log. */
+static void test_opd_trans__chunks(void)
+{
+	struct word_buffer wb;
+	struct log l;
+
+	wb_init(&wb);
+	build_all_codes(&wb);
+	for (size_t chunk = 1; chunk <= wb.len; chunk++) {
+		decode(wb.w, wb.len, chunk, &l);
+		check_log(&l, all_codes_log, "chunked decode");
+		if (failures)
+			break;
+	}
+	for (size_t cut = 0; cut <= wb.len && !failures; cut++) {
+		struct opd_sink sink = sink_template;
+		struct opd_trans dec;
+
+		memset(&l, 0, sizeof(l));
+		sink.ctx = &l;
+		opd_trans_init(&dec, &sink, "split");
+		opd_trans_feed(&dec, wb.w, cut);
+		opd_trans_feed(&dec, wb.w + cut, wb.len - cut);
+		check(opd_trans_finish(&dec) == 0, "split: no errors");
+		opd_trans_free(&dec);
+		check_log(&l, all_codes_log, "two-way split");
+	}
+	wb_free(&wb);
+}
+
+/* Truncation at every point: exactly one error, at the end. */
+static void test_opd_trans__truncated(void)
+{
+	struct word_buffer wb;
+	struct log l;
+
+	wb_init(&wb);
+	build_all_codes(&wb);
+	for (size_t n = 1; n < wb.len; n++) {
+		struct opd_trans_stats st = decode(wb.w, n, 3, &l);
+
+		check(st.errors <= 1, "truncated: at most one error");
+		check(st.words == n, "truncated: every word accounted for");
+	}
+	decode(wb.w, 7, 5, &l);	/* inside the app's COOKIE_DEF */
+	check(l.errors == 1 && strstr(l.buf, "E @3 stream ends inside a record"),
+	      "truncated: error names the record's position");
+	wb_free(&wb);
+}
+
+struct bad_case {
+	char const *what;
+	unsigned long w[16];
+	size_t n;
+	char const *error;	/* expected in the log */
+};
+
+static struct bad_case const bad_cases[] = {
+	{ "unknown code", { ESC, 99 }, 2, "E @0 unknown escape code 99" },
+	{ "xen code", { ESC, 10 }, 2, "E @0 unsupported escape code 10" },
+	{ "trace_end", { ESC, OP_CODE_TRACE_END }, 2, "unsupported escape code 9" },
+	{ "lone ctx_tgid", { ESC, OP_CODE_CTX_TGID, 5 }, 3, "ctx_tgid without" },
+	{ "double escape", { ESC, ESC, OP_CODE_KERNEL_ENTER }, 3,
+	  "escape followed by an escape" },
+	{ "ctx without tgid", { ESC, 1, 5, 0, 7, 7, 7 }, 7,
+	  "ctx_switch not followed by ctx_tgid" },
+	{ "pair cut", { 0x10, ESC, OP_CODE_KERNEL_ENTER }, 3,
+	  "sample pair cut short" },
+	{ "empty name", { ESC, OP_CODE_COOKIE_DEF, 5, 0 }, 4,
+	  "cookie_def name length 0 out of range" },
+	{ "huge name", { ESC, OP_CODE_COOKIE_DEF, 5, ~0UL - 1 }, 4,
+	  "out of range" },
+	{ "reserved cookie", { ESC, OP_CODE_COOKIE_DEF, 0, 1, 'a' }, 5,
+	  "cookie_def of reserved cookie" },
+	{ "NUL in name", { ESC, OP_CODE_COOKIE_DEF, 5, 2, 0x6100 }, 5,
+	  "string holds a NUL byte" },
+	{ "padding", { ESC, OP_CODE_COOKIE_DEF, 5, 1, 0x6161 }, 5,
+	  "string padding is not zero" },
+	{ "empty anon", { ESC, OP_CODE_ANON_DEF, 5, 1, 9, 9, 1, 'a' }, 8,
+	  "anon_def region 0x9-0x9 is empty" },
+	{ "lost category", { ESC, OP_CODE_LOST, 99, 1 }, 4,
+	  "lost count of unknown category 99" },
+	{ "no cpu", { ESC, OP_CODE_KERNEL_ENTER, 0x10, 0 }, 4,
+	  "sample before its cpu is known" },
+	{ "no task", { ESC, 2, 0, ESC, OP_CODE_KERNEL_ENTER, 0x10, 0 }, 7,
+	  "sample before its task is known" },
+	{ "no mode", { ESC, 2, 0, ESC, 1, 1, 0, ESC, 7, 1, 0x10, 0 }, 12,
+	  "sample before its mode is known" },
+	{ "no cookie", { ESC, 2, 0, ESC, 1, 1, 0, ESC, 7, 1, ESC, 5, 0x10, 0 },
+	  14, "sample before its cookie is known" },
+	{ "undefined cookie", { ESC, OP_CODE_COOKIE_SWITCH, 42 }, 3,
+	  "cookie_switch to undefined cookie 0x2a" },
+	{ "undefined app", { ESC, 1, 1, 42, ESC, 7, 1 }, 7,
+	  "ctx_switch to undefined app cookie 0x2a" },
+	{ "frame event", { ESC, 2, 0, ESC, 1, 1, 0, ESC, 7, 1, ESC, 8, ESC, 4,
+	  0x10, 3 }, 16, NULL },
+	{ "empty image", { ESC, OP_CODE_KERNEL_IMAGE, 9, 9, 1, 'a' }, 6,
+	  "kernel_image range 0x9-0x9 is empty" },
+};
+
+static void test_opd_trans__bad_input(void)
+{
+	/* after each bad case, a valid record must still decode */
+	static unsigned long const tail[] = {
+		ESC, OP_CODE_CPU_SWITCH, 3, ESC, 1, 9, 0, ESC, 7, 9,
+		ESC, OP_CODE_KERNEL_ENTER, 0xabc, 0,
+	};
+
+	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(*bad_cases); i++) {
+		struct bad_case const *c = &bad_cases[i];
+		unsigned long w[32];
+		struct log l;
+		char what[128];
+
+		memcpy(w, c->w, c->n * sizeof(*w));
+		memcpy(w + c->n, tail, sizeof(tail));
+		decode(w, c->n + sizeof(tail) / sizeof(*tail), 1, &l);
+		snprintf(what, sizeof(what), "bad input '%s' gives its error "
+			 "and resynchronises", c->what);
+		check(l.errors >= (c->error ? 1 : 0) &&
+		      (!c->error || strstr(l.buf, c->error)) &&
+		      strstr(l.buf, "S cpu3 9/9 app0 k0 0xabc e0\n"), what);
+		if (failures && i + 1 == (size_t)failures)
+			fprintf(stderr, "%s", l.buf);
+	}
+}
+
+/* A traced sample with a nonzero frame event: one error, frames dropped. */
+static void test_opd_trans__frame_event(void)
+{
+	unsigned long w[] = { ESC, 2, 0, ESC, 1, 1, 0, ESC, 7, 1, ESC, 8, ESC, 4,
+			      0x10, 3, 0x20, 5, 0x30, 0 };
+	struct opd_trans_stats st;
+	struct log l;
+
+	st = decode(w, sizeof(w) / sizeof(*w), 0, &l);
+	check(st.errors == 1 && st.samples == 1 && st.arcs == 0,
+	      "nonzero frame event: one error, trace dropped");
+}
+
+/* Redefinition: the same path again is fine, another path is an error. */
+static void test_opd_trans__redefine(void)
+{
+	struct word_buffer wb;
+	struct log l;
+	struct opd_trans_stats st;
+
+	wb_init(&wb);
+	def(&wb, 5, "/a");
+	def(&wb, 5, "/a");
+	def(&wb, 5, "/b");
+	st = decode(wb.w, wb.len, 0, &l);
+	check(st.errors == 1 && strstr(l.buf, "cookie 0x5 redefined differently"),
+	      "redefinition with another path is an error");
+	check(!strstr(l.buf, "/b"), "the first definition stays");
+	wb_free(&wb);
+}
+
+/* Random words rich in escapes and small codes: chunking never changes
+ * the outcome, nothing crashes (run under ASan for reads). */
+static void test_opd_trans__random(void)
+{
+	static unsigned long w[4096];
+	static struct log a, b;
+	uint64_t x = 88172645463325252ULL;
+
+	for (int round = 0; round < 200; round++) {
+		size_t n = 1 + (x % 4096);
+		struct opd_trans_stats sa, sb;
+
+		for (size_t i = 0; i < n; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			switch (x % 4) {
+			case 0: w[i] = ESC; break;
+			case 1: w[i] = (x >> 8) % 40; break;
+			case 2: w[i] = (x >> 8) % 4; break;
+			default: w[i] = x >> 3; break;
+			}
+		}
+		sa = decode(w, n, 0, &a);
+		sb = decode(w, n, 1 + (x >> 40) % 17, &b);
+		check(!strcmp(a.buf, b.buf) && sa.errors == sb.errors &&
+		      sa.words == n && sb.words == n,
+		      "random words: chunked decode equals whole decode");
+		if (failures)
+			break;
+	}
+}
+
+int main(void)
+{
+	op_set_progname("test_opd_trans");
+	test_opd_trans__every_code();
+	test_opd_trans__chunks();
+	test_opd_trans__truncated();
+	test_opd_trans__bad_input();
+	test_opd_trans__frame_event();
+	test_opd_trans__redefine();
+	test_opd_trans__random();
+	if (failures)
+		fprintf(stderr, "%d failures\n", failures);
+	return failures ? 1 : 0;
+}

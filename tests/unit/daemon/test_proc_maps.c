@@ -1,0 +1,209 @@
+/*
+ * Unit tests of the perf source's process maps: overlapping mappings cut
+ * older ones (with pgoff kept right), lookups, anonymous regions and
+ * their lazily made cookies, fork/exec/exit, and the cookie table.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cookie_table.h"
+#include "op_message.h"
+#include "op_stream.h"
+#include "proc_maps.h"
+#include "word_buffer.h"
+
+static int failures;
+
+static void check(int ok, char const *what)
+{
+	if (!ok) {
+		fprintf(stderr, "FAIL: %s\n", what);
+		failures++;
+	}
+}
+
+static void map(struct proc_table *pt, struct cookie_table *ct, struct proc *p,
+		unsigned long start, unsigned long end, unsigned long pgoff,
+		char const *name)
+{
+	pm_map(pt, ct, p, start, end - start, pgoff, name, strlen(name));
+}
+
+/* "start-end:pgoff:name ..." of p's VMAs, for comparisons. */
+static char const *layout(struct cookie_table *ct, struct proc *p)
+{
+	static char buf[1024];
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < p->nr; i++) {
+		struct vma *v = &p->vma[i];
+		struct cookie_entry *e = ct_get(ct, v->flags & VMA_ANON ?
+						v->name : v->cookie);
+
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+					"%s%lx-%lx:%lx:%s", i ? " " : "",
+					v->start, v->end, v->pgoff,
+					e ? e->name : "?");
+	}
+	return buf;
+}
+
+static void test_proc_maps__overlaps(void)
+{
+	struct proc_table pt;
+	struct cookie_table ct;
+	struct proc *p;
+
+	pm_init(&pt);
+	ct_init(&ct);
+	p = pm_get(&pt, 10);
+	map(&pt, &ct, p, 0x3000, 0x4000, 0, "/c");
+	map(&pt, &ct, p, 0x1000, 0x2000, 0, "/a");
+	map(&pt, &ct, p, 0x2000, 0x3000, 0x5000, "/b");
+	check(!strcmp(layout(&ct, p), "1000-2000:0:/a 2000-3000:5000:/b "
+		      "3000-4000:0:/c"), "inserts keep order");
+	/* a mapping inside /b splits it; pgoff of the right part moves */
+	map(&pt, &ct, p, 0x2400, 0x2800, 0, "/d");
+	check(!strcmp(layout(&ct, p), "1000-2000:0:/a 2000-2400:5000:/b "
+		      "2400-2800:0:/d 2800-3000:5800:/b 3000-4000:0:/c"),
+	      "a mapping inside another splits it");
+	/* one mapping across several replaces them and trims the ends */
+	map(&pt, &ct, p, 0x1800, 0x3800, 0x100000, "/e");
+	check(!strcmp(layout(&ct, p), "1000-1800:0:/a 1800-3800:100000:/e "
+		      "3800-4000:800:/c"), "a wide mapping replaces and trims");
+	check(pm_lookup(p, 0x1800) == &p->vma[1] && !pm_lookup(p, 0x4000) &&
+	      !pm_lookup(p, 0xfff) && pm_lookup(p, 0x3fff) == &p->vma[2],
+	      "lookups at the edges");
+	map(&pt, &ct, p, 0x1000, 0x4000, 0, "/f");
+	check(!strcmp(layout(&ct, p), "1000-4000:0:/f"),
+	      "an exact cover replaces everything");
+	pm_free(&pt);
+	ct_free(&ct);
+}
+
+static void test_proc_maps__anon(void)
+{
+	struct proc_table pt;
+	struct cookie_table ct;
+	struct word_buffer wb;
+	struct cookie_entry *e;
+	unsigned long c;
+	struct proc *p;
+	struct vma *v;
+
+	pm_init(&pt);
+	ct_init(&ct);
+	wb_init(&wb);
+	p = pm_get(&pt, 42);
+	map(&pt, &ct, p, 0x7000, 0x9000, 0x1234, "[vdso]");
+	map(&pt, &ct, p, 0xa000, 0xb000, 0, "//anon");
+	check(pm_is_anon_name("", 0) && pm_is_anon_name("[heap]", 6) &&
+	      !pm_is_anon_name("/usr/lib/x.so", 13), "anon names");
+	v = pm_lookup(p, 0x7800);
+	check(v && v->flags & VMA_ANON && v->cookie == OP_NO_COOKIE,
+	      "anon VMAs have no cookie until sampled");
+	c = pm_vma_cookie(&ct, p, v);
+	e = ct_get(&ct, c);
+	check(e && e->kind == CT_ANON && e->tgid == 42 && e->start == 0x7000 &&
+	      e->end == 0x9000 && !strcmp(e->name, "[vdso]") &&
+	      pm_vma_cookie(&ct, p, v) == c, "anon cookie made once");
+	check(0x7800 - v->start + v->pgoff == 0x800, "anon offsets from start");
+	/* split the sampled region: the right part keeps its offsets */
+	map(&pt, &ct, p, 0x7400, 0x7800, 0, "/x");
+	v = pm_lookup(p, 0x8000);
+	check(v && v->cookie == c && 0x8000 - v->start + v->pgoff == 0x1000,
+	      "a split anon region keeps its cookie and offsets");
+	ct_define(&ct, c, &wb);
+	check(wb.len == 8 && wb.w[1] == OP_CODE_ANON_DEF && wb.w[3] == 42 &&
+	      wb.w[6] == 6 && !memcmp(&wb.w[7], "[vdso]\0", 7),
+	      "anon definition words");
+	ct_define(&ct, c, &wb);
+	check(wb.len == 8, "defined once per stream");
+	ct_new_stream(&ct);
+	ct_define(&ct, c, &wb);
+	check(wb.len == 16, "a new stream defines again");
+	wb_free(&wb);
+	pm_free(&pt);
+	ct_free(&ct);
+}
+
+static void test_proc_maps__lifecycle(void)
+{
+	struct proc_table pt;
+	struct cookie_table ct;
+	struct proc *p, *c;
+	unsigned long sh, anon;
+
+	pm_init(&pt);
+	ct_init(&ct);
+	p = pm_get(&pt, 100);
+	map(&pt, &ct, p, 0x1000, 0x2000, 0, "/bin/sh");
+	map(&pt, &ct, p, 0x5000, 0x6000, 0, "[vdso]");
+	sh = ct_intern(&ct, "/bin/sh", 7);
+	p->app_cookie = sh;
+	anon = pm_vma_cookie(&ct, p, pm_lookup(p, 0x5000));
+	c = pm_fork(&pt, 100, 200);
+	p = pm_find(&pt, 100);
+	check(c->app_cookie == sh && c->nr == 2 && pm_lookup(c, 0x1800) &&
+	      pm_lookup(c, 0x5000)->cookie == OP_NO_COOKIE &&
+	      pm_lookup(p, 0x5000)->cookie == anon,
+	      "fork copies maps and app, not anon cookies");
+	pm_exec(c);
+	check(c->nr == 0 && c->app_cookie == sh, "exec clears the maps");
+	map(&pt, &ct, c, 0x4000, 0x5000, 0, "/usr/bin/ls");
+	map(&pt, &ct, c, 0x8000, 0x9000, 0, "/lib/ld.so");
+	check(!strcmp(ct_get(&ct, c->app_cookie)->name, "/usr/bin/ls"),
+	      "the first file mapped after exec is the app");
+	c = pm_fork(&pt, 999, 300);
+	check(c->nr == 0 && c->app_cookie == OP_NO_COOKIE,
+	      "fork of an unknown parent gives an empty process");
+	pm_exit(&pt, 200, 5);
+	pm_reap(&pt, 6);
+	check(pm_find(&pt, 200) != NULL, "an exited process stays a round");
+	pm_reap(&pt, 7);
+	check(pm_find(&pt, 200) == NULL, "then it is dropped");
+	pm_exit(&pt, 300, 5);
+	pm_fork(&pt, 100, 300);		/* pid reused */
+	pm_reap(&pt, 9);
+	check(pm_find(&pt, 300) != NULL, "a reused pid is not reaped");
+	for (unsigned long i = 1000; i < 3000; i++)
+		pm_get(&pt, i);
+	check(pm_find(&pt, 2999) && pm_find(&pt, 1000) && pt.nr == 2002,
+	      "the table grows");
+	check(ct_intern(&ct, "/bin/sh", 7) == sh &&
+	      ct_intern(&ct, "/bin/shx", 8) != sh, "interning");
+	pm_free(&pt);
+	ct_free(&ct);
+}
+
+static void test_proc_maps__many_paths(void)
+{
+	struct cookie_table ct;
+	char path[32];
+	int ok = 1;
+
+	ct_init(&ct);
+	for (int i = 0; i < 5000; i++) {
+		snprintf(path, sizeof(path), "/lib/%d.so", i);
+		ok &= ct_intern(&ct, path, strlen(path)) == (unsigned long)i + 1;
+	}
+	for (int i = 0; i < 5000; i += 7) {
+		snprintf(path, sizeof(path), "/lib/%d.so", i);
+		ok &= ct_intern(&ct, path, strlen(path)) == (unsigned long)i + 1;
+	}
+	check(ok, "cookies are small, stable integers from 1");
+	ct_free(&ct);
+}
+
+int main(void)
+{
+	op_set_progname("test_proc_maps");
+	test_proc_maps__overlaps();
+	test_proc_maps__anon();
+	test_proc_maps__lifecycle();
+	test_proc_maps__many_paths();
+	if (failures)
+		fprintf(stderr, "%d failures\n", failures);
+	return failures ? 1 : 0;
+}
