@@ -183,10 +183,14 @@ static void add_candidate(struct candidates *c, char const *path,
 	c->n++;
 }
 
-/* Session metadata, not sample files. */
+/*
+ * Session metadata, not sample files: as the daemon defines it, every
+ * top-level entry that does not start with '{' (stats/, session/,
+ * session.conf, ...).
+ */
 static bool is_metadata(char const *rel)
 {
-	return !strcmp(rel, OP_STATS_DIR) || !strcmp(rel, "session");
+	return rel[0] != '{' && !strchr(rel, '/');
 }
 
 static void walk(char const *dir, size_t root_len, size_t session,

@@ -97,8 +97,9 @@ build() {
 
 # run_report OUT ARGS...: opreport into OUT (stderr into OUT.err); fail on error.
 run_report() {
-	local out=$1
+	local out=$1 rc
 	shift
-	"$OPREPORT" --session-dir="$SD" "$@" >"$out" 2>"$out.err" ||
-		{ cat "$out" "$out.err"; fail "opreport $* exited with $?"; }
+	"$OPREPORT" --session-dir="$SD" "$@" >"$out" 2>"$out.err"
+	rc=$?
+	[ "$rc" -eq 0 ] || { cat "$out" "$out.err"; fail "opreport $* exited with $rc"; }
 }

@@ -51,7 +51,7 @@ magic=$(sfile /usr/bin/magic /usr/bin/magic)
 printf 'XXXX' | dd of="$magic" bs=1 seek=0 conv=notrunc 2>/dev/null
 junk=$SD/samples/current/$(mangle "$prog")/{dep}/$(mangle "$prog")/garbage
 printf 'x' >"$junk"
-printf 'x' >"$SD/samples/current/stray"
+printf 'x' >"$SD/samples/current/session.conf"
 
 run_report "$tmp/r" -l
 cat "$tmp/r" "$tmp/r.err"
@@ -60,7 +60,7 @@ for f in "$bad" "$short" "$magic"; do
 	check_grep "$tmp/r" "^Note: skipped bad sample file $f" "the report says $(basename "$(dirname "$(dirname "$f")")")'s file was skipped"
 done
 check_grep "$tmp/r.err" "skipping '$junk': not a sample file name" "unparsable name: named"
-check_grep "$tmp/r.err" "skipping '$SD/samples/current/stray': not a sample file name" "stray file: named"
+check_no_grep "$tmp/r.err" "session.conf" "top-level metadata (session.conf) is not a sample file"
 check_grep "$tmp/r" ' alpha$' "the good files are still reported"
 check_eq "$(awk '$NF == "alpha" {print $1, $2}' "$tmp/r")" "10 66.6667" "alpha's share of what could be read (10 of 15)"
 
