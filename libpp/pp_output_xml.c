@@ -176,6 +176,7 @@ static void symbols(struct xml *x, char const *indent,
 {
 	struct pp_profile const *p = x->r->profile;
 	struct pp_entry const **rows = op_xcalloc(n, sizeof(*rows));
+	struct pp_sort const by_samples = { .n = 0 };   /* -s, -r: text only */
 	char deeper[64];
 	size_t nr = 0;
 
@@ -184,7 +185,7 @@ static void symbols(struct xml *x, char const *indent,
 		if (pp_row_shown(first[i].counts, p->totals, p->nr_classes,
 				 x->o->threshold))
 			rows[nr++] = &first[i];
-	pp_sort_rows(rows, nr, &x->o->sort, 0);
+	pp_sort_rows(rows, nr, &by_samples, 0);
 	for (size_t i = 0; i < nr; i++) {
 		fprintf(x->out, "%s<symbol idref=\"s%zu\">\n", indent, x->nr_sym);
 		x->symtab[x->nr_sym++] = rows[i];
