@@ -20,32 +20,34 @@ static char const *um_value_desc(struct op_unit_mask const *um, int value)
 	return NULL;
 }
 
-void pp_event_text(struct pp_class const *k, struct pp_event_text *t)
+void pp_event_text(struct pp_events *ev, struct pp_class const *k,
+		   char const **desc, char const **um_desc)
 {
-	struct op_event_set set;
 	struct op_event const *e;
-	char const *um;
 	char err[512];
 
-	memset(t, 0, sizeof(*t));
-	if (!k->has_header ||
-	    op_events_load((enum op_cpu)k->header.cpu_type, &set, err,
-			   sizeof(err)))
+	*desc = *um_desc = NULL;
+	if (!k->has_header)
 		return;
-	e = op_event_find(&set, k->event);
-	if (e) {
-		t->desc = e->desc ? op_xstrdup(e->desc) : NULL;
-		um = um_value_desc(e->unit_mask, k->unit_mask);
-		t->um_desc = um ? op_xstrdup(um) : NULL;
+	if (!ev->tried || ev->cpu != k->header.cpu_type) {
+		pp_events_free(ev);
+		ev->tried = true;
+		ev->cpu = k->header.cpu_type;
+		ev->ok = !op_events_load((enum op_cpu)ev->cpu, &ev->set, err,
+					 sizeof(err));
 	}
-	op_events_free(&set);
+	e = ev->ok ? op_event_find(&ev->set, k->event) : NULL;
+	if (e) {
+		*desc = e->desc;
+		*um_desc = um_value_desc(e->unit_mask, k->unit_mask);
+	}
 }
 
-void pp_event_text_free(struct pp_event_text *t)
+void pp_events_free(struct pp_events *ev)
 {
-	free(t->desc);
-	free(t->um_desc);
-	memset(t, 0, sizeof(*t));
+	if (ev->ok)
+		op_events_free(&ev->set);
+	memset(ev, 0, sizeof(*ev));
 }
 
 char *pp_header_cpu_line(struct pp_classes const *c)
@@ -68,14 +70,14 @@ char *pp_header_cpu_line(struct pp_classes const *c)
 	return s;
 }
 
-char *pp_header_event_line(struct pp_class const *k)
+char *pp_header_event_line(struct pp_events *ev, struct pp_class const *k)
 {
-	struct pp_event_text t;
+	char const *desc, *um_desc;
 	char um[64];
 	char *s;
 	int rc;
 
-	pp_event_text(k, &t);
+	pp_event_text(ev, k, &desc, &um_desc);
 	if (k->has_header && k->header.cpu_type == CPU_TIMER_INT) {
 		rc = asprintf(&s, "Profiling through timer interrupt / software "
 			      "clock%s%s%s, count %d ns",
@@ -90,11 +92,10 @@ char *pp_header_event_line(struct pp_class const *k)
 			snprintf(um, sizeof(um), "a unit mask of 0x%02x",
 				 k->unit_mask);
 		rc = asprintf(&s, "Counted %s events (%s) with %s (%s) count %d",
-			      k->event, t.desc ? t.desc : "no description",
-			      um, t.um_desc ? t.um_desc : k->unit_mask < 0 ?
+			      k->event, desc ? desc : "no description",
+			      um, um_desc ? um_desc : k->unit_mask < 0 ?
 			      "all" : "no description", k->count);
 	}
-	pp_event_text_free(&t);
 	if (rc < 0)
 		op_die("out of memory");
 	return s;
@@ -103,12 +104,13 @@ char *pp_header_event_line(struct pp_class const *k)
 void pp_header_write(FILE *out, struct pp_classes const *c)
 {
 	struct pp_strlist seen = { 0 };
+	struct pp_events ev = { 0 };
 	char *line = pp_header_cpu_line(c);
 
 	fprintf(out, "%s\n", line);
 	free(line);
 	for (size_t i = 0; i < c->n; i++) {
-		line = pp_header_event_line(&c->v[i]);
+		line = pp_header_event_line(&ev, &c->v[i]);
 		if (!pp_strlist_has(&seen, line)) {
 			fprintf(out, "%s\n", line);
 			pp_strlist_add(&seen, line);
@@ -116,6 +118,7 @@ void pp_header_write(FILE *out, struct pp_classes const *c)
 		free(line);
 	}
 	pp_strlist_free(&seen);
+	pp_events_free(&ev);
 	for (size_t i = 0; i < c->n; i++) {
 		line = pp_class_describe(c, i);
 		if (line[0])

@@ -1,6 +1,7 @@
 /* Percentages, thresholds, names and row selection for the formatters; see pp_output.h. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,8 +34,8 @@ char const *pp_short_name(char const *name, bool long_names)
 	return slash[1] ? slash + 1 : name;
 }
 
-double pp_diff_percent(uint64_t const *counts, uint64_t const *totals,
-		       int *sign)
+static double diff_percent(uint64_t const *counts, uint64_t const *totals,
+			   int *sign)
 {
 	double old = pp_percent(counts[0], totals[0]);
 	double now = pp_percent(counts[1], totals[1]);
@@ -51,6 +52,18 @@ double pp_diff_percent(uint64_t const *counts, uint64_t const *totals,
 		return 0.0;
 	}
 	return (now - old) / old * 100.0;
+}
+
+void pp_diff_text(uint64_t const *counts, uint64_t const *totals, char *buf,
+		  size_t len)
+{
+	int sign;
+	double d = diff_percent(counts, totals, &sign);
+
+	if (sign)
+		snprintf(buf, len, "%s", sign > 0 ? "+++" : "---");
+	else
+		snprintf(buf, len, "%+.4f", d);
 }
 
 struct pp_entry const **pp_select_rows(struct pp_profile const *p,

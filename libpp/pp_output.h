@@ -56,20 +56,21 @@ bool pp_row_shown(uint64_t const *counts, uint64_t const *totals,
 /* The base name of a path unless long_names; other names as they are. */
 char const *pp_short_name(char const *name, bool long_names);
 
-/*
- * The change of a row's share from the old (class 0) to the new profile
- * (class 1), relative to the old share, in percent. *sign is +1 when the
- * row is only in the new profile, -1 when only in the old, else 0.
- */
-double pp_diff_percent(uint64_t const *counts, uint64_t const *totals,
-		       int *sign);
-
 /* The header lines and the notes (text formats). */
 void pp_output_text_header(FILE *out, struct pp_report const *r);
 
 /* The image summary (pp_output_text() without -l). */
 void pp_output_summary(FILE *out, struct pp_report const *r,
 		       struct pp_output_opts const *o);
+
+/*
+ * The diff % cell of a row: the change of its share from the old (class
+ * 0) to the new profile (class 1), relative to the old share, as
+ * "+12.3456"; "+++" when the row is only in the new profile, "---" when
+ * only in the old.
+ */
+void pp_diff_text(uint64_t const *counts, uint64_t const *totals, char *buf,
+		  size_t len);
 
 /* The rows of p (as pointers) that pass the threshold, sorted. */
 struct pp_entry const **pp_select_rows(struct pp_profile const *p,

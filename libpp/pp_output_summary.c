@@ -65,13 +65,11 @@ static void row(struct summary *s, char const *indent,
 		fprintf(s->out, "%9" PRIu64 " %7.4f ", e->counts[c],
 			pp_percent(e->counts[c], base[c]));
 	if (s->o->diff) {
-		int sign;
-		double d = pp_diff_percent(e->counts, s->r->profile->totals,
-					   &sign);
-		if (sign)
-			fprintf(s->out, "%9s ", sign > 0 ? "+++" : "---");
-		else
-			fprintf(s->out, "%+9.4f ", d);
+		char diff[32];
+
+		pp_diff_text(e->counts, s->r->profile->totals, diff,
+			     sizeof(diff));
+		fprintf(s->out, "%9s ", diff);
 	}
 	fprintf(s->out, "%s\n", pp_short_name(name, s->o->long_names));
 }

@@ -83,13 +83,8 @@ static void field_diff(FILE *out, uint64_t const *counts,
 		       uint64_t const *totals)
 {
 	char buf[32];
-	int sign;
-	double d = pp_diff_percent(counts, totals, &sign);
 
-	if (sign)
-		snprintf(buf, sizeof(buf), "%s", sign > 0 ? "+++" : "---");
-	else
-		snprintf(buf, sizeof(buf), "%+.4f", d);
+	pp_diff_text(counts, totals, buf, sizeof(buf));
 	field(out, buf, W_DIFF);
 }
 

@@ -106,13 +106,14 @@ static void profile_open(struct xml *x)
 static void class_list(struct xml *x)
 {
 	struct pp_classes const *c = x->r->classes;
+	struct pp_events ev = { 0 };
 
 	fputs("  <classes>\n", x->out);
 	for (size_t i = 0; i < c->n; i++) {
 		struct pp_class const *k = &c->v[i];
-		struct pp_event_text t;
+		char const *desc, *um_desc;
 
-		pp_event_text(k, &t);
+		pp_event_text(&ev, k, &desc, &um_desc);
 		fprintf(x->out, "    <class name=\"c%zu\"", i);
 		attr(x->out, "label", k->label);
 		attr(x->out, "event", k->event);
@@ -125,11 +126,11 @@ static void class_list(struct xml *x)
 			fprintf(x->out, " tid=\"%d\"", k->tid);
 		if (k->cpu >= 0)
 			fprintf(x->out, " cpu=\"%d\"", k->cpu);
-		if (t.desc)
-			attr(x->out, "description", t.desc);
+		if (desc)
+			attr(x->out, "description", desc);
 		fputs("/>\n", x->out);
-		pp_event_text_free(&t);
 	}
+	pp_events_free(&ev);
 	fputs("  </classes>\n  <totals>\n", x->out);
 	counts(x, "    ", x->r->profile->totals);
 	fputs("  </totals>\n", x->out);
