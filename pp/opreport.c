@@ -282,8 +282,12 @@ int main(int argc, char const **argv)
 	op_set_progname(argv[0]);
 	while ((rc = poptGetNextOpt(ctx)) > 0)
 		take_string(ctx, rc);
-	if (rc < -1)
-		usage_error("%s", poptStrerror(rc));
+	if (rc < -1) {
+		snprintf(err, sizeof(err), "%s: %s",
+			 poptBadOption(ctx, POPT_BADOPTION_NOALIAS),
+			 poptStrerror(rc));
+		usage_error("%s", err);
+	}
 	args = (char const *const *)poptGetArgs(ctx);
 	while (args && args[nargs])
 		nargs++;

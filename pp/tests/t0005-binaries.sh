@@ -49,6 +49,13 @@ cp -p "$tmp/elsewhere/prog" "$tmp/root$prog"
 run_report "$tmp/root.out" -l image:"$prog" -R "$tmp/root"
 check_eq "$(awk '$NF == "beta" {print $1}' "$tmp/root.out")" "30" "--root finds it below a sysroot"
 
+# --- an archive: sessions and binaries below one directory
+mkdir -p "$tmp/arch$SD" "$tmp/arch$tmp"
+cp -r "$SD/samples" "$tmp/arch$SD/"
+cp -p "$tmp/elsewhere/prog" "$tmp/arch$prog"
+run_report "$tmp/arch.out" -l archive:"$tmp/arch" image:"$prog"
+check_eq "$(awk '$NF == "alpha" {print $1}' "$tmp/arch.out")" "70" "archive:DIR reads sessions and binaries below DIR"
+
 # --- a binary rebuilt since it was sampled
 cp -p "$tmp/elsewhere/prog" "$prog"
 "$MKSAMPLE" "$(sfile "$prog" "$prog")" --mtime 12345 \
