@@ -220,10 +220,10 @@ static size_t new_entry(struct populate *ctx, struct image *im,
 }
 
 /*
- * Add the samples of one group. Details of an entry without a symbol are
- * sample keys (offsets in the image), not addresses. map[i] is the entry of symbol i for the
- * group's application (map[nsyms]: no symbol); it is shared by the
- * groups (classes) of one application.
+ * Add the samples of one group. map[i] is the entry of symbol i for the
+ * group's application (map[nsyms]: no symbol); it is shared by the groups
+ * (classes) of one application. Details of an entry without a symbol are
+ * sample keys (offsets in the image), not addresses.
  */
 static void add_samples(struct populate *ctx, struct image *im,
 			struct pp_group const *g, struct pp_samples const *s,
@@ -233,12 +233,11 @@ static void add_samples(struct populate *ctx, struct image *im,
 
 	for (size_t i = 0; i < s->n; i++) {
 		struct pp_symbol const *sym = NULL;
-		uint64_t vma = s->v[i].key;
-		bool mapped = symbolise &&
-			      pp_binary_vma(&im->bin, s->v[i].key, &vma);
+		uint64_t vma;
 		size_t si;
 
-		if (mapped && ctx->opts->symbols)
+		if (symbolise && ctx->opts->symbols &&
+		    pp_binary_vma(&im->bin, s->v[i].key, &vma))
 			sym = pp_symtab_find(t, vma);
 		si = sym ? (size_t)(sym - t->v) : t->n;
 		if (map[si] == NO_ENTRY)
