@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "odb.h"
+#include "op_message.h"
 #include "op_sample_file.h"
 
 #define HOT_KEYS 4096
@@ -66,18 +67,14 @@ static uint64_t next_rand(uint64_t *s)
 static void open_or_die(struct odb *db, char const *path)
 {
 	unlink(path);
-	if (odb_open(db, path, ODB_RDWR, sizeof(struct opd_header))) {
-		fprintf(stderr, "odb_bench: error: %s\n", db->err);
-		exit(1);
-	}
+	if (odb_open(db, path, ODB_RDWR, sizeof(struct opd_header)))
+		op_die("%s", db->err);
 }
 
 static void add_or_die(struct odb *db, odb_key_t key)
 {
-	if (odb_add(db, key, 1) < 0) {
-		fprintf(stderr, "odb_bench: error: %s\n", db->err);
-		exit(1);
-	}
+	if (odb_add(db, key, 1) < 0)
+		op_die("%s", db->err);
 }
 
 /* (a) random adds to 4096 keys that are already in the file */
@@ -138,10 +135,8 @@ static void bench_read(char const *path)
 	struct span t;
 	int i;
 
-	if (odb_open(&db, path, ODB_RDONLY, sizeof(struct opd_header))) {
-		fprintf(stderr, "odb_bench: error: %s\n", db.err);
-		exit(1);
-	}
+	if (odb_open(&db, path, ODB_RDONLY, sizeof(struct opd_header)))
+		op_die("%s", db.err);
 	span_start(&t);
 	for (i = 0; i < READ_PASSES; i++)
 		odb_for_each(&db, visit, &sink);
@@ -151,10 +146,8 @@ static void bench_read(char const *path)
 	       odb_count(&db), READ_PASSES, t.cpu, t.wall,
 	       (unsigned long long)(sink & 0xffff));
 	span_start(&t);
-	if (odb_check(&db)) {
-		fprintf(stderr, "odb_bench: error: %s\n", db.err);
-		exit(1);
-	}
+	if (odb_check(&db))
+		op_die("%s", db.err);
 	span_stop(&t);
 	printf("odb check: %.1f ms cpu (%.1f ms wall) for %u nodes\n",
 	       t.cpu * 1e3, t.wall * 1e3, odb_count(&db));
@@ -166,6 +159,7 @@ int main(int argc, char **argv)
 	char const *dir = argc > 1 ? argv[1] : getenv("TMPDIR");
 	char hot[4096], grow[4096];
 
+	op_set_progname(argv[0]);
 	if (!dir || !*dir)
 		dir = "/tmp";
 	snprintf(hot, sizeof(hot), "%s/odb-bench-hot.%d", dir, (int)getpid());

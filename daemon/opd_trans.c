@@ -94,9 +94,10 @@ static size_t framing_error(struct opd_trans *dec, size_t consumed)
 
 static size_t tab_slot(struct opd_trans const *dec, unsigned long cookie)
 {
-	size_t h = (size_t)(cookie * 0x9E3779B97F4A7C15ULL >> 16);
+	size_t mask = dec->tab_mask;
+	size_t h = (size_t)(cookie * 0x9E3779B97F4A7C15ULL >> 16) & mask;
 
-	for (h &= dec->tab_mask; dec->tab[h].cookie; h = (h + 1) & dec->tab_mask)
+	for (; dec->tab[h].cookie; h = (h + 1) & mask)
 		if (dec->tab[h].cookie == cookie)
 			break;
 	return h;

@@ -33,24 +33,33 @@ uint64_t perf_source_now(void)
 static int online_cpus(int **cpus)
 {
 	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	int a, b, n = 0, cap = 64;
-	char sep;
+	char line[4096], *p = line, *end;
+	int n = 0, cap = 64;
 
 	if (!f)
 		return -errno;
-	*cpus = op_xmalloc(cap * sizeof(**cpus));
-	while (fscanf(f, "%d", &a) == 1) {
-		b = a;
-		if (fscanf(f, "%c", &sep) == 1 && sep == '-' &&
-		    fscanf(f, "%d", &b) == 1)
-			fscanf(f, "%c", &sep);
-		for (; a <= b; a++) {
-			if (n == cap)
-				*cpus = op_xrealloc(*cpus, (cap *= 2) * sizeof(**cpus));
-			(*cpus)[n++] = a;
-		}
-	}
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
 	fclose(f);
+	*cpus = op_xmalloc(cap * sizeof(**cpus));
+	for (;;) {
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p || a < 0)
+			break;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (; a <= b; a++) {
+			if (n == cap) {
+				cap *= 2;
+				*cpus = op_xrealloc(*cpus, cap * sizeof(**cpus));
+			}
+			(*cpus)[n++] = (int)a;
+		}
+		if (*end != ',')
+			break;
+		p = end + 1;
+	}
 	return n ? n : -ENOENT;
 }
 
@@ -79,7 +88,8 @@ static void fill_attr(struct perf_source const *ps,
 	/* the reader polls with a timeout; wake it early only when a
 	 * quarter of the ring is used */
 	a->watermark = 1;
-	a->wakeup_watermark = ps->ring_pages * (uint32_t)sysconf(_SC_PAGESIZE) / 4;
+	a->wakeup_watermark = ps->ring_pages / 4 *
+			      (uint32_t)sysconf(_SC_PAGESIZE);
 	if (side_band) {
 		a->mmap = 1;
 		a->mmap2 = 1;

@@ -6,8 +6,11 @@
  * checker allocated one byte per possible key and crashed on callgraph
  * files, whose keys are 64-bit. Here chains are walked with one bit per
  * node (a node seen twice is a cycle, since every node is first checked to
- * belong to the bucket being walked), and duplicate keys are found by an
- * LSD radix sort of (key, node) pairs, at most eight counting passes.
+ * belong to the bucket being walked). Equal keys share a bucket, so
+ * duplicates can only be on one chain: short chains, nearly all of them,
+ * are compared pairwise as they are walked; the nodes of chains longer
+ * than ODB_SHORT_CHAIN (a hostile file can put every key in one bucket)
+ * are LSD radix sorted as (key, node) pairs, at most eight counting passes.
  *
  * One inconsistency is accepted on purpose: a writer killed after linking
  * a new node at the head of its bucket, but before publishing it through
@@ -21,9 +24,21 @@
 
 #include "odb_int.h"
 
+/* Chains up to this long are checked for duplicates pairwise, in place. */
+#define ODB_SHORT_CHAIN 16
+
 struct odb_kn {
 	odb_key_t key;
 	odb_index_t node;
+};
+
+/* What the chain walk hands to the duplicate check. */
+struct odb_walk {
+	uint8_t *seen;		/* one bit per node */
+	uint32_t *longs;	/* buckets whose chain is longer than short */
+	size_t nr_longs;
+	size_t alloc_longs;
+	size_t long_nodes;	/* nodes on those chains */
 };
 
 static int odb_check_sizes(struct odb *db, uint32_t *cur)
@@ -70,35 +85,92 @@ static uint32_t odb_chain_start(struct odb *db, uint32_t b, uint32_t cur,
 	return node->next;
 }
 
-static int odb_check_chains(struct odb *db, uint32_t cur, uint8_t *seen)
+static int odb_note_long(struct odb *db, struct odb_walk *w, uint32_t b)
 {
-	uint32_t size = odb_view_nodes(db), mask = size - 1, b, idx;
-	int pending = 0;
+	uint32_t *p;
 
-	for (b = 0; b < size; b++) {
-		idx = odb_chain_start(db, b, cur, &pending);
-		for (; idx; idx = db->nodes[idx].next) {
-			odb_key_t key;
+	if (w->nr_longs == w->alloc_longs) {
+		w->alloc_longs = w->alloc_longs ? 2 * w->alloc_longs : 64;
+		p = realloc(w->longs, w->alloc_longs * sizeof(*p));
+		if (!p)
+			return odb_fail(db, -ENOMEM, "out of memory checking chains");
+		w->longs = p;
+	}
+	w->longs[w->nr_longs++] = b;
+	return 0;
+}
 
-			if (idx >= cur)
-				return odb_fail(db, -EINVAL,
-						"bucket %u chain reaches node %u beyond current_size %u",
-						b, idx, cur);
-			key = db->nodes[idx].key;
-			if (odb_hash(key, mask) != b)
-				return odb_fail(db, -EINVAL,
-						"key 0x%llx in node %u is in bucket %u, expected bucket %u",
-						(unsigned long long)key, idx, b,
-						odb_hash(key, mask));
-			if (seen[idx / 8] & (1u << (idx % 8)))
-				return odb_fail(db, -EINVAL,
-						"chain cycle at node %u (bucket %u)",
-						idx, b);
-			seen[idx / 8] |= 1u << (idx % 8);
+/* Pairwise duplicate check of a short chain: keys and nodes seen so far. */
+static int odb_short_dup(struct odb *db, struct odb_kn const *chain,
+			 uint32_t len, odb_key_t key, odb_index_t idx)
+{
+	uint32_t j;
+
+	for (j = 0; j < len; j++) {
+		if (chain[j].key != key)
+			continue;
+		return odb_fail(db, -EINVAL, "duplicate key 0x%llx in nodes %u and %u",
+				(unsigned long long)key,
+				chain[j].node < idx ? chain[j].node : idx,
+				chain[j].node < idx ? idx : chain[j].node);
+	}
+	return 0;
+}
+
+/* Walk bucket b's chain: indexes in range, right bucket, no cycle. */
+static int odb_walk_chain(struct odb *db, struct odb_walk *w, uint32_t b,
+			  uint32_t idx, uint32_t cur)
+{
+	struct odb_kn chain[ODB_SHORT_CHAIN];
+	uint32_t mask = odb_view_nodes(db) - 1, len = 0;
+	odb_key_t key;
+	int rc;
+
+	for (; idx; idx = db->nodes[idx].next, len++) {
+		if (idx >= cur)
+			return odb_fail(db, -EINVAL,
+					"bucket %u chain reaches node %u beyond current_size %u",
+					b, idx, cur);
+		key = db->nodes[idx].key;
+		if (odb_hash(key, mask) != b)
+			return odb_fail(db, -EINVAL,
+					"key 0x%llx in node %u is in bucket %u, expected bucket %u",
+					(unsigned long long)key, idx, b,
+					odb_hash(key, mask));
+		if (w->seen[idx / 8] & (1u << (idx % 8)))
+			return odb_fail(db, -EINVAL,
+					"chain cycle at node %u (bucket %u)", idx, b);
+		w->seen[idx / 8] |= 1u << (idx % 8);
+		if (len < ODB_SHORT_CHAIN) {
+			rc = odb_short_dup(db, chain, len, key, idx);
+			if (rc)
+				return rc;
+			chain[len].key = key;
+			chain[len].node = idx;
+		} else if (len == ODB_SHORT_CHAIN) {
+			rc = odb_note_long(db, w, b);
+			if (rc)
+				return rc;
 		}
 	}
+	if (len > ODB_SHORT_CHAIN)
+		w->long_nodes += len;
+	return 0;
+}
+
+static int odb_check_chains(struct odb *db, uint32_t cur, struct odb_walk *w)
+{
+	uint32_t size = odb_view_nodes(db), mask = size - 1, b, idx;
+	int pending = 0, rc;
+
+	for (b = 0; b < size; b++) {
+		rc = odb_walk_chain(db, w, b, odb_chain_start(db, b, cur, &pending),
+				    cur);
+		if (rc)
+			return rc;
+	}
 	for (idx = 1; idx < cur; idx++) {
-		if (seen[idx / 8] & (1u << (idx % 8)))
+		if (w->seen[idx / 8] & (1u << (idx % 8)))
 			continue;
 		return odb_fail(db, -EINVAL,
 				"node %u (key 0x%llx) is not linked from its bucket %u",
@@ -148,13 +220,30 @@ static struct odb_kn *odb_radix_sort(struct odb_kn *a, struct odb_kn *tmp,
 	return a;
 }
 
-static int odb_check_duplicates(struct odb *db, uint32_t cur)
+/* Gather the nodes of the long chains (now known to be sound) in a. */
+static void odb_gather_longs(struct odb *db, struct odb_walk const *w,
+			     struct odb_kn *a)
 {
-	size_t n = cur - 1, i;
+	uint32_t cur = odb_load_current(db), idx;
+	size_t i, n = 0;
+	int pending = 0;
+
+	for (i = 0; i < w->nr_longs; i++) {
+		idx = odb_chain_start(db, w->longs[i], cur, &pending);
+		for (; idx; idx = db->nodes[idx].next) {
+			a[n].key = db->nodes[idx].key;
+			a[n++].node = idx;
+		}
+	}
+}
+
+static int odb_check_long_chains(struct odb *db, struct odb_walk const *w)
+{
+	size_t n = w->long_nodes, i;
 	struct odb_kn *a, *tmp, *sorted;
 	int rc = 0;
 
-	if (n < 2)
+	if (!n)
 		return 0;
 	a = malloc(n * sizeof(*a));
 	tmp = malloc(n * sizeof(*tmp));
@@ -162,18 +251,16 @@ static int odb_check_duplicates(struct odb *db, uint32_t cur)
 		rc = odb_fail(db, -ENOMEM, "out of memory checking %zu keys", n);
 		goto out;
 	}
-	for (i = 0; i < n; i++) {
-		a[i].key = db->nodes[i + 1].key;
-		a[i].node = (odb_index_t)(i + 1);
-	}
-	/* stable, so equal keys stay in node order */
+	odb_gather_longs(db, w, a);
 	sorted = odb_radix_sort(a, tmp, n);
 	for (i = 1; i < n; i++) {
+		uint32_t lo = sorted[i - 1].node, hi = sorted[i].node;
+
 		if (sorted[i].key != sorted[i - 1].key)
 			continue;
 		rc = odb_fail(db, -EINVAL, "duplicate key 0x%llx in nodes %u and %u",
 			      (unsigned long long)sorted[i].key,
-			      sorted[i - 1].node, sorted[i].node);
+			      lo < hi ? lo : hi, lo < hi ? hi : lo);
 		break;
 	}
 out:
@@ -184,8 +271,8 @@ out:
 
 int odb_check(struct odb *db)
 {
+	struct odb_walk w = { 0 };
 	uint32_t cur;
-	uint8_t *seen;
 	int rc;
 
 	if (!db->base)
@@ -196,12 +283,13 @@ int odb_check(struct odb *db)
 	/* a hash rebuild was interrupted: chains mean nothing, nodes do */
 	if (odb_growing(db))
 		return 0;
-	seen = calloc(cur / 8 + 1, 1);
-	if (!seen)
+	w.seen = calloc(cur / 8 + 1, 1);
+	if (!w.seen)
 		return odb_fail(db, -ENOMEM, "out of memory checking %u nodes", cur);
-	rc = odb_check_chains(db, cur, seen);
-	free(seen);
-	if (rc)
-		return rc;
-	return odb_check_duplicates(db, cur);
+	rc = odb_check_chains(db, cur, &w);
+	if (!rc)
+		rc = odb_check_long_chains(db, &w);
+	free(w.seen);
+	free(w.longs);
+	return rc;
 }

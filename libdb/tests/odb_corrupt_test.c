@@ -33,6 +33,7 @@ struct fault {
 	char const *name;
 	void (*damage)(char const *path, char *want, size_t len);
 	enum stage stage;
+	void (*base)(char const *path);	/* NULL: make_base */
 };
 
 /* Nodes 1-3 share bucket 16 at every size (x ^ (x << 32) keeps hi ^ lo). */
@@ -74,6 +75,25 @@ static void make_base(char const *path)
 		 db.nodes[1].next == 0, "bucket 16 is not 3 -> 2 -> 1");
 	T_ASSERT(in_b2 == 1 && db.hash[2] == 4, "bucket 2 is not node 4 alone");
 	T_ASSERT(odb_check(&db) == 0, "base file: %s", db.err);
+	odb_close(&db);
+}
+
+#define LONG_KEY(i) (0x10 ^ ((uint64_t)(i) << 32 | (i)))
+
+/* 40 keys in bucket 16: longer than the chains odb_check compares in place. */
+static void make_long_base(char const *path)
+{
+	struct odb db;
+	uint32_t i;
+
+	unlink(path);
+	t_open(&db, path, ODB_RDWR);
+	op_header_init(odb_get_header(&db));
+	for (i = 0; i < 40; i++)
+		T_ASSERT(odb_add(&db, LONG_KEY(i), 1) == 0, "add");
+	T_ASSERT(odb_hash(LONG_KEY(39), 127) == 16 && db.hash[16] == 40,
+		 "bucket 16 does not hold the long chain");
+	T_ASSERT(odb_check(&db) == 0, "long base file: %s", db.err);
 	odb_close(&db);
 }
 
@@ -191,25 +211,33 @@ static void unlinked_node(char const *path, char *want, size_t len)
 		 "%s: node 4 (key 0x500000007) is not linked from its bucket 2", path);
 }
 
+static void duplicate_in_long_chain(char const *path, char *want, size_t len)
+{
+	put64(path, NODE_OFF(35), LONG_KEY(2));	/* node 3 holds LONG_KEY(2) */
+	snprintf(want, len, "%s: duplicate key 0x%llx in nodes 3 and 35", path,
+		 (unsigned long long)LONG_KEY(2));
+}
+
 static struct fault const faults[] = {
-	{ "bad-magic", bad_magic, AT_HEADER },
-	{ "old-version", old_version, AT_HEADER },
-	{ "short-header", short_header, AT_HEADER },
-	{ "too-small", too_small, AT_OPEN },
-	{ "size-not-pow2", size_not_pow2, AT_OPEN },
-	{ "size-zero", size_zero, AT_OPEN },
-	{ "length-mismatch", length_mismatch, AT_OPEN },
-	{ "size-too-big", size_too_big, AT_OPEN },
-	{ "truncated-nodes", truncated_nodes, AT_OPEN },
-	{ "cur-beyond-size", cur_beyond_size, AT_OPEN },
-	{ "cur-zero", cur_zero, AT_OPEN },
-	{ "chain-out-of-range", chain_out_of_range, AT_CHECK },
-	{ "head-out-of-range", head_out_of_range, AT_CHECK },
-	{ "chain-cycle", chain_cycle, AT_CHECK },
-	{ "self-cycle", self_cycle, AT_CHECK },
-	{ "wrong-bucket", wrong_bucket, AT_CHECK },
-	{ "duplicate-key", duplicate_key, AT_CHECK },
-	{ "unlinked-node", unlinked_node, AT_CHECK },
+	{ "bad-magic", bad_magic, AT_HEADER, NULL },
+	{ "old-version", old_version, AT_HEADER, NULL },
+	{ "short-header", short_header, AT_HEADER, NULL },
+	{ "too-small", too_small, AT_OPEN, NULL },
+	{ "size-not-pow2", size_not_pow2, AT_OPEN, NULL },
+	{ "size-zero", size_zero, AT_OPEN, NULL },
+	{ "length-mismatch", length_mismatch, AT_OPEN, NULL },
+	{ "size-too-big", size_too_big, AT_OPEN, NULL },
+	{ "truncated-nodes", truncated_nodes, AT_OPEN, NULL },
+	{ "cur-beyond-size", cur_beyond_size, AT_OPEN, NULL },
+	{ "cur-zero", cur_zero, AT_OPEN, NULL },
+	{ "chain-out-of-range", chain_out_of_range, AT_CHECK, NULL },
+	{ "head-out-of-range", head_out_of_range, AT_CHECK, NULL },
+	{ "chain-cycle", chain_cycle, AT_CHECK, NULL },
+	{ "self-cycle", self_cycle, AT_CHECK, NULL },
+	{ "wrong-bucket", wrong_bucket, AT_CHECK, NULL },
+	{ "duplicate-key", duplicate_key, AT_CHECK, NULL },
+	{ "duplicate-long-chain", duplicate_in_long_chain, AT_CHECK, make_long_base },
+	{ "unlinked-node", unlinked_node, AT_CHECK, NULL },
 };
 #define NR_FAULTS (sizeof(faults) / sizeof(faults[0]))
 
@@ -302,14 +330,17 @@ static void check_fault(struct fault const *f, char const *path)
 	char want[600], err[600];
 	int stage;
 
-	make_base(path);
+	if (f->base)
+		f->base(path);
+	else
+		make_base(path);
 	f->damage(path, want, sizeof(want));
 	stage = read_path(path, err, sizeof(err));
 	T_ASSERT(stage == (int)f->stage, "%s: refused at stage %d, expected %d (%s)",
 		 f->name, stage, f->stage, err);
 	T_ASSERT(strstr(err, want), "%s: message \"%s\" lacks \"%s\"",
 		 f->name, err, want);
-	printf("ok %-18s %s\n", f->name, err);
+	printf("ok %-20s %s\n", f->name, err);
 	if (f->stage == AT_CHECK)
 		writer_survives(copy_file(path));
 }

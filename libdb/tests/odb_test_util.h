@@ -25,7 +25,10 @@ _Noreturn void t_fail_at(char const *file, int line, char const *fmt, ...)
 			t_fail_at(__FILE__, __LINE__, __VA_ARGS__); \
 	} while (0)
 
-/* A fresh directory under $TMPDIR (or /tmp), removed with its files at exit. */
+/*
+ * A fresh directory under $TMPDIR (or /tmp), removed with its files at exit
+ * unless ODB_TEST_KEEP is set (to look at what a test wrote).
+ */
 char const *t_tmpdir(void);
 
 /* dir/name in a static rotating buffer (valid for a few calls). */
