@@ -1,0 +1,182 @@
+/*
+ * Symbols of a binary through libbfd (see pp_binary.h). The static symbol
+ * table is used when it has code symbols; a stripped binary falls back to
+ * its dynamic symbols, shown as ranges "sym->nextsym" as in HP's Prospect:
+ * samples between two exported entry points may belong to static
+ * functions nobody can name. Synthetic symbols (PLT entries, "puts@plt")
+ * are added from bfd_get_synthetic_symtab either way.
+ */
+#include "config.h"
+
+#include <bfd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_message.h"
+#include "pp_binary.h"
+
+static bool is_code_symbol(asymbol const *s)
+{
+	asection *sec = s->section;
+
+	if (!sec || bfd_is_und_section(sec) || bfd_is_com_section(sec) ||
+	    bfd_is_abs_section(sec))
+		return false;
+	if (!(bfd_section_flags(sec) & SEC_CODE))
+		return false;
+	if (s->flags & (BSF_SECTION_SYM | BSF_FILE | BSF_DEBUGGING |
+			BSF_WARNING | BSF_INDIRECT))
+		return false;
+	if (!s->name || !s->name[0] || s->name[0] == '$')
+		return false;
+	return !(s->name[0] == '.' && s->name[1] == 'L');
+}
+
+/* Functions before labels, global before weak before local. */
+static int symbol_rank(asymbol const *s)
+{
+	int r = s->flags & BSF_FUNCTION ? 4 : 0;
+
+	if (s->flags & BSF_GLOBAL)
+		r += 2;
+	else if (s->flags & BSF_WEAK)
+		r += 1;
+	return r;
+}
+
+static size_t add_symbols(struct pp_symtab *t, asymbol **syms, long n,
+			  bool is_range)
+{
+	size_t added = 0;
+
+	for (long i = 0; i < n; i++) {
+		asymbol const *s = syms[i];
+		asection *sec;
+
+		if (!is_code_symbol(s))
+			continue;
+		sec = s->section;
+		pp_symtab_add(t, s->name, bfd_asymbol_value(s),
+			      bfd_section_vma(sec) + bfd_section_size(sec),
+			      symbol_rank(s), is_range);
+		added++;
+	}
+	return added;
+}
+
+static long read_table(bfd *abfd, bool dynamic, asymbol ***out)
+{
+	long size = dynamic ? bfd_get_dynamic_symtab_upper_bound(abfd) :
+			      bfd_get_symtab_upper_bound(abfd);
+	long n;
+
+	*out = NULL;
+	if (size <= 0)
+		return 0;
+	*out = op_xmalloc(size);
+	n = dynamic ? bfd_canonicalize_dynamic_symtab(abfd, *out) :
+		      bfd_canonicalize_symtab(abfd, *out);
+	return n < 0 ? 0 : n;
+}
+
+static void add_synthetic(struct pp_symtab *t, bfd *abfd, asymbol **syms,
+			  long nsyms, asymbol **dyn, long ndyn)
+{
+	asymbol *synth = NULL;
+	long n = bfd_get_synthetic_symtab(abfd, nsyms, syms, ndyn, dyn, &synth);
+
+	for (long i = 0; i < n; i++) {
+		asection *sec = synth[i].section;
+
+		if (!sec || !(bfd_section_flags(sec) & SEC_CODE))
+			continue;
+		pp_symtab_add(t, synth[i].name, bfd_asymbol_value(&synth[i]),
+			      bfd_section_vma(sec) + bfd_section_size(sec), 0,
+			      false);
+	}
+	free(synth);
+}
+
+static void map_sections(struct pp_binary *b, bfd *abfd)
+{
+	for (asection *sec = abfd->sections; sec; sec = sec->next) {
+		flagword f = bfd_section_flags(sec);
+
+		if ((f & (SEC_ALLOC | SEC_LOAD | SEC_HAS_CONTENTS)) !=
+		    (SEC_ALLOC | SEC_LOAD | SEC_HAS_CONTENTS))
+			continue;
+		b->secs = op_xrealloc(b->secs,
+				      (b->nr_secs + 1) * sizeof(*b->secs));
+		b->secs[b->nr_secs++] = (struct pp_section_map){
+			.filepos = (uint64_t)sec->filepos,
+			.size = bfd_section_size(sec),
+			.vma = bfd_section_vma(sec),
+		};
+	}
+}
+
+static int find_text(asymbol **syms, long n, uint64_t *text)
+{
+	for (long i = 0; i < n; i++) {
+		if (!strcmp(syms[i]->name, "_text")) {
+			*text = bfd_asymbol_value(syms[i]);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int read_symbols(struct pp_binary *b, bfd *abfd, bool is_kernel,
+			char *err, size_t errlen)
+{
+	asymbol **syms, **dyn;
+	long nsyms = read_table(abfd, false, &syms);
+	long ndyn = read_table(abfd, true, &dyn);
+	int rc = 0;
+
+	if (!add_symbols(&b->symtab, syms, nsyms, false)) {
+		b->dynamic = add_symbols(&b->symtab, dyn, ndyn, true) > 0;
+	}
+	add_synthetic(&b->symtab, abfd, syms, nsyms, dyn, ndyn);
+	pp_symtab_finish(&b->symtab);
+	if (is_kernel) {
+		b->keymap = PP_KEY_BASE;
+		if (find_text(syms, nsyms, &b->base)) {
+			snprintf(err, errlen, "no _text symbol: cannot place "
+				 "kernel samples");
+			rc = -1;
+		}
+	} else {
+		b->keymap = PP_KEY_FILEPOS;
+		map_sections(b, abfd);
+	}
+	free(dyn);
+	b->bfd_syms = syms;
+	return rc;
+}
+
+int pp_bfd_open(struct pp_binary *b, char const *path, bool is_kernel,
+		char *err, size_t errlen)
+{
+	bfd *abfd;
+
+	memset(b, 0, sizeof(*b));
+	bfd_init();
+	abfd = bfd_openr(path, NULL);
+	if (!abfd) {
+		snprintf(err, errlen, "%s", bfd_errmsg(bfd_get_error()));
+		return -1;
+	}
+	if (!bfd_check_format(abfd, bfd_object)) {
+		snprintf(err, errlen, "%s", bfd_errmsg(bfd_get_error()));
+		bfd_close(abfd);
+		return -1;
+	}
+	b->abfd = abfd;
+	if (read_symbols(b, abfd, is_kernel, err, errlen)) {
+		pp_binary_free(b);
+		return -1;
+	}
+	return 0;
+}

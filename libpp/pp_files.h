@@ -1,0 +1,68 @@
+/*
+ * Choosing sample files: resolve the sessions of a profile specification,
+ * list every sample file in them, parse each name (op_parse_filename) and
+ * keep those the specification matches.
+ *
+ * When nothing is left, the error says which stage removed everything and
+ * what the files offered instead ("12 files in session 'current', 0 left
+ * after image:/bin/foo (images present: /usr/bin/python3, ...)"): an empty
+ * report with no reason was OProfile's most common complaint.
+ */
+#ifndef PP_FILES_H
+#define PP_FILES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "op_mangle.h"
+#include "pp_spec.h"
+#include "pp_strlist.h"
+
+struct pp_session {
+	char *name;      /* as the user knows it: "current", "mysave", a path */
+	char *dir;       /* the directory holding its sample files */
+};
+
+struct pp_sfile {
+	char *path;                   /* full path of the sample file */
+	size_t session;               /* index in pp_filelist.sessions */
+	struct op_parsed_name name;   /* its parsed name */
+	int cls;                      /* class (column), set by pp_classify */
+};
+
+struct pp_filelist {
+	struct pp_session *sessions;
+	size_t nr_sessions;
+	struct pp_sfile *v;           /* matching files, sorted by path */
+	size_t n;
+	size_t nr_callgraph;          /* {cg} files left out (not reported) */
+};
+
+struct pp_select_opts {
+	char const *session_dir;      /* e.g. /var/lib/oprofile */
+	bool exclude_dependent;       /* -x: only files with A == B */
+};
+
+/*
+ * Fill out with the files spec selects. Unparsable names are noted (with
+ * the file and the reason) and skipped. Returns 0, or -1 with err saying
+ * why nothing can be reported (no such session, nothing matched); out
+ * then holds nothing to free.
+ */
+int pp_files_select(struct pp_spec const *spec,
+		    struct pp_select_opts const *opts,
+		    struct pp_filelist *out, struct pp_strlist *notes,
+		    char *err, size_t errlen);
+void pp_files_free(struct pp_filelist *l);
+
+/* The session base a spec reads from: archive:DIR prefixes session_dir. */
+char *pp_files_session_base(struct pp_spec const *spec,
+			    char const *session_dir);
+
+/* Whether a file's image (B) is another than its application (A). */
+bool pp_sfile_is_dependent(struct op_parsed_name const *n);
+
+/* Whether name matches an image pattern list (basename too for "ls"). */
+bool pp_image_match(struct pp_strlist const *pats, char const *name);
+
+#endif /* PP_FILES_H */

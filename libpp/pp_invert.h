@@ -1,0 +1,45 @@
+/*
+ * Inverted profiles: sample files regrouped by the image the samples fell
+ * in (B), so that each image - libc, the kernel, a module - is opened and
+ * symbolised once, however many applications have samples in it. Under
+ * each image, groups of files by (application, class).
+ */
+#ifndef PP_INVERT_H
+#define PP_INVERT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pp_files.h"
+
+struct pp_group {
+	char *app;               /* the application these samples are shown under */
+	int cls;                 /* class (column) */
+	size_t *files;           /* indexes into the file list */
+	size_t n;
+};
+
+struct pp_inverted {
+	size_t first;            /* index of a file naming the image */
+	struct pp_group *groups; /* by application, then class */
+	size_t n;
+};
+
+struct pp_invlist {
+	struct pp_inverted *v;
+	size_t n;
+};
+
+/* merge_lib: show dependent images on their own (app = image). */
+void pp_invert(struct pp_filelist const *files, bool merge_lib,
+	       struct pp_invlist *out);
+void pp_invlist_free(struct pp_invlist *l);
+
+/*
+ * The image (B) of a file as reports name it: a path, a kernel image
+ * name, or "NAME (tgid:T range:0xS-0xE)" for an anonymous region.
+ * Caller frees.
+ */
+char *pp_image_display(struct op_parsed_name const *n);
+
+#endif /* PP_INVERT_H */

@@ -1,0 +1,48 @@
+/*
+ * Kernel symbols from a session's saved metadata, never from /proc: a
+ * report must work after a reboot. The daemon saves, in
+ * samples/<session>/session/:
+ *   kernel_images   lines "NAME 0xSTART 0xEND" (vmlinux or its --vmlinux
+ *                   path, and each module)
+ *   kallsyms        the /proc/kallsyms of the sampled boot
+ * Kernel sample keys are pc - START of their image; a symbol without a
+ * "[module]" suffix belongs to the kernel proper, "[mod]" to module mod.
+ */
+#ifndef PP_KERNEL_H
+#define PP_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pp_binary.h"
+
+struct pp_kimage {
+	char *name;              /* "vmlinux", a vmlinux path, or a module */
+	uint64_t start, end;     /* runtime range [start, end) */
+	struct pp_symtab syms;   /* its kallsyms text symbols */
+};
+
+struct pp_kernel {
+	char *dir;               /* the session's session/ directory */
+	struct pp_kimage *v;     /* from kernel_images */
+	size_t n;
+	bool loaded;             /* kallsyms parsed */
+	bool no_kallsyms;        /* no saved kallsyms */
+	bool no_addresses;       /* kallsyms was saved with hidden addresses */
+};
+
+/* Read session_dir/session/kernel_images. 0, or -1 with err (k empty). */
+int pp_kernel_load(struct pp_kernel *k, char const *session_dir,
+		   char *err, size_t errlen);
+
+/*
+ * Fill b with the symbols of kernel image name, keyed from its start.
+ * 0, or -1 with err (unknown image, no kallsyms, hidden addresses).
+ */
+int pp_kernel_binary(struct pp_kernel *k, char const *name,
+		     struct pp_binary *b, char *err, size_t errlen);
+
+void pp_kernel_free(struct pp_kernel *k);
+
+#endif /* PP_KERNEL_H */

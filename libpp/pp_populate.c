@@ -1,0 +1,343 @@
+/*
+ * Populating a profile (see pp_profile.h), OProfile's
+ * populate_for_image(): for each inverted profile, read its sample files,
+ * open its binary once, and add every sample to the entry of its symbol.
+ *
+ * A user binary whose mtime differs from the one recorded in a sample
+ * file's header is not the binary that was sampled: that file's samples
+ * stay under the image without symbols, and the report says so once.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "op_message.h"
+#include "pp_binary.h"
+#include "pp_kernel.h"
+#include "pp_notes.h"
+#include "pp_profile.h"
+#include "pp_samples.h"
+
+#define NO_ENTRY ((size_t)-1)
+#define EXCLUDED ((size_t)-2)
+
+struct populate {
+	struct pp_profile *p;
+	struct pp_filelist const *files;
+	struct pp_classes *classes;
+	struct pp_populate_opts const *opts;
+	struct pp_strlist *notes;
+	struct pp_kernel *kernels;    /* per session, loaded on first use */
+	int *kernel_state;            /* per session: 0 unread, 1 ok, -1 bad */
+};
+
+/* One image (inverted profile) being processed. */
+struct image {
+	struct pp_inverted const *inv;
+	struct pp_sfile const *first; /* a file naming the image */
+	char *name;                   /* display name */
+	char *path;                   /* located binary, or NULL */
+	char why[1024];               /* why path is NULL */
+	bool have_mtime;
+	uint64_t mtime;               /* of path */
+	bool is_kernel;               /* a sample header said so */
+	struct pp_binary bin;
+	struct pp_samples *fresh;     /* per group */
+	struct pp_samples *stale;     /* per group: the binary changed */
+	uint64_t nr_fresh, nr_stale;
+};
+
+static bool is_user_image(struct op_parsed_name const *n)
+{
+	return !n->image_is_kernel && !n->image_is_anon;
+}
+
+static void read_file(struct populate *ctx, struct image *im,
+		      struct pp_sfile const *f, int cls, size_t gi)
+{
+	struct pp_class *k = &ctx->classes->v[cls];
+	struct pp_samples tmp = { 0 };
+	struct opd_header h;
+	char err[1024];
+
+	if (pp_samples_read(&tmp, f->path, &h, err, sizeof(err))) {
+		pp_note(ctx->notes, "skipped bad sample file %s", err);
+		ctx->p->nr_bad_files++;
+		return;
+	}
+	if (!k->has_header) {
+		k->header = h;
+		k->has_header = true;
+	}
+	if (h.is_kernel)
+		im->is_kernel = true;
+	if (im->have_mtime && h.mtime && h.mtime != im->mtime)
+		pp_samples_move(&im->stale[gi], &tmp);
+	else
+		pp_samples_move(&im->fresh[gi], &tmp);
+}
+
+static void read_samples(struct populate *ctx, struct image *im)
+{
+	size_t n = im->inv->n;
+
+	im->fresh = op_xcalloc(n, sizeof(*im->fresh));
+	im->stale = op_xcalloc(n, sizeof(*im->stale));
+	for (size_t gi = 0; gi < n; gi++) {
+		struct pp_group const *g = &im->inv->groups[gi];
+
+		for (size_t i = 0; i < g->n; i++)
+			read_file(ctx, im, &ctx->files->v[g->files[i]], g->cls,
+				  gi);
+		pp_samples_finish(&im->fresh[gi]);
+		pp_samples_finish(&im->stale[gi]);
+		im->nr_fresh += pp_samples_total(&im->fresh[gi]);
+		im->nr_stale += pp_samples_total(&im->stale[gi]);
+	}
+}
+
+static void locate(struct populate *ctx, struct image *im)
+{
+	struct stat st;
+
+	im->path = pp_locate_image(ctx->opts->locate, im->first->name.image_name,
+				   im->why, sizeof(im->why));
+	if (im->path && !stat(im->path, &st)) {
+		im->have_mtime = true;
+		im->mtime = (uint64_t)st.st_mtime;
+	}
+}
+
+static struct pp_kernel *session_kernel(struct populate *ctx, size_t s)
+{
+	char err[1024];
+
+	if (!ctx->kernel_state[s]) {
+		ctx->kernel_state[s] = 1;
+		if (pp_kernel_load(&ctx->kernels[s],
+				   ctx->files->sessions[s].dir, err,
+				   sizeof(err))) {
+			pp_note(ctx->notes, "no kernel symbols for session "
+				"'%s': %s", ctx->files->sessions[s].name, err);
+			ctx->kernel_state[s] = -1;
+		}
+	}
+	return ctx->kernel_state[s] > 0 ? &ctx->kernels[s] : NULL;
+}
+
+/* Kernel image symbols from the session's kallsyms. */
+static void open_kallsyms(struct populate *ctx, struct image *im)
+{
+	struct pp_kernel *k = session_kernel(ctx, im->first->session);
+	char err[1024];
+
+	if (!k)
+		return;
+	if (pp_kernel_binary(k, im->first->name.image_name, &im->bin, err,
+			     sizeof(err)))
+		pp_note(ctx->notes, "no symbols for kernel image '%s': %s; "
+			"its %" PRIu64 " samples are shown without symbols",
+			im->name, err, im->nr_fresh);
+}
+
+static void open_binary(struct populate *ctx, struct image *im)
+{
+	char err[1024];
+
+	if (im->first->name.image_is_anon || !im->nr_fresh)
+		return;
+	if (im->first->name.image_is_kernel ||
+	    (im->is_kernel && !im->path)) {
+		open_kallsyms(ctx, im);
+		return;
+	}
+	if (!im->path) {
+		pp_note(ctx->notes, "cannot find binary '%s' (%s): its %"
+			PRIu64 " samples are shown without symbols", im->name,
+			im->why, im->nr_fresh);
+		return;
+	}
+	if (pp_bfd_open(&im->bin, im->path, im->is_kernel, err, sizeof(err)))
+		pp_note(ctx->notes, "cannot read symbols of '%s': %s; its %"
+			PRIu64 " samples are shown without symbols", im->path,
+			err, im->nr_fresh);
+}
+
+static bool symbol_wanted(struct pp_populate_opts const *o, char const *raw,
+			  char const *shown)
+{
+	if (o->include && o->include->n && !(pp_strlist_match(o->include, raw)
+	    || pp_strlist_match(o->include, shown)))
+		return false;
+	return !(o->exclude && (pp_strlist_match(o->exclude, raw) ||
+				pp_strlist_match(o->exclude, shown)));
+}
+
+/* The display name of a symbol; ranges read "sym->next". */
+static char *symbol_name(struct pp_symtab const *t, struct pp_symbol const *s,
+			 enum pp_demangle d)
+{
+	char *name = pp_demangle(s->name, d), *next, *out;
+
+	if (!s->is_range)
+		return name;
+	next = s->next >= 0 ? pp_demangle(t->v[s->next].name, d) :
+			      op_xstrdup("(end)");
+	if (asprintf(&out, "%s->%s", name, next) < 0)
+		op_die("out of memory");
+	free(name);
+	free(next);
+	return out;
+}
+
+static size_t new_entry(struct populate *ctx, struct image *im,
+			char const *app, struct pp_symbol const *s)
+{
+	struct pp_populate_opts const *o = ctx->opts;
+	struct pp_entry *e;
+	char *name = NULL;
+	size_t i;
+
+	if (s) {
+		name = symbol_name(&im->bin.symtab, s, o->demangle);
+		if (!symbol_wanted(o, s->name, name)) {
+			free(name);
+			return EXCLUDED;
+		}
+	} else if (o->symbols && o->include && o->include->n) {
+		return EXCLUDED;
+	}
+	i = pp_profile_add(ctx->p, app, im->name, name, s != NULL,
+			   s ? s->start : 0);
+	e = &ctx->p->v[i];
+	if (s && o->debug_info)
+		pp_binary_linenr(&im->bin, s->start, &e->file, &e->line);
+	return i;
+}
+
+/*
+ * Add the samples of one group. map[i] is the entry of symbol i for the
+ * group's application (map[nsyms]: no symbol); it is shared by the groups
+ * (classes) of one application. Details of an entry without a symbol are
+ * sample keys (offsets in the image), not addresses.
+ */
+static void add_samples(struct populate *ctx, struct image *im,
+			struct pp_group const *g, struct pp_samples const *s,
+			bool symbolise, size_t *map)
+{
+	struct pp_symtab const *t = &im->bin.symtab;
+
+	for (size_t i = 0; i < s->n; i++) {
+		struct pp_symbol const *sym = NULL;
+		uint64_t vma;
+		size_t si;
+
+		if (symbolise && ctx->opts->symbols &&
+		    pp_binary_vma(&im->bin, s->v[i].key, &vma))
+			sym = pp_symtab_find(t, vma);
+		si = sym ? (size_t)(sym - t->v) : t->n;
+		if (map[si] == NO_ENTRY)
+			map[si] = new_entry(ctx, im, g->app, sym);
+		if (map[si] == EXCLUDED)
+			continue;
+		ctx->p->v[map[si]].counts[g->cls] += s->v[i].count;
+		if (ctx->opts->details)
+			pp_entry_add_detail(&ctx->p->v[map[si]],
+					    sym ? vma : s->v[i].key,
+					    g->cls, s->v[i].count);
+	}
+}
+
+static void add_groups(struct populate *ctx, struct image *im)
+{
+	size_t nsyms = im->bin.symtab.n;
+	size_t *map = op_xmalloc((nsyms + 1) * sizeof(*map));
+	size_t *stale_map = op_xmalloc((nsyms + 1) * sizeof(*map));
+
+	for (size_t gi = 0; gi < im->inv->n; gi++) {
+		struct pp_group const *g = &im->inv->groups[gi];
+
+		if (!gi || strcmp(g->app, im->inv->groups[gi - 1].app)) {
+			memset(map, 0xff, (nsyms + 1) * sizeof(*map));
+			memset(stale_map, 0xff, (nsyms + 1) * sizeof(*map));
+		}
+		add_samples(ctx, im, g, &im->fresh[gi], true, map);
+		add_samples(ctx, im, g, &im->stale[gi], false, stale_map);
+	}
+	free(map);
+	free(stale_map);
+}
+
+static void details_linenr(struct populate *ctx, struct image *im,
+			   size_t from)
+{
+	for (size_t i = from; i < ctx->p->n; i++) {
+		struct pp_entry *e = &ctx->p->v[i];
+
+		for (size_t d = 0; e->has_vma && d < e->nr_details; d++)
+			pp_binary_linenr(&im->bin, e->details[d].vma,
+					 &e->details[d].file,
+					 &e->details[d].line);
+	}
+}
+
+static void populate_image(struct populate *ctx, struct pp_inverted const *inv)
+{
+	struct image im = { .inv = inv };
+	size_t from = ctx->p->n;
+
+	im.first = &ctx->files->v[inv->first];
+	im.name = pp_image_display(&im.first->name);
+	if (ctx->opts->symbols && is_user_image(&im.first->name))
+		locate(ctx, &im);
+	read_samples(ctx, &im);
+	if (ctx->opts->symbols)
+		open_binary(ctx, &im);
+	if (im.nr_stale)
+		pp_note(ctx->notes, "'%s' has changed since it was profiled: "
+			"%" PRIu64 " of its samples are shown without symbols",
+			im.path, im.nr_stale);
+	add_groups(ctx, &im);
+	pp_profile_fold_details(ctx->p, from);
+	if (ctx->opts->debug_info && ctx->opts->details)
+		details_linenr(ctx, &im, from);
+	for (size_t gi = 0; gi < inv->n; gi++) {
+		pp_samples_free(&im.fresh[gi]);
+		pp_samples_free(&im.stale[gi]);
+	}
+	free(im.fresh);
+	free(im.stale);
+	pp_binary_free(&im.bin);
+	free(im.path);
+	free(im.name);
+}
+
+void pp_profile_populate(struct pp_profile *p,
+			 struct pp_filelist const *files,
+			 struct pp_classes *classes,
+			 struct pp_invlist const *inv,
+			 struct pp_populate_opts const *opts,
+			 struct pp_strlist *notes)
+{
+	struct populate ctx = {
+		.p = p, .files = files, .classes = classes, .opts = opts,
+		.notes = notes,
+	};
+
+	memset(p, 0, sizeof(*p));
+	p->nr_classes = classes->n;
+	ctx.kernels = op_xcalloc(files->nr_sessions, sizeof(*ctx.kernels));
+	ctx.kernel_state = op_xcalloc(files->nr_sessions, sizeof(int));
+	for (size_t i = 0; i < inv->n; i++)
+		populate_image(&ctx, &inv->v[i]);
+	for (size_t s = 0; s < files->nr_sessions; s++)
+		if (ctx.kernel_state[s] > 0)
+			pp_kernel_free(&ctx.kernels[s]);
+	free(ctx.kernels);
+	free(ctx.kernel_state);
+	pp_profile_finish(p);
+}

@@ -1,0 +1,48 @@
+/*
+ * A symbol table as the report needs it: non-overlapping address ranges
+ * [start, end) with a name, sorted, looked up by address. Sources (libbfd
+ * symbols, dynamic symbols, saved kallsyms) add raw symbols; finishing
+ * sorts them, keeps the best name where several share an address, and
+ * ends each one where the next begins (or at its section's end), as
+ * OProfile did: samples in padding belong to the function before it.
+ */
+#ifndef PP_SYMTAB_H
+#define PP_SYMTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pp_symbol {
+	char *name;          /* raw (mangled) name */
+	uint64_t start;      /* first vma */
+	uint64_t end;        /* one past the last vma */
+	uint64_t limit;      /* end of its section: end never passes it */
+	int rank;            /* preference among symbols at one address */
+	bool is_range;       /* a dynamic-symbol range: shown "name->next" */
+	long next;           /* is_range: index of the next symbol, -1: (end) */
+};
+
+struct pp_symtab {
+	struct pp_symbol *v;
+	size_t n, alloc;
+};
+
+/*
+ * Add a symbol at start; limit is the end of the region holding it. A
+ * range symbol (a dynamic symbol of a stripped binary: what lies between
+ * two exported symbols is unknown) is shown "name->next".
+ */
+void pp_symtab_add(struct pp_symtab *t, char const *name, uint64_t start,
+		   uint64_t limit, int rank, bool is_range);
+
+/* Sort, drop duplicates (highest rank, then smallest name wins), set ends. */
+void pp_symtab_finish(struct pp_symtab *t);
+
+/* The symbol whose range holds vma, or NULL. */
+struct pp_symbol const *pp_symtab_find(struct pp_symtab const *t,
+				       uint64_t vma);
+
+void pp_symtab_free(struct pp_symtab *t);
+
+#endif /* PP_SYMTAB_H */

@@ -1,0 +1,99 @@
+/*
+ * Selecting sample files: sessions, every matching stage, -x, callgraph
+ * files left out, unparsable names noted, and the message that names the
+ * stage which emptied the selection.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "pp_files.h"
+#include "sfwriter.h"
+#include "test.h"
+
+static char dir[] = "/tmp/pp-files-test.XXXXXX";
+
+static void mk(char const *session, char const *rel)
+{
+	struct sf_header h = { .cpu_type = 4, .count = 100000 };
+	struct sf_sample s = { 1, 1 };
+	char p[1024];
+
+	snprintf(p, sizeof(p), "%s/samples/%s/%s", dir, session, rel);
+	if (sf_write(p, &h, &s, 1))
+		printf("# cannot write %s\n", p);
+}
+
+/* Select with the given spec words; returns the count, -1 on error. */
+static long sel(char const *words, bool x, struct pp_strlist *notes,
+		char *err, size_t errlen)
+{
+	char const *argv[8];
+	char buf[256], *save = NULL;
+	struct pp_select_opts o = { dir, x };
+	struct pp_filelist l;
+	struct pp_spec spec;
+	int argc = 0;
+	long n;
+
+	snprintf(buf, sizeof(buf), "%s", words);
+	for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	if (pp_spec_parse(&spec, argc, argv, err, errlen))
+		return -2;
+	n = pp_files_select(&spec, &o, &l, notes, err, errlen) ? -1 : (long)l.n;
+	if (n >= 0)
+		pp_files_free(&l);
+	pp_spec_free(&spec);
+	return n;
+}
+
+int main(void)
+{
+	struct pp_strlist notes = { 0 };
+	char err[1024];
+
+	if (!mkdtemp(dir))
+		return 99;
+	mk("current", "{root}/bin/a/{dep}/{root}/bin/a/CPU_CLOCK.100000.0.all.all.all");
+	mk("current", "{root}/bin/a/{dep}/{root}/lib/libc.so.6/CPU_CLOCK.100000.0.all.all.all");
+	mk("current", "{root}/bin/a/{dep}/{kern}/vmlinux/CPU_CLOCK.100000.0.all.all.all");
+	mk("current", "{root}/bin/b/{dep}/{root}/bin/b/TASK_CLOCK.20000.0.all.all.all");
+	mk("current", "{root}/bin/a/{dep}/{root}/bin/a/{cg}/{root}/lib/libc.so.6/CPU_CLOCK.100000.0.all.all.all");
+	mk("current", "{root}/bin/a/{dep}/{root}/bin/a/not-a-name");
+	mk("current", "stats/sample_received");
+	mk("old", "{kern}/vmlinux/{dep}/{kern}/vmlinux/CPU_CLOCK.100000.0.all.all.all");
+
+	check(sel("", false, &notes, err, sizeof(err)) == 4, "default session: 4 files (cg and stats out)");
+	check(notes.n == 1 && strstr(notes.v[0], "not-a-name"), "the unparsable name is noted");
+	check(sel("image:/bin/a", false, NULL, err, sizeof(err)) == 3, "image:/bin/a: the app and its dependents");
+	check(sel("lib-image:*libc*", false, NULL, err, sizeof(err)) == 1, "lib-image glob");
+	check(sel("libc.so.6", false, NULL, err, sizeof(err)) == 1, "bare base name matches an image");
+	check(sel("vmlinux", false, NULL, err, sizeof(err)) == 1, "bare kernel name");
+	check(sel("image-exclude:/bin/a", false, NULL, err, sizeof(err)) == 1, "image-exclude");
+	check(sel("event:TASK_CLOCK count:20000", false, NULL, err, sizeof(err)) == 1, "event and count");
+	check(sel("", true, NULL, err, sizeof(err)) == 2, "-x keeps only A == B");
+	check(sel("session:old", false, NULL, err, sizeof(err)) == 1, "session:old");
+	check(sel("session:*", false, NULL, err, sizeof(err)) == 5, "session:* reads both sessions");
+	check(sel("session:* session-exclude:current", false, NULL, err, sizeof(err)) == 1, "session-exclude");
+
+	check(sel("image:/bin/zz", false, NULL, err, sizeof(err)) == -1 &&
+	      strstr(err, "4 files in session 'current', 0 left after image:/bin/zz "
+		     "(images present: /bin/a, /bin/b)"), "image:/bin/zz: %s", err);
+	check(sel("image:/bin/b event:CPU_CLOCK", false, NULL, err, sizeof(err)) == -1 &&
+	      strstr(err, "0 left after event:CPU_CLOCK (events present: TASK_CLOCK)"),
+	      "the stage that empties it is named: %s", err);
+	check(sel("cpu:0", false, NULL, err, sizeof(err)) == -1 &&
+	      strstr(err, "cpus present: all (not separated)"), "cpu:0: %s", err);
+	check(sel("session:gone", false, NULL, err, sizeof(err)) == -1 &&
+	      strstr(err, "session 'gone' not found") && strstr(err, "current, old"),
+	      "unknown session: %s", err);
+	check(sel("image:/bin/b", true, NULL, err, sizeof(err)) == 1, "-x with an image");
+	check(sel("lib-image:vmlinux", true, NULL, err, sizeof(err)) == -1 &&
+	      strstr(err, "0 left after --exclude-dependent"), "-x empties it: %s", err);
+	pp_strlist_free(&notes);
+	snprintf(err, sizeof(err), "rm -rf '%s'", dir);
+	if (system(err) != 0)
+		printf("# cleanup of %s failed\n", dir);
+	return test_done();
+}

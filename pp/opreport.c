@@ -1,0 +1,306 @@
+/*
+ * opreport: where did the samples go? Image summaries, symbol lists
+ * (-l) with per-address details (-d), columns per class (threads, cpus,
+ * events), differential profiles "{ old } { new }", text or XML (-X).
+ *
+ * This file is the option table and the order of the steps; libpp does
+ * the work: pp_spec (specification), pp_files (which sample files),
+ * pp_classes (columns), pp_invert + pp_populate (reading and symbols),
+ * pp_diff, pp_output_* (formats). Exit 0 on success, 1 on a runtime
+ * failure (nothing matched, no readable samples), 2 on a usage error.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <popt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_config.h"
+#include "op_message.h"
+#include "pp_diff.h"
+#include "pp_output.h"
+#include "pp_profile.h"
+#include "pp_spec.h"
+
+/* The command line; popt fills it in from the table below. String
+ * options come back through poptGetNextOpt() (see take_string()) so that
+ * a repeated option replaces, and frees, the earlier value. */
+static struct opreport_opts {
+	int symbols, details, debug_info, show_vma, long_names;
+	int reverse, exclude_dependent, no_header, accumulated;
+	int global_percent, xml;
+	double threshold;
+	char *sort, *include, *exclude, *demangle, *merge, *output;
+	char *session_dir, *image_path, *root;
+} opts;
+
+enum { OPT_SESSION_DIR = 256 };
+
+static struct poptOption const options[] = {
+	{ "symbols", 'l', POPT_ARG_NONE, &opts.symbols, 0, "list symbols", NULL },
+	{ "details", 'd', POPT_ARG_NONE, &opts.details, 0, "samples per address under each symbol", NULL },
+	{ "debug-info", 'g', POPT_ARG_NONE, &opts.debug_info, 0, "source file and line column", NULL },
+	{ "show-address", 'w', POPT_ARG_NONE, &opts.show_vma, 0, "vma column", NULL },
+	{ "long-filenames", 'f', POPT_ARG_NONE, &opts.long_names, 0, "full paths", NULL },
+	{ "threshold", 't', POPT_ARG_DOUBLE, &opts.threshold, 0, "hide entries below this percentage", "percent" },
+	{ "sort", 's', POPT_ARG_STRING, NULL, 's', "sort keys", "sample,image,app-name,symbol,debug,vma" },
+	{ "reverse-sort", 'r', POPT_ARG_NONE, &opts.reverse, 0, "reverse the sort", NULL },
+	{ "exclude-dependent", 'x', POPT_ARG_NONE, &opts.exclude_dependent, 0, "leave out libraries, kernel and modules of applications", NULL },
+	{ "include-symbols", 'i', POPT_ARG_STRING, NULL, 'i', "only these symbols", "sym,..." },
+	{ "exclude-symbols", 'e', POPT_ARG_STRING, NULL, 'e', "leave out these symbols", "sym,..." },
+	{ "demangle", 'D', POPT_ARG_STRING, NULL, 'D', "C++ names (default normal)", "none|normal|smart" },
+	{ "no-header", 'n', POPT_ARG_NONE, &opts.no_header, 0, "no header lines", NULL },
+	{ "accumulated", 'a', POPT_ARG_NONE, &opts.accumulated, 0, "cumulative samples and percentages", NULL },
+	{ "global-percent", '%', POPT_ARG_NONE, &opts.global_percent, 0, "percentages of the whole profile", NULL },
+	{ "merge", 'm', POPT_ARG_STRING, NULL, 'm', "merge separated profiles", "cpu,lib,tid,tgid,unitmask,all" },
+	{ "output-file", 'o', POPT_ARG_STRING, NULL, 'o', "write the report to a file", "file" },
+	{ "xml", 'X', POPT_ARG_NONE, &opts.xml, 0, "XML output (doc/opreport.xsd)", NULL },
+	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR, "session directory (default " OP_SESSION_DIR_DEFAULT ")", "dir" },
+	{ "image-path", 'p', POPT_ARG_STRING, NULL, 'p', "directories to find binaries in by name", "dir,..." },
+	{ "root", 'R', POPT_ARG_STRING, NULL, 'R', "prefix of the sampled paths (sysroot)", "dir" },
+	POPT_AUTOHELP
+	POPT_TABLEEND
+};
+
+/* Everything built from one profile specification. */
+struct side {
+	struct pp_spec spec;
+	struct pp_locate locate;
+	struct pp_filelist files;
+	struct pp_classes classes;
+	struct pp_profile profile;
+	char *text;
+};
+
+/* Options that do not depend on the specification. */
+struct run {
+	struct pp_merge merge;
+	struct pp_strlist include, exclude, notes;
+	struct pp_populate_opts populate;
+	struct pp_output_opts output;
+};
+
+static void replace(char **dst, char *value)
+{
+	free(*dst);
+	*dst = value;
+}
+
+/* The string option popt returned: into its field. */
+static void take_string(poptContext ctx, int val)
+{
+	char *arg = poptGetOptArg(ctx);
+
+	switch (val) {
+	case 's': replace(&opts.sort, arg); break;
+	case 'i': replace(&opts.include, arg); break;
+	case 'e': replace(&opts.exclude, arg); break;
+	case 'D': replace(&opts.demangle, arg); break;
+	case 'm': replace(&opts.merge, arg); break;
+	case 'o': replace(&opts.output, arg); break;
+	case OPT_SESSION_DIR: replace(&opts.session_dir, arg); break;
+	case 'p': replace(&opts.image_path, arg); break;
+	case 'R': replace(&opts.root, arg); break;
+	default: free(arg); break;
+	}
+}
+
+static void free_strings(void)
+{
+	char **s[] = { &opts.sort, &opts.include, &opts.exclude,
+		       &opts.demangle, &opts.merge, &opts.output,
+		       &opts.session_dir, &opts.image_path, &opts.root };
+
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		replace(s[i], NULL);
+}
+
+static _Noreturn void usage_error(char const *fmt, char const *what)
+{
+	fprintf(stderr, "%s: error: ", op_progname());
+	fprintf(stderr, fmt, what);
+	fprintf(stderr, "\nhint: opreport --help lists the options\n");
+	exit(2);
+}
+
+static void parse_lists(struct run *run)
+{
+	char err[512];
+
+	if (opts.merge && pp_merge_parse(opts.merge, &run->merge, err, sizeof(err)))
+		usage_error("--merge: %s", err);
+	if (opts.sort && pp_sort_parse(opts.sort, &run->output.sort, err, sizeof(err)))
+		usage_error("--sort: %s", err);
+	if (opts.include && pp_strlist_split(&run->include, opts.include, err, sizeof(err)))
+		usage_error("--include-symbols: %s", err);
+	if (opts.exclude && pp_strlist_split(&run->exclude, opts.exclude, err, sizeof(err)))
+		usage_error("--exclude-symbols: %s", err);
+	if (opts.demangle && pp_demangle_parse(opts.demangle, &run->populate.demangle))
+		usage_error("--demangle: '%s' is not none, normal or smart", opts.demangle);
+	if (opts.exclude_dependent && run->merge.lib && !(run->merge.cpu &&
+	    run->merge.tid && run->merge.unitmask))
+		usage_error("%s", "--exclude-dependent and --merge=lib contradict each other (use --merge=all to merge everything)");
+	if (opts.threshold < 0 || opts.threshold > 100)
+		usage_error("%s", "--threshold is a percentage from 0 to 100");
+}
+
+static void setup(struct run *run)
+{
+	bool symbols = opts.symbols || opts.details || opts.debug_info ||
+		       opts.show_vma || opts.include || opts.exclude ||
+		       opts.accumulated;
+
+	run->populate = (struct pp_populate_opts){
+		.symbols = symbols, .details = opts.details,
+		.debug_info = opts.debug_info, .demangle = PP_DEMANGLE_NORMAL,
+		.include = &run->include, .exclude = &run->exclude,
+	};
+	run->output = (struct pp_output_opts){
+		.symbols = symbols, .details = opts.details,
+		.debug_info = opts.debug_info, .show_vma = opts.show_vma,
+		.long_names = opts.long_names, .accumulated = opts.accumulated,
+		.global_percent = opts.global_percent,
+		.no_header = opts.no_header, .threshold = opts.threshold,
+	};
+	parse_lists(run);
+	run->output.sort.reverse = opts.reverse;
+	if (!opts.session_dir)
+		opts.session_dir = op_xstrdup(OP_SESSION_DIR_DEFAULT);
+}
+
+/* Specification to profile: select, classify, invert, populate. */
+static int build(struct run *run, struct side *s, int argc,
+		 char const *const *argv)
+{
+	struct pp_select_opts sel = { opts.session_dir, opts.exclude_dependent };
+	struct pp_invlist inv;
+	char const *root = opts.root;
+	char err[4096];
+
+	s->text = pp_spec_text(argc, argv);
+	if (pp_spec_parse(&s->spec, argc, argv, err, sizeof(err)))
+		usage_error("bad profile specification: %s", err);
+	if (!root && s->spec.given[PP_TAG_ARCHIVE])
+		root = s->spec.v[PP_TAG_ARCHIVE].v[0];
+	if (pp_locate_init(&s->locate, root, opts.image_path, err, sizeof(err)))
+		return op_error("--image-path: %s", err);
+	if (pp_files_select(&s->spec, &sel, &s->files, &run->notes, err, sizeof(err)) ||
+	    pp_classify(&s->files, &run->merge, &s->classes, err, sizeof(err)))
+		return op_error("%s", err);
+	run->populate.locate = &s->locate;
+	pp_invert(&s->files, run->merge.lib, &inv);
+	pp_profile_populate(&s->profile, &s->files, &s->classes, &inv,
+			    &run->populate, &run->notes);
+	pp_invlist_free(&inv);
+	if (s->profile.nr_bad_files == s->files.n)
+		return op_error("no sample file could be read (%zu skipped)",
+				s->profile.nr_bad_files);
+	return 0;
+}
+
+static void side_free(struct side *s)
+{
+	pp_profile_free(&s->profile);
+	pp_classes_free(&s->classes);
+	pp_files_free(&s->files);
+	pp_locate_free(&s->locate);
+	pp_spec_free(&s->spec);
+	free(s->text);
+}
+
+static int write_report(struct run *run, struct pp_profile const *p,
+			struct pp_classes const *c, char const *spec)
+{
+	struct pp_report r = { p, c, &run->notes, spec };
+	FILE *out = stdout;
+	char err[512];
+	int rc = 0;
+
+	if (opts.output && !(out = fopen(opts.output, "w")))
+		return op_error("cannot write '%s': %s", opts.output, strerror(errno));
+	if (opts.xml)
+		rc = pp_output_xml(out, &r, &run->output, err, sizeof(err));
+	else
+		pp_output_text(out, &r, &run->output);
+	if (rc)
+		op_error("%s", err);
+	if ((out != stdout ? fclose(out) : fflush(out)) && !rc)
+		rc = op_error("writing the report failed: %s", strerror(errno));
+	return rc;
+}
+
+/* "{ old } { new }": both sides, matched, with a diff % column. */
+static int differential(struct run *run, int const first[2],
+			int const count[2], char const *const *argv)
+{
+	struct side s[2] = { 0 };
+	struct pp_classes classes = { 0 };
+	struct pp_profile diff = { 0 };
+	char err[1024];
+	int rc;
+
+	if (opts.details || opts.xml)
+		usage_error("%s", "differential profiles cannot be shown with --details or --xml");
+	run->output.diff = true;
+	rc = build(run, &s[0], count[0], argv + first[0]);
+	if (!rc)
+		rc = build(run, &s[1], count[1], argv + first[1]);
+	if (!rc && pp_diff_classes(&classes, &s[0].classes, &s[1].classes, err, sizeof(err)))
+		rc = op_error("%s", err);
+	if (!rc) {
+		pp_diff_profiles(&diff, &s[0].profile, &s[1].profile, opts.long_names);
+		rc = write_report(run, &diff, &classes, s[1].text);
+	}
+	pp_profile_free(&diff);
+	pp_classes_free(&classes);
+	side_free(&s[0]);
+	side_free(&s[1]);
+	return rc;
+}
+
+static int single(struct run *run, int argc, char const *const *argv)
+{
+	struct side s = { 0 };
+	int rc = build(run, &s, argc, argv);
+
+	if (!rc)
+		rc = write_report(run, &s.profile, &s.classes, s.text);
+	side_free(&s);
+	return rc;
+}
+
+int main(int argc, char const **argv)
+{
+	poptContext ctx = poptGetContext(NULL, argc, argv, options, 0);
+	struct run run = { 0 };
+	char const *const *args;
+	int first[2], count[2], nargs = 0, rc;
+	char err[512];
+
+	op_set_progname(argv[0]);
+	while ((rc = poptGetNextOpt(ctx)) > 0)
+		take_string(ctx, rc);
+	if (rc < -1) {
+		snprintf(err, sizeof(err), "%s: %s",
+			 poptBadOption(ctx, POPT_BADOPTION_NOALIAS),
+			 poptStrerror(rc));
+		usage_error("%s", err);
+	}
+	args = (char const *const *)poptGetArgs(ctx);
+	while (args && args[nargs])
+		nargs++;
+	setup(&run);
+	rc = pp_spec_split_diff(nargs, args, first, count, err, sizeof(err));
+	if (rc < 0)
+		usage_error("%s", err);
+	rc = rc ? differential(&run, first, count, args) :
+		  single(&run, nargs, args);
+	pp_strlist_free(&run.include);
+	pp_strlist_free(&run.exclude);
+	pp_strlist_free(&run.notes);
+	free_strings();
+	poptFreeContext(ctx);
+	return rc ? 1 : 0;
+}

@@ -1,0 +1,105 @@
+# Shared helpers of the opreport tests (sourced). Each test builds a
+# synthetic session in a temporary directory - sample files written byte by
+# byte by mksample, binaries compiled by the test - runs opreport and
+# checks its output, printing one "ok N - what" line per check.
+#
+# Environment (set by pp/Makefile.am): OPREPORT, MKSAMPLE, SRCDIR, CC,
+# OPROFILE_EVENTS_DIR.
+set -u
+: "${OPREPORT:?}" "${MKSAMPLE:?}" "${SRCDIR:?}" "${CC:=cc}"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/opreport-test.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+SD=$tmp/sd                       # the --session-dir
+nr_checks=0
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+ok() {
+	nr_checks=$((nr_checks + 1))
+	echo "ok $nr_checks - $*"
+}
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+done_testing() {
+	echo "all $nr_checks checks passed"
+	exit 0
+}
+
+# check_eq ACTUAL EXPECTED WHAT
+check_eq() {
+	[ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"
+	ok "$3"
+}
+
+# check_grep FILE REGEX WHAT: FILE has a line matching the extended regex.
+check_grep() {
+	grep -Eq -- "$2" "$1" || { cat "$1"; fail "$3: no line matches /$2/"; }
+	ok "$3"
+}
+
+# check_no_grep FILE REGEX WHAT
+check_no_grep() {
+	! grep -Eq -- "$2" "$1" || { cat "$1"; fail "$3: a line matches /$2/"; }
+	ok "$3"
+}
+
+# The file offset of symbol SYM (+ DELTA) in BIN, from nm and readelf:
+# offset = addr - section addr + section file offset.
+symoff() {
+	local bin=$1 sym=$2 delta=${3:-0} addr line name type saddr soff ssize
+	addr=$(nm "$bin" | awk -v s="$sym" '$3 == s { print $1; exit }')
+	[ -n "$addr" ] || fail "no symbol $sym in $bin"
+	addr=$((0x$addr + delta))
+	while read -r line; do
+		set -- $line
+		name=$1 type=$2 saddr=$((0x$3)) soff=$((0x$4)) ssize=$((0x$5))
+		[ "$type" = PROGBITS ] || continue
+		if [ "$addr" -ge "$saddr" ] && [ "$addr" -lt $((saddr + ssize)) ]; then
+			printf '0x%x\n' $((addr - saddr + soff))
+			return 0
+		fi
+	done <<EOF2
+$(readelf -SW "$bin" | sed -n 's/^ *\[ *[0-9]*\] //p')
+EOF2
+	fail "symbol $sym of $bin is in no PROGBITS section"
+}
+
+# The mangled form of an image: {root}/path or {kern}/name.
+mangle() {
+	case $1 in
+	/*) printf '{root}%s' "$1" ;;
+	*) printf '{kern}/%s' "$1" ;;
+	esac
+}
+
+# sfile APP IMAGE [TRAILER [SESSION]]: the path of a sample file.
+sfile() {
+	printf '%s/samples/%s/%s/{dep}/%s/%s' "$SD" "${4:-current}" \
+		"$(mangle "$1")" "$(mangle "$2")" \
+		"${3:-CPU_CLOCK.100000.0.all.all.all}"
+}
+
+# Compile a C source from pp/tests into $tmp/NAME.
+build() {
+	local src=$1 out=$2
+	shift 2
+	$CC -O1 -g -fno-inline -o "$tmp/$out" "$SRCDIR/tests/$src" "$@" ||
+		fail "cannot compile $src"
+}
+
+# run_report OUT ARGS...: opreport into OUT (stderr into OUT.err); fail on error.
+run_report() {
+	local out=$1 rc
+	shift
+	"$OPREPORT" --session-dir="$SD" "$@" >"$out" 2>"$out.err"
+	rc=$?
+	[ "$rc" -eq 0 ] || { cat "$out" "$out.err"; fail "opreport $* exited with $rc"; }
+}
