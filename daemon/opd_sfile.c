@@ -190,9 +190,8 @@ static int mkdir_parents(char *path)
 	return 0;
 }
 
-static void fill_header(struct opd_sfile const *sf)
+static void fill_header(struct opd_sfile const *sf, struct opd_header *h)
 {
-	struct opd_header *h = odb_get_header((struct odb *)&sf->db);
 	struct opd_event const *ev = &config->events[sf->key.event];
 	struct opd_image const *img = opd_image_get(sf->key.image);
 	struct opd_image const *cg = sf->key.cg >= 0 ? opd_image_get(sf->key.cg) : NULL;
@@ -217,18 +216,21 @@ static void fill_header(struct opd_sfile const *sf)
 static int open_file(struct opd_sfile *sf)
 {
 	char path[PATH_MAX + 512];
+	struct opd_header h;
 	int rc;
 
 	if (build_path(&sf->key, path, sizeof(path)))
 		return -1;
 	if (nr_open >= max_open)
 		close_lru();
+	fill_header(sf, &h);
 	rc = mkdir_parents(path);
 	if (!rc) {
-		rc = odb_open(&sf->db, path, ODB_RDWR, sizeof(struct opd_header));
+		/* odb_create: a new file appears with its header, or not at all */
+		rc = odb_create(&sf->db, path, &h, sizeof(h));
 		while (rc == -EMFILE && nr_open > 0) {
 			close_lru();
-			rc = odb_open(&sf->db, path, ODB_RDWR, sizeof(struct opd_header));
+			rc = odb_create(&sf->db, path, &h, sizeof(h));
 		}
 		if (rc && !sf->failed)
 			op_warn("cannot open sample file: %s", sf->db.err);
@@ -239,9 +241,6 @@ static int open_file(struct opd_sfile *sf)
 		sf->failed = 1;
 		return -1;
 	}
-	if (odb_count(&sf->db) == 0 &&
-	    memcmp(odb_get_header(&sf->db), OPD_MAGIC, 4))
-		fill_header(sf);
 	sf->is_open = 1;
 	sf->failed = 0;
 	nr_open++;

@@ -10,9 +10,6 @@
  *                        start) and keys with their counts, sorted, so two
  *                        sessions can be compared with diff
  *   sfcheck --total DIR  print the sum of every sample count
- *   sfcheck --allow-unborn DIR
- *                        as sfcheck DIR, but a file whose creation was
- *                        interrupted (see is_unborn) is listed, not bad
  *
  * Sample files are the regular files below the {root}/, {kern}/ ... trees;
  * session.conf, session/ and stats/ are not.
@@ -34,8 +31,6 @@
 enum mode { CHECK, DUMP, TOTAL };
 
 static enum mode mode;
-static int allow_unborn;
-static size_t nr_unborn;
 static size_t prefix_len;
 static size_t nr_files, nr_bad;
 static uint64_t total;
@@ -91,37 +86,6 @@ static void dump(struct odb *db, char const *name)
 	free(l.v);
 }
 
-/*
- * A file the writer had created but not yet initialised when it was
- * killed: empty; zero-filled at the new-file length (libdb sizes, then
- * initialises); or a sound, empty database whose header is still all
- * zero (the daemon fills the header after libdb's open). Such a file
- * holds no sample, and the next writer initialises it.
- */
-static int is_unborn(char const *path)
-{
-	static unsigned char const zero[sizeof(struct opd_header)];
-	unsigned char head[sizeof(struct opd_header) + sizeof(struct odb_descr)];
-	struct odb_descr d;
-	struct stat st;
-	FILE *f;
-	size_t n;
-
-	if (stat(path, &st) < 0)
-		return 0;
-	if (st.st_size == 0)
-		return 1;
-	f = fopen(path, "rb");
-	if (!f)
-		return 0;
-	n = fread(head, 1, sizeof(head), f);
-	fclose(f);
-	if (n != sizeof(head) || memcmp(head, zero, sizeof(zero)))
-		return 0;
-	memcpy(&d, head + sizeof(zero), sizeof(d));
-	return (d.size == 0 && d.current_size == 0) || d.current_size == 1;
-}
-
 static void check_file(char const *path)
 {
 	char const *name = path + prefix_len;
@@ -132,12 +96,6 @@ static void check_file(char const *path)
 	int rc;
 
 	nr_files++;
-	if (allow_unborn && is_unborn(path)) {
-		fprintf(stderr, "sfcheck: unborn sample file (creation interrupted): %s\n",
-			path);
-		nr_unborn++;
-		return;
-	}
 	if (op_header_read(path, &h, err, sizeof(err)) < 0) {
 		fprintf(stderr, "sfcheck: bad sample file: %s\n", err);
 		nr_bad++;
@@ -190,10 +148,8 @@ int main(int argc, char **argv)
 		mode = DUMP;
 	else if (argc == 3 && !strcmp(argv[1], "--total"))
 		mode = TOTAL;
-	else if (argc == 3 && !strcmp(argv[1], "--allow-unborn"))
-		allow_unborn = 1;
 	else if (argc != 2) {
-		fprintf(stderr, "usage: sfcheck [--dump|--total|--allow-unborn] SESSION_SAMPLES_DIR\n");
+		fprintf(stderr, "usage: sfcheck [--dump|--total] SESSION_SAMPLES_DIR\n");
 		return 2;
 	}
 	dir = argv[argc - 1];
@@ -211,7 +167,6 @@ int main(int argc, char **argv)
 	if (mode == TOTAL)
 		printf("%" PRIu64 "\n", total);
 	else if (mode == CHECK)
-		printf("%zu sample files ok, %zu unborn, %zu bad\n",
-		       nr_files - nr_bad - nr_unborn, nr_unborn, nr_bad);
+		printf("%zu sample files ok, %zu bad\n", nr_files - nr_bad, nr_bad);
 	return nr_bad ? 1 : 0;
 }
