@@ -78,6 +78,25 @@ static void cookies_grow(void)
 	free(old);
 }
 
+/*
+ * The name of an anonymous region in a sample file name: the producer's
+ * "//anon" becomes "anon" as in OProfile; a pseudo path ("/memfd:x
+ * (deleted)") loses its leading '/'; '/' and '}' cannot appear in
+ * {anon:NAME} and become '_'.
+ */
+static void anon_name(char const *in, char *out, size_t len)
+{
+	size_t i;
+
+	if (!strncmp(in, "//anon", 6) || !*in)
+		in = "anon";
+	while (*in == '/')
+		in++;
+	for (i = 0; i + 1 < len && in[i]; i++)
+		out[i] = in[i] == '/' || in[i] == '}' ? '_' : in[i];
+	out[i] = '\0';
+}
+
 /* The image a cookie names, interned on first use; -1 if undefined. */
 static int cookie_image(unsigned long cookie)
 {
@@ -93,9 +112,12 @@ static int cookie_image(unsigned long cookie)
 	c = opd_trans_cookie(&dec, cookie);
 	if (!c)
 		return -1;
-	if (c->anon)
-		id = opd_image_anon((int)c->tgid, c->start, c->end, c->name);
-	else
+	if (c->anon) {
+		char name[256];
+
+		anon_name(c->name, name, sizeof(name));
+		id = opd_image_anon((int)c->tgid, c->start, c->end, name);
+	} else
 		id = opd_image_file(c->name);
 	cookies[i].cookie = cookie;
 	cookies[i].image = id;

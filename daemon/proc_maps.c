@@ -195,10 +195,27 @@ void pm_reap(struct proc_table *pt, unsigned long round)
 	pt->nr_dead = kept;
 }
 
+/* Paths of shared memory with no file behind it: sampled as anon regions. */
+static bool is_pseudo_file(char const *name, size_t len)
+{
+	static char const *const prefixes[] = {
+		"/memfd:", "/SYSV", "/dev/zero", "/anon_hugepage", "/dev/shm/",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		size_t n = strlen(prefixes[i]);
+		if (len >= n && !memcmp(name, prefixes[i], n))
+			return true;
+	}
+	return false;
+}
+
 bool pm_is_anon_name(char const *name, size_t len)
 {
 	return len == 0 || name[0] == '[' ||
-	       (len >= 6 && !memcmp(name, "//anon", 6));
+	       (len >= 6 && !memcmp(name, "//anon", 6)) ||
+	       is_pseudo_file(name, len);
 }
 
 /* Room for n more VMAs. */

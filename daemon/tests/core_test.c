@@ -84,7 +84,7 @@ static void push_samples(struct word_buffer *wb, unsigned long pc, int n, unsign
 		wb_push2(wb, pc, ev);
 }
 
-/* Task 100 (tid 101) on cpu 1: 4 in exe, 2 in libc, 4 kernel, 1 anon, 1 bad. */
+/* Task 100 (tid 101) on cpu 1: 4 in exe, 2 in libc, 4 kernel, 2 anon, 1 bad. */
 static void build_stream(struct word_buffer *wb)
 {
 	wb_push2(wb, ESC, OP_CODE_CPU_SWITCH);
@@ -96,6 +96,11 @@ static void build_stream(struct word_buffer *wb)
 	wb_push2(wb, 0x7f0000000000ul, 0x7f0000010000ul);
 	wb_push(wb, strlen("[heap]"));
 	wb_push_string(wb, "[heap]", strlen("[heap]"));
+	wb_push2(wb, ESC, OP_CODE_ANON_DEF);  /* the perf source's name for anon */
+	wb_push2(wb, 8, 100);
+	wb_push2(wb, 0x7f0000100000ul, 0x7f0000200000ul);
+	wb_push(wb, strlen("//anon"));
+	wb_push_string(wb, "//anon", strlen("//anon"));
 	wb_push2(wb, ESC, OP_CODE_CTX_SWITCH);
 	wb_push2(wb, 101, 5);
 	wb_push2(wb, ESC, OP_CODE_CTX_TGID);
@@ -112,6 +117,9 @@ static void build_stream(struct word_buffer *wb)
 	wb_push(wb, 7);
 	push_samples(wb, 0x10, 1, 0);
 	push_samples(wb, 0x20, 1, 3);  /* event 3 is not configured */
+	wb_push2(wb, ESC, OP_CODE_COOKIE_SWITCH);
+	wb_push(wb, 8);
+	push_samples(wb, 0x30, 1, 0);
 	wb_push2(wb, ESC, OP_CODE_KERNEL_ENTER);
 	push_samples(wb, ktext + 0x100, 4, 0);
 	wb_push2(wb, ESC, OP_CODE_LOST);
@@ -187,7 +195,7 @@ static void run(char const *dir, unsigned separate, size_t max_open)
 	      "%zu files open, bound %zu", opd_sfile_nr_open(), max_open);
 	opd_core_sync();
 	st = opd_core_stats();
-	CHECK(st->received == 12 && st->written == 11 && st->bad_event == 1,
+	CHECK(st->received == 13 && st->written == 12 && st->bad_event == 1,
 	      "stats received %" PRIu64 " written %" PRIu64 " bad_event %" PRIu64,
 	      st->received, st->written, st->bad_event);
 	CHECK(st->lost[OP_LOST_NO_MAPPING] == 5, "lost no_mapping %" PRIu64,
@@ -229,6 +237,8 @@ int main(void)
 		   (struct expect[]){ {0x100, 4}, {0} });
 	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{anon:[heap]}/100.0x7f0000000000.0x7f0000010000/CPU_CLOCK.1000000.0.all.all.all", strip(exe));
 	check_file(dir, rel, 0, 0x7f0000000000ul, (struct expect[]){ {0x10, 1}, {0} });
+	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{anon:anon}/100.0x7f0000100000.0x7f0000200000/CPU_CLOCK.1000000.0.all.all.all", strip(exe));
+	check_file(dir, rel, 0, 0x7f0000100000ul, (struct expect[]){ {0x30, 1}, {0} });
 	snprintf(rel, sizeof(rel), "%s/samples/current/session/kallsyms", dir);
 	CHECK(access(rel, R_OK) == 0, "no saved kallsyms");
 	snprintf(rel, sizeof(rel), "%s/samples/current/session/kernel_images", dir);
