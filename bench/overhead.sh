@@ -63,9 +63,11 @@ measure_perf() {  # $1 = rate Hz; prints "work own disk"
 	local tpid=$!
 	sleep 1  # let perf set up its events
 	w=$(run_work)
-	pkill -INT -f "perf record -q -a -F $1 -o $tmp/perf.data" || true
+	# SIGINT to perf itself (time's child), so time reports perf's whole
+	# run, its exit-time processing included.
+	pkill -INT -P "$tpid" || true
 	wait "$tpid" || true
-	own=$(awk '{ print $1 + $2 }' "$tmp/perf.time")
+	own=$(tail -n 1 "$tmp/perf.time" | awk '{ print $1 + $2 }')
 	echo "$w $own $(stat -c %s "$tmp/perf.data")"
 }
 

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "op_message.h"
 #include "opd_kernel.h"
 
@@ -214,14 +216,44 @@ static int copy_file(char const *from, char const *to, char *err, size_t errlen)
 	return 0;
 }
 
+/* kallsyms is ~5 MB of text that compresses ~6x: keep it gzipped. */
+static int gzip_file(char const *from, char const *to, char *err, size_t errlen)
+{
+	FILE *in = fopen(from, "r");
+	char buf[65536];
+	gzFile out;
+	size_t n;
+	int rc = 0;
+
+	if (!in) {
+		snprintf(err, errlen, "cannot open '%s': %s", from, strerror(errno));
+		return -1;
+	}
+	out = gzopen(to, "wb6");
+	if (!out) {
+		snprintf(err, errlen, "cannot create '%s': %s", to, strerror(errno));
+		fclose(in);
+		return -1;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (gzwrite(out, buf, (unsigned)n) != (int)n)
+			rc = -1;
+	fclose(in);
+	if (gzclose(out) != Z_OK || rc) {
+		snprintf(err, errlen, "cannot write '%s'", to);
+		return -1;
+	}
+	return 0;
+}
+
 int opd_kernel_save(char const *dir, char *err, size_t errlen)
 {
 	char path[4096];
 	FILE *f;
 	int i;
 
-	snprintf(path, sizeof(path), "%s/kallsyms", dir);
-	if (copy_file(KALLSYMS, path, err, errlen))
+	snprintf(path, sizeof(path), "%s/kallsyms.gz", dir);
+	if (gzip_file(KALLSYMS, path, err, errlen))
 		return -1;
 	snprintf(path, sizeof(path), "%s/modules", dir);
 	/* A kernel built without module support has no /proc/modules. */

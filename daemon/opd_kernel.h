@@ -36,7 +36,7 @@ int opd_kernel_nr_ids(void);
 
 /*
  * Save what a report needs to resolve kernel symbols after a reboot into
- * dir: kallsyms, modules (copies of the /proc files) and kernel_images
+ * dir: kallsyms.gz (gzipped copy), modules (copy) and kernel_images
  * ("NAME START END" per line, hex). 0 or -1 with err set.
  */
 int opd_kernel_save(char const *dir, char *err, size_t errlen);

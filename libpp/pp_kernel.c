@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "op_message.h"
+
 #include "pp_kernel.h"
 
 static void add_image(struct pp_kernel *k, char const *name, uint64_t start,
@@ -122,18 +125,23 @@ static void load_kallsyms(struct pp_kernel *k)
 {
 	char path[4096], line[8192];
 	bool nonzero = false;
-	FILE *f;
+	gzFile f;
 
 	k->loaded = true;
-	snprintf(path, sizeof(path), "%s/kallsyms", k->dir);
-	f = fopen(path, "r");
+	/* the daemon saves it gzipped; gzopen reads a plain copy as well */
+	snprintf(path, sizeof(path), "%s/kallsyms.gz", k->dir);
+	f = gzopen(path, "rb");
+	if (!f) {
+		snprintf(path, sizeof(path), "%s/kallsyms", k->dir);
+		f = gzopen(path, "rb");
+	}
 	if (!f) {
 		k->no_kallsyms = true;
 		return;
 	}
-	while (fgets(line, sizeof(line), f))
+	while (gzgets(f, line, sizeof(line)))
 		parse_line(k, line, &nonzero);
-	fclose(f);
+	gzclose(f);
 	k->no_addresses = !nonzero;
 	for (size_t i = 0; i < k->n; i++)
 		pp_symtab_finish(&k->v[i].syms);

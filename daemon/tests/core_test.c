@@ -239,7 +239,7 @@ int main(void)
 	check_file(dir, rel, 0, 0x7f0000000000ul, (struct expect[]){ {0x10, 1}, {0} });
 	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{anon:anon}/100.0x7f0000100000.0x7f0000200000/CPU_CLOCK.1000000.0.all.all.all", strip(exe));
 	check_file(dir, rel, 0, 0x7f0000100000ul, (struct expect[]){ {0x30, 1}, {0} });
-	snprintf(rel, sizeof(rel), "%s/samples/current/session/kallsyms", dir);
+	snprintf(rel, sizeof(rel), "%s/samples/current/session/kallsyms.gz", dir);
 	CHECK(access(rel, R_OK) == 0, "no saved kallsyms");
 	snprintf(rel, sizeof(rel), "%s/samples/current/session/kernel_images", dir);
 	CHECK(access(rel, R_OK) == 0, "no saved kernel_images");
