@@ -321,7 +321,7 @@ int opd_core_write_session(void)
 
 int opd_core_init(struct opd_config const *cfg)
 {
-	char err[512];
+	char err[512], cache[4096];
 	size_t len;
 	int rc;
 
@@ -334,7 +334,8 @@ int opd_core_init(struct opd_config const *cfg)
 	rc = mkdir_p(current_dir);
 	if (rc)
 		return op_error("cannot create '%s': %s", current_dir, strerror(-rc));
-	if (opd_kernel_init(cfg->vmlinux, err, sizeof(err)))
+	snprintf(cache, sizeof(cache), "%s/kernel-cache", cfg->session_dir);
+	if (opd_kernel_init(cfg->vmlinux, cache, err, sizeof(err)))
 		return op_error("%s", err);
 	opd_sfile_init(&config, current_dir);
 	opd_trans_init(&dec, &sink, "event stream");

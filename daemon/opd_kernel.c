@@ -8,12 +8,20 @@
  * base). Since Linux 6.4 a module's size covers text, data and rodata
  * regions that need not be contiguous, so a module's range is clipped at
  * the next image's start to keep ranges disjoint.
+ *
+ * Reading /proc/kallsyms costs the kernel ~50 ms and compressing it for
+ * the session another ~60 ms, most of a quiet daemon's CPU time. Both are
+ * done once per boot: the gzipped copy and the text range are kept in a
+ * cache directory keyed by the boot id and the module list, and each
+ * session links to the cached copy.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <zlib.h>
@@ -50,36 +58,79 @@ static int image_id(char const *name, uint64_t start, uint64_t end)
 	return nr_images++;
 }
 
-/* Find _text (or _stext) and _etext in kallsyms. */
-static int read_kernel_range(uint64_t *start, uint64_t *end,
-			     char *err, size_t errlen)
+/* The whole of a /proc file (they have no size to stat). NULL on error. */
+static char *slurp(char const *path, size_t *len)
 {
-	FILE *f = fopen(KALLSYMS, "r");
-	char line[512];
-	uint64_t text = 0, stext = 0, etext = 0;
+	size_t cap = 1 << 16, n = 0;
+	char *buf = op_xmalloc(cap);
+	ssize_t got;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (!f) {
-		snprintf(err, errlen, "cannot open '%s': %s", KALLSYMS,
-			 strerror(errno));
-		return -1;
+	if (fd < 0) {
+		free(buf);
+		return NULL;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		uint64_t addr;
-		char type, name[256];
+	while ((got = read(fd, buf + n, cap - n - 1)) > 0) {
+		n += (size_t)got;
+		if (cap - n < 4096)
+			buf = op_xrealloc(buf, cap *= 2);
+	}
+	close(fd);
+	if (got < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
 
-		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) != 3)
-			continue;
-		if (!strcmp(name, "_text"))
-			text = addr;
-		else if (!strcmp(name, "_stext"))
-			stext = addr;
-		else if (!strcmp(name, "_etext"))
-			etext = addr;
-		if ((text || stext) && etext)
-			break;
+static uint64_t hex(char const *p, char const **end)
+{
+	uint64_t v = 0;
+
+	for (;; p++) {
+		unsigned d = (unsigned)(*p - '0');
+		if (d > 9) {
+			d = (unsigned)((*p | 0x20) - 'a');
+			if (d > 5)
+				break;
+			d += 10;
+		}
+		v = v << 4 | d;
 	}
-	fclose(f);
-	*start = text ? text : stext;
+	*end = p;
+	return v;
+}
+
+/* _text (or _stext) and _etext from kallsyms text ("ADDR T NAME\n"). */
+static int parse_kernel_range(char const *text, uint64_t *start, uint64_t *end,
+			      char *err, size_t errlen)
+{
+	uint64_t stext = 0, txt = 0, etext = 0;
+	char const *p = text;
+
+	while (*p && (!(txt || stext) || !etext)) {
+		char const *nl = strchr(p, '\n'), *q;
+		uint64_t addr = hex(p, &q);
+		size_t len;
+
+		if (!nl)
+			nl = p + strlen(p);
+		/* " T name": the name starts 3 bytes after the address */
+		if (q + 3 < nl && q[0] == ' ' && q[2] == ' ') {
+			q += 3;
+			len = (size_t)(nl - q);
+			if (len == 5 && !memcmp(q, "_text", 5))
+				txt = addr;
+			else if (len == 6 && !memcmp(q, "_stext", 6))
+				stext = addr;
+			else if (len == 6 && !memcmp(q, "_etext", 6))
+				etext = addr;
+		}
+		p = *nl ? nl + 1 : nl;
+	}
+	*start = txt ? txt : stext;
 	*end = etext;
 	if (!*start || !*end || *end <= *start) {
 		snprintf(err, errlen, "'%s' shows no kernel text range "
@@ -136,12 +187,137 @@ static void clip_overlaps(void)
 }
 
 static char *vmlinux_name;
+static char *cache_dir;      /* per-boot cache of kallsyms.gz and the range */
+static int force_reread;     /* a module was loaded: the cache is stale */
+
+static int write_text(char const *path, char const *text, size_t len)
+{
+	char tmp[4200];
+	int fd, ok;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, text, len) == (ssize_t)len;
+	if (close(fd) || !ok || rename(tmp, path)) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* The cache's file NAME in buf. */
+static char const *cache_path(char *buf, size_t len, char const *name)
+{
+	snprintf(buf, len, "%s/%s", cache_dir, name);
+	return buf;
+}
+
+/* The key a cached copy must match: boot id, then the module list. */
+static char *cache_key(size_t *len)
+{
+	size_t blen = 0, mlen = 0;
+	char *boot = slurp("/proc/sys/kernel/random/boot_id", &blen);
+	char *mods = slurp(MODULES, &mlen);
+	char *key;
+
+	if (!boot) {
+		free(mods);
+		return NULL;
+	}
+	key = op_xmalloc(blen + mlen + 1);
+	memcpy(key, boot, blen);
+	if (mods)
+		memcpy(key + blen, mods, mlen);
+	key[blen + mlen] = '\0';
+	*len = blen + mlen;
+	free(boot);
+	free(mods);
+	return key;
+}
+
+/* The range from a valid cache entry; -1 if there is none. */
+static int cache_lookup(char const *key, size_t klen, uint64_t *start, uint64_t *end)
+{
+	char path[4200];
+	size_t n = 0;
+	char *old, *range;
+	char const *q;
+	int rc = -1;
+
+	if (!cache_dir || force_reread)
+		return -1;
+	old = slurp(cache_path(path, sizeof(path), "key"), &n);
+	range = slurp(cache_path(path, sizeof(path), "kernel_range"), &n);
+	if (old && range && !strcmp(old, key) && strlen(old) == klen &&
+	    access(cache_path(path, sizeof(path), "kallsyms.gz"), R_OK) == 0) {
+		*start = hex(range, &q);
+		*end = hex(q + (*q == ' '), &q);
+		rc = *start && *end > *start ? 0 : -1;
+	}
+	free(old);
+	free(range);
+	return rc;
+}
+
+/* Compress kallsyms into the cache; the key is written last, as the commit. */
+static void cache_store(char const *key, size_t klen, char const *text,
+			size_t len, uint64_t start, uint64_t end)
+{
+	char path[4200], tmp[4300], range[64];
+	gzFile out;
+	int ok;
+
+	if (!cache_dir || (mkdir(cache_dir, 0755) && errno != EEXIST))
+		return;
+	unlink(cache_path(path, sizeof(path), "key"));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", cache_path(path, sizeof(path), "kallsyms.gz"));
+	out = gzopen(tmp, "wb1");
+	if (!out)
+		return;
+	ok = gzwrite(out, text, (unsigned)len) == (int)len;
+	if (gzclose(out) != Z_OK || !ok || rename(tmp, path)) {
+		unlink(tmp);
+		return;
+	}
+	snprintf(range, sizeof(range), "%" PRIx64 " %" PRIx64 "\n", start, end);
+	if (write_text(cache_path(path, sizeof(path), "kernel_range"), range, strlen(range)))
+		return;
+	write_text(cache_path(path, sizeof(path), "key"), key, klen);
+}
+
+/* Kernel text range: from the cache, or by reading kallsyms (and caching it). */
+static int kernel_range(uint64_t *start, uint64_t *end, char *err, size_t errlen)
+{
+	size_t klen = 0, len = 0;
+	char *key = cache_key(&klen), *text;
+	int rc;
+
+	if (key && cache_lookup(key, klen, start, end) == 0) {
+		free(key);
+		return 0;
+	}
+	text = slurp(KALLSYMS, &len);
+	if (!text) {
+		snprintf(err, errlen, "cannot read '%s': %s", KALLSYMS, strerror(errno));
+		free(key);
+		return -1;
+	}
+	rc = parse_kernel_range(text, start, end, err, errlen);
+	if (!rc && key)
+		cache_store(key, klen, text, len, *start, *end);
+	force_reread = 0;
+	free(text);
+	free(key);
+	return rc;
+}
 
 static int load(char *err, size_t errlen)
 {
 	uint64_t start, end;
 
-	if (read_kernel_range(&start, &end, err, errlen))
+	if (kernel_range(&start, &end, err, errlen))
 		return -1;
 	nr_sorted = 0;
 	add_sorted(image_id(vmlinux_name, start, end));
@@ -150,15 +326,18 @@ static int load(char *err, size_t errlen)
 	return 0;
 }
 
-int opd_kernel_init(char const *vmlinux, char *err, size_t errlen)
+int opd_kernel_init(char const *vmlinux, char const *cache, char *err, size_t errlen)
 {
 	free(vmlinux_name);
+	free(cache_dir);
 	vmlinux_name = op_xstrdup(vmlinux ? vmlinux : "vmlinux");
+	cache_dir = cache ? op_xstrdup(cache) : NULL;
 	return load(err, errlen);
 }
 
 int opd_kernel_reload(char *err, size_t errlen)
 {
+	force_reread = 1;
 	return load(err, errlen);
 }
 
@@ -216,33 +395,38 @@ static int copy_file(char const *from, char const *to, char *err, size_t errlen)
 	return 0;
 }
 
-/* kallsyms is ~5 MB of text that compresses ~6x: keep it gzipped. */
-static int gzip_file(char const *from, char const *to, char *err, size_t errlen)
+/*
+ * The session's kallsyms.gz: a hard link to the per-boot cached copy when
+ * there is one (no copy at all), else a fresh compressed copy.
+ */
+static int save_kallsyms(char const *to, char *err, size_t errlen)
 {
-	FILE *in = fopen(from, "r");
-	char buf[65536];
+	char cached[4200], tmp[4300];
+	size_t len = 0;
+	char *text;
 	gzFile out;
-	size_t n;
-	int rc = 0;
+	int ok;
 
-	if (!in) {
-		snprintf(err, errlen, "cannot open '%s': %s", from, strerror(errno));
+	unlink(to);
+	if (cache_dir && link(cache_path(cached, sizeof(cached), "kallsyms.gz"), to) == 0)
+		return 0;
+	if (cache_dir && copy_file(cached, to, err, errlen) == 0)
+		return 0;
+	text = slurp(KALLSYMS, &len);
+	if (!text) {
+		snprintf(err, errlen, "cannot read '%s': %s", KALLSYMS, strerror(errno));
 		return -1;
 	}
-	out = gzopen(to, "wb6");
-	if (!out) {
-		snprintf(err, errlen, "cannot create '%s': %s", to, strerror(errno));
-		fclose(in);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", to);
+	out = gzopen(tmp, "wb1");
+	ok = out && gzwrite(out, text, (unsigned)len) == (int)len;
+	if (!out || gzclose(out) != Z_OK || !ok || rename(tmp, to)) {
+		snprintf(err, errlen, "cannot write '%s': %s", to, strerror(errno));
+		unlink(tmp);
+		free(text);
 		return -1;
 	}
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (gzwrite(out, buf, (unsigned)n) != (int)n)
-			rc = -1;
-	fclose(in);
-	if (gzclose(out) != Z_OK || rc) {
-		snprintf(err, errlen, "cannot write '%s'", to);
-		return -1;
-	}
+	free(text);
 	return 0;
 }
 
@@ -253,7 +437,7 @@ int opd_kernel_save(char const *dir, char *err, size_t errlen)
 	int i;
 
 	snprintf(path, sizeof(path), "%s/kallsyms.gz", dir);
-	if (gzip_file(KALLSYMS, path, err, errlen))
+	if (save_kallsyms(path, err, errlen))
 		return -1;
 	snprintf(path, sizeof(path), "%s/modules", dir);
 	/* A kernel built without module support has no /proc/modules. */
@@ -290,8 +474,10 @@ void opd_kernel_exit(void)
 	free(images);
 	free(sorted);
 	free(vmlinux_name);
+	free(cache_dir);
 	images = NULL;
 	sorted = NULL;
 	vmlinux_name = NULL;
+	cache_dir = NULL;
 	nr_images = nr_sorted = 0;
 }

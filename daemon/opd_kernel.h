@@ -19,10 +19,12 @@ struct opd_kimage {
 
 /*
  * Read the kernel text range and the module list. vmlinux: the path given
- * with --vmlinux, or NULL to name the kernel image "vmlinux". Returns 0 or
- * -1 with err set (e.g. kallsyms shows zero addresses: kptr_restrict).
+ * with --vmlinux, or NULL to name the kernel image "vmlinux". cache: a
+ * directory where kallsyms is kept once per boot (NULL: no cache). Returns
+ * 0 or -1 with err set (e.g. kallsyms shows zero addresses: kptr_restrict).
  */
-int opd_kernel_init(char const *vmlinux, char *err, size_t errlen);
+int opd_kernel_init(char const *vmlinux, char const *cache, char *err,
+		    size_t errlen);
 
 /* Re-read the module list (new modules get new ids; old ones keep theirs). */
 int opd_kernel_reload(char *err, size_t errlen);
