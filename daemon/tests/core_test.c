@@ -244,6 +244,21 @@ int main(void)
 	snprintf(rel, sizeof(rel), "%s/samples/current/session/kernel_images", dir);
 	CHECK(access(rel, R_OK) == 0, "no saved kernel_images");
 
+	/* the per-boot kallsyms cache: a stale key is replaced, not trusted */
+	snprintf(rel, sizeof(rel), "%s/kernel-cache/key", dir);
+	{
+		FILE *f = fopen(rel, "w");
+		char line[128] = "";
+		CHECK(f && fputs("stale boot id\n", f) >= 0 && fclose(f) == 0, "write key");
+		run(dir, 0, 0);
+		f = fopen(rel, "r");
+		CHECK(f && fgets(line, sizeof(line), f), "read key");
+		if (f)
+			fclose(f);
+		CHECK(strncmp(line, "stale", 5) != 0, "stale cache key kept: %s", line);
+		printf("ok: a stale kernel cache is rebuilt\n");
+	}
+
 	/* --separate=all, with an LRU bound of one open file */
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s/samples'", dir);
 	CHECK(system(cmd) == 0, "rm");
