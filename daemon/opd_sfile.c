@@ -47,7 +47,7 @@ static struct opd_sfile *buckets[NR_BUCKETS];
 static struct opd_sfile *last;
 static struct opd_sfile lru = { .lru_prev = &lru, .lru_next = &lru };
 
-#define AGG_SIZE (1u << 14)
+#define AGG_SIZE (1u << 13)
 struct agg_slot {
 	struct opd_sfile *sf;   /* NULL: empty */
 	uint64_t key;
@@ -318,11 +318,17 @@ void opd_sfile_flush(void)
 
 void opd_sfile_add(struct opd_sfile_key const *k, uint64_t key)
 {
+	static unsigned mru;  /* the slot of the previous sample */
 	struct opd_sfile *sf = lookup(k);
-	uintptr_t h = ((uintptr_t)sf >> 4) ^ (key * 0x9e3779b97f4a7c15ull >> 20);
-	unsigned i = (unsigned)h & (AGG_SIZE - 1);
+	uintptr_t h;
+	unsigned i;
 
-	for (;; i = (i + 1) & (AGG_SIZE - 1)) {
+	if (agg[mru].sf == sf && agg[mru].key == key && agg[mru].count < UINT32_MAX) {
+		agg[mru].count++;
+		return;
+	}
+	h = ((uintptr_t)sf >> 4) ^ (key * 0x9e3779b97f4a7c15ull >> 20);
+	for (i = (unsigned)h & (AGG_SIZE - 1);; i = (i + 1) & (AGG_SIZE - 1)) {
 		struct agg_slot *a = &agg[i];
 
 		if (a->sf == sf && a->key == key) {
@@ -331,12 +337,14 @@ void opd_sfile_add(struct opd_sfile_key const *k, uint64_t key)
 				a->count = 0;
 			}
 			a->count++;
+			mru = i;
 			return;
 		}
 		if (!a->sf) {
 			a->sf = sf;
 			a->key = key;
 			a->count = 1;
+			mru = i;
 			if (++agg_used >= AGG_SIZE / 2)
 				opd_sfile_flush();
 			return;
