@@ -111,7 +111,6 @@ struct op_cpu {
 	struct task_struct *cur_task;
 	struct mm_struct *cur_mm;
 	unsigned long cur_app_cookie;
-	unsigned long reported_overflow; /* already sent in-band as LOST */
 	struct op_stat_file { unsigned long (*fn)(long); long cpu; } st[3];
 };
 static DEFINE_PER_CPU(struct op_cpu, op_cpus);
@@ -120,7 +119,7 @@ static DEFINE_PER_CPU(struct op_cpu, op_cpus);
 static unsigned long st_lost_no_mm, st_lost_no_mapping, st_event_lost_overflow;
 static unsigned long st_samples_emitted, st_syncs, st_cookies;
 static atomic_long_t st_module_loads = ATOMIC_LONG_INIT(0);
-static unsigned long event_lost_reported;
+static unsigned long lost_reported[OP_LOST_CATEGORY_MAX]; /* sent in-band */
 
 /* ---------------------------------------------------------- event buffer */
 
@@ -132,15 +131,14 @@ static unsigned long ebuf_used(void)
 	return ebuf_head - ebuf_tail;
 }
 
-/* Add a whole record or nothing (so the decoder never sees half of one). */
+/* Add a whole record or nothing (so the decoder never sees half of one).
+ * The caller counts what a failure loses. */
 static bool ebuf_add(unsigned long const *w, unsigned long n)
 {
 	unsigned long i;
 
-	if (!ebuf || ebuf_size - ebuf_used() < n) {
-		st_event_lost_overflow++;
+	if (!ebuf || ebuf_size - ebuf_used() < n)
 		return false;
-	}
 	for (i = 0; i < n; i++)
 		ebuf[(ebuf_head + i) % ebuf_size] = w[i];
 	ebuf_head += n;
@@ -342,27 +340,41 @@ static unsigned long app_cookie_of(struct mm_struct *mm, struct op_cookie **def)
 	return c->id;
 }
 
-/* Send the losses not yet reported in-band. */
-static void emit_lost(unsigned long cat, unsigned long n)
+static unsigned long stat_total_overflow(void)
 {
-	unsigned long w[4] = { OP_ESCAPE_CODE, OP_CODE_LOST, cat, n };
+	unsigned long sum = 0;
+	int cpu;
 
-	if (n)
-		ebuf_add(w, 4);
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(&op_cpus, cpu)->sample_lost_overflow);
+	return sum;
+}
+
+/* Send in-band (ESC LOST category count) the losses not sent yet. A LOST
+ * record does not change the decoder's state. */
+static void report_losses(void)
+{
+	unsigned long now[OP_LOST_CATEGORY_MAX] = { 0 };
+	int cat;
+
+	now[OP_LOST_OVERFLOW] = stat_total_overflow();
+	now[OP_LOST_NO_MM] = st_lost_no_mm;
+	now[OP_LOST_NO_MAPPING] = st_lost_no_mapping;
+	now[OP_LOST_EVENT_OVERFLOW] = st_event_lost_overflow;
+	for (cat = 1; cat < OP_LOST_CATEGORY_MAX; cat++) {
+		unsigned long w[4] = { OP_ESCAPE_CODE, OP_CODE_LOST, cat,
+			now[cat] - lost_reported[cat] };
+
+		if (w[3] && ebuf_add(w, 4))
+			lost_reported[cat] = now[cat];
+	}
 }
 
 static void sync_cpu(int cpu)
 {
 	struct op_cpu *cb = per_cpu_ptr(&op_cpus, cpu);
 	unsigned long head = smp_load_acquire(&cb->head);
-	unsigned long ovf = READ_ONCE(cb->sample_lost_overflow);
 
-	if (ovf != cb->reported_overflow) {
-		unsigned long w[4] = { OP_ESCAPE_CODE, OP_CODE_LOST,
-			OP_LOST_OVERFLOW, ovf - cb->reported_overflow };
-		if (ebuf_add(w, 4))
-			cb->reported_overflow = ovf;
-	}
 	while (cb->tail != head) {
 		struct op_entry e = cb->ring[cb->tail & cb->mask];
 		struct op_cookie *def_app = NULL, *def = NULL;
@@ -415,7 +427,6 @@ static void sync_cpu(int cpu)
 				st_lost_no_mm++;
 			else
 				st_lost_no_mapping++;
-			emit_lost(lost, 1);
 			continue;
 		}
 		/* Build the whole record: switches the decoder needs, then the pair. */
@@ -450,8 +461,10 @@ static void sync_cpu(int cpu)
 		}
 		rec_put(pc);
 		rec_put(e.event);
-		if (!ebuf_add(rec, rec_len))
+		if (!ebuf_add(rec, rec_len)) {
+			st_event_lost_overflow++;
 			continue;       /* decoder state unchanged: nothing written */
+		}
 		if (def_app)
 			def_app->defined = true;
 		if (def)
@@ -519,17 +532,10 @@ static void op_sync(void)
 		return;
 	st_syncs++;
 	sync_modules();
+	report_losses();
 	for_each_possible_cpu(cpu)
 		sync_cpu(cpu);
-	if (st_event_lost_overflow != event_lost_reported) {
-		unsigned long n = st_event_lost_overflow - event_lost_reported;
-		unsigned long w[4] = { OP_ESCAPE_CODE, OP_CODE_LOST, OP_LOST_EVENT_OVERFLOW, n };
-
-		if (ebuf_size - ebuf_used() >= 4) {
-			ebuf_add(w, 4);
-			event_lost_reported += n;
-		}
-	}
+	report_losses();
 }
 
 static void sync_work_fn(struct work_struct *w)
@@ -673,10 +679,10 @@ static int op_alloc_buffers(void)
 		cb->sample_received = 0;
 		cb->sample_lost_overflow = 0;
 		cb->sample_lost_no_regs = 0;
-		cb->reported_overflow = 0;
 	}
 	st_lost_no_mm = st_lost_no_mapping = st_event_lost_overflow = 0;
-	st_samples_emitted = st_syncs = st_cookies = event_lost_reported = 0;
+	st_samples_emitted = st_syncs = st_cookies = 0;
+	memset(lost_reported, 0, sizeof(lost_reported));
 	atomic_long_set(&st_module_loads, 0);
 	stream_reset();
 	return 0;

@@ -82,6 +82,27 @@ check raw_accounting "$([ "$recv" -gt 300 ] && [ $((emit + lost)) = "$recv" ]; e
 # MODULE_LOADED (ESC 6): ff*8 06 00.. as 16 bytes
 esc6=$(od -An -v -tx8 -w8 /tmp/raw.bin | tr -d ' ' | awk 'p && $1=="0000000000000006"{n++} {p=($1=="ffffffffffffffff")} END{print n+0}')
 check module_loaded "$([ "$esc6" -ge 1 ]; echo $?)" "module_loaded records=$esc6"
+
+# --- 2b. overflows: tiny buffers, nobody reading until the end ------------
+echo 64 > /dev/oprofile/cpu_buffer_size
+echo 1024 > /dev/oprofile/buffer_size
+exec 3</dev/oprofile/buffer
+echo 1 > /dev/oprofile/enable
+hot_main 0.5
+echo 0 > /dev/oprofile/enable
+cat <&3 > /tmp/ovf.bin
+exec 3<&-
+recv=$(num /dev/oprofile/stats/sample_received)
+emit=$(num /dev/oprofile/stats/sample_emitted)
+ovf=$(num /dev/oprofile/stats/sample_lost_overflow)
+evl=$(num /dev/oprofile/stats/event_lost_overflow)
+lost=0
+for f in sample_lost_overflow sample_lost_no_mm sample_lost_no_mapping event_lost_overflow; do
+	lost=$((lost + $(num /dev/oprofile/stats/$f)))
+done
+check overflow_accounting "$([ "$ovf" -gt 0 ] && [ "$evl" -gt 0 ] && [ $((emit + lost)) = "$recv" ]; echo $?)" \
+	"received=$recv emitted=$emit cpu_overflow=$ovf event_overflow=$evl read=$(wc -c < /tmp/ovf.bin)B"
+echo 8192 > /dev/oprofile/cpu_buffer_size
 echo 131072 > /dev/oprofile/buffer_size
 echo 32768 > /dev/oprofile/buffer_watershed
 
