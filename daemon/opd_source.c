@@ -183,10 +183,14 @@ static struct opd_source_ops const perf_ops = {
 
 struct opd_source_ops const *opd_source_find(char const *name)
 {
-	if (!strcmp(name, "perf") || !strcmp(name, "auto"))
+	if (!strcmp(name, "auto"))
+		return opd_driver_present() ? &opd_driver_ops : &perf_ops;
+	if (!strcmp(name, "perf"))
 		return &perf_ops;
 	if (!strcmp(name, "driver")) {
-		op_error("the oprofile driver source (/dev/oprofile/buffer) is not built yet: use --source=perf");
+		if (opd_driver_present())
+			return &opd_driver_ops;
+		op_error("the oprofile driver is not loaded (no /dev/oprofile/buffer): run 'opcontrol --init', or use --source=perf");
 		return NULL;
 	}
 	op_error("unknown source '%s': use perf, driver or auto", name);

@@ -62,4 +62,10 @@ struct opd_source {
  */
 struct opd_source_ops const *opd_source_find(char const *name);
 
+/* The driver source (opd_source_driver.c), and whether the driver is
+ * loaded and mounted ($OPROFILE_DRIVER_DIR, default /dev/oprofile, has a
+ * buffer file). */
+extern struct opd_source_ops const opd_driver_ops;
+int opd_driver_present(void);
+
 #endif /* OPD_SOURCE_H */

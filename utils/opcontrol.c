@@ -71,9 +71,9 @@ static struct poptOption const options[] = {
 	{ "list-events", 'l', POPT_ARG_NONE, &opt.list_events, 0,
 	  "list the events of this cpu (runs ophelp)", NULL },
 	{ "init", 0, POPT_ARG_NONE, &opt.init, 0,
-	  "load the oprofile driver (nothing to do for the perf source)", NULL },
+	  "load the oprofile driver ($OPROFILE_MODULE, ../driver/oprofile.ko or modprobe) and mount /dev/oprofile", NULL },
 	{ "deinit", 0, POPT_ARG_NONE, &opt.deinit, 0,
-	  "unload the oprofile driver (nothing to do for the perf source)", NULL },
+	  "unmount /dev/oprofile and unload the oprofile driver", NULL },
 	{ "verbose", 'V', POPT_ARG_NONE, &opt.verbose, 0,
 	  "say more, and run the daemon verbose", NULL },
 	POPT_AUTOHELP
@@ -311,9 +311,12 @@ int main(int argc, char const **argv)
 	parse_options(argc, argv);
 	if (opt.list_events)
 		exec_ophelp();
-	if (opt.init || opt.deinit)
-		printf("The perf_events source needs no kernel module: nothing to %s.\n",
-		       opt.init ? "load" : "unload");
+	if (opt.deinit && opc_driver_deinit() < 0)
+		return 1;
+	if (opt.init && opc_driver_init() < 0)
+		return 1;
+	if ((opt.init || opt.deinit) && argc == 2)
+		return 0;
 	pid = opd_daemon_pid(opt.session_dir);
 	if (settings(&kv, pid) < 0)
 		return 1;

@@ -37,4 +37,9 @@ int opc_check_running(char const *dir, pid_t pid, struct opd_kv const *want);
  */
 int opc_start(char const *dir, int verbose, pid_t pid, struct opd_kv const *want);
 
+/* --init / --deinit (opcontrol_driver.c): load the oprofile driver and
+ * mount /dev/oprofile; unmount and unload. 0 or -1 (message printed). */
+int opc_driver_init(void);
+int opc_driver_deinit(void);
+
 #endif /* OPCONTROL_H */

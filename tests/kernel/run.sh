@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# End-to-end test of the oprofilefs driver in a qemu guest running Debian's
+# 6.1 kernel: builds driver/ against that kernel's headers, packs busybox,
+# the module, our tools and the workloads into an initramfs, boots it and
+# runs tests/kernel/guest.sh as the guest's /init, which prints
+# "KTEST name PASS|FAIL detail" lines and "KTEST-DONE" on the serial line.
+#
+# Exit 0: every KTEST passed. 1: a check failed, or the guest never said
+# KTEST-DONE (panic, WARN with panic_on_warn, hang). 77: skipped, with the
+# Debian package to install (nothing is ever reported as passed here unless
+# the guest ran the checks).
+#
+# Environment: abs_top_srcdir, abs_top_builddir (set by make check; else
+# the source tree and its build/ dir), KVER/KDIR/KIMG (kernel version,
+# build dir, image), QEMU_ACCEL (default tcg), KTEST_DIR (work dir, default
+# $abs_top_builddir/tests/kernel/work), SKIP_KERNEL_TESTS=1.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=${abs_top_srcdir:-$(cd "$here/../.." && pwd)}
+bld=${abs_top_builddir:-$src/build}
+
+skip() { echo "SKIP: kernel test: $*"; exit 77; }
+[ "${SKIP_KERNEL_TESTS:-0}" = 1 ] && skip "SKIP_KERNEL_TESTS=1"
+[ "$(uname -m)" = x86_64 ] || skip "needs an x86_64 host"
+
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
+command -v cpio >/dev/null || skip "cpio missing (apt-get install cpio)"
+command -v gzip >/dev/null || skip "gzip missing (apt-get install gzip)"
+command -v make >/dev/null && command -v gcc >/dev/null || skip "gcc/make missing (apt-get install build-essential)"
+busybox=${BUSYBOX:-/bin/busybox}
+[ -x "$busybox" ] && file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
+	{ [ -x /usr/bin/busybox ] && busybox=/usr/bin/busybox && file -L "$busybox" | grep -q 'statically linked'; } ||
+	skip "a static busybox missing (apt-get install busybox-static)"
+
+# The newest kernel with both an image and headers with Module.symvers.
+if [ -z "${KVER:-}" ]; then
+	for d in $(ls -d /lib/modules/*/ 2>/dev/null | sort -V -r); do
+		v=$(basename "$d")
+		if [ -f "/boot/vmlinuz-$v" ] && [ -f "/lib/modules/$v/build/Module.symvers" ]; then
+			KVER=$v; break
+		fi
+	done
+fi
+[ -n "${KVER:-}" ] || {
+	ls /boot/vmlinuz-* >/dev/null 2>&1 || skip "no kernel image (apt-get install linux-image-amd64 linux-headers-amd64)"
+	skip "no kernel headers matching an image in /boot (apt-get install linux-headers-amd64)"
+}
+KDIR=${KDIR:-/lib/modules/$KVER/build}
+KIMG=${KIMG:-/boot/vmlinuz-$KVER}
+[ -f "$KDIR/Module.symvers" ] || skip "$KDIR/Module.symvers missing (apt-get install linux-headers-amd64)"
+[ -r "$KIMG" ] || skip "$KIMG missing or unreadable (apt-get install linux-image-amd64)"
+case $KVER in 6.1.*) ;; *) echo "note: kernel $KVER is not 6.1; the driver targets 6.1";; esac
+
+for p in daemon/oprofiled utils/opcontrol utils/ophelp pp/opreport \
+	 tests/workloads/hot_main tests/workloads/hot_lib tests/workloads/libhot.so; do
+	[ -x "$bld/$p" ] || [ -f "$bld/$p" ] || {
+		# the workloads are check programs: build them
+		make -C "$bld/tests" "${p#tests/}" >/dev/null 2>&1 ||
+			{ echo "FAIL: kernel test: $bld/$p missing (build the tree first)"; exit 1; }
+	}
+done
+
+work=${KTEST_DIR:-$bld/tests/kernel/work}
+rm -rf "$work"
+mkdir -p "$work/driver" "$work/root"
+t0=$(date +%s.%N)
+
+# --- the module -----------------------------------------------------------
+cp "$src/driver/oprofile.c" "$src/driver/Kbuild" "$src/libop/op_stream.h" "$work/driver/"
+cp "$src/tests/kernel/dummy.c" "$work/driver/"
+echo 'obj-m += dummy.o' >>"$work/driver/Kbuild"
+if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$KDIR" M="$work/driver" modules >"$work/module-build.log" 2>&1; then
+	cat "$work/module-build.log"
+	echo "FAIL: kernel test: the module does not build against $KDIR"
+	exit 1
+fi
+if grep -E '\.[ch]:[0-9]+:[0-9]+: warning:|ERROR' "$work/module-build.log"; then
+	echo "FAIL: kernel test: the module build has warnings or errors"
+	exit 1
+fi
+
+# --- the initramfs --------------------------------------------------------
+r=$work/root
+mkdir -p "$r"/{bin,sbin,usr/bin,lib,lib64,proc,sys,dev,tmp,var/lib,root,etc,mnt} "$r/usr/share/oprofile-ng"
+cp "$busybox" "$r/bin/busybox"
+cp "$work/driver/oprofile.ko" "$work/driver/dummy.ko" "$r/lib/"
+cp -r "$src/events" "$r/usr/share/oprofile-ng/events"
+bins="$bld/daemon/oprofiled $bld/utils/opcontrol $bld/utils/ophelp $bld/pp/opreport"
+for b in $bins; do cp "$b" "$r/usr/bin/"; done
+cp "$bld/tests/workloads/hot_main" "$bld/tests/workloads/hot_lib" "$r/usr/bin/"
+# hot_lib finds libhot.so through its rpath (the build dir): same path in the guest
+libdir=$(dirname "$bld/tests/workloads/libhot.so")
+mkdir -p "$r$libdir"
+cp "$bld/tests/workloads/libhot.so" "$r$libdir/"
+# shared libraries of every dynamic binary, at the same absolute paths
+for b in $bins "$bld/tests/workloads/hot_main" "$bld/tests/workloads/hot_lib"; do
+	ldd "$b" | awk '{for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i}' | while read -r lib; do
+		[ -e "$r$lib" ] && continue
+		mkdir -p "$r$(dirname "$lib")"
+		cp -L "$lib" "$r$lib"
+	done
+done
+# The expected hot functions, from the host's ELF symbol tables.
+{
+	nm -S --defined-only "$bld/tests/workloads/hot_main" | awk '$4=="hot_main_loop"{print "hot_main hot_main_loop", $1, $2}'
+	nm -S -D --defined-only "$bld/tests/workloads/libhot.so" | awk '$4=="hot_lib_loop"{print "libhot.so hot_lib_loop", $1, $2}'
+} >"$r/ranges.txt"
+cp "$here/guest.sh" "$r/init"
+echo "KTEST_TESTS_DIR=$bld/tests" >"$r/ktest.env"
+chmod +x "$r/init"
+(cd "$r" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$work/initrd.gz"
+t1=$(date +%s.%N)
+
+# --- boot -----------------------------------------------------------------
+timeout 600 qemu-system-x86_64 -accel "${QEMU_ACCEL:-tcg}" -cpu max -smp 2 -m 512 \
+	-net none -nographic -no-reboot -kernel "$KIMG" -initrd "$work/initrd.gz" \
+	-append "console=ttyS0 quiet panic=-1 oops=panic panic_on_warn=1 ${KTEST_CMDLINE:-}" \
+	</dev/null >"$work/serial.log" 2>&1
+qrc=$?
+t2=$(date +%s.%N)
+tr -d '\r' <"$work/serial.log" | grep -a -o 'KTEST.*' >"$work/result.log"
+cat "$work/result.log"
+printf 'kernel test: kernel %s, build+pack %.1f s, boot-to-verdict %.1f s (qemu rc %d)\n' \
+	"$KVER" "$(awk "BEGIN{print $t1 - $t0}")" "$(awk "BEGIN{print $t2 - $t1}")" "$qrc"
+if ! grep -q '^KTEST-DONE' "$work/result.log"; then
+	echo "FAIL: kernel test: the guest did not finish; last lines of $work/serial.log:"
+	tail -60 "$work/serial.log"
+	exit 1
+fi
+if grep -q '^KTEST .* FAIL' "$work/result.log"; then
+	echo "FAIL: kernel test: some guest checks failed (log: $work/serial.log)"
+	exit 1
+fi
+grep -q '^KTEST .* PASS' "$work/result.log" || { echo "FAIL: kernel test: no checks ran"; exit 1; }
+echo "PASS: kernel test"
+exit 0

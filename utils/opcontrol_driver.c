@@ -1,0 +1,108 @@
+/*
+ * opcontrol --init / --deinit: load the oprofile driver (driver/) and
+ * mount oprofilefs on /dev/oprofile; unmount it and unload the driver.
+ * The module comes from $OPROFILE_MODULE (a .ko path), else the build
+ * tree's ../driver/oprofile.ko next to this program, else modprobe.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "op_message.h"
+#include "opcontrol.h"
+
+#define DRIVER_DIR "/dev/oprofile"
+
+/* Run argv; its exit status, or -1. */
+static int run(char *const argv[])
+{
+	pid_t pid;
+	int status;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "opcontrol: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Is the oprofilefs filesystem type registered (the module loaded)? */
+static int fs_registered(void)
+{
+	FILE *f = fopen("/proc/filesystems", "r");
+	char line[256];
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "\toprofilefs") != NULL;
+	fclose(f);
+	return found;
+}
+
+int opc_driver_init(void)
+{
+	char const *ko = getenv("OPROFILE_MODULE");
+	char *built = NULL;
+	int rc;
+
+	if (access(DRIVER_DIR "/buffer", F_OK) == 0) {
+		printf("The oprofile driver is already loaded and mounted on " DRIVER_DIR ".\n");
+		return 0;
+	}
+	if (!fs_registered()) {
+		if (!ko || !*ko) {
+			built = opc_find_program("../driver/oprofile.ko", NULL);
+			if (built[0] == '/' && access(built, R_OK) == 0)
+				ko = built;
+		}
+		if (ko && *ko)
+			rc = run((char *[]){ "insmod", (char *)ko, NULL });
+		else
+			rc = run((char *[]){ "modprobe", "oprofile", NULL });
+		if (rc != 0 || !fs_registered()) {
+			op_error("cannot load the oprofile driver (%s %s)",
+				 ko && *ko ? "insmod" : "modprobe", ko && *ko ? ko : "oprofile");
+			free(built);
+			return -1;
+		}
+		printf("Loaded the oprofile driver%s%s.\n", ko ? " from " : "", ko ? ko : "");
+	}
+	free(built);
+	if (mkdir(DRIVER_DIR, 0755) < 0 && errno != EEXIST)
+		return op_error("cannot create " DRIVER_DIR ": %s", strerror(errno));
+	if (mount("nodev", DRIVER_DIR, "oprofilefs", 0, NULL) < 0)
+		return op_error("cannot mount oprofilefs on " DRIVER_DIR ": %s", strerror(errno));
+	printf("Mounted oprofilefs on " DRIVER_DIR ".\n");
+	return 0;
+}
+
+int opc_driver_deinit(void)
+{
+	if (access(DRIVER_DIR "/buffer", F_OK) == 0 && umount(DRIVER_DIR) < 0)
+		return op_error("cannot unmount " DRIVER_DIR ": %s%s", strerror(errno),
+				errno == EBUSY ? " (is the daemon running? opcontrol --shutdown)" : "");
+	if (fs_registered()) {
+		if (run((char *[]){ "rmmod", "oprofile", NULL }) != 0)
+			return op_error("cannot unload the oprofile driver (rmmod oprofile)");
+		printf("Unloaded the oprofile driver.\n");
+	} else {
+		printf("The oprofile driver is not loaded.\n");
+	}
+	return 0;
+}
