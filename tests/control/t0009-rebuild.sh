@@ -6,7 +6,11 @@
 # are different programs with different hot functions, so samples of the
 # wrong build would fall outside the function.
 #  A. the daemon restarted after the rebuild (no reset): the new build's
-#     samples replace the old ones instead of joining them.
+#     samples replace the old ones instead of joining them;
+#  B. rebuilt while the daemon runs: the same;
+#  C. the old build still running while the new one runs: the file is the
+#     new build's; the old build's later samples are dropped and counted
+#     (sample_dropped_sfile_error), never written under the new header.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
 P=$T/prog
@@ -38,6 +42,27 @@ head -5 "$T/rep"
 sed -n '/symbol name$/{n;p;}' "$T/rep" | grep -q ' spin_hot$' ||
 	fail "opreport's top symbol of the rebuilt $P is not spin_hot"
 
+step "B: rebuilt while the daemon runs"
+build "$HOT" 1800000000
+"$P" 0.5 || fail "build 3 failed"
+ctl --dump || fail "--dump failed"
+check_header "$F" 0 "$P"
+in_range "$F" "$P" hot_main_loop 90
+
+step "C: the old build still runs while the new one runs"
+build "$SPIN_BIN" 1900000000
+"$P" 2.5 & old=$!
+sleep 0.5
+build "$HOT" 2000000000
+"$P" 0.5 || fail "build 5 failed"
+wait $old || fail "build 4 failed"
+ctl --dump || fail "--dump failed"
+check_header "$F" 0 "$P"
+in_range "$F" "$P" hot_main_loop 90
+dropped=$(counter "$C" sample_dropped_sfile_error)
+echo "samples of the old build dropped: $dropped"
+[ "$dropped" -gt 100 ] || fail "the old build's samples were not dropped ($dropped)"
+grep 'another build' "$S/samples/oprofiled.log"
 "$SFCHECK" "$C" || fail "sample files fail the structural check"
 stats_balance "$C"
 ctl --shutdown || fail "--shutdown failed"

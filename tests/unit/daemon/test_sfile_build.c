@@ -3,7 +3,7 @@
  * file holds the samples of one build of its binary, the one whose mtime
  * is in its header (doc/formats.md 2.1). Opening it for the build on disk
  * replaces another build's file; an old build's samples never join the
- * file of the build on disk.
+ * file of the build on disk. opd_image_file gives each build an image.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -105,6 +105,7 @@ int main(void)
 	struct opd_sfile_counts const *c;
 	char cmd[300];
 	FILE *f;
+	int old, new;
 
 	op_set_progname("test_sfile_build");
 	if (!mkdtemp(dir))
@@ -147,6 +148,37 @@ int main(void)
 	start();
 	add(opd_image_file(bin), 0x20, 1);
 	expect("deleted binary", 2000, 0x20, 3);
+
+	/* rebuilt while the daemon runs, the old build still running */
+	f = fopen(bin, "w");
+	if (!f)
+		op_die("cannot create %s", bin);
+	fclose(f);
+	set_mtime(3000);
+	start();
+	old = opd_image_file(bin);
+	CHECK(opd_image_file(bin) == old, "the same build is one image");
+	add(old, 0x30, 2);
+	expect("build 3", 3000, 0x30, 2);
+	set_mtime(4000);
+	new = opd_image_file(bin);
+	CHECK(new != old && opd_image_get(new)->mtime == 4000 &&
+	      opd_image_get(old)->mtime == 3000, "a rebuilt binary is a new image");
+	opd_sfile_reset_counts();
+	add(new, 0x40, 5);
+	opd_sfile_flush();
+	add(old, 0x30, 7);
+	expect("build 4 replaces build 3", 4000, 0x40, 5);
+	c = opd_sfile_counts();
+	CHECK(c->written == 5 && c->errors == 7, "old build's samples dropped: "
+	      "written %" PRIu64 " errors %" PRIu64, c->written, c->errors);
+	/* expect() closed every file: still an old build when reopened */
+	add(old, 0x30, 1);
+	add(new, 0x40, 1);
+	expect("build 4 again", 4000, 0x40, 6);
+	c = opd_sfile_counts();
+	CHECK(c->written == 6 && c->errors == 8, "written %" PRIu64 " errors %"
+	      PRIu64, c->written, c->errors);
 
 	opd_sfile_exit();
 	opd_image_exit();
