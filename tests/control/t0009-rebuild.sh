@@ -23,7 +23,7 @@ build() {
 		fail "cannot build $P"
 }
 HOT=$B/tests/workloads/hot_main
-SPIN_BIN=$B/tests/control/spin
+TWO=$B/tests/control/twothreads
 
 step "A: rebuilt between two daemons, no reset"
 build "$HOT" 1600000000
@@ -31,16 +31,16 @@ ctl --separate=none --start >"$T/out" 2>&1 || { cat "$T/out"; fail "--start fail
 "$P" 0.5 || fail "build 1 failed"
 ctl --shutdown || fail "--shutdown failed"
 check_header "$F" 0 "$P"
-build "$SPIN_BIN" 1700000000
+build "$TWO" 1700000000
 ctl --start >"$T/out" 2>&1 || { cat "$T/out"; fail "--start failed"; }
-"$P" 0.5 || fail "build 2 failed"
+"$P" 0.5 >/dev/null || fail "build 2 failed"
 ctl --dump || fail "--dump failed"
 check_header "$F" 0 "$P"
-in_range "$F" "$P" spin_hot 90
+in_range "$F" "$P" thread_hot 90
 "$OPREPORT" --session-dir="$S" -l image:"$P" >"$T/rep" 2>&1 || { cat "$T/rep"; fail "opreport failed"; }
 head -5 "$T/rep"
-sed -n '/symbol name$/{n;p;}' "$T/rep" | grep -q ' spin_hot$' ||
-	fail "opreport's top symbol of the rebuilt $P is not spin_hot"
+sed -n '/symbol name$/{n;p;}' "$T/rep" | grep -q ' thread_hot$' ||
+	fail "opreport's top symbol of the rebuilt $P is not thread_hot"
 
 step "B: rebuilt while the daemon runs"
 build "$HOT" 1800000000
@@ -50,8 +50,8 @@ check_header "$F" 0 "$P"
 in_range "$F" "$P" hot_main_loop 90
 
 step "C: the old build still runs while the new one runs"
-build "$SPIN_BIN" 1900000000
-"$P" 2.5 & old=$!
+build "$TWO" 1900000000
+"$P" 1.2 >/dev/null & old=$!
 sleep 0.5
 build "$HOT" 2000000000
 "$P" 0.5 || fail "build 5 failed"
