@@ -83,7 +83,8 @@ static void rehash(struct cookie_table *ct)
 	ct->hash_mask = mask;
 }
 
-unsigned long ct_intern(struct cookie_table *ct, char const *path, size_t len)
+unsigned long ct_intern_file(struct cookie_table *ct, char const *path,
+			     size_t len, struct ct_file_id id)
 {
 	size_t h = hash_path(path, len) & ct->hash_mask;
 	unsigned long c;
@@ -91,14 +92,35 @@ unsigned long ct_intern(struct cookie_table *ct, char const *path, size_t len)
 	for (; (c = ct->hash[h]); h = (h + 1) & ct->hash_mask) {
 		struct cookie_entry *e = &ct->ent[c - 1];
 
-		if (e->len == len && !memcmp(e->name, path, len))
+		if (e->len != len || memcmp(e->name, path, len))
+			continue;
+		if (!id.ino || (e->dev == id.dev && e->ino == id.ino))
 			return c;
+		if (!e->ino) {
+			e->dev = id.dev;
+			e->ino = id.ino;
+			return c;
+		}
+		/* the path names another file now: a new cookie takes
+		 * the path's slot (add_entry may move ent[]) */
+		c = add_entry(ct, path, len, CT_FILE);
+		ct->ent[c - 1].dev = id.dev;
+		ct->ent[c - 1].ino = id.ino;
+		ct->hash[h] = c;
+		return c;
 	}
 	c = add_entry(ct, path, len, CT_FILE);
+	ct->ent[c - 1].dev = id.dev;
+	ct->ent[c - 1].ino = id.ino;
 	ct->hash[h] = c;
 	if (++ct->nr_files * 2 > ct->hash_mask)
 		rehash(ct);
 	return c;
+}
+
+unsigned long ct_intern(struct cookie_table *ct, char const *path, size_t len)
+{
+	return ct_intern_file(ct, path, len, (struct ct_file_id){ 0, 0 });
 }
 
 unsigned long ct_new_anon(struct cookie_table *ct, unsigned long tgid,

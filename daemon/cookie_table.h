@@ -8,12 +8,19 @@
  * stream (a new file, a new reader) defines them again.
  *
  * Cookies are never reused: the decoder may not see a cookie redefined.
+ *
+ * A file path is one cookie while it names one file. When a mapping shows
+ * the path now names another file (another device or inode: a rebuilt
+ * binary moved into place), the path gets a new cookie, so the consumer
+ * sees a new definition and looks at the file again (its mtime, for the
+ * sample file header); the old cookie stays valid for the old mappings.
  */
 #ifndef COOKIE_TABLE_H
 #define COOKIE_TABLE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct word_buffer;
 
@@ -30,6 +37,12 @@ struct cookie_entry {
 	unsigned long start;	/* CT_ANON: region start (offsets are from it) */
 	unsigned long end;	/* CT_ANON: region end, exclusive */
 	unsigned stream_gen;	/* == table gen: defined in this stream */
+	uint64_t dev, ino;	/* CT_FILE: the file, once known (ino != 0) */
+};
+
+/* A mapped file's identity: dev is major << 32 | minor; ino 0: unknown. */
+struct ct_file_id {
+	uint64_t dev, ino;
 };
 
 struct cookie_table {
@@ -47,6 +60,10 @@ void ct_free(struct cookie_table *ct);
 
 /* The cookie of path[0..len) (no NUL needed), interning it if new. */
 unsigned long ct_intern(struct cookie_table *ct, char const *path, size_t len);
+/* The same, for a mapping of the file id: a new cookie if path's cookie
+ * was a different file. An unknown id (ino 0) takes path's current one. */
+unsigned long ct_intern_file(struct cookie_table *ct, char const *path,
+			     size_t len, struct ct_file_id id);
 
 /* A new cookie for the anonymous region [start, end) of tgid. */
 unsigned long ct_new_anon(struct cookie_table *ct, unsigned long tgid,

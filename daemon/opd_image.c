@@ -65,10 +65,11 @@ int opd_image_file(char const *path)
 	char key[4200];
 	struct stat st;
 
-	snprintf(key, sizeof(key), "f:%s", path);
 	/* A deleted binary keeps its samples; its mtime is just unknown. */
 	if (stat(path, &st) == 0)
 		proto.mtime = (uint64_t)st.st_mtime;
+	/* one image per build: a rebuilt binary is a new image */
+	snprintf(key, sizeof(key), "f:%" PRIu64 ":%s", proto.mtime, path);
 	return intern(key, &proto);
 }
 

@@ -1,5 +1,6 @@
 /*
- * The images samples fall in, interned to small ids: binaries (by path),
+ * The images samples fall in, interned to small ids: binaries (by path and
+ * mtime: each build of a binary is an image of its own),
  * anonymous regions (tgid, range, name) and kernel images. Sample files are
  * keyed by image ids, so the hot path compares integers, not strings.
  */
@@ -15,10 +16,12 @@ struct opd_image {
 	char *name;          /* absolute path; anon region name; kernel image name */
 	uint64_t start, end; /* anon region or kernel image range */
 	int tgid;            /* anon: the owning process */
-	uint64_t mtime;      /* binaries: st_mtime when first seen; else 0 */
+	uint64_t mtime;      /* binaries: st_mtime (0: unknown); else 0 */
 	int id;
 };
 
+/* The image of the binary path as it is now: stats it each call (the
+ * core calls it once per cookie, and a rebuilt binary has a new cookie). */
 int opd_image_file(char const *path);
 int opd_image_anon(int tgid, uint64_t start, uint64_t end, char const *name);
 int opd_image_kernel(char const *name, uint64_t start, uint64_t end);

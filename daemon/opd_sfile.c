@@ -7,6 +7,14 @@
  * the least recently used is closed. Each file is created with its header
  * (OProfile 1.x layout, op_sample_file.h) the first time it is opened.
  *
+ * A file holds the samples of one build of its binary: the one whose
+ * st_mtime is in its header, so that a report can check it reads the
+ * binary that was sampled. A file found holding another build's samples
+ * when it is opened (the binary was rebuilt since) is replaced when this
+ * build is the one on disk; when the file's build is the one on disk, this
+ * build is an old one still running and its samples are dropped (counted
+ * as errors) rather than mixed in.
+ *
  * Samples are first summed in a small in-memory table of (file, key) ->
  * count, as DCPI did: a hot loop hits the same few pcs again and again, so
  * most samples cost one probe of a cache-resident table instead of a walk
@@ -15,11 +23,13 @@
  * sees every sample taken before it.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "op_mangle.h"
 #include "op_message.h"
@@ -35,6 +45,7 @@ struct opd_sfile {
 	struct odb db;
 	int is_open;
 	int failed;                  /* reported once; further adds just fail */
+	int stale;                   /* an old build: dropped until close_all */
 	struct opd_sfile *hash_next;
 	struct opd_sfile *lru_prev, *lru_next;
 };
@@ -109,6 +120,13 @@ static void close_lru(void)
 {
 	if (lru.lru_prev != &lru)
 		close_file(lru.lru_prev);
+}
+
+/* Close every open file; pending samples stay pending (no flush). */
+static void close_open_files(void)
+{
+	while (lru.lru_next != &lru)
+		close_file(lru.lru_next);
 }
 
 /* One image as the mangler wants it. */
@@ -213,24 +231,78 @@ static void fill_header(struct opd_sfile const *sf, struct opd_header *h)
 	}
 }
 
+/* odb_create: a new file appears with its header, or not at all */
+static int create(struct opd_sfile *sf, char const *path, struct opd_header const *h)
+{
+	int rc = odb_create(&sf->db, path, h, sizeof(*h));
+
+	while (rc == -EMFILE && nr_open > 0) {
+		close_lru();
+		rc = odb_create(&sf->db, path, h, sizeof(*h));
+	}
+	return rc;
+}
+
+/*
+ * sf's file is open and its header may be another build's (see the top of
+ * the file). 0: the file is this build's (or either mtime is unknown);
+ * 1: the file's build is gone from disk, replace the file; -1: the file
+ * is the build on disk and this one is stale.
+ */
+static int other_build(struct opd_sfile *sf, struct opd_header const *want)
+{
+	struct opd_header const *have = odb_get_header(&sf->db);
+	struct opd_image const *img = opd_image_get(sf->key.image);
+	struct stat st;
+	uint64_t on_disk;
+
+	if (!have->mtime || !want->mtime || have->mtime == want->mtime)
+		return 0;
+	on_disk = stat(img->name, &st) == 0 ? (uint64_t)st.st_mtime : 0;
+	return have->mtime == on_disk ? -1 : 1;
+}
+
 static int open_file(struct opd_sfile *sf)
 {
 	char path[PATH_MAX + 512];
 	struct opd_header h;
 	int rc;
 
-	if (build_path(&sf->key, path, sizeof(path)))
+	if (sf->stale || build_path(&sf->key, path, sizeof(path)))
 		return -1;
 	if (nr_open >= max_open)
 		close_lru();
 	fill_header(sf, &h);
 	rc = mkdir_parents(path);
 	if (!rc) {
-		/* odb_create: a new file appears with its header, or not at all */
-		rc = odb_create(&sf->db, path, &h, sizeof(h));
-		while (rc == -EMFILE && nr_open > 0) {
-			close_lru();
-			rc = odb_create(&sf->db, path, &h, sizeof(h));
+		rc = create(sf, path, &h);
+		if (!rc && (rc = other_build(sf, &h))) {
+			uint64_t had = ((struct opd_header const *)
+					odb_get_header(&sf->db))->mtime;
+
+			odb_close(&sf->db);
+			if (rc < 0) {
+				op_warn("samples of an old build (mtime %" PRIu64 ") of "
+					"'%s' dropped: '%s' holds another build's, the "
+					"one on disk (mtime %" PRIu64 ")", h.mtime,
+					opd_image_get(sf->key.image)->name, path, had);
+				sf->stale = 1;
+				return -1;
+			}
+			op_warn("'%s' holds samples of another build (mtime %" PRIu64
+				") of '%s' (mtime %" PRIu64 "): replaced", path, had,
+				opd_image_get(sf->key.image)->name, h.mtime);
+			/* No open file may keep writing to the old one: the other
+			 * build's entries reopen, and see they are stale. */
+			close_open_files();
+			if (unlink(path) && errno != ENOENT) {
+				if (!sf->failed)
+					op_warn("cannot remove '%s': %s", path,
+						strerror(errno));
+				sf->failed = 1;
+				return -1;
+			}
+			rc = create(sf, path, &h);
 		}
 		if (rc && !sf->failed)
 			op_warn("cannot open sample file: %s", sf->db.err);
@@ -375,9 +447,15 @@ void opd_sfile_sync_all(void)
 
 void opd_sfile_close_all(void)
 {
+	unsigned i;
+	struct opd_sfile *sf;
+
 	opd_sfile_flush();
-	while (lru.lru_next != &lru)
-		close_file(lru.lru_next);
+	close_open_files();
+	/* after a reset, save or HUP an old build may have a file again */
+	for (i = 0; i < NR_BUCKETS; i++)
+		for (sf = buckets[i]; sf; sf = sf->hash_next)
+			sf->stale = 0;
 }
 
 void opd_sfile_exit(void)

@@ -194,13 +194,15 @@ static void handle_sample(struct perf_source *ps, void const *rec,
 		ps->stats.user_samples++;
 }
 
-/* MMAP (filename at 40) and MMAP2 (at 72): pid, tid, addr, len, pgoff. */
+/* MMAP (filename at 40) and MMAP2 (at 72): pid, tid, addr, len, pgoff;
+ * MMAP2 then maj, min, ino (unless it carries a build id instead). */
 static void handle_mmap(struct perf_source *ps, void const *rec,
 			struct perf_event_header h)
 {
 	size_t name_at = h.type == PERF_RECORD_MMAP2 ? HDR + 64 : HDR + 32;
 	uint32_t pid = rd32(rec, HDR);
 	char const *name = (char const *)rec + name_at;
+	struct ct_file_id id = { 0, 0 };
 	size_t len;
 
 	if (h.size < name_at + TRAILER) {
@@ -211,9 +213,14 @@ static void handle_mmap(struct perf_source *ps, void const *rec,
 	if (pid == (uint32_t)-1)
 		return;		/* kernel maps: the daemon uses kallsyms */
 	len = strnlen(name, h.size - TRAILER - name_at);
+	if (h.type == PERF_RECORD_MMAP2 &&
+	    !(h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+		id.dev = (uint64_t)rd32(rec, HDR + 32) << 32 | rd32(rec, HDR + 36);
+		id.ino = rd64(rec, HDR + 40);
+	}
 	pm_map(&ps->procs, &ps->cookies, pm_get(&ps->procs, pid),
 	       rd64(rec, HDR + 8), rd64(rec, HDR + 16), rd64(rec, HDR + 24),
-	       name, len);
+	       name, len, id);
 }
 
 static void handle_comm(struct perf_source *ps, void const *rec,

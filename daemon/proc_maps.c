@@ -278,7 +278,7 @@ static void insert_vma(struct proc *p, struct vma const *v)
 
 void pm_map(struct proc_table *pt, struct cookie_table *ct, struct proc *p,
 	    unsigned long start, unsigned long len, unsigned long pgoff,
-	    char const *name, size_t name_len)
+	    char const *name, size_t name_len, struct ct_file_id id)
 {
 	struct vma v = { .start = start, .end = start + len };
 
@@ -296,7 +296,7 @@ void pm_map(struct proc_table *pt, struct cookie_table *ct, struct proc *p,
 		v.cookie = OP_NO_COOKIE;
 	} else {
 		v.pgoff = pgoff;
-		v.cookie = ct_intern(ct, name, name_len);
+		v.cookie = ct_intern_file(ct, name, name_len, id);
 		if (p->exec_pending) {
 			p->app_cookie = v.cookie;
 			p->exec_pending = false;

@@ -87,10 +87,12 @@ struct proc *pm_fork(struct proc_table *pt, unsigned long parent,
 void pm_exec(struct proc *p);
 
 /* Map [start, start + len) of the file or region name (length name_len).
- * Anonymous names ("//anon", "[vdso]", "", ...) make an anonymous VMA. */
+ * Anonymous names ("//anon", "[vdso]", "", ...) make an anonymous VMA.
+ * id: the file's device and inode when the record gives them (ino 0 if
+ * not): a path that names another file than before gets a new cookie. */
 void pm_map(struct proc_table *pt, struct cookie_table *ct, struct proc *p,
 	    unsigned long start, unsigned long len, unsigned long pgoff,
-	    char const *name, size_t name_len);
+	    char const *name, size_t name_len, struct ct_file_id id);
 
 /* Is name (length len) an anonymous region rather than a file? */
 bool pm_is_anon_name(char const *name, size_t len);

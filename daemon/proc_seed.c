@@ -19,18 +19,19 @@
 #include "op_stream.h"
 #include "proc_maps.h"
 
-/* One /proc/PID/maps line: "start-end perms offset dev inode   path". */
+/* One /proc/PID/maps line: "start-end perms offset maj:min inode   path". */
 static void seed_line(struct proc_table *pt, struct cookie_table *ct,
 		      struct proc *p, char *line)
 {
 	unsigned long start, end, pgoff, inode;
+	unsigned maj, min;
 	char perms[8];
 	int name_at = 0;
 	char *name;
 	size_t len;
 
-	if (sscanf(line, "%lx-%lx %7s %lx %*s %lu %n", &start, &end, perms,
-		   &pgoff, &inode, &name_at) < 5 || !name_at)
+	if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu %n", &start, &end, perms,
+		   &pgoff, &maj, &min, &inode, &name_at) < 7 || !name_at)
 		return;
 	if (strlen(perms) < 3 || perms[2] != 'x')
 		return;
@@ -38,7 +39,8 @@ static void seed_line(struct proc_table *pt, struct cookie_table *ct,
 	len = strlen(name);
 	while (len && (name[len - 1] == '\n'))
 		len--;
-	pm_map(pt, ct, p, start, end - start, pgoff, name, len);
+	pm_map(pt, ct, p, start, end - start, pgoff, name, len,
+	       (struct ct_file_id){ (uint64_t)maj << 32 | min, inode });
 }
 
 static void seed_exe(struct cookie_table *ct, struct proc *p)

@@ -1,7 +1,8 @@
 # Shared setup of the control tests (sourced). Needs from the environment
 # (tests/Makefile.am sets them): abs_top_builddir, abs_top_srcdir.
 #
-# Gives: $OPCONTROL, $OPROFILED, $SFCHECK, $SPIN, a fresh session dir
+# Gives: $OPCONTROL, $OPROFILED, $SFCHECK, $SFRANGE, $OPREPORT, $SPIN,
+# a fresh session dir
 # $S (removed, after shutting its daemon down, on exit), ctl (opcontrol on
 # $S), fail MSG, and skips (77) unless root with perf_event_open allowed.
 set -u
@@ -10,6 +11,8 @@ B=$abs_top_builddir
 OPCONTROL=$B/utils/opcontrol
 OPROFILED=$B/daemon/oprofiled
 SFCHECK=$B/tests/control/sfcheck
+SFRANGE=$B/tests/control/sfrange
+OPREPORT=$B/pp/opreport
 OPROFILE_EVENTS_DIR=$abs_top_srcdir/events
 # opcontrol finds oprofiled next to itself, then in PATH
 PATH=$B/daemon:$B/utils:$PATH
@@ -70,17 +73,42 @@ wait_for() {
 	return 1
 }
 
-# stats_balance DIR: received = written + the dropped categories
+# The sum of doc/formats.md section 5: every sample received is written,
+# saturated or dropped for one of these reasons. Named one by one, so a
+# missing counter file is an error, not a smaller sum.
+STATS_SUM="sample_written sample_saturated sample_dropped_no_app
+sample_dropped_bad_event sample_dropped_unresolved_kernel
+sample_dropped_unknown_cookie sample_dropped_no_mapping
+sample_dropped_sfile_error"
+# Lost before the stream (outside the sum), and the other counters.
+STATS_LOST="sample_lost_overflow sample_lost_no_mm sample_lost_no_mapping
+event_lost_overflow bt_lost_no_mapping sample_invalid_eip
+sample_lost_throttled"
+
+# counter DIR NAME: one counter of session DIR (fails if it is missing)
+counter() {
+	[ -f "$1/stats/$2" ] || fail "no stats/$2 in $1"
+	cat "$1/stats/$2"
+}
+
+# stats_balance DIR: received = written + saturated + the dropped
+# categories, exactly; prints the non-zero terms and lost counters
 stats_balance() {
-	d=$1/stats
-	[ -f "$d/sample_received" ] || fail "no stats in $1"
-	recv=$(cat "$d/sample_received")
-	sum=$(cat "$d/sample_written")
-	for f in "$d"/sample_dropped_* "$d/sample_saturated"; do
-		sum=$((sum + $(cat "$f")))
+	recv=$(counter "$1" sample_received)
+	sum=0 terms=""
+	for f in $STATS_SUM; do
+		v=$(counter "$1" "$f")
+		sum=$((sum + v))
+		[ "$v" -eq 0 ] || terms="$terms $f=$v"
 	done
-	[ "$recv" -eq "$sum" ] || fail "stats do not balance in $d: received $recv, written+dropped $sum"
-	echo "stats balance: received $recv = written+dropped $sum"
+	[ "$recv" -eq "$sum" ] ||
+		fail "stats do not balance in $1: received $recv, sum$terms = $sum"
+	echo "stats balance: sample_received $recv = $sum (non-zero:$terms)"
+	lost=""
+	for f in $STATS_LOST stream_errors; do
+		lost="$lost $f=$(counter "$1" "$f")"
+	done
+	echo "lost before the stream:$lost"
 }
 
 # check_headers DIR: every sample file starts "DAE\n" + version 0x13
@@ -106,4 +134,40 @@ alive() {
 wait_gone() {
 	for _ in $(seq 50); do alive "$1" || return 0; sleep 0.1; done
 	return 1
+}
+
+# hdr FILE OFFSET u4|u8: one unsigned field of a sample file's header,
+# read with od (independent of libop's struct)
+hdr() { od -An -t"$3" -j"$2" -N"${3#u}" "$1" | tr -d ' '; }
+
+# check_header FILE IS_KERNEL [BINARY]: the header of one sample file:
+# "DAE\n", version 0x13, cpu_type 4 (timer), CPU_CLOCK's period 1000000,
+# is_kernel, and mtime == BINARY's st_mtime
+check_header() {
+	[ -f "$1" ] || fail "no sample file $1"
+	h=$(od -An -tx1 -N8 "$1" | tr -d ' \n')
+	[ "$h" = "4441450a13000000" ] || fail "bad magic/version '$h' in $1"
+	[ "$(hdr "$1" 8 u4)" = 4 ] || fail "cpu_type $(hdr "$1" 8 u4), not 4 (timer), in $1"
+	[ "$(hdr "$1" 20 u4)" = 1000000 ] || fail "ctr_count $(hdr "$1" 20 u4) in $1"
+	[ "$(hdr "$1" 24 u4)" = "$2" ] || fail "is_kernel $(hdr "$1" 24 u4), not $2, in $1"
+	if [ $# -ge 3 ]; then
+		m=$(stat_mtime "$3")
+		[ "$(hdr "$1" 40 u8)" = "$m" ] ||
+			fail "mtime $(hdr "$1" 40 u8) in $1, but $3 has st_mtime $m"
+	fi
+	echo "header ok: ${1#"$S/samples/"}: cpu_type 4, count 1000000, is_kernel $2${3:+, mtime $(hdr "$1" 40 u8)}"
+}
+stat_mtime() { stat -c %Y "$1"; }
+
+# in_range FILE ELF FUNC MIN_PERCENT: at least MIN_PERCENT of the samples
+# of FILE are in FUNC (file offsets from the ELF oracle) and there are at
+# least 200 of them; prints the figures
+in_range() {
+	[ -f "$1" ] || fail "no sample file $1"
+	r=$("$SFRANGE" "$1" "$2" "$3") || fail "sfrange $1 $2 $3 failed"
+	set -- "$@" $r
+	[ "$6" -ge 200 ] || fail "only $6 samples in ${1#"$S/samples/"}"
+	[ $(($5 * 100)) -ge $(($6 * $4)) ] ||
+		fail "only $5 of $6 samples of ${1#"$S/samples/"} in $3 (want >= $4 %)"
+	echo "in range: $5 of $6 samples ($(($5 * 100 / $6)) %) of ${1#"$S/samples/"} in $3"
 }

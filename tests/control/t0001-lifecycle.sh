@@ -65,9 +65,18 @@ check_headers "$C"
 stats_balance "$C"
 
 step "save"
-ctl --stop --save=run1 || fail "--save failed"
+ctl --stop || fail "--stop failed"
+before=$("$SFCHECK" --total "$C") || fail "cannot total $C"
+spin_before=$("$SFCHECK" --total "$spin_dir")
+ctl --save=run1 || fail "--save failed"
 [ -d "$S/samples/run1" ] || fail "no samples/run1"
 check_headers "$S/samples/run1"
+# the saved session holds every sample current had, spin's among them
+[ "$("$SFCHECK" --total "$S/samples/run1")" -eq "$before" ] ||
+	fail "current had $before samples, run1 has $("$SFCHECK" --total "$S/samples/run1")"
+[ "$("$SFCHECK" --total "$S/samples/run1/{root}$SPIN")" -eq "$spin_before" ] ||
+	fail "spin's $spin_before samples are not all in run1"
+echo "save: run1 holds all $before samples ($spin_before of spin)"
 [ -f "$S/samples/run1/session.conf" ] || fail "saved session lacks session.conf"
 [ -z "$(find "$C" -path "$C/{*" -type f)" ] || fail "current not empty after save"
 [ -f "$C/session.conf" ] || fail "new current lacks session.conf"
@@ -99,6 +108,23 @@ after=$("$SFCHECK" --total "$spin_dir")
 [ "$after" -gt "$before" ] || fail "no new samples in the reopened files ($before, $after)"
 check_headers "$C"
 "$SFCHECK" "$C" || fail "files bad after HUP"
+# HUP closed every file: the trees can be moved away, and the samples
+# that follow go to new files, none into the moved ones
+kill -HUP "$pid"
+hups() { [ "$(grep -c SIGHUP "$S/samples/oprofiled.log")" -ge "$1" ]; }
+wait_for hups 2 || fail "second HUP not logged"
+alive "$pid" || fail "daemon died on the second HUP"
+mkdir "$T/moved"
+for d in "$C"/{*; do mv "$d" "$T/moved/"; done
+moved=$("$SFCHECK" --total "$T/moved")
+"$SPIN" 0.5
+ctl --dump || fail "--dump after HUP and move failed"
+[ "$("$SFCHECK" --total "$T/moved")" -eq "$moved" ] ||
+	fail "samples went into the files moved away after HUP"
+new=$("$SFCHECK" --total "$spin_dir") || fail "no new spin file after HUP"
+[ "$new" -gt 20 ] || fail "only $new samples in spin's new file"
+echo "HUP: $moved samples moved away unchanged; $new of spin in a new file"
+check_headers "$C"
 
 step "shutdown"
 ctl --shutdown || fail "--shutdown failed"
@@ -107,6 +133,21 @@ alive "$pid" && fail "daemon still running"
 stats_balance "$C"
 "$SFCHECK" "$C" || fail "files bad after shutdown"
 ctl --status | grep -q "^Daemon not running" || fail "status after shutdown"
+
+step "TERM: pending samples flushed, no lock"
+ctl --reset --start >/dev/null || fail "--start failed"
+pid=$(cat "$S/lock")
+"$SPIN" 0.5
+kill -TERM "$pid"
+wait_gone "$pid" || fail "daemon still running 5 s after SIGTERM"
+[ ! -e "$S/lock" ] || fail "SIGTERM left the lock"
+# no dump: the samples spin took before the TERM are in its file
+n=$("$SFCHECK" --total "$spin_dir") || fail "no spin file after SIGTERM"
+[ "$n" -gt 20 ] || fail "only $n samples of spin flushed at SIGTERM"
+echo "TERM: lock removed, $n samples of spin flushed"
+stats_balance "$C"
+"$SFCHECK" "$C" || fail "files bad after SIGTERM"
+ctl --status | grep -q "^Daemon not running" || fail "status after SIGTERM"
 
 step "save and reset with no daemon: on the files"
 ctl --save=run2 || fail "--save with no daemon failed"

@@ -26,7 +26,8 @@ static void map(struct proc_table *pt, struct cookie_table *ct, struct proc *p,
 		unsigned long start, unsigned long end, unsigned long pgoff,
 		char const *name)
 {
-	pm_map(pt, ct, p, start, end - start, pgoff, name, strlen(name));
+	pm_map(pt, ct, p, start, end - start, pgoff, name, strlen(name),
+	       (struct ct_file_id){ 0, 0 });
 }
 
 /* "start-end:pgoff:name ..." of p's VMAs, for comparisons. */
@@ -177,6 +178,46 @@ static void test_proc_maps__lifecycle(void)
 	ct_free(&ct);
 }
 
+/* A path that names another file (device, inode) gets a new cookie. */
+static void test_proc_maps__rebuilt(void)
+{
+	struct proc_table pt;
+	struct cookie_table ct;
+	struct proc *p;
+	unsigned long a, b, y;
+
+	pm_init(&pt);
+	ct_init(&ct);
+	a = ct_intern_file(&ct, "/bin/x", 6, (struct ct_file_id){ 1, 100 });
+	check(ct_intern_file(&ct, "/bin/x", 6, (struct ct_file_id){ 1, 100 }) == a,
+	      "the same file keeps its cookie");
+	check(ct_intern(&ct, "/bin/x", 6) == a, "an unknown id takes the current cookie");
+	b = ct_intern_file(&ct, "/bin/x", 6, (struct ct_file_id){ 1, 101 });
+	check(b != a && !strcmp(ct_get(&ct, b)->name, "/bin/x") &&
+	      !strcmp(ct_get(&ct, a)->name, "/bin/x"),
+	      "another inode: a new cookie for the path, the old one stays");
+	check(ct_intern(&ct, "/bin/x", 6) == b, "the path's cookie is the new one");
+	check(ct_intern_file(&ct, "/bin/x", 6, (struct ct_file_id){ 2, 101 }) != b,
+	      "another device: a new cookie");
+	y = ct_intern(&ct, "/bin/y", 6);
+	check(ct_intern_file(&ct, "/bin/y", 6, (struct ct_file_id){ 1, 5 }) == y &&
+	      ct_intern_file(&ct, "/bin/y", 6, (struct ct_file_id){ 1, 6 }) != y,
+	      "a path interned without an id takes the first one known");
+
+	/* through pm_map: a process exec'ing the rebuilt binary */
+	p = pm_get(&pt, 10);
+	pm_map(&pt, &ct, p, 0x1000, 0x1000, 0, "/bin/z", 6, (struct ct_file_id){ 3, 7 });
+	a = pm_lookup(p, 0x1000)->cookie;
+	p = pm_get(&pt, 11);
+	p->exec_pending = true;
+	pm_map(&pt, &ct, p, 0x1000, 0x1000, 0, "/bin/z", 6, (struct ct_file_id){ 3, 8 });
+	check(p->app_cookie != a && p->app_cookie == pm_lookup(p, 0x1000)->cookie &&
+	      pm_lookup(pm_find(&pt, 10), 0x1000)->cookie == a,
+	      "the rebuilt binary's process has a new app cookie, the old one keeps its own");
+	pm_free(&pt);
+	ct_free(&ct);
+}
+
 static void test_proc_maps__many_paths(void)
 {
 	struct cookie_table ct;
@@ -202,6 +243,7 @@ int main(void)
 	test_proc_maps__overlaps();
 	test_proc_maps__anon();
 	test_proc_maps__lifecycle();
+	test_proc_maps__rebuilt();
 	test_proc_maps__many_paths();
 	if (failures)
 		fprintf(stderr, "%d failures\n", failures);

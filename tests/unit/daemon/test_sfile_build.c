@@ -1,0 +1,190 @@
+/*
+ * Unit tests of the sample file cache against rebuilt binaries: a sample
+ * file holds the samples of one build of its binary, the one whose mtime
+ * is in its header (doc/formats.md 2.1). Opening it for the build on disk
+ * replaces another build's file; an old build's samples never join the
+ * file of the build on disk. opd_image_file gives each build an image.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <utime.h>
+
+#include "odb.h"
+#include "op_cpu_type.h"
+#include "op_message.h"
+#include "op_sample_file.h"
+#include "opd_core.h"
+#include "opd_image.h"
+#include "opd_sfile.h"
+
+static int failures;
+static char dir[] = "/tmp/sfile-build-XXXXXX";
+static char bin[256], sfile_path[1024];
+static struct opd_config cfg;
+
+#define CHECK(cond, ...) do { \
+	if (!(cond)) { \
+		failures++; \
+		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+		fprintf(stderr, __VA_ARGS__); \
+		fputc('\n', stderr); \
+	} \
+} while (0)
+
+static void set_mtime(time_t t)
+{
+	struct utimbuf u = { t, t };
+
+	if (utime(bin, &u))
+		op_die("cannot set the mtime of %s", bin);
+}
+
+/* The daemon (re)starting: a fresh image table and sample file cache. */
+static void start(void)
+{
+	opd_sfile_exit();
+	opd_image_exit();
+	opd_sfile_init(&cfg, dir);
+}
+
+static void add(int image, uint64_t key, int n)
+{
+	struct opd_sfile_key k = { .app = image, .image = image, .cg = -1,
+				   .tgid = -1, .tid = -1, .cpu = -1, .event = 0 };
+
+	while (n--)
+		opd_sfile_add(&k, key);
+}
+
+struct seen {
+	uint64_t key[8];
+	uint32_t value[8];
+	int n;
+};
+
+static int collect(odb_key_t key, odb_value_t value, void *arg)
+{
+	struct seen *s = arg;
+
+	if (s->n < 8) {
+		s->key[s->n] = key;
+		s->value[s->n] = value;
+	}
+	s->n++;
+	return 0;
+}
+
+/* The file must have header mtime and exactly the one key with n samples. */
+static void expect(char const *what, uint64_t mtime, uint64_t key, uint32_t n)
+{
+	struct seen s = { .n = 0 };
+	struct odb db;
+
+	opd_sfile_close_all();
+	if (odb_open(&db, sfile_path, ODB_RDONLY, sizeof(struct opd_header))) {
+		CHECK(0, "%s: %s", what, db.err);
+		return;
+	}
+	CHECK(((struct opd_header *)odb_get_header(&db))->mtime == mtime,
+	      "%s: header mtime %" PRIu64 ", want %" PRIu64, what,
+	      ((struct opd_header *)odb_get_header(&db))->mtime, mtime);
+	odb_for_each(&db, collect, &s);
+	CHECK(s.n == 1 && s.key[0] == key && s.value[0] == n,
+	      "%s: %d keys, first %#" PRIx64 "=%u; want %#" PRIx64 "=%u", what,
+	      s.n, s.n ? s.key[0] : 0, s.n ? s.value[0] : 0, key, n);
+	odb_close(&db);
+}
+
+int main(void)
+{
+	struct opd_sfile_counts const *c;
+	char cmd[300];
+	FILE *f;
+	int old, new;
+
+	op_set_progname("test_sfile_build");
+	if (!mkdtemp(dir))
+		op_die("mkdtemp failed");
+	snprintf(bin, sizeof(bin), "%s/prog", dir);
+	snprintf(sfile_path, sizeof(sfile_path),
+		 "%s/{root}%s/{dep}/{root}%s/CPU_CLOCK.1000000.0.all.all.all",
+		 dir, bin, bin);
+	f = fopen(bin, "w");
+	if (!f)
+		op_die("cannot create %s", bin);
+	fclose(f);
+	cfg.cpu_type = CPU_TIMER_INT;
+	cfg.nr_events = 1;
+	strcpy(cfg.events[0].name, "CPU_CLOCK");
+	cfg.events[0].count = 1000000;
+
+	/* build 1 */
+	set_mtime(1000);
+	start();
+	add(opd_image_file(bin), 0x10, 3);
+	expect("build 1", 1000, 0x10, 3);
+
+	/* the same build after a restart: its samples add up */
+	start();
+	add(opd_image_file(bin), 0x10, 1);
+	expect("build 1 again", 1000, 0x10, 4);
+
+	/* rebuilt, then the daemon restarts: the file is replaced */
+	set_mtime(2000);
+	start();
+	add(opd_image_file(bin), 0x20, 2);
+	expect("build 2 after a restart", 2000, 0x20, 2);
+	c = opd_sfile_counts();
+	CHECK(c->written == 2 && c->errors == 0, "written %" PRIu64 " errors %"
+	      PRIu64, c->written, c->errors);
+
+	/* an unknown mtime (a deleted binary) disables the check */
+	unlink(bin);
+	start();
+	add(opd_image_file(bin), 0x20, 1);
+	expect("deleted binary", 2000, 0x20, 3);
+
+	/* rebuilt while the daemon runs, the old build still running */
+	f = fopen(bin, "w");
+	if (!f)
+		op_die("cannot create %s", bin);
+	fclose(f);
+	set_mtime(3000);
+	start();
+	old = opd_image_file(bin);
+	CHECK(opd_image_file(bin) == old, "the same build is one image");
+	add(old, 0x30, 2);
+	expect("build 3", 3000, 0x30, 2);
+	set_mtime(4000);
+	new = opd_image_file(bin);
+	CHECK(new != old && opd_image_get(new)->mtime == 4000 &&
+	      opd_image_get(old)->mtime == 3000, "a rebuilt binary is a new image");
+	opd_sfile_reset_counts();
+	add(new, 0x40, 5);
+	opd_sfile_flush();
+	add(old, 0x30, 7);
+	expect("build 4 replaces build 3", 4000, 0x40, 5);
+	c = opd_sfile_counts();
+	CHECK(c->written == 5 && c->errors == 7, "old build's samples dropped: "
+	      "written %" PRIu64 " errors %" PRIu64, c->written, c->errors);
+	/* expect() closed every file: still an old build when reopened */
+	add(old, 0x30, 1);
+	add(new, 0x40, 1);
+	expect("build 4 again", 4000, 0x40, 6);
+	c = opd_sfile_counts();
+	CHECK(c->written == 6 && c->errors == 8, "written %" PRIu64 " errors %"
+	      PRIu64, c->written, c->errors);
+
+	opd_sfile_exit();
+	opd_image_exit();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		failures++;
+	printf("%s\n", failures ? "test_sfile_build: FAILED" : "test_sfile_build: all checks passed");
+	return failures ? 1 : 0;
+}
