@@ -188,7 +188,6 @@ static void clip_overlaps(void)
 
 static char *vmlinux_name;
 static char *cache_dir;      /* per-boot cache of kallsyms.gz and the range */
-static int force_reread;     /* a module was loaded: the cache is stale */
 
 static int write_text(char const *path, char const *text, size_t len)
 {
@@ -246,7 +245,7 @@ static int cache_lookup(char const *key, size_t klen, uint64_t *start, uint64_t 
 	char const *q;
 	int rc = -1;
 
-	if (!cache_dir || force_reread)
+	if (!cache_dir)
 		return -1;
 	old = slurp(cache_path(path, sizeof(path), "key"), &n);
 	range = slurp(cache_path(path, sizeof(path), "kernel_range"), &n);
@@ -307,7 +306,6 @@ static int kernel_range(uint64_t *start, uint64_t *end, char *err, size_t errlen
 	rc = parse_kernel_range(text, start, end, err, errlen);
 	if (!rc && key)
 		cache_store(key, klen, text, len, *start, *end);
-	force_reread = 0;
 	free(text);
 	free(key);
 	return rc;
@@ -335,9 +333,13 @@ int opd_kernel_init(char const *vmlinux, char const *cache, char *err, size_t er
 	return load(err, errlen);
 }
 
+/*
+ * The cache key holds the module list, so a loaded module makes the next
+ * lookup miss and kallsyms is read again; an unchanged list costs only
+ * reading /proc/modules and the boot id.
+ */
 int opd_kernel_reload(char *err, size_t errlen)
 {
-	force_reread = 1;
 	return load(err, errlen);
 }
 

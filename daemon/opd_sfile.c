@@ -232,10 +232,24 @@ static void fill_header(struct opd_sfile const *sf, struct opd_header *h)
 }
 
 /* odb_create: a new file appears with its header, or not at all */
+/* Open or create path; its directories are made only when missing. */
 static int create(struct opd_sfile *sf, char const *path, struct opd_header const *h)
 {
 	int rc = odb_create(&sf->db, path, h, sizeof(*h));
 
+	if (rc == -ENOENT) {
+		char dirs[PATH_MAX + 512];
+
+		snprintf(dirs, sizeof(dirs), "%s", path);
+		rc = mkdir_parents(dirs);
+		if (rc) {
+			snprintf(sf->db.err, sizeof(sf->db.err),
+				 "cannot create the directories of '%s': %s",
+				 path, strerror(-rc));
+			return rc;
+		}
+		rc = odb_create(&sf->db, path, h, sizeof(*h));
+	}
 	while (rc == -EMFILE && nr_open > 0) {
 		close_lru();
 		rc = odb_create(&sf->db, path, h, sizeof(*h));
@@ -273,42 +287,37 @@ static int open_file(struct opd_sfile *sf)
 	if (nr_open >= max_open)
 		close_lru();
 	fill_header(sf, &h);
-	rc = mkdir_parents(path);
-	if (!rc) {
-		rc = create(sf, path, &h);
-		if (!rc && (rc = other_build(sf, &h))) {
-			uint64_t had = ((struct opd_header const *)
-					odb_get_header(&sf->db))->mtime;
+	rc = create(sf, path, &h);
+	if (!rc && (rc = other_build(sf, &h))) {
+		uint64_t had = ((struct opd_header const *)
+				odb_get_header(&sf->db))->mtime;
 
-			odb_close(&sf->db);
-			if (rc < 0) {
-				op_warn("samples of an old build (mtime %" PRIu64 ") of "
-					"'%s' dropped: '%s' holds another build's, the "
-					"one on disk (mtime %" PRIu64 ")", h.mtime,
-					opd_image_get(sf->key.image)->name, path, had);
-				sf->stale = 1;
-				return -1;
-			}
-			op_warn("'%s' holds samples of another build (mtime %" PRIu64
-				") of '%s' (mtime %" PRIu64 "): replaced", path, had,
-				opd_image_get(sf->key.image)->name, h.mtime);
-			/* No open file may keep writing to the old one: the other
-			 * build's entries reopen, and see they are stale. */
-			close_open_files();
-			if (unlink(path) && errno != ENOENT) {
-				if (!sf->failed)
-					op_warn("cannot remove '%s': %s", path,
-						strerror(errno));
-				sf->failed = 1;
-				return -1;
-			}
-			rc = create(sf, path, &h);
+		odb_close(&sf->db);
+		if (rc < 0) {
+			op_warn("samples of an old build (mtime %" PRIu64 ") of "
+				"'%s' dropped: '%s' holds another build's, the "
+				"one on disk (mtime %" PRIu64 ")", h.mtime,
+				opd_image_get(sf->key.image)->name, path, had);
+			sf->stale = 1;
+			return -1;
 		}
-		if (rc && !sf->failed)
-			op_warn("cannot open sample file: %s", sf->db.err);
-	} else if (!sf->failed) {
-		op_warn("cannot create the directories of '%s': %s", path, strerror(-rc));
+		op_warn("'%s' holds samples of another build (mtime %" PRIu64
+			") of '%s' (mtime %" PRIu64 "): replaced", path, had,
+			opd_image_get(sf->key.image)->name, h.mtime);
+		/* No open file may keep writing to the old one: the other
+		 * build's entries reopen, and see they are stale. */
+		close_open_files();
+		if (unlink(path) && errno != ENOENT) {
+			if (!sf->failed)
+				op_warn("cannot remove '%s': %s", path,
+					strerror(errno));
+			sf->failed = 1;
+			return -1;
+		}
+		rc = create(sf, path, &h);
 	}
+	if (rc && !sf->failed)
+		op_warn("cannot open sample file: %s", sf->db.err);
 	if (rc) {
 		sf->failed = 1;
 		return -1;
