@@ -57,6 +57,24 @@ grep -v "^{root}$app/{dep}/{root}$app/" "$T/files" |
 "$SFCHECK" "$C" || fail "sample files fail the structural check"
 stats_balance "$C"
 
+step "opreport on that session: two thread columns, -m tid merges them"
+n1=$(total "$(sfile "$app" "{root}$app" "$tgid.$tid1.all")")
+n2=$(total "$(sfile "$app" "{root}$app" "$tgid.$tid2.all")")
+n1=${n1##* } n2=${n2##* }
+"$OPREPORT" --session-dir="$S" -l image:"$app" >"$T/rep" 2>&1 || { cat "$T/rep"; fail "opreport -l failed"; }
+cat "$T/rep"
+grep -q "^Processes with a thread ID of $tid1\$" "$T/rep" && grep -q "^Processes with a thread ID of $tid2\$" "$T/rep" ||
+	fail "opreport shows no class per thread"
+grep -Eq '^samples +% +samples +% ' "$T/rep" || fail "opreport shows no two sample columns"
+# each column's sum equals its thread's sample file total
+sums=$(sed -n '/symbol name$/,$p' "$T/rep" | sed 1d | awk '{ a += $1; b += $3 } END { print a, b }')
+[ "$sums" = "$n1 $n2" ] || fail "column sums '$sums', files hold '$n1 $n2'"
+"$OPREPORT" --session-dir="$S" -l -m tid image:"$app" >"$T/merged" 2>&1 || { cat "$T/merged"; fail "opreport -m tid failed"; }
+grep -q 'thread ID' "$T/merged" && fail "-m tid still shows thread classes"
+merged=$(sed -n '/symbol name$/,$p' "$T/merged" | sed 1d | awk '{ a += $1 } END { print a }')
+[ "$merged" = "$((n1 + n2))" ] || fail "-m tid sums to $merged, not $((n1 + n2))"
+echo "ok: two columns ($n1 + $n2 samples), merged by -m tid into $merged"
+
 step "--separate=cpu: one binary pinned to cpu 0 (0.5 s) and to cpu 1 (1 s)"
 restart cpu cpu
 app=$T/hot_main
