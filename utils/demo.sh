@@ -3,7 +3,8 @@
 #   bash utils/demo.sh
 # installs the Debian packages (.ci/install-deps), builds (or reuses a
 # build), profiles the whole machine while a small demo workload runs, and
-# prints the image summary and `opreport -l`.
+# prints the image summary, `opreport -l`, and `opreport -l` of the demo
+# program alone.
 #
 # Nothing is installed outside the tree: the tools run from the build tree
 # (opcontrol finds oprofiled in ../daemon/, the event files come from the
@@ -66,9 +67,12 @@ ctl --shutdown >/dev/null 2>&1 || true	# a daemon left from an earlier run
 rm -rf "$session"
 trap 'ctl --shutdown >/dev/null 2>&1 || true' EXIT
 
+# --separate=kernel: kernel and library samples are kept per application
+# too, so the demo program's own profile (its binary, its library, its
+# kernel time) can be shown apart from the rest of the machine.
 say "profile the whole machine: cpu type $("$ophelp" -r), event $("$ophelp" -d)"
-echo "+ opcontrol --session-dir=$session --start"
-ctl --start
+echo "+ opcontrol --session-dir=$session --separate=kernel --start"
+ctl --separate=kernel --start
 
 secs=${DEMO_SECONDS:-2}
 lib_s=$(awk -v s="$secs" 'BEGIN { print s * 0.75 }')
@@ -86,13 +90,15 @@ ctl --shutdown
 trap - EXIT
 
 # --- report -----------------------------------------------------------------
-say "opreport --session-dir=$session -t 1   (image summary, images of >= 1%)"
-"$opreport" --session-dir="$session" -t 1
+say "opreport --session-dir=$session -t 2   (image summary: applications of >= 2%)"
+"$opreport" --session-dir="$session" -t 2
 say "opreport --session-dir=$session -l -t 0.5   (symbols of >= 0.5%)"
 "$opreport" --session-dir="$session" -l -t 0.5
+say "opreport --session-dir=$session -l image:$demo/demo_work   (the demo program alone)"
+"$opreport" --session-dir="$session" -l -t 0.5 image:"$demo/demo_work"
 cat <<EOF
 
 The session stays in $session; look again with e.g.
-  $opreport --session-dir=$session -l image:$demo/demo_work
   $opreport --session-dir=$session -l vmlinux
+  $opreport --session-dir=$session -l -d image:$demo/demo_work
 EOF
