@@ -120,6 +120,15 @@ static struct pp_entry *app_totals(struct pp_profile const *p, size_t *n,
 	return apps;
 }
 
+/* Whether the app whose entries are [first, first + n) has other images. */
+static bool has_own_dependents(struct pp_entry const *first, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(first[i].app, first[i].image))
+			return true;
+	return false;
+}
+
 void pp_output_summary(FILE *out, struct pp_report const *r,
 		       struct pp_output_opts const *o)
 {
@@ -143,7 +152,9 @@ void pp_output_summary(FILE *out, struct pp_report const *r,
 		size_t a = (size_t)(rows[i] - apps);
 
 		row(&s, "", rows[i], p->totals, rows[i]->app);
-		if (deps)
+		/* an application with no other image needs no block of
+		 * its own 100 %, even when others have dependents */
+		if (deps && has_own_dependents(&p->v[first[a]], count[a]))
 			dependents(&s, rows[i], &p->v[first[a]], count[a]);
 	}
 	for (size_t i = 0; i < n; i++)

@@ -42,4 +42,15 @@ check_eq "$(awk '$NF == "lib_one" {printf "%s %s %s;", $1, $3, $4}' "$tmp/l")" \
 	"200 libt.so prog2;100 libt.so prog;" "lib-image: lib_one per application"
 "$OPREPORT" --session-dir="$SD" -x -m lib >"$tmp/bad" 2>&1
 check_eq "$?" "2" "-x -m lib: a usage error"
+
+# an application with no image but its own gets no nested block, even
+# when other applications have dependents
+cp "$prog" "$tmp/prog3"
+"$MKSAMPLE" "$(sfile "$tmp/prog3" "$tmp/prog3")" --mtime-of "$tmp/prog3" "$(symoff "$prog" alpha)=50" || fail mksample
+run_report "$tmp/solo"
+cat "$tmp/solo"
+check_eq "$(awk '$NF == "prog3" { getline; print substr($0, 1, 1) == "\t" ? "nested" : "flat" }' "$tmp/solo")" \
+	"flat" "prog3, with only its own image, has no nested block"
+check_eq "$(sed -n '/ prog$/,$p' "$tmp/solo" | grep '^	' | awk '$NF == "libt.so" {print $1}')" \
+	"100" "prog still shows libt.so nested"
 done_testing
