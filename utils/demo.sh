@@ -81,7 +81,7 @@ say "demo workload: demo_work $secs $lib_s $kern_s, and gzip of 40 MB of /usr/li
 # Two at once, one per cpu: the demo program, and something ordinary.
 (tar -cf - /usr/lib 2>/dev/null | head -c 40M | gzip -6 >/dev/null) || true &
 gz=$!
-"$demo/demo_work" "$secs" "$lib_s" "$kern_s"
+"$demo/demo_work" "$secs" "$lib_s" "$kern_s" | sed "s/^/demo_work CPU seconds: /"
 wait "$gz" || true
 
 echo "+ opcontrol --dump; opcontrol --shutdown"

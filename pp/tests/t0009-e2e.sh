@@ -26,15 +26,16 @@ $CC -I"$TOP_BUILDDIR" -o "$tmp/perfprobe" "$TOP_SRCDIR/tests/control/perfprobe.c
 	fail "cannot build tests/control/perfprobe.c"
 msg=$("$tmp/perfprobe") || skip "$msg"
 
-$CC -O1 -g -fPIC -shared -o "$tmp/libe2e.so" "$SRCDIR/tests/e2e_lib.c" ||
-	fail "cannot build e2e_lib.c"
-$CC -O1 -g -o "$tmp/e2e_work" "$SRCDIR/tests/e2e_work.c" -L"$tmp" -le2e \
-	-Wl,-rpath,"$tmp" || fail "cannot build e2e_work.c"
+# the README demo's workload (utils/demo/), built to have known shares
+$CC -O1 -g -fPIC -shared -o "$tmp/libdemo.so" "$TOP_SRCDIR/utils/demo/libdemo.c" ||
+	fail "cannot build libdemo.c"
+$CC -O1 -g -o "$tmp/demo_work" "$TOP_SRCDIR/utils/demo/demo_work.c" -L"$tmp" -ldemo \
+	-Wl,-rpath,"$tmp" || fail "cannot build demo_work.c"
 
 ctl --event=CPU_CLOCK:200000 --separate=kernel --start >"$tmp/start" 2>&1 ||
 	{ cat "$tmp/start"; fail "opcontrol --start failed"; }
 cat "$tmp/start"
-times=$("$tmp/e2e_work" 0.8 0.6 0.6) || fail "the workload failed"
+times=$("$tmp/demo_work" 0.8 0.6 0.6) || fail "the workload failed"
 echo "workload CPU seconds: $times"
 ctl --dump || fail "opcontrol --dump failed"
 ctl --shutdown || fail "opcontrol --shutdown failed"
@@ -49,19 +50,19 @@ near() {  # near ACTUAL EXPECTED WHAT
 	ok "$3: $1% (built: $2%)"
 }
 
-run_report "$tmp/l" -l image:"$tmp/e2e_work"
+run_report "$tmp/l" -l image:"$tmp/demo_work"
 head -20 "$tmp/l"
 rows() { sed -n '/symbol name$/,$p' "$tmp/l" | sed 1d; }
-check_eq "$(rows | sed -n 1p | awk '{print $3, $NF}')" "e2e_work e2e_main_hot" "top: e2e_main_hot in the main binary"
-check_eq "$(rows | sed -n 2p | awk '{print $3, $NF}')" "libe2e.so e2e_lib_hot" "second: e2e_lib_hot in libe2e.so"
-check_eq "$(rows | sed -n 3p | awk '{print $3, $4}')" "vmlinux e2e_work" "third: a kernel symbol, under e2e_work (--separate=kernel)"
-near "$(rows | awk '$NF == "e2e_main_hot" {print $2}')" "$(share main)" "e2e_main_hot share"
-near "$(rows | awk '$NF == "e2e_lib_hot" {print $2}')" "$(share lib)" "e2e_lib_hot share"
+check_eq "$(rows | sed -n 1p | awk '{print $3, $NF}')" "demo_work demo_main_hot" "top: demo_main_hot in the main binary"
+check_eq "$(rows | sed -n 2p | awk '{print $3, $NF}')" "libdemo.so demo_lib_hot" "second: demo_lib_hot in libdemo.so"
+check_eq "$(rows | sed -n 3p | awk '{print $3, $4}')" "vmlinux demo_work" "third: a kernel symbol, under demo_work (--separate=kernel)"
+near "$(rows | awk '$NF == "demo_main_hot" {print $2}')" "$(share main)" "demo_main_hot share"
+near "$(rows | awk '$NF == "demo_lib_hot" {print $2}')" "$(share lib)" "demo_lib_hot share"
 near "$(rows | awk '$3 == "vmlinux" {s += $2} END {printf "%.4f", s}')" "$(share kernel)" "kernel (vmlinux) share"
 
-run_report "$tmp/sum" image:"$tmp/e2e_work"
+run_report "$tmp/sum" image:"$tmp/demo_work"
 cat "$tmp/sum"
-for img in e2e_work libe2e.so vmlinux; do
+for img in demo_work libdemo.so vmlinux; do
 	check_grep "$tmp/sum" "^	 +[0-9]+ +[0-9.]+ $img\$" "summary: $img under the application"
 done
 done_testing
