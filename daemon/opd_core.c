@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "op_config.h"
+#include "op_file.h"
 #include "op_message.h"
 #include "opd_core.h"
 #include "opd_image.h"
@@ -287,31 +288,13 @@ static struct opd_sink const sink = {
 	.error = on_error,
 };
 
-static int mkdir_p(char const *path)
-{
-	char buf[4096];
-	char *p;
-
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return -ENAMETOOLONG;
-	for (p = strchr(buf + 1, '/'); ; p = strchr(p + 1, '/')) {
-		if (p)
-			*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -errno;
-		if (!p)
-			return 0;
-		*p = '/';
-	}
-}
-
 int opd_core_write_session(void)
 {
 	char dir[4096], err[512];
 	int rc;
 
 	snprintf(dir, sizeof(dir), "%s/session", current_dir);
-	rc = mkdir_p(dir);
+	rc = op_mkdir_p(dir);
 	if (rc)
 		return op_error("cannot create '%s': %s", dir, strerror(-rc));
 	if (opd_kernel_save(dir, err, sizeof(err)))
@@ -331,7 +314,7 @@ int opd_core_init(struct opd_config const *cfg)
 	current_dir = op_xmalloc(len);
 	snprintf(current_dir, len, "%s/%s/%s", cfg->session_dir, OP_SAMPLES_DIR,
 		 OP_CURRENT_SESSION);
-	rc = mkdir_p(current_dir);
+	rc = op_mkdir_p(current_dir);
 	if (rc)
 		return op_error("cannot create '%s': %s", current_dir, strerror(-rc));
 	snprintf(cache, sizeof(cache), "%s/kernel-cache", cfg->session_dir);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "op_config.h"
+#include "op_file.h"
 #include "op_message.h"
 #include "opd_session.h"
 
@@ -150,21 +151,10 @@ static int check_writable(char const *dir)
 /* Create every missing parent of dir too, as mkdir -p does. */
 static int make_parents(char const *dir)
 {
-	char *p = op_xstrdup(dir);
-	char *s;
-	int ret = 0;
+	int rc = op_mkdir_parents(dir);
 
-	for (s = p + 1; *s && !ret; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			ret = op_error("cannot create session directory '%s': %s",
-				       dir, strerror(errno));
-		*s = '/';
-	}
-	free(p);
-	return ret;
+	return rc ? op_error("cannot create session directory '%s': %s",
+			     dir, strerror(-rc)) : 0;
 }
 
 int opd_session_create(char const *session_dir)

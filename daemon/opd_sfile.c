@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_file.h"
 #include "op_mangle.h"
 #include "op_message.h"
 #include "op_sample_file.h"
@@ -192,22 +193,6 @@ static int build_path(struct opd_sfile_key const *k, char *buf, size_t len)
 	return 0;
 }
 
-static int mkdir_parents(char *path)
-{
-	char *p;
-
-	for (p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
-		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			int e = errno;
-			*p = '/';
-			return -e;
-		}
-		*p = '/';
-	}
-	return 0;
-}
-
 static void fill_header(struct opd_sfile const *sf, struct opd_header *h)
 {
 	struct opd_event const *ev = &config->events[sf->key.event];
@@ -238,10 +223,7 @@ static int create(struct opd_sfile *sf, char const *path, struct opd_header cons
 	int rc = odb_create(&sf->db, path, h, sizeof(*h));
 
 	if (rc == -ENOENT) {
-		char dirs[PATH_MAX + 512];
-
-		snprintf(dirs, sizeof(dirs), "%s", path);
-		rc = mkdir_parents(dirs);
+		rc = op_mkdir_parents(path);
 		if (rc) {
 			snprintf(sf->db.err, sizeof(sf->db.err),
 				 "cannot create the directories of '%s': %s",

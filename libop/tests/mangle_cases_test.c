@@ -135,28 +135,6 @@ static struct mangle_case const cases[] = {
 	  "{root}/x/{root}/{kern}/y/{dep}/{root}/{anon:z}/all.0x1.0x2/all.-1.0.all.all.all" },
 };
 
-/* Insert a second '/' after each "{root}/" marker, as OProfile writes. */
-static void oprofile_spelling(char const *name, char *out, size_t len)
-{
-	size_t o = 0;
-	char const *p;
-
-	for (p = name; *p && o + 2 < len; p++) {
-		int at_marker = p == name ||
-			(p - name >= 7 && !strncmp(p - 7, "/{dep}/", 7)) ||
-			(p - name >= 6 && !strncmp(p - 6, "/{cg}/", 6));
-
-		out[o++] = *p;
-		if (at_marker && !strncmp(p, "{root}/", 7)) {
-			memcpy(out + o, "root}/", 6);
-			o += 6;
-			out[o++] = '/';
-			p += 6;
-		}
-	}
-	out[o] = '\0';
-}
-
 /* name must parse to exactly want (a parse of the canonical name). */
 static void check_same_parse(struct mangle_tally *t, char const *name,
 			     struct op_parsed_name const *want)

@@ -172,27 +172,6 @@ static void rnd_values(struct op_mangle_values *v, struct rnd_names *n)
 	v->cpu = rnd_id();
 }
 
-/* Insert a '/' after each "{root}/" marker (never inside a path). */
-static void oprofile_spelling(char const *name, char *out, size_t len)
-{
-	size_t o = 0;
-	char const *p;
-
-	for (p = name; *p && o + 2 < len; p++) {
-		int at_marker = p == name ||
-			(p - name >= 7 && !strncmp(p - 7, "/{dep}/", 7)) ||
-			(p - name >= 6 && !strncmp(p - 6, "/{cg}/", 6));
-
-		out[o++] = *p;
-		if (at_marker && !strncmp(p, "{root}/", 7)) {
-			memcpy(out + o, "root}//", 7);
-			o += 7;
-			p += 6;
-		}
-	}
-	out[o] = '\0';
-}
-
 static void check_variant(struct mangle_tally *t, char const *name,
 			  struct op_parsed_name const *want)
 {

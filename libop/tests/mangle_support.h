@@ -234,4 +234,30 @@ static inline int mangle_tally_report(char const *name,
 	return t->failed ? 1 : 0;
 }
 
+/*
+ * OProfile's own spelling of a name: it writes "{root}/" followed by the
+ * absolute path, so each "{root}/" marker (never one inside a path) is
+ * followed by a second '/'. The parser must accept both spellings.
+ */
+static inline void oprofile_spelling(char const *name, char *out, size_t len)
+{
+	size_t o = 0;
+	char const *p;
+
+	for (p = name; *p && o + 2 < len; p++) {
+		int at_marker = p == name ||
+			(p - name >= 7 && !strncmp(p - 7, "/{dep}/", 7)) ||
+			(p - name >= 6 && !strncmp(p - 6, "/{cg}/", 6));
+
+		out[o++] = *p;
+		if (at_marker && !strncmp(p, "{root}/", 7)) {
+			memcpy(out + o, "root}/", 6);
+			o += 6;
+			out[o++] = '/';
+			p += 6;
+		}
+	}
+	out[o] = '\0';
+}
+
 #endif /* MANGLE_SUPPORT_H */
