@@ -206,6 +206,25 @@ static int write_text(char const *path, char const *text, size_t len)
 	return 0;
 }
 
+/* Write text gzipped (level 1: fast) to path, through a renamed temp file. */
+static int write_gz(char const *path, char const *text, size_t len)
+{
+	char tmp[4300];
+	gzFile out;
+	int ok;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	out = gzopen(tmp, "wb1");
+	if (!out)
+		return -1;
+	ok = gzwrite(out, text, (unsigned)len) == (int)len;
+	if (gzclose(out) != Z_OK || !ok || rename(tmp, path)) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
 /* The cache's file NAME in buf. */
 static char const *cache_path(char *buf, size_t len, char const *name)
 {
@@ -264,22 +283,13 @@ static int cache_lookup(char const *key, size_t klen, uint64_t *start, uint64_t 
 static void cache_store(char const *key, size_t klen, char const *text,
 			size_t len, uint64_t start, uint64_t end)
 {
-	char path[4200], tmp[4300], range[64];
-	gzFile out;
-	int ok;
+	char path[4200], range[64];
 
 	if (!cache_dir || (mkdir(cache_dir, 0755) && errno != EEXIST))
 		return;
 	unlink(cache_path(path, sizeof(path), "key"));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", cache_path(path, sizeof(path), "kallsyms.gz"));
-	out = gzopen(tmp, "wb1");
-	if (!out)
+	if (write_gz(cache_path(path, sizeof(path), "kallsyms.gz"), text, len))
 		return;
-	ok = gzwrite(out, text, (unsigned)len) == (int)len;
-	if (gzclose(out) != Z_OK || !ok || rename(tmp, path)) {
-		unlink(tmp);
-		return;
-	}
 	snprintf(range, sizeof(range), "%" PRIx64 " %" PRIx64 "\n", start, end);
 	if (write_text(cache_path(path, sizeof(path), "kernel_range"), range, strlen(range)))
 		return;
@@ -403,11 +413,9 @@ static int copy_file(char const *from, char const *to, char *err, size_t errlen)
  */
 static int save_kallsyms(char const *to, char *err, size_t errlen)
 {
-	char cached[4200], tmp[4300];
+	char cached[4200];
 	size_t len = 0;
 	char *text;
-	gzFile out;
-	int ok;
 
 	unlink(to);
 	if (cache_dir && link(cache_path(cached, sizeof(cached), "kallsyms.gz"), to) == 0)
@@ -419,12 +427,8 @@ static int save_kallsyms(char const *to, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot read '%s': %s", KALLSYMS, strerror(errno));
 		return -1;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp", to);
-	out = gzopen(tmp, "wb1");
-	ok = out && gzwrite(out, text, (unsigned)len) == (int)len;
-	if (!out || gzclose(out) != Z_OK || !ok || rename(tmp, to)) {
+	if (write_gz(to, text, len)) {
 		snprintf(err, errlen, "cannot write '%s': %s", to, strerror(errno));
-		unlink(tmp);
 		free(text);
 		return -1;
 	}
