@@ -66,7 +66,7 @@ mkdir -p "$work/driver" "$work/root"
 t0=$(date +%s.%N)
 
 # --- the module -----------------------------------------------------------
-cp "$src/driver/oprofile.c" "$src/driver/Kbuild" "$src/libop/op_stream.h" "$work/driver/"
+cp "$src"/driver/*.[ch] "$src/driver/Kbuild" "$src/libop/op_stream.h" "$work/driver/"
 cp "$src/tests/kernel/dummy.c" "$work/driver/"
 echo 'obj-m += dummy.o' >>"$work/driver/Kbuild"
 if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$KDIR" M="$work/driver" modules >"$work/module-build.log" 2>&1; then
@@ -106,6 +106,8 @@ done
 	nm -S -D --defined-only "$bld/tests/workloads/libhot.so" | awk '$4=="hot_lib_loop"{print "libhot.so hot_lib_loop", $1, $2}'
 } >"$r/ranges.txt"
 cp "$here/guest.sh" "$r/init"
+mkdir -p "$r/ktest"
+cp -r "$here/lib.sh" "$here/scenarios" "$r/ktest/"
 echo "KTEST_TESTS_DIR=$bld/tests" >"$r/ktest.env"
 chmod +x "$r/init"
 (cd "$r" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$work/initrd.gz"

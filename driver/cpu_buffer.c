@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-cpu rings: the sampling interrupt (hrtimer or perf overflow, hard
+ * irq or NMI) is the single producer of its cpu's ring, the sync the single
+ * consumer; head and tail are published with release/acquire, so neither
+ * side takes a lock. A full ring drops the sample and counts it.
+ */
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+
+#include "oprof.h"
+
+DEFINE_PER_CPU(struct op_cpu, op_cpus);
+
+/* Put one entry into this cpu's ring (hardirq). */
+void op_add_sample(struct op_cpu *cb, struct pt_regs *regs, unsigned int event)
+{
+	struct task_struct *task = current;
+	struct mm_struct *mm = task->mm;
+	bool kernel = !user_mode(regs);
+	unsigned long head = cb->head;
+	struct op_entry *e;
+
+	if (kernel ? !counters[event].kernel : !counters[event].user)
+		return;
+	cb->sample_received++;
+	if (head - smp_load_acquire(&cb->tail) > cb->mask) {
+		cb->sample_lost_overflow++;
+		return;
+	}
+	e = &cb->ring[head & cb->mask];
+	e->pc = instruction_pointer(regs);
+	e->event = event;
+	e->flags = kernel ? OPE_KERNEL : 0;
+	e->task = NULL;
+	e->mm = NULL;
+	if (task != cb->last_task || mm != cb->last_mm) {
+		e->flags |= OPE_CTX;
+		get_task_struct(task);
+		e->task = task;
+		if (mm && mmget_not_zero(mm))
+			e->mm = mm;
+		cb->last_task = task;
+		cb->last_mm = mm;
+	}
+	smp_store_release(&cb->head, head + 1);
+}

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * oprofile-ng's kernel driver for Linux 6.1: what its parts share.
+ *
+ *   oprof.c           module init/exit, start/stop, buffer setup/teardown
+ *   oprofilefs.c      the filesystem type and its file/dir helpers
+ *   oprofile_files.c  the control and statistics files in /dev/oprofile
+ *   event_buffer.c    the event buffer and /dev/oprofile/buffer
+ *   cpu_buffer.c      per-cpu lock-free rings (interrupt context producer)
+ *   timer_int.c       timer mode: a per-cpu hrtimer
+ *   buffer_sync.c     the sync: rings -> escape-coded event stream
+ *   cookies.c         the cookie table (pinned paths) and its listing
+ *   module_notify.c   modules loaded while profiling
+ *
+ * Locking and contexts:
+ *  - A sampling interrupt is the only producer of its cpu's ring. It takes
+ *    task and mm references (atomic increments) when the context changes;
+ *    it never sleeps, never takes mmap_lock.
+ *  - Everything else runs under op_mutex in process context: the sync
+ *    (delayed work every HZ/10, and on dump/disable), read(), the control
+ *    files, open/release of buffer. The sync is the only consumer of the
+ *    rings; it drops the references (put_task_struct, mmput) and resolves
+ *    user pcs with find_vma under mmap_read_lock.
+ *  - Cookies: our own table of pinned struct paths (dcookies are gone);
+ *    each is defined in-band (OP_CODE_COOKIE_DEF) before its first use in
+ *    a stream, and listed in /dev/oprofile/cookies.
+ */
+#ifndef OPROF_H
+#define OPROF_H
+
+#include <linux/atomic.h>
+#include <linux/fs.h>
+#include <linux/hrtimer.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/path.h>
+#include <linux/percpu.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "op_stream.h"
+
+#define OP_NR_COUNTERS 1          /* timer mode: one hrtimer per cpu */
+#define OP_MIN_PERIOD_NS 10000UL  /* as events/timer/events' minimum */
+#define OP_MAX_PATH_WORDS (PATH_MAX / sizeof(unsigned long) + 1)
+
+/* ------------------------------------------------------ config (oprof.c) */
+
+extern unsigned long buffer_size;       /* event buffer, words */
+extern unsigned long buffer_watershed;  /* wake the reader this close to full */
+extern unsigned long cpu_buffer_size;   /* per-cpu ring, entries */
+extern unsigned long backtrace_depth;
+extern unsigned long pointer_size;
+
+struct op_counter {
+	unsigned long enabled, event, count, unit_mask, kernel, user;
+};
+extern struct op_counter counters[OP_NR_COUNTERS];
+
+/* ------------------------------------------------------- state (oprof.c) */
+
+extern struct mutex op_mutex;   /* everything but the interrupt path */
+extern bool op_setup;           /* buffers allocated (buffer open) */
+extern bool op_enabled;         /* sampling */
+extern bool op_dump;            /* a dump asked the reader to wake */
+extern bool op_stopped;         /* sampling ran and stopped: read() may end */
+
+int op_start(void);
+void op_stop(void);
+int op_alloc_buffers(void);
+void op_free_buffers(void);
+
+/* --------------------------------------------------- per-cpu rings */
+
+/* One ring entry, written by the cpu's sampling interrupt. */
+enum { OPE_KERNEL = 1, OPE_CTX = 2 };
+struct op_entry {
+	unsigned long pc;
+	unsigned int event;
+	unsigned int flags;
+	struct task_struct *task;       /* OPE_CTX: a reference */
+	struct mm_struct *mm;           /* OPE_CTX: a reference, or NULL */
+};
+
+struct op_stat_file {
+	unsigned long (*fn)(long cpu);
+	long cpu;                       /* -1: the sum over cpus */
+};
+
+struct op_cpu {
+	/* ring: producer = this cpu's sampling interrupt, consumer = the sync */
+	struct op_entry *ring;
+	unsigned long head;             /* next to write (producer) */
+	unsigned long tail;             /* next to read (consumer) */
+	unsigned long mask;
+	struct hrtimer timer;
+	bool running;
+	/* producer's view of the context (pointers only, no references) */
+	struct task_struct *last_task;
+	struct mm_struct *last_mm;
+	/* statistics, written on this cpu only */
+	unsigned long sample_received;
+	unsigned long sample_lost_overflow;
+	unsigned long sample_lost_no_regs;
+	/* consumer: the newest context, holding its references */
+	struct task_struct *cur_task;
+	struct mm_struct *cur_mm;
+	unsigned long cur_app_cookie;
+	struct op_stat_file st[3];
+};
+DECLARE_PER_CPU(struct op_cpu, op_cpus);
+
+void op_add_sample(struct op_cpu *cb, struct pt_regs *regs, unsigned int event);
+
+/* ------------------------------------------------------- timer_int.c */
+
+void op_timer_init(void);
+void op_timer_start(void);
+void op_timer_stop(void);
+
+/* ----------------------------------------------------- event_buffer.c */
+
+extern const struct file_operations buffer_fops;
+extern wait_queue_head_t buffer_wait;
+extern unsigned long *ebuf;
+extern unsigned long ebuf_size, ebuf_head, ebuf_tail;
+
+bool ebuf_add(unsigned long const *w, unsigned long n);
+
+/* ------------------------------------------------------ buffer_sync.c */
+
+extern struct delayed_work sync_work;
+extern unsigned long *rec;
+extern unsigned long st_lost_no_mm, st_lost_no_mapping, st_event_lost_overflow;
+extern unsigned long st_samples_emitted, st_syncs;
+extern unsigned long lost_reported[OP_LOST_CATEGORY_MAX]; /* sent in-band */
+#define REC_MAX (4 * OP_MAX_PATH_WORDS + 64)
+
+void op_sync(void);
+void sync_work_fn(struct work_struct *w);
+void stream_reset(void);
+
+/* ---------------------------------------------------------- cookies.c */
+
+struct op_cookie {
+	struct list_head list;
+	struct path path;
+	unsigned long id;
+	char *name;
+	size_t len;
+	bool defined;                   /* defined in the current stream */
+};
+extern char *path_page;
+extern unsigned long st_cookies;
+extern const struct file_operations cookies_fops;
+
+struct op_cookie *cookie_get(const struct path *p);
+void cookies_free(void);
+
+/* ---------------------------------------------------- module_notify.c */
+
+struct op_modload {
+	struct list_head list;
+	unsigned long start, end;
+	char name[MODULE_NAME_LEN];
+};
+extern atomic_long_t st_module_loads;
+
+int op_module_notify_init(void);
+void op_module_notify_exit(void);
+void op_modloads_take(struct list_head *todo);
+
+/* ------------------------------------------- oprofilefs.c, oprofile_files.c */
+
+int oprofilefs_register(void);
+void oprofilefs_unregister(void);
+struct dentry *opfs_mkdir(struct dentry *parent, char const *name);
+int opfs_file(struct dentry *dir, char const *name, umode_t perm,
+	      const struct file_operations *fops, void *priv);
+int op_create_files(struct dentry *root);
+
+#endif

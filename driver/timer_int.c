@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Timer mode (cpu_type "timer"): a per-cpu hrtimer, pinned and expiring in
+ * hard interrupt context, samples the interrupted pc every 0/count ns.
+ */
+#include <linux/cpu.h>
+#include <linux/hrtimer.h>
+#include <linux/smp.h>
+#include <asm/irq_regs.h>
+
+#include "oprof.h"
+
+static enum hrtimer_restart op_timer_fn(struct hrtimer *t)
+{
+	struct op_cpu *cb = container_of(t, struct op_cpu, timer);
+	struct pt_regs *regs = get_irq_regs();
+
+	if (!READ_ONCE(cb->running))
+		return HRTIMER_NORESTART;
+	if (regs)
+		op_add_sample(cb, regs, 0);
+	else
+		cb->sample_lost_no_regs++;
+	hrtimer_forward_now(t, ns_to_ktime(counters[0].count));
+	return HRTIMER_RESTART;
+}
+
+static void op_timer_start_cpu(void *unused)
+{
+	struct op_cpu *cb = this_cpu_ptr(&op_cpus);
+
+	WRITE_ONCE(cb->running, true);
+	hrtimer_start(&cb->timer, ns_to_ktime(counters[0].count),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+void op_timer_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct op_cpu *cb = per_cpu_ptr(&op_cpus, cpu);
+
+		hrtimer_init(&cb->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+		cb->timer.function = op_timer_fn;
+	}
+}
+
+void op_timer_start(void)
+{
+	cpus_read_lock();
+	on_each_cpu(op_timer_start_cpu, NULL, 1);
+	cpus_read_unlock();
+}
+
+void op_timer_stop(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu_ptr(&op_cpus, cpu)->running, false);
+	for_each_possible_cpu(cpu)
+		hrtimer_cancel(&per_cpu_ptr(&op_cpus, cpu)->timer);
+}

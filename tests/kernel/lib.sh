@@ -1,0 +1,46 @@
+# Shell helpers for the guest scenarios (sourced by guest.sh).
+#
+# Conventions: guest.sh sources scenarios/*.sh in name order, in one shell.
+# Each scenario starts with the oprofile module unloaded and /dev/oprofile
+# unmounted, and leaves it that way (guest.sh enforces it between
+# scenarios). A scenario prints one "KTEST name PASS|FAIL detail" line per
+# check (check/ok/bad) and "KTEST-INFO ..." lines for the log.
+S=/var/lib/oprofile
+D=/dev/oprofile
+num() { v=$(cat "$1" 2>/dev/null); echo "${v:-0}"; }
+rd() { cat "$1" 2>/dev/null; }
+
+ok() { echo "KTEST $1 PASS $2"; }
+bad() { echo "KTEST $1 FAIL $2"; }
+check() { # name condition-status detail
+	if [ "$2" = 0 ]; then ok "$1" "$3"; else bad "$1" "$3"; fi
+}
+info() { echo "KTEST-INFO $*"; }
+
+# insmod the driver with module parameters "$@", mount oprofilefs.
+load_driver() {
+	insmod /lib/oprofile.ko "$@" && mkdir -p $D && mount -t oprofilefs nodev $D
+}
+
+# Unmount and unload; status 0 when the module is gone.
+unload_driver() {
+	umount $D 2>/dev/null
+	rmmod oprofile 2>/dev/null
+	! grep -q '^oprofile ' /proc/modules
+}
+
+# Between scenarios: whatever a failed scenario left behind goes away.
+reset_driver() {
+	pidof oprofiled >/dev/null && opcontrol --shutdown >/dev/null 2>&1
+	grep -q '^oprofile ' /proc/modules || return 0
+	unload_driver || bad scenario_cleanup "the oprofile module would not unload"
+}
+
+# The driver's lost samples, all categories (as the daemon counts them).
+driver_lost() {
+	l=0
+	for f in sample_lost_overflow sample_lost_no_mm sample_lost_no_mapping event_lost_overflow; do
+		l=$((l + $(num $D/stats/$f)))
+	done
+	echo $l
+}

@@ -1,0 +1,36 @@
+# sourced by tests/kernel/guest.sh (see lib.sh for the conventions)
+# --- 3. the daemon: opcontrol --init/--start, workloads, opreport ---------
+opcontrol --init >/tmp/init.txt 2>&1; check opcontrol_init "$([ -e /dev/oprofile/buffer ]; echo $?)" "$(tr '\n' ' ' </tmp/init.txt)"
+opcontrol --no-vmlinux --event=CPU_CLOCK:1000000 >/tmp/setup.txt 2>&1
+opcontrol --start >/tmp/start.txt 2>&1; check opcontrol_start $? "$(tr '\n' ' ' </tmp/start.txt)"
+t0=$(cut -d' ' -f1 /proc/uptime)
+hot_main 1.5
+(cd "$KTEST_TESTS_DIR" && hot_lib 1.5)
+dd if=/dev/zero of=/dev/null bs=64k count=8000 2>/dev/null
+t1=$(cut -d' ' -f1 /proc/uptime)
+opcontrol --dump >/tmp/dump.txt 2>&1; check opcontrol_dump $? "workloads took $t0..$t1 s"
+opreport -l > /tmp/report.txt 2>/tmp/report.err; check opreport $? "$(head -c 300 /tmp/report.err)"
+echo "KTEST-INFO report head:"; head -30 /tmp/report.txt | sed 's/^/KTEST-INFO /'
+# share of each workload's samples in its hot function (opreport -l
+# columns: samples % image symbol)
+share() { # image symbol
+	awk -v img="$1" -v sym="$2" '$3==img {tot+=$1; if ($4==sym) hot+=$1}
+		END {printf "%d %d\n", hot, tot}' /tmp/report.txt
+}
+for w in "hot_main hot_main_loop" "libhot.so hot_lib_loop"; do
+	set -- $w
+	set -- $1 $2 $(share $1 $2)
+	check "hot_$2" "$([ "$4" -gt 100 ] && [ $(($3 * 100)) -ge $(($4 * 90)) ]; echo $?)" "$3/$4 samples of $1 in $2"
+done
+dds=$(awk '$3=="vmlinux"{n+=$1} END{print n+0}' /tmp/report.txt)
+check kernel_samples "$([ "$dds" -gt 100 ]; echo $?)" "vmlinux samples=$dds"
+echo "KTEST-INFO ranges: $(cat /ranges.txt | tr '\n' ';')"
+opcontrol --shutdown >/tmp/shutdown.txt 2>&1; check opcontrol_shutdown $? "$(tr '\n' ' ' </tmp/shutdown.txt)"
+st=$S/samples/current/stats
+drecv=$(num /dev/oprofile/stats/sample_received)
+demit=$(num /dev/oprofile/stats/sample_emitted)
+dlost=$(driver_lost)
+orecv=$(num $st/sample_received)
+check stats_accounting "$([ "$drecv" -gt 1000 ] && [ $((demit + dlost)) = "$drecv" ] && [ "$orecv" = "$demit" ]; echo $?)" \
+	"driver received=$drecv emitted=$demit lost=$dlost; daemon received=$orecv written=$(rd $st/sample_written) stream_errors=$(rd $st/stream_errors)"
+opcontrol --deinit >/tmp/deinit.txt 2>&1; check opcontrol_deinit "$([ $? = 0 ] && ! grep -q oprofile /proc/modules; echo $?)" "$(tr '\n' ' ' </tmp/deinit.txt)"
