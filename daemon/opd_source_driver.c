@@ -195,7 +195,8 @@ static size_t driver_pollfds(struct opd_source *src, struct pollfd *fds, size_t 
 {
 	struct driver_priv *p = src->priv;
 
-	if (!max)
+	/* stopped, the buffer polls readable for end of file: no busy loop */
+	if (!max || !p->running)
 		return 0;
 	fds[0] = (struct pollfd){ .fd = p->fd, .events = POLLIN };
 	return 1;

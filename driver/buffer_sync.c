@@ -134,10 +134,7 @@ static void sync_cpu(int cpu)
 
 		smp_store_release(&cb->tail, cb->tail + 1);
 		if (e.flags & OPE_CTX) {
-			if (cb->cur_task)
-				put_task_struct(cb->cur_task);
-			if (cb->cur_mm)
-				mmput(cb->cur_mm);
+			op_ctx_put(cb->cur_task, cb->cur_mm);
 			cb->cur_task = e.task;
 			cb->cur_mm = e.mm;
 			cb->cur_app_cookie = app_cookie_of(e.mm, &def_app);

@@ -11,6 +11,20 @@
 #include "oprof.h"
 
 DEFINE_PER_CPU(struct op_cpu, op_cpus);
+atomic_long_t op_refs_held = ATOMIC_LONG_INIT(0); /* task + mm references */
+
+/* Drop the references a context entry carried (process context). */
+void op_ctx_put(struct task_struct *task, struct mm_struct *mm)
+{
+	if (task) {
+		put_task_struct(task);
+		atomic_long_dec(&op_refs_held);
+	}
+	if (mm) {
+		mmput(mm);
+		atomic_long_dec(&op_refs_held);
+	}
+}
 
 /* Put one entry into this cpu's ring (hardirq). */
 void op_add_sample(struct op_cpu *cb, struct pt_regs *regs, unsigned int event)
@@ -37,9 +51,12 @@ void op_add_sample(struct op_cpu *cb, struct pt_regs *regs, unsigned int event)
 	if (task != cb->last_task || mm != cb->last_mm) {
 		e->flags |= OPE_CTX;
 		get_task_struct(task);
+		atomic_long_inc(&op_refs_held);
 		e->task = task;
-		if (mm && mmget_not_zero(mm))
+		if (mm && mmget_not_zero(mm)) {
+			atomic_long_inc(&op_refs_held);
 			e->mm = mm;
+		}
 		cb->last_task = task;
 		cb->last_mm = mm;
 	}

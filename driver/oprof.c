@@ -46,10 +46,7 @@ static void drop_contexts(void)
 	for_each_possible_cpu(cpu) {
 		struct op_cpu *cb = per_cpu_ptr(&op_cpus, cpu);
 
-		if (cb->cur_task)
-			put_task_struct(cb->cur_task);
-		if (cb->cur_mm)
-			mmput(cb->cur_mm);
+		op_ctx_put(cb->cur_task, cb->cur_mm);
 		cb->cur_task = NULL;
 		cb->cur_mm = NULL;
 		cb->last_task = NULL;
@@ -135,6 +132,7 @@ int op_alloc_buffers(void)
 		cb->sample_received = 0;
 		cb->sample_lost_overflow = 0;
 		cb->sample_lost_no_regs = 0;
+		cb->timer_overrun = 0;
 	}
 	st_lost_no_mm = st_lost_no_mapping = st_event_lost_overflow = 0;
 	st_samples_emitted = st_syncs = st_cookies = 0;
@@ -167,9 +165,15 @@ static int __init oprofile_init(void)
 
 static void __exit oprofile_exit(void)
 {
+	long held;
+
 	oprofilefs_unregister();
 	op_module_notify_exit();
 	cancel_delayed_work_sync(&sync_work);
+	/* buffer is closed (the fs was unmounted): nothing may be held */
+	held = atomic_long_read(&op_refs_held);
+	if (held)
+		pr_err("oprofile: leak: %ld task/mm references still held at unload\n", held);
 }
 
 module_init(oprofile_init);

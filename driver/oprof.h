@@ -105,15 +105,19 @@ struct op_cpu {
 	unsigned long sample_received;
 	unsigned long sample_lost_overflow;
 	unsigned long sample_lost_no_regs;
+	unsigned long timer_overrun;    /* periods the hrtimer fired too late for */
 	/* consumer: the newest context, holding its references */
 	struct task_struct *cur_task;
 	struct mm_struct *cur_mm;
 	unsigned long cur_app_cookie;
-	struct op_stat_file st[3];
+	struct op_stat_file st[4];
 };
 DECLARE_PER_CPU(struct op_cpu, op_cpus);
 
+extern atomic_long_t op_refs_held;
+
 void op_add_sample(struct op_cpu *cb, struct pt_regs *regs, unsigned int event);
+void op_ctx_put(struct task_struct *task, struct mm_struct *mm);
 
 /* ------------------------------------------------------- timer_int.c */
 

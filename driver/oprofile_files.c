@@ -153,6 +153,7 @@ static unsigned long stat_##field(long cpu) \
 PERCPU_STAT(sample_received)
 PERCPU_STAT(sample_lost_overflow)
 PERCPU_STAT(sample_lost_no_regs)
+PERCPU_STAT(timer_overrun)
 
 #define GLOBAL_STAT(name, expr) \
 static unsigned long stat_##name(long cpu) { return (expr); }
@@ -163,6 +164,7 @@ GLOBAL_STAT(emitted, READ_ONCE(st_samples_emitted))
 GLOBAL_STAT(syncs, READ_ONCE(st_syncs))
 GLOBAL_STAT(ncookies, READ_ONCE(st_cookies))
 GLOBAL_STAT(modules, atomic_long_read(&st_module_loads))
+GLOBAL_STAT(refs_held, atomic_long_read(&op_refs_held))
 /* Objects the files point at: static, they outlive any superblock. */
 static struct op_ulong u_buffer_size = { &buffer_size, 1024, 1UL << 26 };
 static struct op_ulong u_watershed = { &buffer_watershed, 0, 1UL << 26 };
@@ -175,12 +177,14 @@ static struct op_stat_file s_global[] = {
 	{ stat_sample_received, -1 }, { stat_sample_lost_overflow, -1 },
 	{ stat_no_mm, -1 }, { stat_no_mapping, -1 }, { stat_event_overflow, -1 },
 	{ stat_emitted, -1 }, { stat_syncs, -1 }, { stat_ncookies, -1 },
-	{ stat_modules, -1 }, { stat_sample_lost_no_regs, -1 },
+	{ stat_modules, -1 }, { stat_sample_lost_no_regs, -1 }, { stat_refs_held, -1 },
+	{ stat_timer_overrun, -1 },
 };
 static char const *const s_global_names[] = {
 	"sample_received", "sample_lost_overflow", "sample_lost_no_mm",
 	"sample_lost_no_mapping", "event_lost_overflow", "sample_emitted",
-	"syncs", "cookies", "module_loads", "sample_lost_no_regs",
+	"syncs", "cookies", "module_loads", "sample_lost_no_regs", "refs_held",
+	"timer_overrun",
 };
 
 int op_create_files(struct dentry *root)
@@ -238,9 +242,11 @@ int op_create_files(struct dentry *root)
 		sf[0] = (struct op_stat_file){ stat_sample_received, cpu };
 		sf[1] = (struct op_stat_file){ stat_sample_lost_overflow, cpu };
 		sf[2] = (struct op_stat_file){ stat_sample_lost_no_regs, cpu };
+		sf[3] = (struct op_stat_file){ stat_timer_overrun, cpu };
 		err |= opfs_file(d, "sample_received", 0444, &stat_fops, &sf[0]);
 		err |= opfs_file(d, "sample_lost_overflow", 0444, &stat_fops, &sf[1]);
 		err |= opfs_file(d, "sample_lost_no_regs", 0444, &stat_fops, &sf[2]);
+		err |= opfs_file(d, "timer_overrun", 0444, &stat_fops, &sf[3]);
 	}
 	return err ? -ENOMEM : 0;
 }

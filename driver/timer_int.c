@@ -14,6 +14,7 @@ static enum hrtimer_restart op_timer_fn(struct hrtimer *t)
 {
 	struct op_cpu *cb = container_of(t, struct op_cpu, timer);
 	struct pt_regs *regs = get_irq_regs();
+	u64 periods;
 
 	if (!READ_ONCE(cb->running))
 		return HRTIMER_NORESTART;
@@ -21,7 +22,11 @@ static enum hrtimer_restart op_timer_fn(struct hrtimer *t)
 		op_add_sample(cb, regs, 0);
 	else
 		cb->sample_lost_no_regs++;
-	hrtimer_forward_now(t, ns_to_ktime(counters[0].count));
+	/* more than one period gone: ticks the cpu could not take (a busy
+	 * hypervisor host, long irq-off sections); counted, not sampled */
+	periods = hrtimer_forward_now(t, ns_to_ktime(counters[0].count));
+	if (periods > 1)
+		cb->timer_overrun += periods - 1;
 	return HRTIMER_RESTART;
 }
 

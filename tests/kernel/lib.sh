@@ -32,6 +32,7 @@ unload_driver() {
 # Between scenarios: whatever a failed scenario left behind goes away.
 reset_driver() {
 	pidof oprofiled >/dev/null && opcontrol --shutdown >/dev/null 2>&1
+	rm -rf $S	# each scenario has a session of its own
 	grep -q '^oprofile ' /proc/modules || return 0
 	unload_driver || bad scenario_cleanup "the oprofile module would not unload"
 }
@@ -44,3 +45,34 @@ driver_lost() {
 	done
 	echo $l
 }
+
+# The daemon's stats file NAME of the current session.
+dstat() { num $S/samples/current/stats/$1; }
+
+# Daemon samples received but neither written nor counted as dropped
+# (doc/formats.md section 5): must be 0.
+daemon_unaccounted() {
+	u=$(dstat sample_received)
+	for f in sample_written sample_saturated sample_dropped_no_app sample_dropped_bad_event \
+		 sample_dropped_unresolved_kernel sample_dropped_unknown_cookie \
+		 sample_dropped_no_mapping sample_dropped_sfile_error; do
+		u=$((u - $(dstat $f)))
+	done
+	echo $u
+}
+
+# Samples the daemon was told were lost before the stream, all categories.
+daemon_lost() {
+	l=0
+	for f in sample_lost_overflow sample_lost_no_mm sample_lost_no_mapping \
+		 event_lost_overflow sample_invalid_eip sample_lost_throttled; do
+		l=$((l + $(dstat $f)))
+	done
+	echo $l
+}
+
+# Active objects of a slab cache (0 if the kernel does not show it).
+slab_objs() { awk -v c="$1" '$1==c {print $2; f=1} END {if (!f) print 0}' /proc/slabinfo; }
+
+# uptime in ms
+now_ms() { awk '{printf "%d\n", $1 * 1000}' /proc/uptime; }

@@ -13,7 +13,8 @@
 # Environment: abs_top_srcdir, abs_top_builddir (set by make check; else
 # the source tree and its build/ dir), KVER/KDIR/KIMG (kernel version,
 # build dir, image), QEMU_ACCEL (default tcg), KTEST_DIR (work dir, default
-# $abs_top_builddir/tests/kernel/work), SKIP_KERNEL_TESTS=1.
+# $abs_top_builddir/tests/kernel/work), SKIP_KERNEL_TESTS=1, KTEST_SCENARIOS
+# (name prefixes of the scenarios to run, e.g. "55 70"; default all).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=${abs_top_srcdir:-$(cd "$here/../.." && pwd)}
@@ -67,8 +68,8 @@ t0=$(date +%s.%N)
 
 # --- the module -----------------------------------------------------------
 cp "$src"/driver/*.[ch] "$src/driver/Kbuild" "$src/libop/op_stream.h" "$work/driver/"
-cp "$src/tests/kernel/dummy.c" "$work/driver/"
-echo 'obj-m += dummy.o' >>"$work/driver/Kbuild"
+cp "$src/tests/kernel/spinmod.c" "$work/driver/"
+echo 'obj-m += spinmod.o' >>"$work/driver/Kbuild"
 if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$KDIR" M="$work/driver" modules >"$work/module-build.log" 2>&1; then
 	cat "$work/module-build.log"
 	echo "FAIL: kernel test: the module does not build against $KDIR"
@@ -83,7 +84,7 @@ fi
 r=$work/root
 mkdir -p "$r"/{bin,sbin,usr/bin,lib,lib64,proc,sys,dev,tmp,var/lib,root,etc,mnt} "$r/usr/share/oprofile-ng"
 cp "$busybox" "$r/bin/busybox"
-cp "$work/driver/oprofile.ko" "$work/driver/dummy.ko" "$r/lib/"
+cp "$work/driver/oprofile.ko" "$work/driver/spinmod.ko" "$r/lib/"
 cp -r "$src/events" "$r/usr/share/oprofile-ng/events"
 bins="$bld/daemon/oprofiled $bld/utils/opcontrol $bld/utils/ophelp $bld/pp/opreport"
 for b in $bins; do cp "$b" "$r/usr/bin/"; done
@@ -107,7 +108,15 @@ done
 } >"$r/ranges.txt"
 cp "$here/guest.sh" "$r/init"
 mkdir -p "$r/ktest"
-cp -r "$here/lib.sh" "$here/scenarios" "$r/ktest/"
+cp "$here/lib.sh" "$r/ktest/"
+mkdir -p "$r/ktest/scenarios"
+for f in "$here"/scenarios/*.sh; do
+	# KTEST_SCENARIOS="55 70": only the scenarios whose names start so
+	# (the final dmesg check always runs)
+	keep=${KTEST_SCENARIOS:+no}
+	for p in ${KTEST_SCENARIOS:-} 90; do case ${f##*/} in "$p"*) keep=yes;; esac; done
+	[ "${keep:-yes}" = no ] || cp "$f" "$r/ktest/scenarios/"
+done
 echo "KTEST_TESTS_DIR=$bld/tests" >"$r/ktest.env"
 chmod +x "$r/init"
 (cd "$r" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$work/initrd.gz"

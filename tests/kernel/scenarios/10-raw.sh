@@ -29,7 +29,7 @@ echo 1 > /dev/oprofile/enable; check enable $? ""
 echo 500000 > /dev/oprofile/0/count 2>/tmp/ebusy.txt; eb=$?
 check ebusy "$([ $eb != 0 ] && grep -qi busy /tmp/ebusy.txt; echo $?)" "$(cat /tmp/ebusy.txt)"
 hot_main 0.5
-insmod /lib/dummy.ko; rmmod dummy
+insmod /lib/spinmod.ko; rmmod spinmod
 dd if=/dev/zero of=/dev/null bs=64k count=2000 2>/dev/null
 echo 1 > /dev/oprofile/dump
 echo 0 > /dev/oprofile/enable

@@ -24,7 +24,23 @@ for w in "hot_main hot_main_loop" "libhot.so hot_lib_loop"; do
 done
 dds=$(awk '$3=="vmlinux"{n+=$1} END{print n+0}' /tmp/report.txt)
 check kernel_samples "$([ "$dds" -gt 100 ]; echo $?)" "vmlinux samples=$dds"
-echo "KTEST-INFO ranges: $(cat /ranges.txt | tr '\n' ';')"
+# The same opreport's per-address details (-d) against the hot functions'
+# ELF symbol ranges taken on the host (ranges.txt: image symbol start size):
+# symbol rows are "vma samples % image symbol", detail rows "  vma samples %".
+opreport -l -d > /tmp/details.txt 2>/dev/null
+while read -r img sym start size; do
+	awk -v img="$img" '/^[0-9a-f]/ {cur = $4; if (cur == img) tot += $2}
+		/^  [0-9a-f]/ && cur == img {print $1, $2}
+		END {print "total", tot + 0}' /tmp/details.txt >/tmp/addrs.txt
+	lo=$((0x$start)); hi=$((0x$start + 0x$size)); in=0; tot=0
+	while read -r vma n; do
+		if [ "$vma" = total ]; then tot=$n; continue; fi
+		v=$((0x$vma))
+		[ $v -ge $lo ] && [ $v -lt $hi ] && in=$((in + n))
+	done </tmp/addrs.txt
+	check "elf_range_$img" "$([ "$tot" -gt 100 ] && [ $((in * 100)) -ge $((tot * 90)) ]; echo $?)" \
+		"$in/$tot samples of $img at addresses in $sym [0x$start, +0x$size) by opreport -d"
+done </ranges.txt
 opcontrol --shutdown >/tmp/shutdown.txt 2>&1; check opcontrol_shutdown $? "$(tr '\n' ' ' </tmp/shutdown.txt)"
 st=$S/samples/current/stats
 drecv=$(num /dev/oprofile/stats/sample_received)
