@@ -28,9 +28,22 @@ unsigned long cpu_buffer_size = 8192;
 unsigned long backtrace_depth;
 unsigned long pointer_size = sizeof(void *);
 
-struct op_counter counters[OP_NR_COUNTERS] = {
-	{ .enabled = 1, .event = 0, .count = 1000000, .kernel = 1, .user = 1 },
-};
+struct op_counter counters[OP_NR_COUNTERS];
+struct op_mode op_mode;
+
+/*
+ * Mode selection. Counter mode (perf_int.c) is the default; timer=1 forces
+ * timer mode (timer_int.c), as OProfile's oprofile.timer=1 did. In counter
+ * mode hw_counters=-1 looks for an Intel architectural PMU, 0 forces the
+ * software clocks, N > 0 claims N raw counters (cpu_type i386/arch_perfmon)
+ * whatever was found: without a PMU, enable then fails with ENOENT.
+ */
+static bool timer;
+module_param(timer, bool, 0444);
+MODULE_PARM_DESC(timer, "1: timer mode, a per-cpu hrtimer with one counter 0/ (default 0: counter mode, kernel perf counters)");
+static int hw_counters = -1;
+module_param(hw_counters, int, 0444);
+MODULE_PARM_DESC(hw_counters, "counter mode: -1 detect the PMU (default), 0 software clocks (cpu_type timer), N>0 assume N raw hardware counters (cpu_type i386/arch_perfmon)");
 
 DEFINE_MUTEX(op_mutex);
 bool op_setup;
@@ -55,11 +68,46 @@ static void drop_contexts(void)
 	stream_reset();
 }
 
+/* The mode, the counter dirs and their ranges, and the counters' defaults. */
+static void op_mode_init(void)
+{
+	unsigned int n, hw = timer ? 0 : hw_counters < 0 ? op_perf_detect() : hw_counters;
+
+	op_mode.timer = timer;
+	op_mode.raw = !timer && hw > 0;
+	if (op_mode.raw) {
+		op_mode.cpu_type = "i386/arch_perfmon";
+		op_mode.nr_counters = min_t(unsigned int, hw, OP_NR_COUNTERS);
+		op_mode.event_max = 0xff;
+		op_mode.unit_mask_max = 0xff;
+		op_mode.count_min = OP_MIN_RAW_COUNT;
+		op_mode.count_max = LONG_MAX;   /* perf refuses bit 63 */
+	} else {
+		op_mode.cpu_type = "timer";
+		/* libop/op_cpu_type.c: four counters for cpu_type timer */
+		op_mode.nr_counters = timer ? 1 : 4;
+		op_mode.event_max = timer ? OP_EVENT_CPU_CLOCK : OP_EVENT_TASK_CLOCK;
+		op_mode.unit_mask_max = 0;
+		op_mode.count_min = OP_MIN_PERIOD_NS;
+		op_mode.count_max = NSEC_PER_SEC;
+	}
+	for (n = 0; n < OP_NR_COUNTERS; n++) {
+		counters[n] = (struct op_counter){
+			.enabled = n == 0,
+			.event = op_mode.raw ? 0x3c : OP_EVENT_CPU_CLOCK, /* CPU_CLK_UNHALTED */
+			.count = 1000000, .kernel = 1, .user = 1,
+		};
+	}
+}
+
 int op_start(void)
 {
-	int cpu;
+	unsigned int n, enabled = 0;
+	int cpu, err;
 
-	if (!counters[0].enabled)
+	for (n = 0; n < op_mode.nr_counters; n++)
+		enabled += !!counters[n].enabled;
+	if (!enabled)
 		return -EINVAL;
 	for_each_possible_cpu(cpu) {
 		struct op_cpu *cb = per_cpu_ptr(&op_cpus, cpu);
@@ -67,10 +115,17 @@ int op_start(void)
 		cb->last_task = NULL;
 		cb->last_mm = NULL;
 	}
+	if (op_mode.timer) {
+		op_timer_start();
+	} else {
+		/* all counters or none: on an error nothing samples */
+		err = op_perf_start();
+		if (err)
+			return err;
+	}
 	op_dump = false;
 	op_stopped = false;
 	op_enabled = true;
-	op_timer_start();
 	schedule_delayed_work(&sync_work, HZ / 10);
 	return 0;
 }
@@ -80,7 +135,10 @@ void op_stop(void)
 {
 	if (!op_enabled)
 		return;
-	op_timer_stop();
+	if (op_mode.timer)
+		op_timer_stop();
+	else
+		op_perf_stop();
 	op_enabled = false;
 	op_stopped = true;
 	/* a running sync_work_fn waits for op_mutex and does not re-arm */
@@ -150,17 +208,33 @@ static int __init oprofile_init(void)
 	int err;
 
 	INIT_DELAYED_WORK(&sync_work, sync_work_fn);
-	op_timer_init();
+	op_mode_init();
+	if (op_mode.timer) {
+		op_timer_init();
+	} else {
+		err = op_perf_init();
+		if (err)
+			return err;
+	}
 	err = op_module_notify_init();
 	if (err)
-		return err;
+		goto fail_perf;
 	err = oprofilefs_register();
-	if (err) {
-		op_module_notify_exit();
-		return err;
-	}
-	pr_info("oprofile: timer mode, oprofilefs registered\n");
+	if (err)
+		goto fail_notify;
+	if (op_mode.timer)
+		pr_info("oprofile: timer mode (hrtimer), oprofilefs registered\n");
+	else
+		pr_info("oprofile: counter mode, cpu_type %s, %u %s counters, oprofilefs registered\n",
+			op_mode.cpu_type, op_mode.nr_counters,
+			op_mode.raw ? "raw hardware" : "software clock");
 	return 0;
+fail_notify:
+	op_module_notify_exit();
+fail_perf:
+	if (!op_mode.timer)
+		op_perf_exit();
+	return err;
 }
 
 static void __exit oprofile_exit(void)
@@ -170,6 +244,8 @@ static void __exit oprofile_exit(void)
 	oprofilefs_unregister();
 	op_module_notify_exit();
 	cancel_delayed_work_sync(&sync_work);
+	if (!op_mode.timer)
+		op_perf_exit();
 	/* buffer is closed (the fs was unmounted): nothing may be held */
 	held = atomic_long_read(&op_refs_held);
 	if (held)

@@ -7,13 +7,16 @@
  *   oprofile_files.c  the control and statistics files in /dev/oprofile
  *   event_buffer.c    the event buffer and /dev/oprofile/buffer
  *   cpu_buffer.c      per-cpu lock-free rings (interrupt context producer)
- *   timer_int.c       timer mode: a per-cpu hrtimer
+ *   timer_int.c       timer mode (timer=1): a per-cpu hrtimer, one counter
+ *   perf_int.c        counter mode (default): kernel perf counters, one per
+ *                     enabled N/ and cpu (software clocks or raw hw events)
  *   buffer_sync.c     the sync: rings -> escape-coded event stream
  *   cookies.c         the cookie table (pinned paths) and its listing
  *   module_notify.c   modules loaded while profiling
  *
  * Locking and contexts:
- *  - A sampling interrupt is the only producer of its cpu's ring. It takes
+ *  - A sampling interrupt (hrtimer or perf overflow: hard irq, or NMI for
+ *    hardware counters) is the only producer of its cpu's ring. It takes
  *    task and mm references (atomic increments) when the context changes;
  *    it never sleeps, never takes mmap_lock.
  *  - Everything else runs under op_mutex in process context: the sync
@@ -43,8 +46,12 @@
 
 #include "op_stream.h"
 
-#define OP_NR_COUNTERS 1          /* timer mode: one hrtimer per cpu */
+#define OP_NR_COUNTERS 8          /* most N/ dirs of any mode (op_mode.nr_counters) */
 #define OP_MIN_PERIOD_NS 10000UL  /* as events/timer/events' minimum */
+#define OP_MIN_RAW_COUNT 500UL    /* smallest minimum in events/i386/arch_perfmon */
+/* event numbers of cpu_type "timer" (events/timer/events) */
+#define OP_EVENT_CPU_CLOCK 0
+#define OP_EVENT_TASK_CLOCK 1
 #define OP_MAX_PATH_WORDS (PATH_MAX / sizeof(unsigned long) + 1)
 
 /* ------------------------------------------------------ config (oprof.c) */
@@ -59,6 +66,16 @@ struct op_counter {
 	unsigned long enabled, event, count, unit_mask, kernel, user;
 };
 extern struct op_counter counters[OP_NR_COUNTERS];
+
+/* The sampling mode, fixed at module load (parameters timer, hw_counters). */
+struct op_mode {
+	bool timer;                     /* hrtimer (timer_int.c), else perf_int.c */
+	bool raw;                       /* counters are raw hardware events */
+	char const *cpu_type;
+	unsigned int nr_counters;       /* N/ dirs: 0 .. nr_counters-1 */
+	unsigned long event_max, unit_mask_max, count_min, count_max;
+};
+extern struct op_mode op_mode;
 
 /* ------------------------------------------------------- state (oprof.c) */
 
@@ -96,8 +113,8 @@ struct op_cpu {
 	unsigned long head;             /* next to write (producer) */
 	unsigned long tail;             /* next to read (consumer) */
 	unsigned long mask;
-	struct hrtimer timer;
-	bool running;
+	struct hrtimer timer;           /* timer mode */
+	bool running;                   /* the sampling interrupt may sample */
 	/* producer's view of the context (pointers only, no references) */
 	struct task_struct *last_task;
 	struct mm_struct *last_mm;
@@ -124,6 +141,14 @@ void op_ctx_put(struct task_struct *task, struct mm_struct *mm);
 void op_timer_init(void);
 void op_timer_start(void);
 void op_timer_stop(void);
+
+/* -------------------------------------------------------- perf_int.c */
+
+int op_perf_detect(void);
+int op_perf_init(void);
+void op_perf_exit(void);
+int op_perf_start(void);
+void op_perf_stop(void);
 
 /* ----------------------------------------------------- event_buffer.c */
 

@@ -2,10 +2,12 @@
 /*
  * The files of /dev/oprofile: configuration numbers (range-checked,
  * refused with EBUSY while sampling), enable, dump, cpu_type, the counter
- * directories N/, and stats/ (global and per cpu).
+ * directories N/ (how many, and their ranges, depend on op_mode), and
+ * stats/ (global and per cpu).
  */
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "oprof.h"
@@ -116,7 +118,8 @@ static const struct file_operations dump_fops = {
 
 static ssize_t cpu_type_read(struct file *file, char __user *buf, size_t count, loff_t *off)
 {
-	return simple_read_from_buffer(buf, count, off, "timer", 5);
+	return simple_read_from_buffer(buf, count, off, op_mode.cpu_type,
+				       strlen(op_mode.cpu_type));
 }
 
 static const struct file_operations cpu_type_fops = {
@@ -205,7 +208,7 @@ int op_create_files(struct dentry *root)
 	err |= opfs_file(root, "pointer_size", 0444, &ulong_fops, &u_pointer);
 	err |= opfs_file(root, "cpu_type", 0444, &cpu_type_fops, NULL);
 	err |= opfs_file(root, "cookies", 0444, &cookies_fops, NULL);
-	for (i = 0; i < OP_NR_COUNTERS; i++) {
+	for (i = 0; i < op_mode.nr_counters; i++) {
 		unsigned long *v = &counters[i].enabled;
 
 		snprintf(name, sizeof(name), "%d", i);
@@ -218,11 +221,13 @@ int op_create_files(struct dentry *root)
 			u->val = v + j;
 			u->min = 0;
 			u->max = 1;                             /* enabled, kernel, user */
-			if (j == 1 || j == 3)
-				u->max = 0;                     /* event 0 CPU_CLOCK, no unit mask */
+			if (j == 1)
+				u->max = op_mode.event_max;
+			if (j == 3)
+				u->max = op_mode.unit_mask_max;
 			if (j == 2) {
-				u->min = OP_MIN_PERIOD_NS;      /* count: period in ns */
-				u->max = NSEC_PER_SEC;
+				u->min = op_mode.count_min;     /* clocks: period in ns */
+				u->max = op_mode.count_max;
 			}
 			err |= opfs_file(d, cnames[j], 0644, &ulong_fops, u);
 		}

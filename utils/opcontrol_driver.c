@@ -2,7 +2,9 @@
  * opcontrol --init / --deinit: load the oprofile driver (driver/) and
  * mount oprofilefs on /dev/oprofile; unmount it and unload the driver.
  * The module comes from $OPROFILE_MODULE (a .ko path), else the build
- * tree's ../driver/oprofile.ko next to this program, else modprobe.
+ * tree's ../driver/oprofile.ko next to this program, else modprobe, with
+ * the module parameters in $OPROFILE_MODULE_ARGS (words separated by
+ * blanks, e.g. "timer=1"; see doc/driver.md).
  */
 #include "config.h"
 
@@ -55,11 +57,35 @@ static int fs_registered(void)
 	return found;
 }
 
+#define MAX_MODULE_ARGS 16
+
+/* argv[n..] = the words of $OPROFILE_MODULE_ARGS (in *copy), then NULL. */
+static int module_args(char **argv, int n, char **copy)
+{
+	char const *env = getenv("OPROFILE_MODULE_ARGS");
+	char *w, *save = NULL;
+
+	*copy = NULL;
+	if (env && *env) {
+		*copy = op_xstrdup(env);
+		for (w = strtok_r(*copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+			if (n == MAX_MODULE_ARGS + 2)
+				return op_error("$OPROFILE_MODULE_ARGS: more than %d words",
+						MAX_MODULE_ARGS);
+			argv[n++] = w;
+		}
+	}
+	argv[n] = NULL;
+	return 0;
+}
+
 int opc_driver_init(void)
 {
 	char const *ko = getenv("OPROFILE_MODULE");
-	char *built = NULL;
-	int rc;
+	char *argv[MAX_MODULE_ARGS + 3];
+	char *built = NULL, *copy = NULL;
+	char params[1024];
+	int rc, i;
 
 	if (access(DRIVER_DIR "/buffer", F_OK) == 0) {
 		printf("The oprofile driver is already loaded and mounted on " DRIVER_DIR ".\n");
@@ -71,17 +97,25 @@ int opc_driver_init(void)
 			if (built[0] == '/' && access(built, R_OK) == 0)
 				ko = built;
 		}
-		if (ko && *ko)
-			rc = run((char *[]){ "insmod", (char *)ko, NULL });
-		else
-			rc = run((char *[]){ "modprobe", "oprofile", NULL });
+		argv[0] = ko && *ko ? "insmod" : "modprobe";
+		argv[1] = ko && *ko ? (char *)ko : "oprofile";
+		if (module_args(argv, 2, &copy) < 0) {
+			free(built);
+			free(copy);
+			return -1;
+		}
+		params[0] = '\0';
+		for (i = 2; argv[i]; i++)
+			snprintf(params + strlen(params), sizeof(params) - strlen(params), " %s", argv[i]);
+		rc = run(argv);
+		free(copy);
 		if (rc != 0 || !fs_registered()) {
-			op_error("cannot load the oprofile driver (%s %s)",
-				 ko && *ko ? "insmod" : "modprobe", ko && *ko ? ko : "oprofile");
+			op_error("cannot load the oprofile driver (%s %s%s)", argv[0], argv[1], params);
 			free(built);
 			return -1;
 		}
-		printf("Loaded the oprofile driver%s%s.\n", ko ? " from " : "", ko ? ko : "");
+		printf("Loaded the oprofile driver%s%s%s%s.\n", ko ? " from " : "", ko ? ko : "",
+		       params[0] ? " with" : "", params);
 	}
 	free(built);
 	if (mkdir(DRIVER_DIR, 0755) < 0 && errno != EEXIST)

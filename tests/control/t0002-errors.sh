@@ -87,6 +87,22 @@ ctl --event=default || fail "--event=default failed"
 ctl --separate=bogus >"$T/out" 2>&1 && fail "--separate=bogus accepted"
 grep -q "bogus" "$T/out" || fail "--separate error does not name the value"
 
+step "--init passes \$OPROFILE_MODULE_ARGS to insmod"
+if grep -q oprofilefs /proc/filesystems; then
+	echo "(skipped: an oprofile driver is loaded here)"
+else
+	mkdir -p "$T/bin"
+	printf '#!/bin/sh\necho "$@" >"%s"\n' "$T/insmod.args" >"$T/bin/insmod"
+	chmod +x "$T/bin/insmod"
+	PATH=$T/bin:$PATH OPROFILE_MODULE=$T/no.ko OPROFILE_MODULE_ARGS="  timer=1	hw_counters=0 " \
+		"$OPCONTROL" --init >"$T/out" 2>&1 && fail "--init succeeded with a fake insmod"
+	cat "$T/out"
+	[ "$(cat "$T/insmod.args" 2>/dev/null)" = "$T/no.ko timer=1 hw_counters=0" ] ||
+		fail "insmod got '$(cat "$T/insmod.args" 2>/dev/null)'"
+	grep -q "cannot load the oprofile driver (insmod $T/no.ko timer=1 hw_counters=0)" "$T/out" ||
+		fail "the error does not show the module arguments"
+fi
+
 step "shutdown"
 ctl --shutdown || fail "--shutdown failed"
 [ ! -e "$S/lock" ] || fail "lock left behind"

@@ -22,6 +22,32 @@ load_driver() {
 	insmod /lib/oprofile.ko "$@" && mkdir -p $D && mount -t oprofilefs nodev $D
 }
 
+# The loaded driver's mode: "timer" (hrtimer, module parameter timer=1)
+# or "counter" (kernel perf counters, the default); and its N/ dirs.
+driver_mode() {
+	if [ "$(cat /sys/module/oprofile/parameters/timer 2>/dev/null)" = Y ]; then
+		echo timer
+	else
+		echo counter
+	fi
+}
+counter_dirs() {
+	n=0
+	while [ -d $D/$n ]; do n=$((n + 1)); done
+	echo $n
+}
+
+# Does the guest cpu have an Intel architectural PMU (KVM with a vPMU)?
+# Under TCG it has none: counter mode then offers the software clocks.
+has_pmu() { grep -qw arch_perfmon /proc/cpuinfo; }
+
+# "hot total": samples of image in symbol, and of image, in an
+# "opreport -l" output file (columns: samples % image symbol).
+report_share() { # file image symbol
+	awk -v img="$2" -v sym="$3" '$3==img {tot+=$1; if ($4==sym) hot+=$1}
+		END {printf "%d %d\n", hot, tot}' "$1"
+}
+
 # Unmount and unload; status 0 when the module is gone.
 unload_driver() {
 	umount $D 2>/dev/null

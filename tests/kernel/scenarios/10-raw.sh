@@ -1,7 +1,10 @@
 # sourced by tests/kernel/guest.sh (see lib.sh for the conventions)
-# The driver alone: files, EINVAL/EBUSY, a streaming read, overflows.
+# The driver alone, in timer mode (timer=1, the hrtimer): files,
+# EINVAL/EBUSY, a streaming read, overflows. 60-counter.sh: counter mode.
 # --- 1. the module loads, oprofilefs mounts, the files are there ----------
-load_driver; check load_mount $? ""
+load_driver timer=1; check load_mount $? ""
+check timer_mode "$([ "$(driver_mode)" = timer ] && [ "$(counter_dirs)" = 1 ]; echo $?)" \
+	"mode=$(driver_mode) counter dirs=$(counter_dirs)"
 missing=""
 for f in enable dump buffer buffer_size buffer_watershed cpu_buffer_size \
 	 backtrace_depth pointer_size cpu_type cookies 0/enabled 0/event 0/count \
@@ -16,7 +19,9 @@ check number_format "$([ "$(rd /dev/oprofile/buffer_size)" = 131072 ] && [ "$(rd
 echo 5 > /dev/oprofile/0/count 2>/dev/null; e1=$?
 echo abc > /dev/oprofile/buffer_size 2>/dev/null; e2=$?
 echo 7 > /dev/oprofile/0/event 2>/dev/null; e3=$?
-check einval "$([ $e1 != 0 ] && [ $e2 != 0 ] && [ $e3 != 0 ]; echo $?)" "count=5:$e1 size=abc:$e2 event=7:$e3"
+echo 1 > /dev/oprofile/0/event 2>/dev/null; e4=$?  # TASK_CLOCK: counter mode only
+check einval "$([ $e1 != 0 ] && [ $e2 != 0 ] && [ $e3 != 0 ] && [ $e4 != 0 ]; echo $?)" \
+	"count=5:$e1 size=abc:$e2 event=7:$e3 event=1:$e4"
 
 # --- 2. raw driver: cat buffer while sampling, EBUSY, a module load -------
 echo 1000000 > /dev/oprofile/0/count

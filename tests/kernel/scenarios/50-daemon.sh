@@ -1,6 +1,10 @@
 # sourced by tests/kernel/guest.sh (see lib.sh for the conventions)
 # --- 3. the daemon: opcontrol --init/--start, workloads, opreport ---------
-opcontrol --init >/tmp/init.txt 2>&1; check opcontrol_init "$([ -e /dev/oprofile/buffer ]; echo $?)" "$(tr '\n' ' ' </tmp/init.txt)"
+# in timer mode (the hrtimer); 60-counter.sh runs it in counter mode
+OPROFILE_MODULE_ARGS=timer=1 opcontrol --init >/tmp/init.txt 2>&1; check opcontrol_init "$([ -e /dev/oprofile/buffer ]; echo $?)" "$(tr '\n' ' ' </tmp/init.txt)"
+check daemon_timer_mode "$([ "$(driver_mode)" = timer ] && [ "$(counter_dirs)" = 1 ]; echo $?)" \
+	"mode=$(driver_mode) counter dirs=$(counter_dirs) cpu_type=$(rd /dev/oprofile/cpu_type)"
+opcontrol --reset >/dev/null 2>&1
 opcontrol --no-vmlinux --event=CPU_CLOCK:1000000 >/tmp/setup.txt 2>&1
 opcontrol --start >/tmp/start.txt 2>&1; check opcontrol_start $? "$(tr '\n' ' ' </tmp/start.txt)"
 t0=$(cut -d' ' -f1 /proc/uptime)
@@ -11,15 +15,10 @@ t1=$(cut -d' ' -f1 /proc/uptime)
 opcontrol --dump >/tmp/dump.txt 2>&1; check opcontrol_dump $? "workloads took $t0..$t1 s"
 opreport -l > /tmp/report.txt 2>/tmp/report.err; check opreport $? "$(head -c 300 /tmp/report.err)"
 echo "KTEST-INFO report head:"; head -30 /tmp/report.txt | sed 's/^/KTEST-INFO /'
-# share of each workload's samples in its hot function (opreport -l
-# columns: samples % image symbol)
-share() { # image symbol
-	awk -v img="$1" -v sym="$2" '$3==img {tot+=$1; if ($4==sym) hot+=$1}
-		END {printf "%d %d\n", hot, tot}' /tmp/report.txt
-}
+# share of each workload's samples in its hot function
 for w in "hot_main hot_main_loop" "libhot.so hot_lib_loop"; do
 	set -- $w
-	set -- $1 $2 $(share $1 $2)
+	set -- $1 $2 $(report_share /tmp/report.txt $1 $2)
 	check "hot_$2" "$([ "$4" -gt 100 ] && [ $(($3 * 100)) -ge $(($4 * 90)) ]; echo $?)" "$3/$4 samples of $1 in $2"
 done
 dds=$(awk '$3=="vmlinux"{n+=$1} END{print n+0}' /tmp/report.txt)

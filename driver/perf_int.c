@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counter mode: one pinned kernel perf counter per enabled counter N/ and
+ * online cpu, overflowing every N/count; its handler samples the
+ * interrupted pc as event N. The handler runs in hard irq for the software
+ * clocks (perf's hrtimer) and in NMI for hardware counters; op_add_sample()
+ * takes no lock, so either is fine.
+ *
+ * What N/event means depends on the PMU found at load time:
+ *  - an Intel architectural PMU (cpu_type "i386/arch_perfmon"): a raw
+ *    event, PERF_TYPE_RAW config = event | unit_mask << 8, one N/ per
+ *    general-purpose counter;
+ *  - none usable (VMs without a vPMU, TCG, AMD, hybrid cores): cpu_type
+ *    "timer" with four software clock counters, event 0 CPU_CLOCK and
+ *    event 1 TASK_CLOCK, count = period in ns (events/timer/events).
+ */
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/err.h>
+#include <linux/perf_event.h>
+#include <linux/slab.h>
+#ifdef CONFIG_X86
+#include <asm/cpufeature.h>
+#include <asm/perf_event.h>
+#endif
+
+#include "oprof.h"
+
+/* The live counters, [cpu * OP_NR_COUNTERS + N]; NULL when not created. */
+static struct perf_event **pev;
+
+/* General-purpose counters of an Intel architectural PMU, or 0. */
+int op_perf_detect(void)
+{
+#ifdef CONFIG_X86
+	struct x86_pmu_capability cap;
+
+	/* Hybrid parts have one PMU per core type: no single description.
+	 * AMD's PMU does not take the Intel event codes of arch_perfmon. */
+	if (!boot_cpu_has(X86_FEATURE_ARCH_PERFMON) ||
+	    boot_cpu_has(X86_FEATURE_HYBRID_CPU))
+		return 0;
+	perf_get_x86_pmu_capability(&cap);
+	if (cap.version > 0 && cap.num_counters_gp > 0)
+		return cap.num_counters_gp;
+#endif
+	return 0;
+}
+
+int op_perf_init(void)
+{
+	pev = kcalloc(nr_cpu_ids * OP_NR_COUNTERS, sizeof(*pev), GFP_KERNEL);
+	return pev ? 0 : -ENOMEM;
+}
+
+void op_perf_exit(void)
+{
+	kfree(pev);
+	pev = NULL;
+}
+
+static void op_perf_overflow(struct perf_event *event, struct perf_sample_data *data,
+			     struct pt_regs *regs)
+{
+	struct op_cpu *cb = this_cpu_ptr(&op_cpus);
+
+	if (!READ_ONCE(cb->running))
+		return;                 /* op_perf_start() has not finished */
+	if (regs)
+		op_add_sample(cb, regs, (unsigned long)event->overflow_handler_context);
+	else
+		cb->sample_lost_no_regs++;
+}
+
+static void op_perf_attr(struct perf_event_attr *attr, struct op_counter const *c)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	if (op_mode.raw) {
+		attr->type = PERF_TYPE_RAW;
+		attr->config = c->event | c->unit_mask << 8;
+	} else {
+		attr->type = PERF_TYPE_SOFTWARE;
+		if (c->event == OP_EVENT_TASK_CLOCK) {
+			attr->config = PERF_COUNT_SW_TASK_CLOCK;
+			/* a cpu-wide task clock would tick in idle too */
+			attr->exclude_idle = 1;
+		} else {
+			attr->config = PERF_COUNT_SW_CPU_CLOCK;
+		}
+	}
+	attr->sample_period = c->count;
+	attr->pinned = 1;
+	attr->disabled = 1;             /* enabled once all exist */
+	attr->exclude_kernel = !c->kernel;
+	attr->exclude_user = !c->user;
+}
+
+/* Stop sampling, release every counter created. */
+void op_perf_stop(void)
+{
+	unsigned int i;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu_ptr(&op_cpus, cpu)->running, false);
+	for (i = 0; i < nr_cpu_ids * OP_NR_COUNTERS; i++) {
+		if (pev[i])
+			perf_event_release_kernel(pev[i]);
+		pev[i] = NULL;
+	}
+}
+
+/*
+ * Create the counters of every enabled N/ on every online cpu, disabled,
+ * then enable them all; the handlers take samples only once every counter
+ * is counting (op_cpu.running). A failure on any cpu releases what was
+ * created and returns its error (-EBUSY: a pinned hardware counter found
+ * no free counter), and no sample was taken.
+ */
+int op_perf_start(void)
+{
+	struct perf_event_attr attr;
+	struct perf_event *e;
+	unsigned int n, i;
+	int cpu, err = 0;
+
+	cpus_read_lock();
+	for (n = 0; n < op_mode.nr_counters && !err; n++) {
+		if (!counters[n].enabled)
+			continue;
+		op_perf_attr(&attr, &counters[n]);
+		for_each_online_cpu(cpu) {
+			e = perf_event_create_kernel_counter(&attr, cpu, NULL, op_perf_overflow,
+							     (void *)(unsigned long)n);
+			if (IS_ERR(e)) {
+				err = PTR_ERR(e);
+				pr_info("oprofile: counter %u (event %#lx) on cpu %d: error %d\n",
+					n, counters[n].event, cpu, err);
+				break;
+			}
+			pev[cpu * OP_NR_COUNTERS + n] = e;
+		}
+	}
+	for (i = 0; !err && i < nr_cpu_ids * OP_NR_COUNTERS; i++)
+		if (pev[i])
+			perf_event_enable(pev[i]);
+	/* a pinned counter that cannot be scheduled goes into error state */
+	for (i = 0; !err && i < nr_cpu_ids * OP_NR_COUNTERS; i++) {
+		if (pev[i] && READ_ONCE(pev[i]->state) == PERF_EVENT_STATE_ERROR) {
+			err = -EBUSY;
+			pr_info("oprofile: counter %u (event %#lx) on cpu %u: no free hardware counter\n",
+				i % OP_NR_COUNTERS, counters[i % OP_NR_COUNTERS].event,
+				i / OP_NR_COUNTERS);
+		}
+	}
+	if (!err)
+		for_each_online_cpu(cpu)
+			WRITE_ONCE(per_cpu_ptr(&op_cpus, cpu)->running, true);
+	cpus_read_unlock();
+	if (err)
+		op_perf_stop();
+	return err;
+}
