@@ -10,6 +10,7 @@
 #include <linux/poll.h>
 #include <linux/uaccess.h>
 
+#include "compat.h"
 #include "oprof.h"
 
 static unsigned long buffer_opened;     /* bit 0: buffer has its one reader */
@@ -148,5 +149,5 @@ const struct file_operations buffer_fops = {
 	.release = buffer_release,
 	.read = buffer_read,
 	.poll = buffer_poll,
-	.llseek = no_llseek,
+	.llseek = OP_NO_LLSEEK,
 };

@@ -6,10 +6,10 @@
  * the module's symbols again before its samples are attributed.
  */
 #include <linux/module.h>
-#include <linux/version.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
+#include "compat.h"
 #include "oprof.h"
 
 atomic_long_t st_module_loads = ATOMIC_LONG_INIT(0);
@@ -27,13 +27,7 @@ static int op_module_notify(struct notifier_block *nb, unsigned long val, void *
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!m)
 		return NOTIFY_DONE;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
-	m->start = (unsigned long)mod->mem[MOD_TEXT].base;
-	m->end = m->start + mod->mem[MOD_TEXT].size;
-#else
-	m->start = (unsigned long)mod->core_layout.base;
-	m->end = m->start + mod->core_layout.size;
-#endif
+	op_module_text(mod, &m->start, &m->end);
 	strscpy(m->name, mod->name, sizeof(m->name));
 	spin_lock(&modloads_lock);
 	list_add_tail(&m->list, &modloads);

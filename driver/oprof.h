@@ -13,6 +13,7 @@
  *   buffer_sync.c     the sync: rings -> escape-coded event stream
  *   cookies.c         the cookie table (pinned paths) and its listing
  *   module_notify.c   modules loaded while profiling
+ *   compat.h          API differences after 6.1 (version checks)
  *
  * Locking and contexts:
  *  - A sampling interrupt (hrtimer or perf overflow: hard irq, or NMI for

@@ -8,6 +8,7 @@
 #include <linux/fs_context.h>
 #include <linux/pagemap.h>
 
+#include "compat.h"
 #include "oprof.h"
 
 #define OPROFILEFS_MAGIC 0x6f70726f
@@ -19,7 +20,7 @@ static struct inode *opfs_inode(struct super_block *sb, umode_t mode)
 	if (inode) {
 		inode->i_ino = get_next_ino();
 		inode->i_mode = mode;
-		inode->i_atime = inode->i_mtime = inode->i_ctime = current_time(inode);
+		op_inode_init_times(inode);
 	}
 	return inode;
 }

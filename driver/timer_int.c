@@ -8,6 +8,7 @@
 #include <linux/smp.h>
 #include <asm/irq_regs.h>
 
+#include "compat.h"
 #include "oprof.h"
 
 static enum hrtimer_restart op_timer_fn(struct hrtimer *t)
@@ -46,8 +47,8 @@ void op_timer_init(void)
 	for_each_possible_cpu(cpu) {
 		struct op_cpu *cb = per_cpu_ptr(&op_cpus, cpu);
 
-		hrtimer_init(&cb->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-		cb->timer.function = op_timer_fn;
+		op_hrtimer_init(&cb->timer, op_timer_fn, CLOCK_MONOTONIC,
+				HRTIMER_MODE_REL_HARD);
 	}
 }
 
