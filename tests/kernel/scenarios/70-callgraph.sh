@@ -64,10 +64,10 @@ arcs() {
 		"$6 of $7 arcs into $3 from $4 ($8 arcs in ${2#$C/}; ${in:-0} samples in ${3##*:}) $(cat /tmp/cg-sfrange.txt)"
 }
 arcs cg_hot_main "$C/{root}/usr/bin/hot_main/{dep}/{root}/usr/bin/hot_main/{cg}/{root}/usr/bin/hot_main/$EV" \
-	/usr/bin/hot_main:hot_main_loop /usr/bin/hot_main:main 300 \
+	/usr/bin/hot_main:hot_main_loop /usr/bin/hot_main:main 200 \
 	"$C/{root}/usr/bin/hot_main/{dep}/{root}/usr/bin/hot_main/$EV"
 arcs cg_hot_lib "$C/{root}/usr/bin/hot_lib/{dep}/{root}/usr/bin/hot_lib/{cg}/{root}$LIB/$EV" \
-	$LIB:hot_lib_loop /usr/bin/hot_lib:main 300 \
+	$LIB:hot_lib_loop /usr/bin/hot_lib:main 200 \
 	"$C/{root}/usr/bin/hot_lib/{dep}/{root}$LIB/$EV"
 
 # --- kernel arcs of dd (busybox): symbols from /proc/kallsyms ------------
