@@ -22,6 +22,7 @@
 static char *session_dir_arg;
 static char *events_arg;
 static char *separate_arg;
+static char *callgraph_arg;
 static char *vmlinux_arg;
 static char *cpu_type_arg;
 static char *source_arg;
@@ -43,6 +44,9 @@ static struct poptOption const options[] = {
 	{ "separate", 0, POPT_ARG_STRING, &separate_arg, 0,
 	  "separate samples by (kernel implies lib)",
 	  "none,lib,kernel,thread,cpu,all" },
+	{ "callgraph", 'c', POPT_ARG_STRING, &callgraph_arg, 0,
+	  "record up to DEPTH callers of each sample (0: none, the default)",
+	  "DEPTH" },
 	{ "vmlinux", 'k', POPT_ARG_STRING, &vmlinux_arg, 0,
 	  "the running kernel's vmlinux (for symbols)", "FILE" },
 	{ "no-vmlinux", 0, POPT_ARG_NONE, &no_vmlinux_arg, 0,
@@ -134,7 +138,10 @@ static void setup_config(struct opd_options *o, struct opd_config *cfg)
 		op_die("%s", err);
 	cfg->cpu_type = cpu;
 	cfg->cpu_speed = op_cpu_speed();
-	if (opd_settings_events(events_arg, cpu, cfg, o->events_text,
+	if (callgraph_arg &&
+	    opd_parse_callgraph(callgraph_arg, &o->callgraph, err, sizeof(err)) < 0)
+		op_die("%s", err);
+	if (opd_settings_events(events_arg, cpu, o->callgraph, cfg, o->events_text,
 				sizeof(o->events_text), err, sizeof(err)) < 0)
 		op_die("%s", err);
 	if (opd_parse_separate(separate_arg ? separate_arg : "none",
@@ -187,6 +194,8 @@ int opd_options_save(struct opd_options const *o, struct opd_config const *cfg)
 
 	opd_kv_set(&kv, "events", o->events_text);
 	opd_kv_set(&kv, "separate", o->separate_text);
+	snprintf(buf, sizeof(buf), "%u", o->callgraph);
+	opd_kv_set(&kv, "callgraph", buf);
 	opd_kv_set(&kv, "cpu_type", op_cpu_name(cfg->cpu_type));
 	snprintf(buf, sizeof(buf), "%.3f", cfg->cpu_speed);
 	opd_kv_set(&kv, "cpu_speed", buf);

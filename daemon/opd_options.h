@@ -19,6 +19,7 @@ struct opd_options {
 	unsigned buffer_pages;
 	int verbose;
 	int sync_interval;              /* seconds between syncs + stats */
+	unsigned callgraph;             /* --callgraph depth, 0: no backtraces */
 	struct opd_source_ops const *source;  /* NULL with --replay */
 	char events_text[1024];         /* normalised NAME:count:um:k:u,... */
 	char separate_text[64];         /* normalised lib,kernel,... or none */
@@ -33,9 +34,9 @@ void opd_options_parse(struct opd_options *o, struct opd_config *cfg,
 		       int argc, char const **argv);
 
 /*
- * Write SESSION/samples/current/session.conf: events, separate, cpu_type,
- * cpu_speed, vmlinux, source, start_time (seconds since the epoch) and
- * start_time_text. 0 or -1.
+ * Write SESSION/samples/current/session.conf: events, separate, callgraph,
+ * cpu_type, cpu_speed, vmlinux, source, start_time (seconds since the
+ * epoch) and start_time_text. 0 or -1.
  */
 int opd_options_save(struct opd_options const *o, struct opd_config const *cfg);
 

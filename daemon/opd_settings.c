@@ -80,6 +80,23 @@ void opd_separate_text(unsigned bits, char *buf, size_t size)
 		snprintf(buf, size, "none");
 }
 
+int opd_parse_callgraph(char const *text, unsigned *depth,
+			char *err, size_t errlen)
+{
+	char const *p = text;
+	unsigned long v = 0;
+
+	for (; *p >= '0' && *p <= '9' && v <= OP_MAX_BACKTRACE_DEPTH; p++)
+		v = v * 10 + (unsigned long)(*p - '0');
+	if (p == text || *p || v > OP_MAX_BACKTRACE_DEPTH) {
+		snprintf(err, errlen, "invalid --callgraph depth '%s': use 0 (no backtraces) to %d",
+			 text, OP_MAX_BACKTRACE_DEPTH);
+		return -1;
+	}
+	*depth = (unsigned)v;
+	return 0;
+}
+
 enum op_cpu opd_settings_cpu(char const *name, char *err, size_t errlen)
 {
 	enum op_cpu cpu = name ? op_cpu_from_name(name) : op_cpu_detect();
@@ -131,7 +148,7 @@ static int parse_specs(char const *specs, struct op_event_spec *out,
 	return ret;
 }
 
-int opd_settings_events(char const *specs, enum op_cpu cpu,
+int opd_settings_events(char const *specs, enum op_cpu cpu, unsigned callgraph,
 			struct opd_config *cfg, char *text, size_t textlen,
 			char *err, size_t errlen)
 {
@@ -157,7 +174,8 @@ int opd_settings_events(char const *specs, enum op_cpu cpu,
 			 op_cpu_name(cpu), why);
 		return -1;
 	}
-	if (op_check_events(&set, spec, nr, 0, counter, why, sizeof(why)) < 0) {
+	if (op_check_events(&set, spec, nr, callgraph > 0, counter, why,
+			    sizeof(why)) < 0) {
 		snprintf(err, errlen, "invalid events '%s': %s", specs, why);
 		goto out;
 	}

@@ -25,6 +25,13 @@ int opd_parse_separate(char const *text, unsigned *bits,
 void opd_separate_text(unsigned bits, char *buf, size_t size);
 
 /*
+ * A --callgraph depth: a decimal number 0 (no backtraces) ..
+ * OP_MAX_BACKTRACE_DEPTH. 0, or -1 with err.
+ */
+int opd_parse_callgraph(char const *text, unsigned *depth,
+			char *err, size_t errlen);
+
+/*
  * The cpu type: name (events/ directory name or number) when not NULL,
  * else this machine's. CPU_NO_GOOD with err when unknown or without
  * events/ files.
@@ -33,11 +40,13 @@ enum op_cpu opd_settings_cpu(char const *name, char *err, size_t errlen);
 
 /*
  * Validate a comma list of NAME:count[:um[:kernel[:user]]] (NULL, "" or
- * "default": the cpu type's default event) for cpu. On success fills cfg
- * (when not NULL: nr_events and events[]) and text with the normalised
- * list NAME:count:um:kernel:user,... and returns 0; else -1 with err.
+ * "default": the cpu type's default event) for cpu, with callgraph depth
+ * callgraph (above 0, every event's minimum count is 15 times higher, as
+ * ophelp --callgraph checks). On success fills cfg (when not NULL:
+ * nr_events and events[]) and text with the normalised list
+ * NAME:count:um:kernel:user,... and returns 0; else -1 with err.
  */
-int opd_settings_events(char const *specs, enum op_cpu cpu,
+int opd_settings_events(char const *specs, enum op_cpu cpu, unsigned callgraph,
 			struct opd_config *cfg, char *text, size_t textlen,
 			char *err, size_t errlen);
 

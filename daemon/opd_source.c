@@ -84,6 +84,7 @@ static int perf_open(struct opd_source *src, struct opd_source_config const *cfg
 	pcfg.events = p->events;
 	pcfg.nr_events = (unsigned)cfg->core->nr_events;
 	pcfg.ring_pages = cfg->buffer_pages;
+	pcfg.callgraph_depth = cfg->callgraph_depth;
 	p->sink = cfg->sink;
 	p->sink_arg = cfg->sink_arg;
 	p->verbose = cfg->verbose;

@@ -22,6 +22,7 @@ typedef void (*opd_sink_fn)(unsigned long const *words, size_t n, void *arg);
 struct opd_source_config {
 	struct opd_config const *core;   /* events (stream index i = events[i]) */
 	unsigned buffer_pages;           /* ring size per cpu, pages (0: default) */
+	unsigned callgraph_depth;        /* callers per sample, 0: no backtraces */
 	int verbose;
 	opd_sink_fn sink;
 	void *sink_arg;

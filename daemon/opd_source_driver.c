@@ -1,8 +1,9 @@
 /*
  * The oprofile driver source: the stream comes from the oprofilefs kernel
  * module (driver/), read from /dev/oprofile/buffer. open() writes the
- * events into the counter directories N/ and opens the buffer (which
- * makes the driver allocate its buffers); start/stop write enable; flush
+ * events into the counter directories N/ and the callgraph depth into
+ * backtrace_depth, and opens the buffer (which makes the driver allocate
+ * its buffers); start/stop write enable; flush
  * writes dump, which makes the driver sync its cpu buffers into the event
  * buffer at once, and then reads the buffer empty. The driver already
  * writes the escape-coded stream of libop/op_stream.h (cookies defined
@@ -126,6 +127,9 @@ static int driver_open(struct opd_source *src, struct opd_source_config const *c
 	write_file("enable", 0);
 	if (write_counters(cfg->core) < 0)
 		return -1;
+	if (write_file("backtrace_depth", cfg->callgraph_depth) < 0)
+		return op_error("the driver refused backtrace_depth %u (see above)",
+				cfg->callgraph_depth);
 	if (read_file("buffer_size", &words) < 0 || words == 0)
 		return op_error("cannot read %s/buffer_size", driver_dir());
 	p = op_xcalloc(1, sizeof(*p));

@@ -489,6 +489,7 @@ static int run(struct daemon *d)
 	memset(&scfg, 0, sizeof(scfg));
 	scfg.core = &d->cfg;
 	scfg.buffer_pages = d->opt.buffer_pages;
+	scfg.callgraph_depth = d->opt.callgraph;
 	scfg.verbose = d->opt.verbose;
 	scfg.sink = deliver;
 	scfg.sink_arg = d;
@@ -499,8 +500,9 @@ static int run(struct daemon *d)
 		goto fail_source;
 	if (ready_fd >= 0)
 		detach_stdio(d, ready_fd);
-	log_msg("daemon started: pid %ld, session '%s', %s source, sampling %s",
-		(long)getpid(), d->session_dir, d->src.ops->name, d->opt.events_text);
+	log_msg("daemon started: pid %ld, session '%s', %s source, sampling %s, callgraph depth %u",
+		(long)getpid(), d->session_dir, d->src.ops->name, d->opt.events_text,
+		d->opt.callgraph);
 	if (main_loop(d) < 0)
 		op_error("main loop failed; shutting down");
 	shutdown_daemon(d);

@@ -76,8 +76,7 @@ static void fill_attr(struct perf_source const *ps,
 			 PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 	if (ps->depth) {
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		/* +1: the first entry repeats the sample ip */
-		a->sample_max_stack = (uint16_t)(ps->depth + 1);
+		a->sample_max_stack = (uint16_t)ps->max_stack;
 	}
 	a->disabled = 1;
 	a->exclude_kernel = !ev->kernel;
@@ -205,6 +204,30 @@ static int check_config(struct perf_source_config const *cfg)
 	return 0;
 }
 
+/*
+ * The callchain entries to ask for: depth + 1 (the first entry repeats the
+ * sample ip), but no more than kernel.perf_event_max_stack (127 by
+ * default), which perf_event_open refuses to exceed (EOVERFLOW).
+ */
+static unsigned max_stack_for(unsigned depth)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
+	unsigned limit = 0, want = depth + 1;
+
+	if (f) {
+		if (fscanf(f, "%u", &limit) != 1)
+			limit = 0;
+		fclose(f);
+	}
+	if (limit && want > limit) {
+		op_warn("callgraph depth %u: the kernel gives at most %u callchain entries "
+			"(kernel.perf_event_max_stack), so at most %u frames",
+			depth, limit, limit - 1);
+		want = limit;
+	}
+	return want;
+}
+
 static struct perf_source *alloc_source(struct perf_source_config const *cfg)
 {
 	struct perf_source *ps = op_xcalloc(1, sizeof(*ps));
@@ -213,6 +236,7 @@ static struct perf_source *alloc_source(struct perf_source_config const *cfg)
 	ps->events = op_xmalloc(cfg->nr_events * sizeof(*ps->events));
 	memcpy(ps->events, cfg->events, cfg->nr_events * sizeof(*ps->events));
 	ps->depth = cfg->callgraph_depth;
+	ps->max_stack = ps->depth ? max_stack_for(ps->depth) : 0;
 	ps->ring_pages = cfg->ring_pages ? cfg->ring_pages
 					 : PERF_SOURCE_RING_PAGES;
 	ps->slack_ns = (uint64_t)(cfg->slack_ms ? cfg->slack_ms

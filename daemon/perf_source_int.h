@@ -25,6 +25,7 @@ struct perf_source {
 	struct perf_source_event *events;	/* copy of the config's */
 	unsigned nr_events;
 	unsigned depth;			/* callgraph depth, 0: none */
+	unsigned max_stack;		/* sample_max_stack (depth + 1, capped) */
 	unsigned ring_pages;
 	uint64_t slack_ns;
 	int *cpus;			/* online cpus */

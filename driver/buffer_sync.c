@@ -5,7 +5,10 @@
  * pcs stay raw; user pcs become (cookie, file offset) through the sampled
  * mm's mappings. It writes only the switches the decoder needs (cpu, task,
  * kernel/user, cookie), tracking what the decoder knows, and writes every
- * record whole or not at all, counting what does not fit.
+ * record whole or not at all, counting what does not fit. A sample with a
+ * backtrace is TRACE_BEGIN, the sample, then its frames: kernel frames raw,
+ * user frames resolved like user samples (an unresolvable one ends the
+ * chain and counts as bt_lost_no_mapping).
  */
 #include <linux/file.h>
 #include <linux/mm.h>
@@ -19,17 +22,19 @@
 
 struct delayed_work sync_work;
 unsigned long st_lost_no_mm, st_lost_no_mapping, st_event_lost_overflow;
+unsigned long st_bt_lost_no_mapping;
 unsigned long st_samples_emitted, st_syncs;
 unsigned long lost_reported[OP_LOST_CATEGORY_MAX];
 
 /* The decoder's state as far as the words already in the buffer go. */
-static struct {
+struct stream_state {
 	long cpu;                       /* -1: unknown */
 	struct task_struct *task;       /* NULL: unknown */
 	int mode;                       /* -1 unknown, 0 user, 1 kernel */
 	unsigned long cookie;
 	bool cookie_known;
-} ss;
+};
+static struct stream_state ss;
 
 void stream_reset(void)
 {
@@ -66,6 +71,28 @@ static void rec_def(struct op_cookie *c)
 	}
 }
 
+/* The switches that make the decoder's mode and cookie what a pair
+ * needs; n is the state the record leads to. */
+static void rec_mode(struct stream_state *n, bool kernel)
+{
+	if (n->mode != kernel) {
+		rec_put(OP_ESCAPE_CODE);
+		rec_put(kernel ? OP_CODE_KERNEL_ENTER : OP_CODE_USER_ENTER);
+		n->mode = kernel;
+	}
+}
+
+static void rec_cookie(struct stream_state *n, unsigned long cookie)
+{
+	if (!n->cookie_known || n->cookie != cookie) {
+		rec_put(OP_ESCAPE_CODE);
+		rec_put(OP_CODE_COOKIE_SWITCH);
+		rec_put(cookie);
+		n->cookie = cookie;
+		n->cookie_known = true;
+	}
+}
+
 static unsigned long app_cookie_of(struct mm_struct *mm, struct op_cookie **def)
 {
 	struct file *exe;
@@ -90,6 +117,28 @@ static unsigned long app_cookie_of(struct mm_struct *mm, struct op_cookie **def)
 	return c->id;
 }
 
+/*
+ * A user pc of mm (mmap_lock held) as (cookie, file offset): *c is the
+ * cookie of the mapped file, or NULL for anonymous memory (OP_NO_COOKIE,
+ * pc kept raw). 0, or OP_LOST_NO_MAPPING.
+ */
+static int resolve_user(struct mm_struct *mm, unsigned long *pc,
+			struct op_cookie **c)
+{
+	struct vm_area_struct *vma = find_vma(mm, *pc);
+
+	*c = NULL;
+	if (!vma || *pc < vma->vm_start)
+		return OP_LOST_NO_MAPPING;
+	if (!vma->vm_file)
+		return 0;
+	*c = cookie_get(&vma->vm_file->f_path);
+	if (!*c)
+		return OP_LOST_NO_MAPPING;
+	*pc = (vma->vm_pgoff << PAGE_SHIFT) + *pc - vma->vm_start;
+	return 0;
+}
+
 static unsigned long stat_total_overflow(void)
 {
 	unsigned long sum = 0;
@@ -111,6 +160,7 @@ static void report_losses(void)
 	now[OP_LOST_NO_MM] = st_lost_no_mm;
 	now[OP_LOST_NO_MAPPING] = st_lost_no_mapping;
 	now[OP_LOST_EVENT_OVERFLOW] = st_event_lost_overflow;
+	now[OP_LOST_BT_NO_MAPPING] = st_bt_lost_no_mapping;
 	for (cat = 1; cat < OP_LOST_CATEGORY_MAX; cat++) {
 		unsigned long w[4] = { OP_ESCAPE_CODE, OP_CODE_LOST, cat,
 			now[cat] - lost_reported[cat] };
@@ -120,19 +170,101 @@ static void report_losses(void)
 	}
 }
 
+/* One backtrace frame of the sample being synced. */
+struct bt_frame {
+	unsigned long pc;               /* raw kernel pc, or file offset */
+	struct op_cookie *c;            /* user frames: NULL = anonymous */
+	bool kernel;
+};
+static struct bt_frame bt[OP_MAX_DEPTH];
+
+/*
+ * Copy the frames at *tail (published with the sample before them) out of
+ * the ring, moving *tail past them; returns how many.
+ */
+static unsigned int take_frames(struct op_cpu *cb, unsigned long *tail,
+				unsigned long head)
+{
+	unsigned int n = 0;
+
+	for (; *tail != head; ++*tail) {
+		struct op_entry const *f = &cb->ring[*tail & cb->mask];
+
+		if (!(f->flags & OPE_FRAME))
+			break;
+		if (n < OP_MAX_DEPTH) {
+			bt[n].pc = f->pc;
+			bt[n].kernel = f->flags & OPE_KERNEL;
+			bt[n].c = NULL;
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
+ * Resolve the user frames (mmap_lock of mm held). The first one that does
+ * not resolve ends the chain and is counted (bt_lost_no_mapping). Returns
+ * the frames kept.
+ */
+static unsigned int resolve_frames(struct mm_struct *mm, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (bt[i].kernel)
+			continue;
+		if (!mm || resolve_user(mm, &bt[i].pc, &bt[i].c)) {
+			st_bt_lost_no_mapping++;
+			return i;
+		}
+	}
+	return n;
+}
+
+/*
+ * Define, each in a record of its own, the frames' cookies not yet
+ * defined in the stream (except those the sample's record defines
+ * itself). false when the event buffer is full.
+ */
+static bool define_frame_cookies(unsigned int n, struct op_cookie const *in_rec1,
+				 struct op_cookie const *in_rec2)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct op_cookie *c = bt[i].c;
+
+		if (!c || c->defined || c == in_rec1 || c == in_rec2)
+			continue;
+		rec_len = 0;
+		rec_def(c);
+		if (!ebuf_add(rec, rec_len))
+			return false;
+		c->defined = true;
+	}
+	return true;
+}
+
 static void sync_cpu(int cpu)
 {
 	struct op_cpu *cb = per_cpu_ptr(&op_cpus, cpu);
 	unsigned long head = smp_load_acquire(&cb->head);
 
 	while (cb->tail != head) {
-		struct op_entry e = cb->ring[cb->tail & cb->mask];
-		struct op_cookie *def_app = NULL, *def = NULL;
+		unsigned long tail = cb->tail;
+		struct op_entry e = cb->ring[tail++ & cb->mask];
+		struct op_cookie *def_app = NULL, *def = NULL, *c = NULL;
 		unsigned long pc = e.pc, cookie = OP_NO_COOKIE;
 		bool kernel = e.flags & OPE_KERNEL;
+		bool user_frames = false;
+		struct stream_state n;
+		unsigned int nbt = 0, i;
 		int lost = 0;
 
-		smp_store_release(&cb->tail, cb->tail + 1);
+		if (e.flags & OPE_TRACE)
+			nbt = take_frames(cb, &tail, head);
+		smp_store_release(&cb->tail, tail);
 		if (e.flags & OPE_CTX) {
 			op_ctx_put(cb->cur_task, cb->cur_mm);
 			cb->cur_task = e.task;
@@ -143,30 +275,26 @@ static void sync_cpu(int cpu)
 		}
 		if (!cb->cur_task)
 			continue;       /* cannot happen: the first entry has a ctx */
-		if (!kernel) {
+		for (i = 0; i < nbt && !user_frames; i++)
+			user_frames = !bt[i].kernel;
+		if (!kernel || user_frames) {
 			struct mm_struct *mm = cb->cur_mm;
-			struct vm_area_struct *vma;
 
 			if (!mm) {
-				lost = OP_LOST_NO_MM;
+				lost = kernel ? 0 : OP_LOST_NO_MM;
+				nbt = resolve_frames(NULL, nbt);
 			} else {
 				mmap_read_lock(mm);
-				vma = find_vma(mm, pc);
-				if (!vma || pc < vma->vm_start) {
-					lost = OP_LOST_NO_MAPPING;
-				} else if (vma->vm_file) {
-					struct op_cookie *c = cookie_get(&vma->vm_file->f_path);
-
-					if (!c) {
-						lost = OP_LOST_NO_MAPPING;
-					} else {
-						cookie = c->id;
-						if (!c->defined && c != def_app)
-							def = c;
-						pc = (vma->vm_pgoff << PAGE_SHIFT) + pc - vma->vm_start;
-					}
-				}
+				if (!kernel)
+					lost = resolve_user(mm, &pc, &c);
+				if (!lost)
+					nbt = resolve_frames(mm, nbt);
 				mmap_read_unlock(mm);
+			}
+			if (c) {
+				cookie = c->id;
+				if (!c->defined && c != def_app)
+					def = c;
 			}
 		}
 		if (lost) {
@@ -176,18 +304,31 @@ static void sync_cpu(int cpu)
 				st_lost_no_mapping++;
 			continue;
 		}
-		/* Build the whole record: switches the decoder needs, then the pair. */
+		if (!define_frame_cookies(nbt, def_app, def)) {
+			st_event_lost_overflow++;
+			continue;
+		}
+		/*
+		 * Build the whole record: the switches the decoder needs, then
+		 * the pair, then the frames (pc, 0) with the mode and cookie
+		 * switches between them; n is the state it leads to.
+		 */
+		n = ss;
 		rec_len = 0;
-		if (ss.cpu != cpu) {
+		if (n.cpu != cpu) {
 			rec_put(OP_ESCAPE_CODE);
 			rec_put(OP_CODE_CPU_SWITCH);
 			rec_put(cpu);
+			n.cpu = cpu;
+			n.task = NULL;
+			n.mode = -1;
+			n.cookie_known = false;
 		}
 		if (def_app)
 			rec_def(def_app);
 		if (def)
 			rec_def(def);
-		if (ss.cpu != cpu || ss.task != cb->cur_task) {
+		if (n.task != cb->cur_task) {
 			rec_put(OP_ESCAPE_CODE);
 			rec_put(OP_CODE_CTX_SWITCH);
 			rec_put(task_pid_nr(cb->cur_task));
@@ -195,19 +336,28 @@ static void sync_cpu(int cpu)
 			rec_put(OP_ESCAPE_CODE);
 			rec_put(OP_CODE_CTX_TGID);
 			rec_put(task_tgid_nr(cb->cur_task));
+			n.task = cb->cur_task;
+			n.cookie_known = false;
 		}
-		if (ss.cpu != cpu || ss.mode != kernel) {
+		/* every sample of a traced stream begins a trace, even one
+		 * without frames: the decoder takes pairs after a sample as
+		 * its frames until an escape ends the trace */
+		if (e.flags & OPE_TRACE) {
 			rec_put(OP_ESCAPE_CODE);
-			rec_put(kernel ? OP_CODE_KERNEL_ENTER : OP_CODE_USER_ENTER);
+			rec_put(OP_CODE_TRACE_BEGIN);
 		}
-		if (!kernel && (ss.cpu != cpu || ss.task != cb->cur_task ||
-				!ss.cookie_known || ss.cookie != cookie)) {
-			rec_put(OP_ESCAPE_CODE);
-			rec_put(OP_CODE_COOKIE_SWITCH);
-			rec_put(cookie);
-		}
+		rec_mode(&n, kernel);
+		if (!kernel)
+			rec_cookie(&n, cookie);
 		rec_put(pc);
 		rec_put(e.event);
+		for (i = 0; i < nbt; i++) {
+			rec_mode(&n, bt[i].kernel);
+			if (!bt[i].kernel)
+				rec_cookie(&n, bt[i].c ? bt[i].c->id : OP_NO_COOKIE);
+			rec_put(bt[i].pc);
+			rec_put(0);
+		}
 		if (!ebuf_add(rec, rec_len)) {
 			st_event_lost_overflow++;
 			continue;       /* decoder state unchanged: nothing written */
@@ -216,15 +366,7 @@ static void sync_cpu(int cpu)
 			def_app->defined = true;
 		if (def)
 			def->defined = true;
-		if (ss.cpu != cpu || ss.task != cb->cur_task)
-			ss.cookie_known = false;
-		ss.cpu = cpu;
-		ss.task = cb->cur_task;
-		ss.mode = kernel;
-		if (!kernel) {
-			ss.cookie = cookie;
-			ss.cookie_known = true;
-		}
+		ss = n;
 		st_samples_emitted++;
 	}
 }

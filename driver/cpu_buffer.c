@@ -26,26 +26,42 @@ void op_ctx_put(struct task_struct *task, struct mm_struct *mm)
 	}
 }
 
-/* Put one entry into this cpu's ring (hardirq). */
+/*
+ * Put one sample into this cpu's ring (hardirq), with its backtrace when
+ * backtrace_depth > 0: the frames go into the slots after the sample's,
+ * and head moves past all of them at once, so the sync sees the sample
+ * with its whole backtrace or not at all.
+ */
 void op_add_sample(struct op_cpu *cb, struct pt_regs *regs, unsigned int event)
 {
 	struct task_struct *task = current;
 	struct mm_struct *mm = task->mm;
 	bool kernel = !user_mode(regs);
-	unsigned long head = cb->head;
+	unsigned long head = cb->head, used;
+	unsigned int depth = READ_ONCE(backtrace_depth);
 	struct op_entry *e;
+	int frames = 0;
 
 	if (kernel ? !counters[event].kernel : !counters[event].user)
 		return;
 	cb->sample_received++;
-	if (head - smp_load_acquire(&cb->tail) > cb->mask) {
+	used = head - smp_load_acquire(&cb->tail);
+	if (used > cb->mask) {
 		cb->sample_lost_overflow++;
 		return;
+	}
+	if (depth) {
+		frames = op_backtrace(cb, regs, kernel, head + 1,
+				      cb->mask - used, depth);
+		if (frames < 0) {
+			cb->sample_lost_overflow++;
+			return;
+		}
 	}
 	e = &cb->ring[head & cb->mask];
 	e->pc = instruction_pointer(regs);
 	e->event = event;
-	e->flags = kernel ? OPE_KERNEL : 0;
+	e->flags = (kernel ? OPE_KERNEL : 0) | (depth ? OPE_TRACE : 0);
 	e->task = NULL;
 	e->mm = NULL;
 	if (task != cb->last_task || mm != cb->last_mm) {
@@ -60,5 +76,5 @@ void op_add_sample(struct op_cpu *cb, struct pt_regs *regs, unsigned int event)
 		cb->last_task = task;
 		cb->last_mm = mm;
 	}
-	smp_store_release(&cb->head, head + 1);
+	smp_store_release(&cb->head, head + 1 + frames);
 }

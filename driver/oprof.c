@@ -193,6 +193,7 @@ int op_alloc_buffers(void)
 		cb->timer_overrun = 0;
 	}
 	st_lost_no_mm = st_lost_no_mapping = st_event_lost_overflow = 0;
+	st_bt_lost_no_mapping = 0;
 	st_samples_emitted = st_syncs = st_cookies = 0;
 	memset(lost_reported, 0, sizeof(lost_reported));
 	atomic_long_set(&st_module_loads, 0);

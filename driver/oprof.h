@@ -10,6 +10,7 @@
  *   timer_int.c       timer mode (timer=1): a per-cpu hrtimer, one counter
  *   perf_int.c        counter mode (default): kernel perf counters, one per
  *                     enabled N/ and cpu (software clocks or raw hw events)
+ *   backtrace.c       the callers of a sample (kernel: ORC; user: frame pointers)
  *   buffer_sync.c     the sync: rings -> escape-coded event stream
  *   cookies.c         the cookie table (pinned paths) and its listing
  *   module_notify.c   modules loaded while profiling
@@ -19,7 +20,10 @@
  *  - A sampling interrupt (hrtimer or perf overflow: hard irq, or NMI for
  *    hardware counters) is the only producer of its cpu's ring. It takes
  *    task and mm references (atomic increments) when the context changes;
- *    it never sleeps, never takes mmap_lock.
+ *    it never sleeps, never takes mmap_lock. With backtrace_depth > 0 it
+ *    also walks the stack (backtrace.c: ORC for the kernel, the rbp chain
+ *    read with copy_from_user_nofault for user space) into ring entries
+ *    after the sample's, published with it, all or nothing.
  *  - Everything else runs under op_mutex in process context: the sync
  *    (delayed work every HZ/10, and on dump/disable), read(), the control
  *    files, open/release of buffer. The sync is the only consumer of the
@@ -54,6 +58,7 @@
 #define OP_EVENT_CPU_CLOCK 0
 #define OP_EVENT_TASK_CLOCK 1
 #define OP_MAX_PATH_WORDS (PATH_MAX / sizeof(unsigned long) + 1)
+#define OP_MAX_DEPTH OP_MAX_BACKTRACE_DEPTH  /* backtrace_depth 0 .. this */
 
 /* ------------------------------------------------------ config (oprof.c) */
 
@@ -93,8 +98,13 @@ void op_free_buffers(void);
 
 /* --------------------------------------------------- per-cpu rings */
 
-/* One ring entry, written by the cpu's sampling interrupt. */
-enum { OPE_KERNEL = 1, OPE_CTX = 2 };
+/*
+ * One ring entry, written by the cpu's sampling interrupt: a sample, or
+ * (OPE_FRAME) one caller pc of the sample before it. A sample taken with
+ * backtrace_depth > 0 has OPE_TRACE and is followed by its frames, nearest
+ * caller first; they are published together with it.
+ */
+enum { OPE_KERNEL = 1, OPE_CTX = 2, OPE_TRACE = 4, OPE_FRAME = 8 };
 struct op_entry {
 	unsigned long pc;
 	unsigned int event;
@@ -137,6 +147,11 @@ extern atomic_long_t op_refs_held;
 void op_add_sample(struct op_cpu *cb, struct pt_regs *regs, unsigned int event);
 void op_ctx_put(struct task_struct *task, struct mm_struct *mm);
 
+/* ------------------------------------------------------- backtrace.c */
+
+int op_backtrace(struct op_cpu *cb, struct pt_regs *regs, bool kernel,
+		 unsigned long at, unsigned long room, unsigned int depth);
+
 /* ------------------------------------------------------- timer_int.c */
 
 void op_timer_init(void);
@@ -165,9 +180,17 @@ bool ebuf_add(unsigned long const *w, unsigned long n);
 extern struct delayed_work sync_work;
 extern unsigned long *rec;
 extern unsigned long st_lost_no_mm, st_lost_no_mapping, st_event_lost_overflow;
+extern unsigned long st_bt_lost_no_mapping;
 extern unsigned long st_samples_emitted, st_syncs;
 extern unsigned long lost_reported[OP_LOST_CATEGORY_MAX]; /* sent in-band */
-#define REC_MAX (4 * OP_MAX_PATH_WORDS + 64)
+/*
+ * The longest record: CPU_SWITCH (3), two COOKIE_DEFs (app and sample:
+ * 4 + path words each), CTX_SWITCH + CTX_TGID (7), TRACE_BEGIN (2), a mode
+ * (2) and a cookie switch (3), the pair (2), and per frame at most a mode
+ * switch, a cookie switch and its pair (7). The frames' own cookie
+ * definitions go into the buffer as records of their own, before it.
+ */
+#define REC_MAX (2 * (4 + OP_MAX_PATH_WORDS) + 19 + 7 * OP_MAX_DEPTH)
 
 void op_sync(void);
 void sync_work_fn(struct work_struct *w);

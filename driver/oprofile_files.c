@@ -162,6 +162,7 @@ PERCPU_STAT(timer_overrun)
 static unsigned long stat_##name(long cpu) { return (expr); }
 GLOBAL_STAT(no_mm, READ_ONCE(st_lost_no_mm))
 GLOBAL_STAT(no_mapping, READ_ONCE(st_lost_no_mapping))
+GLOBAL_STAT(bt_no_mapping, READ_ONCE(st_bt_lost_no_mapping))
 GLOBAL_STAT(event_overflow, READ_ONCE(st_event_lost_overflow))
 GLOBAL_STAT(emitted, READ_ONCE(st_samples_emitted))
 GLOBAL_STAT(syncs, READ_ONCE(st_syncs))
@@ -172,7 +173,7 @@ GLOBAL_STAT(refs_held, atomic_long_read(&op_refs_held))
 static struct op_ulong u_buffer_size = { &buffer_size, 1024, 1UL << 26 };
 static struct op_ulong u_watershed = { &buffer_watershed, 0, 1UL << 26 };
 static struct op_ulong u_cpu_buffer_size = { &cpu_buffer_size, 64, 1UL << 20 };
-static struct op_ulong u_backtrace = { &backtrace_depth, 0, 0 };
+static struct op_ulong u_backtrace = { &backtrace_depth, 0, OP_MAX_DEPTH };
 static struct op_ulong u_pointer = { &pointer_size, 0, ~0UL, true };
 static struct op_ulong u_ctr[OP_NR_COUNTERS][6];
 
@@ -181,13 +182,13 @@ static struct op_stat_file s_global[] = {
 	{ stat_no_mm, -1 }, { stat_no_mapping, -1 }, { stat_event_overflow, -1 },
 	{ stat_emitted, -1 }, { stat_syncs, -1 }, { stat_ncookies, -1 },
 	{ stat_modules, -1 }, { stat_sample_lost_no_regs, -1 }, { stat_refs_held, -1 },
-	{ stat_timer_overrun, -1 },
+	{ stat_timer_overrun, -1 }, { stat_bt_no_mapping, -1 },
 };
 static char const *const s_global_names[] = {
 	"sample_received", "sample_lost_overflow", "sample_lost_no_mm",
 	"sample_lost_no_mapping", "event_lost_overflow", "sample_emitted",
 	"syncs", "cookies", "module_loads", "sample_lost_no_regs", "refs_held",
-	"timer_overrun",
+	"timer_overrun", "bt_lost_no_mapping",
 };
 
 int op_create_files(struct dentry *root)

@@ -92,6 +92,11 @@ enum op_stream_code {
 	OP_CODE_LAST
 };
 
+/* The most backtrace frames a producer writes after one sample: the
+ * driver's backtrace_depth and oprofiled/opcontrol --callgraph take
+ * 0 (no backtraces) .. this. */
+#define OP_MAX_BACKTRACE_DEPTH 128
+
 /* Cookie values with special meaning, as in OProfile. */
 #define OP_NO_COOKIE 0UL
 #define OP_INVALID_COOKIE (~0UL)

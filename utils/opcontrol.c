@@ -36,6 +36,7 @@ static struct {
 	char *session_dir;
 	char *events;          /* comma list of every --event */
 	char *separate;
+	char *callgraph;       /* --callgraph depth, as given */
 	char *vmlinux;
 	char *save;
 	int no_vmlinux;
@@ -62,6 +63,9 @@ static struct poptOption const options[] = {
 	  "NAME:count[:um[:kernel[:user]]]" },
 	{ "separate", 'p', POPT_ARG_STRING, &opt.separate, 0,
 	  "separate samples by (kernel implies lib)", "none,lib,kernel,thread,cpu,all" },
+	{ "callgraph", 'c', POPT_ARG_STRING, &opt.callgraph, 0,
+	  "record up to DEPTH callers of each sample (0: none); minimum counts are 15 times higher",
+	  "DEPTH" },
 	{ "session-dir", 0, POPT_ARG_STRING, &opt.session_dir, 0,
 	  "session directory (default " OP_SESSION_DIR_DEFAULT ")", "DIR" },
 	{ "vmlinux", 0, POPT_ARG_STRING, &opt.vmlinux, 0,
@@ -137,14 +141,27 @@ static int merge_settings(struct opd_kv *kv)
 	free(rc_path);
 	if (ret < 0)
 		return -1;
-	if (opt.events) {
-		enum op_cpu cpu = opd_settings_cpu(NULL, err, sizeof(err));
+	if (opt.callgraph) {
+		unsigned depth;
 
-		if (cpu == CPU_NO_GOOD ||
-		    opd_settings_events(opt.events, cpu, NULL, text, sizeof(text),
+		if (opd_parse_callgraph(opt.callgraph, &depth, err, sizeof(err)) < 0)
+			return op_error("%s", err);
+		snprintf(text, sizeof(text), "%u", depth);
+		opd_kv_set(kv, "callgraph", text);
+	}
+	/* the events given, or the saved ones under a new depth (a callgraph
+	 * needs 15 times the minimum count) */
+	if (opt.events || opt.callgraph) {
+		enum op_cpu cpu = opd_settings_cpu(NULL, err, sizeof(err));
+		unsigned depth;
+
+		if (cpu == CPU_NO_GOOD || opc_callgraph(kv, &depth, err, sizeof(err)) < 0 ||
+		    opd_settings_events(opt.events ? opt.events : opd_kv_get(kv, "events"),
+					cpu, depth, NULL, text, sizeof(text),
 					err, sizeof(err)) < 0)
 			return op_error("%s", err);
-		opd_kv_set(kv, "events", text);
+		if (opt.events)
+			opd_kv_set(kv, "events", text);
 	}
 	if (opt.separate) {
 		unsigned bits;
@@ -184,6 +201,8 @@ static void default_settings(struct opd_kv *kv)
 		opd_kv_set(kv, "events", "default");
 	if (!opd_kv_get(kv, "separate"))
 		opd_kv_set(kv, "separate", "none");
+	if (!opd_kv_get(kv, "callgraph"))
+		opd_kv_set(kv, "callgraph", "0");
 	if (!opd_kv_get(kv, "vmlinux"))
 		opd_kv_set(kv, "vmlinux", "none");
 }
@@ -273,6 +292,7 @@ static int do_status(pid_t pid)
 	printf("Session dir: %s\n", opt.session_dir);
 	printf("Events: %s\n", opd_kv_get(&kv, "events") ? opd_kv_get(&kv, "events") : "default");
 	printf("Separate: %s\n", opd_kv_get(&kv, "separate") ? opd_kv_get(&kv, "separate") : "none");
+	printf("Callgraph: %s\n", opd_kv_get(&kv, "callgraph") ? opd_kv_get(&kv, "callgraph") : "0");
 	printf("vmlinux: %s\n", opd_kv_get(&kv, "vmlinux") ? opd_kv_get(&kv, "vmlinux") : "none");
 	printf("Source: %s\n", opd_kv_get(&kv, "source") ? opd_kv_get(&kv, "source") :
 	       access("/dev/oprofile", F_OK) == 0 ? "driver" : "perf");
@@ -288,7 +308,8 @@ static int do_status(pid_t pid)
  */
 static int settings(struct opd_kv *kv, pid_t pid)
 {
-	int given = opt.events || opt.separate || opt.vmlinux || opt.no_vmlinux;
+	int given = opt.events || opt.separate || opt.callgraph || opt.vmlinux ||
+		opt.no_vmlinux;
 
 	memset(kv, 0, sizeof(*kv));
 	if ((given || opt.start) && opd_session_create(opt.session_dir) < 0)

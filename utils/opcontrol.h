@@ -2,6 +2,7 @@
 #ifndef OPCONTROL_H
 #define OPCONTROL_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "opd_session.h"
@@ -30,6 +31,9 @@ int opc_command(char const *dir, pid_t pid, char const *what, char const *name);
 /* -1 after "daemon already running (pid N) with different settings" when
  * the running daemon's settings are not want's. */
 int opc_check_running(char const *dir, pid_t pid, struct opd_kv const *want);
+
+/* The callgraph depth of settings kv (0 when not set). 0, or -1 with err. */
+int opc_callgraph(struct opd_kv const *kv, unsigned *depth, char *err, size_t errlen);
 
 /*
  * --start: tell a running daemon (pid != 0) to sample, or start oprofiled

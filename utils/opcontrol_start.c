@@ -48,6 +48,14 @@ char *opc_find_program(char const *prog, char const *build_dir)
 	return op_xstrdup(prog);
 }
 
+int opc_callgraph(struct opd_kv const *kv, unsigned *depth, char *err, size_t errlen)
+{
+	char const *v = opd_kv_get(kv, "callgraph");
+
+	*depth = 0;
+	return v ? opd_parse_callgraph(v, depth, err, errlen) : 0;
+}
+
 /* The running session's settings (samples/current/session.conf). */
 void opc_load_running(char const *dir, struct opd_kv *kv)
 {
@@ -81,11 +89,12 @@ int opc_command(char const *dir, pid_t pid, char const *what, char const *name)
 static int settings_differ(struct opd_kv const *want, struct opd_kv const *run,
 			   char *why, size_t size)
 {
-	static char const *const keys[] = { "events", "separate", "vmlinux" };
+	static char const *const keys[] = { "events", "separate", "callgraph", "vmlinux" };
 	char err[512], norm[1024];
+	unsigned depth;
 	size_t i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		char const *w = opd_kv_get(want, keys[i]);
 		char const *r = opd_kv_get(run, keys[i]);
 
@@ -93,7 +102,8 @@ static int settings_differ(struct opd_kv const *want, struct opd_kv const *run,
 			enum op_cpu cpu = opd_settings_cpu(NULL, err, sizeof(err));
 
 			if (cpu != CPU_NO_GOOD &&
-			    opd_settings_events(NULL, cpu, NULL, norm, sizeof(norm),
+			    opc_callgraph(want, &depth, err, sizeof(err)) == 0 &&
+			    opd_settings_events(NULL, cpu, depth, NULL, norm, sizeof(norm),
 						err, sizeof(err)) == 0)
 				w = norm;
 		}
@@ -111,8 +121,9 @@ static int run_daemon(char const *dir, int verbose, struct opd_kv const *kv,
 	char const *env = getenv("OPROFILED");
 	char *prog = env && *env ? op_xstrdup(env) :
 		opc_find_program("oprofiled", "../daemon/");
-	char *args[12], buf[5][1200];
+	char *args[12], buf[6][1200];
 	char const *vmlinux = opd_kv_get(kv, "vmlinux");
+	char const *callgraph = opd_kv_get(kv, "callgraph");
 	int n = 0, status;
 	pid_t child;
 
@@ -125,6 +136,10 @@ static int run_daemon(char const *dir, int verbose, struct opd_kv const *kv,
 	}
 	snprintf(buf[2], sizeof(buf[2]), "--separate=%s", opd_kv_get(kv, "separate"));
 	args[n++] = buf[2];
+	if (callgraph && strcmp(callgraph, "0")) {
+		snprintf(buf[5], sizeof(buf[5]), "--callgraph=%s", callgraph);
+		args[n++] = buf[5];
+	}
 	if (strcmp(vmlinux, "none")) {
 		snprintf(buf[3], sizeof(buf[3]), "--vmlinux=%s", vmlinux);
 		args[n++] = buf[3];
@@ -174,6 +189,7 @@ int opc_start(char const *dir, int verbose, pid_t pid, struct opd_kv const *want
 	char err[1024], text[1024];
 	char const *source = access("/dev/oprofile", F_OK) == 0 ? "driver" : "perf";
 	enum op_cpu cpu;
+	unsigned depth;
 
 	if (pid) {
 		if (opc_check_running(dir, pid, want) < 0)
@@ -185,8 +201,8 @@ int opc_start(char const *dir, int verbose, pid_t pid, struct opd_kv const *want
 	if (opd_check_privilege() < 0)
 		return -1;
 	cpu = opd_settings_cpu(NULL, err, sizeof(err));
-	if (cpu == CPU_NO_GOOD ||
-	    opd_settings_events(opd_kv_get(want, "events"), cpu, NULL, text,
+	if (cpu == CPU_NO_GOOD || opc_callgraph(want, &depth, err, sizeof(err)) < 0 ||
+	    opd_settings_events(opd_kv_get(want, "events"), cpu, depth, NULL, text,
 				sizeof(text), err, sizeof(err)) < 0)
 		return op_error("%s", err);
 	if (!strcmp(source, "driver"))

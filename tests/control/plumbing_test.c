@@ -245,6 +245,41 @@ static void test_separate(void)
 	}
 }
 
+static void test_callgraph(void)
+{
+	static struct {
+		char const *in;
+		int ok;
+		unsigned depth;
+	} const cases[] = {
+		{ "0", 1, 0 },
+		{ "8", 1, 8 },
+		{ "128", 1, 128 },
+		{ "0008", 1, 8 },
+		{ "129", 0, 0 },
+		{ "99999999999999999999", 0, 0 },
+		{ "-1", 0, 0 },
+		{ "+3", 0, 0 },
+		{ "8x", 0, 0 },
+		{ " 8", 0, 0 },
+		{ "", 0, 0 },
+	};
+	char err[256];
+	unsigned depth;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = opd_parse_callgraph(cases[i].in, &depth, err, sizeof(err));
+
+		check((rc == 0) == cases[i].ok, "callgraph '%s': rc %d", cases[i].in, rc);
+		if (rc)
+			check(strstr(err, "0 (no backtraces) to 128") != NULL,
+			      "callgraph '%s' message: %s", cases[i].in, err);
+		else
+			check(depth == cases[i].depth, "callgraph '%s' is %u", cases[i].in, depth);
+	}
+}
+
 static void test_reset_save(void)
 {
 	char err[512];
@@ -337,6 +372,7 @@ int main(void)
 	test_lock();
 	test_kv();
 	test_separate();
+	test_callgraph();
 	test_reset_save();
 	test_stats();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", session);

@@ -53,9 +53,10 @@ KIMG=${KIMG:-/boot/vmlinuz-$KVER}
 case $KVER in 6.1.*) ;; *) echo "note: kernel $KVER is not 6.1; the driver targets 6.1";; esac
 
 for p in daemon/oprofiled utils/opcontrol utils/ophelp pp/opreport \
-	 tests/workloads/hot_main tests/workloads/hot_lib tests/workloads/libhot.so; do
+	 tests/workloads/hot_main tests/workloads/hot_lib tests/workloads/libhot.so \
+	 tests/control/sfrange tests/control/sfcheck; do
 	[ -x "$bld/$p" ] || [ -f "$bld/$p" ] || {
-		# the workloads are check programs: build them
+		# the workloads and sample file readers are check programs: build them
 		make -C "$bld/tests" "${p#tests/}" >/dev/null 2>&1 ||
 			{ echo "FAIL: kernel test: $bld/$p missing (build the tree first)"; exit 1; }
 	}
@@ -86,7 +87,9 @@ mkdir -p "$r"/{bin,sbin,usr/bin,lib,lib64,proc,sys,dev,tmp,var/lib,root,etc,mnt}
 cp "$busybox" "$r/bin/busybox"
 cp "$work/driver/oprofile.ko" "$work/driver/spinmod.ko" "$r/lib/"
 cp -r "$src/events" "$r/usr/share/oprofile-ng/events"
-bins="$bld/daemon/oprofiled $bld/utils/opcontrol $bld/utils/ophelp $bld/pp/opreport"
+# sfrange and sfcheck read sample files ({cg} arcs) for the scenarios
+bins="$bld/daemon/oprofiled $bld/utils/opcontrol $bld/utils/ophelp $bld/pp/opreport
+	$bld/tests/control/sfrange $bld/tests/control/sfcheck"
 for b in $bins; do cp "$b" "$r/usr/bin/"; done
 cp "$bld/tests/workloads/hot_main" "$bld/tests/workloads/hot_lib" "$r/usr/bin/"
 # hot_lib finds libhot.so through its rpath (the build dir): same path in the guest
