@@ -59,8 +59,13 @@ static void rec_def(struct op_cookie *c)
 	unsigned long i, nw = DIV_ROUND_UP(c->len, sizeof(unsigned long));
 
 	rec_put(OP_ESCAPE_CODE);
-	rec_put(OP_CODE_COOKIE_DEF);
+	rec_put(c->anon ? OP_CODE_ANON_DEF : OP_CODE_COOKIE_DEF);
 	rec_put(c->id);
+	if (c->anon) {
+		rec_put(c->tgid);
+		rec_put(c->start);
+		rec_put(c->end);
+	}
 	rec_put(c->len);
 	for (i = 0; i < nw; i++) {
 		unsigned long w = 0;
@@ -117,12 +122,28 @@ static unsigned long app_cookie_of(struct mm_struct *mm, struct op_cookie **def)
 	return c->id;
 }
 
+/* The name /proc/PID/maps gives an anonymous region. */
+static char const *anon_name(struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	if (vma->vm_ops && vma->vm_ops->name) {
+		char const *name = vma->vm_ops->name(vma);
+
+		if (name)
+			return name;    /* special mappings: [vdso], [vvar] */
+	}
+	if (vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk)
+		return "[heap]";
+	if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack)
+		return "[stack]";
+	return "//anon";
+}
+
 /*
- * A user pc of mm (mmap_lock held) as (cookie, file offset): *c is the
- * cookie of the mapped file, or NULL for anonymous memory (OP_NO_COOKIE,
- * pc kept raw). 0, or OP_LOST_NO_MAPPING.
+ * A user pc of mm (mmap_lock held) as (cookie, offset): *c is the cookie
+ * of the mapped file (offset in the file) or of tgid's anonymous region
+ * (offset from its start). 0, or OP_LOST_NO_MAPPING.
  */
-static int resolve_user(struct mm_struct *mm, unsigned long *pc,
+static int resolve_user(struct mm_struct *mm, pid_t tgid, unsigned long *pc,
 			struct op_cookie **c)
 {
 	struct vm_area_struct *vma = find_vma(mm, *pc);
@@ -130,8 +151,14 @@ static int resolve_user(struct mm_struct *mm, unsigned long *pc,
 	*c = NULL;
 	if (!vma || *pc < vma->vm_start)
 		return OP_LOST_NO_MAPPING;
-	if (!vma->vm_file)
+	if (!vma->vm_file) {
+		*c = anon_cookie_get(tgid, vma->vm_start, vma->vm_end,
+				     anon_name(mm, vma));
+		if (!*c)
+			return OP_LOST_NO_MAPPING;
+		*pc -= vma->vm_start;
 		return 0;
+	}
 	*c = cookie_get(&vma->vm_file->f_path);
 	if (!*c)
 		return OP_LOST_NO_MAPPING;
@@ -207,14 +234,14 @@ static unsigned int take_frames(struct op_cpu *cb, unsigned long *tail,
  * not resolve ends the chain and is counted (bt_lost_no_mapping). Returns
  * the frames kept.
  */
-static unsigned int resolve_frames(struct mm_struct *mm, unsigned int n)
+static unsigned int resolve_frames(struct mm_struct *mm, pid_t tgid, unsigned int n)
 {
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
 		if (bt[i].kernel)
 			continue;
-		if (!mm || resolve_user(mm, &bt[i].pc, &bt[i].c)) {
+		if (!mm || resolve_user(mm, tgid, &bt[i].pc, &bt[i].c)) {
 			st_bt_lost_no_mapping++;
 			return i;
 		}
@@ -279,16 +306,17 @@ static void sync_cpu(int cpu)
 			user_frames = !bt[i].kernel;
 		if (!kernel || user_frames) {
 			struct mm_struct *mm = cb->cur_mm;
+			pid_t tgid = task_tgid_nr(cb->cur_task);
 
 			if (!mm) {
 				lost = kernel ? 0 : OP_LOST_NO_MM;
-				nbt = resolve_frames(NULL, nbt);
+				nbt = resolve_frames(NULL, 0, nbt);
 			} else {
 				mmap_read_lock(mm);
 				if (!kernel)
-					lost = resolve_user(mm, &pc, &c);
+					lost = resolve_user(mm, tgid, &pc, &c);
 				if (!lost)
-					nbt = resolve_frames(mm, nbt);
+					nbt = resolve_frames(mm, tgid, nbt);
 				mmap_read_unlock(mm);
 			}
 			if (c) {

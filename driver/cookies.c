@@ -7,13 +7,15 @@
  * buffer is closed (they keep a filesystem from being unmounted).
  */
 #include <linux/dcache.h>
+#include <linux/hashtable.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include "oprof.h"
 
-static LIST_HEAD(cookies);
+static LIST_HEAD(cookies);             /* in creation order, for the listing */
+static DEFINE_HASHTABLE(cookie_hash, 10); /* by dentry: one lookup per user sample */
 static unsigned long next_cookie_id = 1;
 char *path_page;
 unsigned long st_cookies;
@@ -24,8 +26,8 @@ struct op_cookie *cookie_get(const struct path *p)
 	struct op_cookie *c;
 	char *s;
 
-	list_for_each_entry(c, &cookies, list)
-		if (c->path.dentry == p->dentry && c->path.mnt == p->mnt)
+	hash_for_each_possible(cookie_hash, c, hash, (unsigned long)p->dentry)
+		if (!c->anon && c->path.dentry == p->dentry && c->path.mnt == p->mnt)
 			return c;
 	s = d_path(p, path_page, PAGE_SIZE);
 	if (IS_ERR(s))
@@ -42,7 +44,42 @@ struct op_cookie *cookie_get(const struct path *p)
 	c->path = *p;
 	path_get(&c->path);
 	c->id = next_cookie_id++;
-	list_add(&c->list, &cookies);
+	list_add_tail(&c->list, &cookies);
+	hash_add(cookie_hash, &c->hash, (unsigned long)p->dentry);
+	st_cookies++;
+	return c;
+}
+
+/*
+ * The cookie of an anonymous region (no file: heap, stack, JIT code, the
+ * vDSO) of process tgid, created on first use; samples in it are offsets
+ * from start, as the perf source's regions. NULL: no memory.
+ */
+struct op_cookie *anon_cookie_get(pid_t tgid, unsigned long start,
+				  unsigned long end, char const *name)
+{
+	unsigned long key = start ^ ((unsigned long)tgid << 12);
+	struct op_cookie *c;
+
+	hash_for_each_possible(cookie_hash, c, hash, key)
+		if (c->anon && c->tgid == tgid && c->start == start && c->end == end)
+			return c;
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return NULL;
+	c->name = kstrdup(name, GFP_KERNEL);
+	if (!c->name) {
+		kfree(c);
+		return NULL;
+	}
+	c->len = strlen(c->name);
+	c->anon = true;
+	c->tgid = tgid;
+	c->start = start;
+	c->end = end;
+	c->id = next_cookie_id++;
+	list_add_tail(&c->list, &cookies);
+	hash_add(cookie_hash, &c->hash, key);
 	st_cookies++;
 	return c;
 }
@@ -53,12 +90,15 @@ void cookies_free(void)
 
 	list_for_each_entry_safe(c, n, &cookies, list) {
 		list_del(&c->list);
-		path_put(&c->path);
+		hash_del(&c->hash);
+		if (!c->anon)
+			path_put(&c->path);
 		kfree(c->name);
 		kfree(c);
 	}
 	next_cookie_id = 1;
 }
+
 static int cookies_show(struct seq_file *m, void *v)
 {
 	struct op_cookie *c;

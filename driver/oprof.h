@@ -200,17 +200,24 @@ void stream_reset(void);
 
 struct op_cookie {
 	struct list_head list;
+	struct hlist_node hash;
 	struct path path;
 	unsigned long id;
 	char *name;
 	size_t len;
 	bool defined;                   /* defined in the current stream */
+	/* an anonymous region (ANON_DEF; path unused): tgid's [start, end) */
+	bool anon;
+	pid_t tgid;
+	unsigned long start, end;
 };
 extern char *path_page;
 extern unsigned long st_cookies;
 extern const struct file_operations cookies_fops;
 
 struct op_cookie *cookie_get(const struct path *p);
+struct op_cookie *anon_cookie_get(pid_t tgid, unsigned long start,
+				  unsigned long end, char const *name);
 void cookies_free(void);
 
 /* ---------------------------------------------------- module_notify.c */

@@ -44,7 +44,8 @@ has_pmu() { grep -qw arch_perfmon /proc/cpuinfo; }
 # "hot total": samples of image in symbol, and of image, in an
 # "opreport -l" output file (columns: samples % image symbol).
 report_share() { # file image symbol
-	awk -v img="$2" -v sym="$3" '$3==img {tot+=$1; if ($4==sym) hot+=$1}
+	# (the symbol is the last column: an "app name" column may come first)
+	awk -v img="$2" -v sym="$3" '$3==img {tot+=$1; if ($NF==sym) hot+=$1}
 		END {printf "%d %d\n", hot, tot}' "$1"
 }
 
@@ -85,6 +86,16 @@ daemon_unaccounted() {
 		u=$((u - $(dstat $f)))
 	done
 	echo $u
+}
+
+# The daemon's nonzero drop counters, "name=count ..." (for the log).
+daemon_drops() {
+	for f in sample_saturated sample_dropped_no_app sample_dropped_bad_event \
+		 sample_dropped_unresolved_kernel sample_dropped_unknown_cookie \
+		 sample_dropped_no_mapping sample_dropped_sfile_error; do
+		v=$(dstat $f); [ "$v" = 0 ] || printf '%s=%s ' $f $v
+	done
+	echo
 }
 
 # Samples the daemon was told were lost before the stream, all categories.

@@ -34,7 +34,7 @@ for mode in timer counter; do
 		"$drecv samples + $ovr late timer periods in $((t1 - t0)) ms on $ncpu cpus (want >= $want at 1 kHz per cpu); $sizes"
 	check noloss_driver_$mode "$([ "$dlost" = 0 ] && [ "$demit" = "$drecv" ]; echo $?)" \
 		"driver received=$drecv emitted=$demit lost=$dlost (overflow $(num $D/stats/sample_lost_overflow), event buffer $(num $D/stats/event_lost_overflow))"
-	check noloss_daemon_$mode "$([ "$(dstat sample_received)" = "$demit" ] && [ "$(daemon_lost)" = 0 ] && [ "$(daemon_unaccounted)" = 0 ] && [ "$(dstat stream_errors)" = 0 ]; echo $?)" \
-		"daemon received=$(dstat sample_received) written=$(dstat sample_written) lost=$(daemon_lost) unaccounted=$(daemon_unaccounted) stream_errors=$(dstat stream_errors)"
+	check noloss_daemon_$mode "$([ "$(dstat sample_received)" = "$demit" ] && [ "$(daemon_lost)" = 0 ] && [ "$(daemon_unaccounted)" = 0 ] && [ "$(dstat stream_errors)" = 0 ] && [ "$(dstat sample_dropped_no_mapping)" = 0 ]; echo $?)" \
+		"daemon received=$(dstat sample_received) written=$(dstat sample_written) lost=$(daemon_lost) unaccounted=$(daemon_unaccounted) stream_errors=$(dstat stream_errors) drops: $(daemon_drops)"
 	opcontrol --deinit >/dev/null 2>&1
 done

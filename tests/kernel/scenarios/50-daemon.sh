@@ -11,6 +11,7 @@ t0=$(cut -d' ' -f1 /proc/uptime)
 hot_main 1.5
 (cd "$KTEST_TESTS_DIR" && hot_lib 1.5)
 dd if=/dev/zero of=/dev/null bs=64k count=8000 2>/dev/null
+jit_spin 1 > /tmp/jit.txt
 t1=$(cut -d' ' -f1 /proc/uptime)
 opcontrol --dump >/tmp/dump.txt 2>&1; check opcontrol_dump $? "workloads took $t0..$t1 s"
 opreport -l > /tmp/report.txt 2>/tmp/report.err; check opreport $? "$(head -c 300 /tmp/report.err)"
@@ -23,6 +24,14 @@ for w in "hot_main hot_main_loop" "libhot.so hot_lib_loop"; do
 done
 dds=$(awk '$3=="vmlinux"{n+=$1} END{print n+0}' /tmp/report.txt)
 check kernel_samples "$([ "$dds" -gt 100 ]; echo $?)" "vmlinux samples=$dds"
+# code written at run time (jit_spin): an anonymous region of its process,
+# "anon (tgid:N range:START-END)" with START where jit_spin put the code
+jitat=$(sed -n 's/^jit_spin: code at 0x//p' /tmp/jit.txt)
+set -- $(awk -v at="range:0x$jitat-" '$3=="anon" && index($5, at) == 1 {hot+=$1}
+	$(NF-2)=="jit_spin" || $(NF-1)=="jit_spin" || $NF=="jit_spin" {tot+=$1}
+	END {printf "%d %d\n", hot, tot}' /tmp/report.txt)
+check jit_anon "$([ "$2" -gt 100 ] && [ $(($1 * 100)) -ge $(($2 * 90)) ]; echo $?)" \
+	"$1/$2 samples of app jit_spin in its anonymous region at 0x$jitat"
 # The same opreport's per-address details (-d) against the hot functions'
 # ELF symbol ranges taken on the host (ranges.txt: image symbol start size):
 # symbol rows are "vma samples % image symbol", detail rows "  vma samples %".

@@ -14,7 +14,7 @@ opcontrol --shutdown >/dev/null 2>&1
 opreport -l > /tmp/module-report.txt 2>/tmp/module-report.err; check module_opreport $? "$(head -c 300 /tmp/module-report.err)"
 head -8 /tmp/module-report.txt | sed 's/^/KTEST-INFO /'
 cat $S/samples/current/session/kernel_images | sed 's/^/KTEST-INFO images /'
-set -- $(awk '$3=="spinmod" {tot+=$1; if ($4=="spinmod_burn") hot+=$1} END {printf "%d %d\n", hot, tot}' /tmp/module-report.txt)
+set -- $(report_share /tmp/module-report.txt spinmod spinmod_burn)
 check module_samples "$([ "$2" -gt 500 ] && [ $(($1 * 100)) -ge $(($2 * 90)) ]; echo $?)" \
 	"$1/$2 samples of image spinmod in spinmod_burn (1.5 s burnt; module_loads=$(num $D/stats/module_loads))"
 # (a kernel pc in no known image, e.g. a module's init text, is counted as
