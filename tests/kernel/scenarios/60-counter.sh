@@ -99,8 +99,8 @@ for ev in CPU_CLOCK TASK_CLOCK; do
 	done
 done
 # TASK_CLOCK (every 0.5 ms of task time) leaves out the idle task
-idle_c=$(awk '$4=="native_safe_halt" || $4=="default_idle" {n+=$1} END{print n+0}' /tmp/report-CPU_CLOCK.txt)
-idle_t=$(awk '$4=="native_safe_halt" || $4=="default_idle" {n+=$1} END{print n+0}' /tmp/report-TASK_CLOCK.txt)
+idle_c=$(awk '$NF=="native_safe_halt" || $NF=="default_idle" {n+=$1} END{print n+0}' /tmp/report-CPU_CLOCK.txt)
+idle_t=$(awk '$NF=="native_safe_halt" || $NF=="default_idle" {n+=$1} END{print n+0}' /tmp/report-TASK_CLOCK.txt)
 check counter_task_clock_idle "$([ "$idle_c" -gt 100 ] && [ "$idle_t" = 0 ]; echo $?)" \
 	"idle samples: CPU_CLOCK $idle_c, TASK_CLOCK $idle_t"
 opcontrol --shutdown >/tmp/shutdown.txt 2>&1; check counter_opcontrol_shutdown $? "$(tr '\n' ' ' </tmp/shutdown.txt)"
