@@ -139,6 +139,32 @@ static char const *anon_name(struct mm_struct *mm, struct vm_area_struct *vma)
 }
 
 /*
+ * A user sample the interrupt resolved (OPE_VMA; the file's cookie, if it
+ * had one, is fc) as (cookie, offset). An anonymous region is named now if
+ * it is still there (mm's mmap_lock held, or mm NULL), else "//anon".
+ * 0, or OP_LOST_NO_MAPPING.
+ */
+static int resolve_sampled(struct op_entry const *e, struct op_cookie *fc,
+			   struct mm_struct *mm, pid_t tgid, unsigned long *pc,
+			   struct op_cookie **c)
+{
+	struct vm_area_struct *vma;
+	char const *name = "//anon";
+
+	if (e->file) {
+		*c = fc;
+		*pc = e->start;
+		return fc ? 0 : OP_LOST_NO_MAPPING;
+	}
+	vma = mm ? find_vma(mm, e->pc) : NULL;
+	if (vma && vma->vm_start == e->start && vma->vm_end == e->end)
+		name = anon_name(mm, vma);
+	*c = anon_cookie_get(tgid, e->start, e->end, name);
+	*pc = e->pc - e->start;
+	return *c ? 0 : OP_LOST_NO_MAPPING;
+}
+
+/*
  * A user pc of mm (mmap_lock held) as (cookie, offset): *c is the cookie
  * of the mapped file (offset in the file) or of tgid's anonymous region
  * (offset from its start). 0, or OP_LOST_NO_MAPPING.
@@ -281,7 +307,7 @@ static void sync_cpu(int cpu)
 	while (cb->tail != head) {
 		unsigned long tail = cb->tail;
 		struct op_entry e = cb->ring[tail++ & cb->mask];
-		struct op_cookie *def_app = NULL, *def = NULL, *c = NULL;
+		struct op_cookie *def_app = NULL, *def = NULL, *c = NULL, *fc = NULL;
 		unsigned long pc = e.pc, cookie = OP_NO_COOKIE;
 		bool kernel = e.flags & OPE_KERNEL;
 		bool user_frames = false;
@@ -292,6 +318,10 @@ static void sync_cpu(int cpu)
 		if (e.flags & OPE_TRACE)
 			nbt = take_frames(cb, &tail, head);
 		smp_store_release(&cb->tail, tail);
+		if ((e.flags & OPE_VMA) && e.file) {
+			fc = cookie_get(&e.file->f_path);
+			op_file_put(e.file);
+		}
 		if (e.flags & OPE_CTX) {
 			op_ctx_put(cb->cur_task, cb->cur_mm);
 			cb->cur_task = e.task;
@@ -308,12 +338,17 @@ static void sync_cpu(int cpu)
 			struct mm_struct *mm = cb->cur_mm;
 			pid_t tgid = task_tgid_nr(cb->cur_task);
 
-			if (!mm) {
+			if (!kernel && (e.flags & OPE_VMA) && !user_frames && (e.file || !mm)) {
+				/* resolved in the interrupt: no lock needed */
+				lost = resolve_sampled(&e, fc, NULL, tgid, &pc, &c);
+			} else if (!mm) {
 				lost = kernel ? 0 : OP_LOST_NO_MM;
 				nbt = resolve_frames(NULL, 0, nbt);
 			} else {
 				mmap_read_lock(mm);
-				if (!kernel)
+				if (!kernel && (e.flags & OPE_VMA))
+					lost = resolve_sampled(&e, fc, mm, tgid, &pc, &c);
+				else if (!kernel)
 					lost = resolve_user(mm, tgid, &pc, &c);
 				if (!lost)
 					nbt = resolve_frames(mm, tgid, nbt);

@@ -5,12 +5,22 @@
  * consumer; head and tail are published with release/acquire, so neither
  * side takes a lock. A full ring drops the sample and counts it.
  */
+#include <linux/file.h>
+#include <linux/hardirq.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/module.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 
 #include "oprof.h"
 
 DEFINE_PER_CPU(struct op_cpu, op_cpus);
+
+/* 0 leaves every pc to the sync, as the old driver did: for comparison. */
+static bool irq_resolve = true;
+module_param(irq_resolve, bool, 0444);
+MODULE_PARM_DESC(irq_resolve, "1 (default): resolve user pcs to their mapping in the sampling interrupt when mmap_lock is free; 0: only at the sync, up to 100 ms later (an munmap in between loses or misattributes samples)");
 atomic_long_t op_refs_held = ATOMIC_LONG_INIT(0); /* task + mm references */
 
 /* Drop the references a context entry carried (process context). */
@@ -24,6 +34,45 @@ void op_ctx_put(struct task_struct *task, struct mm_struct *mm)
 		mmput(mm);
 		atomic_long_dec(&op_refs_held);
 	}
+}
+
+/* Drop the file reference of an OPE_VMA entry (process context). */
+void op_file_put(struct file *file)
+{
+	fput(file);
+	atomic_long_dec(&op_refs_held);
+}
+
+/*
+ * Resolve a user pc now, while its mapping is certainly there: the sync
+ * runs up to 100 ms later, when a munmap (dlclose, a JIT freeing code,
+ * exit) may have removed it or put another file at the same address.
+ * Only a trylock: if the task is changing its mappings right now, the sync
+ * resolves the pc instead. Not in NMI (hardware counters), and not on
+ * PREEMPT_RT, where mmap_lock is a sleeping lock even for a trylock; BPF's
+ * stack maps take mmap_lock the same way in interrupt context.
+ */
+static void resolve_in_interrupt(struct op_entry *e, struct mm_struct *mm)
+{
+#ifndef CONFIG_PREEMPT_RT
+	struct vm_area_struct *vma;
+
+	if (in_nmi() || !mmap_read_trylock(mm))
+		return;
+	vma = find_vma(mm, e->pc);
+	if (vma && e->pc >= vma->vm_start) {
+		e->flags |= OPE_VMA;
+		if (vma->vm_file) {
+			e->file = get_file(vma->vm_file);
+			atomic_long_inc(&op_refs_held);
+			e->start = (vma->vm_pgoff << PAGE_SHIFT) + e->pc - vma->vm_start;
+		} else {
+			e->start = vma->vm_start;
+			e->end = vma->vm_end;
+		}
+	}
+	mmap_read_unlock(mm);
+#endif
 }
 
 /*
@@ -64,6 +113,9 @@ void op_add_sample(struct op_cpu *cb, struct pt_regs *regs, unsigned int event)
 	e->flags = (kernel ? OPE_KERNEL : 0) | (depth ? OPE_TRACE : 0);
 	e->task = NULL;
 	e->mm = NULL;
+	e->file = NULL;
+	if (!kernel && mm && irq_resolve)
+		resolve_in_interrupt(e, mm);
 	if (task != cb->last_task || mm != cb->last_mm) {
 		e->flags |= OPE_CTX;
 		get_task_struct(task);

@@ -104,13 +104,21 @@ void op_free_buffers(void);
  * backtrace_depth > 0 has OPE_TRACE and is followed by its frames, nearest
  * caller first; they are published together with it.
  */
-enum { OPE_KERNEL = 1, OPE_CTX = 2, OPE_TRACE = 4, OPE_FRAME = 8 };
+enum { OPE_KERNEL = 1, OPE_CTX = 2, OPE_TRACE = 4, OPE_FRAME = 8, OPE_VMA = 16 };
 struct op_entry {
 	unsigned long pc;
 	unsigned int event;
 	unsigned int flags;
 	struct task_struct *task;       /* OPE_CTX: a reference */
 	struct mm_struct *mm;           /* OPE_CTX: a reference, or NULL */
+	/*
+	 * OPE_VMA: a user sample resolved in the interrupt (cpu_buffer.c), so
+	 * an munmap before the sync cannot lose or misattribute it: file is
+	 * a reference to the mapped file and start the pc's file offset, or
+	 * (file NULL) [start, end) is the anonymous region the pc was in.
+	 */
+	struct file *file;
+	unsigned long start, end;
 };
 
 struct op_stat_file {
@@ -146,6 +154,7 @@ extern atomic_long_t op_refs_held;
 
 void op_add_sample(struct op_cpu *cb, struct pt_regs *regs, unsigned int event);
 void op_ctx_put(struct task_struct *task, struct mm_struct *mm);
+void op_file_put(struct file *file);
 
 /* ------------------------------------------------------- backtrace.c */
 

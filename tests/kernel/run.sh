@@ -54,7 +54,7 @@ case $KVER in 6.1.*) ;; *) echo "note: kernel $KVER is not 6.1; the driver targe
 
 for p in daemon/oprofiled utils/opcontrol utils/ophelp pp/opreport \
 	 tests/workloads/hot_main tests/workloads/hot_lib tests/workloads/libhot.so \
-	 tests/workloads/jit_spin \
+	 tests/workloads/jit_spin tests/workloads/dlswap tests/workloads/libother.so \
 	 tests/control/sfrange tests/control/sfcheck; do
 	[ -x "$bld/$p" ] || [ -f "$bld/$p" ] || {
 		# the workloads and sample file readers are check programs: build them
@@ -92,13 +92,13 @@ cp -r "$src/events" "$r/usr/share/oprofile-ng/events"
 bins="$bld/daemon/oprofiled $bld/utils/opcontrol $bld/utils/ophelp $bld/pp/opreport
 	$bld/tests/control/sfrange $bld/tests/control/sfcheck"
 for b in $bins; do cp "$b" "$r/usr/bin/"; done
-cp "$bld/tests/workloads/hot_main" "$bld/tests/workloads/hot_lib" "$bld/tests/workloads/jit_spin" "$r/usr/bin/"
+cp "$bld/tests/workloads/hot_main" "$bld/tests/workloads/hot_lib" "$bld/tests/workloads/jit_spin" "$bld/tests/workloads/dlswap" "$r/usr/bin/"
 # hot_lib finds libhot.so through its rpath (the build dir): same path in the guest
 libdir=$(dirname "$bld/tests/workloads/libhot.so")
 mkdir -p "$r$libdir"
-cp "$bld/tests/workloads/libhot.so" "$r$libdir/"
+cp "$bld/tests/workloads/libhot.so" "$bld/tests/workloads/libother.so" "$r$libdir/"
 # shared libraries of every dynamic binary, at the same absolute paths
-for b in $bins "$bld/tests/workloads/hot_main" "$bld/tests/workloads/hot_lib" "$bld/tests/workloads/jit_spin"; do
+for b in $bins "$bld/tests/workloads/hot_main" "$bld/tests/workloads/hot_lib" "$bld/tests/workloads/jit_spin" "$bld/tests/workloads/dlswap"; do
 	ldd "$b" | awk '{for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i}' | while read -r lib; do
 		[ -e "$r$lib" ] && continue
 		mkdir -p "$r$(dirname "$lib")"
