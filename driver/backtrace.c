@@ -47,6 +47,7 @@ static bool bt_put(struct bt_out *o, unsigned long pc)
 	f->flags = o->flags;
 	f->task = NULL;
 	f->mm = NULL;
+	f->file = NULL;
 	o->n++;
 	return true;
 }
