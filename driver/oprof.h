@@ -141,7 +141,8 @@ struct op_cpu {
 	unsigned long sample_received;
 	unsigned long sample_lost_overflow;
 	unsigned long sample_lost_no_regs;
-	unsigned long timer_overrun;    /* periods the hrtimer fired too late for */
+	unsigned long timer_overrun;    /* clock periods that passed without a tick */
+	u64 last_tick_ns[OP_NR_COUNTERS]; /* counter mode: CPU_CLOCK's last tick */
 	/* consumer: the newest context, holding its references */
 	struct task_struct *cur_task;
 	struct mm_struct *cur_mm;

@@ -17,7 +17,9 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/err.h>
+#include <linux/math64.h>
 #include <linux/perf_event.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #ifdef CONFIG_X86
 #include <asm/cpufeature.h>
@@ -59,15 +61,34 @@ void op_perf_exit(void)
 	pev = NULL;
 }
 
+/*
+ * perf's cpu clock skips the periods its hrtimer fired too late for (a
+ * starved virtual cpu, long irq-off sections) without saying so; count
+ * them as timer mode does (timer_overrun), from the gap between ticks.
+ * The clock ticks in idle too, so a gap is never just an idle cpu.
+ */
+static void op_perf_count_gap(struct op_cpu *cb, unsigned int n)
+{
+	u64 now = local_clock(), last = cb->last_tick_ns[n];
+	u64 period = counters[n].count;
+
+	cb->last_tick_ns[n] = now;
+	if (last && now - last > period + period / 2)
+		cb->timer_overrun += div64_u64(now - last, period) - 1;
+}
+
 static void op_perf_overflow(struct perf_event *event, struct perf_sample_data *data,
 			     struct pt_regs *regs)
 {
 	struct op_cpu *cb = this_cpu_ptr(&op_cpus);
+	unsigned int n = (unsigned long)event->overflow_handler_context;
 
 	if (!READ_ONCE(cb->running))
 		return;                 /* op_perf_start() has not finished */
+	if (!op_mode.raw && counters[n].event == OP_EVENT_CPU_CLOCK)
+		op_perf_count_gap(cb, n);
 	if (regs)
-		op_add_sample(cb, regs, (unsigned long)event->overflow_handler_context);
+		op_add_sample(cb, regs, n);
 	else
 		cb->sample_lost_no_regs++;
 }
@@ -155,8 +176,12 @@ int op_perf_start(void)
 		}
 	}
 	if (!err)
-		for_each_online_cpu(cpu)
-			WRITE_ONCE(per_cpu_ptr(&op_cpus, cpu)->running, true);
+		for_each_online_cpu(cpu) {
+			struct op_cpu *cb = per_cpu_ptr(&op_cpus, cpu);
+
+			memset(cb->last_tick_ns, 0, sizeof(cb->last_tick_ns));
+			WRITE_ONCE(cb->running, true);
+		}
 	cpus_read_unlock();
 	if (err)
 		op_perf_stop();
