@@ -8,9 +8,12 @@
  * records do not fit, MMAP2, COMM(exec) and FORK included, and every
  * later sample of that process in the missing mapping would be lost
  * (sample_lost_no_mapping, or sample_lost_no_mm for a process we never
- * saw) for the rest of its life. So a user pc (a sample's, or a
- * backtrace frame's) that resolves in no known mapping makes us re-read
- * /proc/PID/maps once (pm_refresh) and try again. /proc shows the
+ * saw) for the rest of its life. So a sample's user pc that resolves in
+ * no known mapping makes us re-read /proc/PID/maps once (pm_refresh) and
+ * try again. Backtrace frames do not ask for re-reads: a frame-pointer
+ * walk through code built without frame pointers yields junk return
+ * addresses in no mapping all the time, and a frame in a lost mapping is
+ * usually recovered by the samples taken in that code. /proc shows the
  * present, which is newer than the sample (by the ordering slack and
  * whatever is still queued), so:
  *  - a re-read is skipped when a record queued after the sample changes
@@ -193,15 +196,19 @@ static bool reread_maps(struct perf_source *ps, uint32_t pid, uint64_t time,
 	return true;
 }
 
-/* resolve_user, re-reading pid's maps once if pc is in none. */
-static bool resolve_or_reread(struct perf_source *ps, uint32_t pid,
-			      uint64_t time, struct proc **p, uint64_t pc,
-			      unsigned long *cookie, unsigned long *offset)
+/*
+ * resolve_user failed for pc of pid at time (p: its process or NULL):
+ * re-read the maps if allowed and try once more. Out of line and cold:
+ * the sample path calls it only after a miss. The process may be
+ * another struct proc afterwards: callers look it up again.
+ */
+static __attribute__((noinline, cold)) bool
+reread_resolve(struct perf_source *ps, uint32_t pid, uint64_t time,
+	       struct proc *p, uint64_t pc, unsigned long *cookie,
+	       unsigned long *offset)
 {
-	if (resolve_user(ps, *p, pc, cookie, offset))
-		return true;
-	if (!reread_maps(ps, pid, time, p) ||
-	    !resolve_user(ps, *p, pc, cookie, offset))
+	if (!reread_maps(ps, pid, time, &p) ||
+	    !resolve_user(ps, p, pc, cookie, offset))
 		return false;
 	ps->count[OP_COUNT_MAPS_REREAD_HIT]++;
 	return true;
@@ -212,9 +219,8 @@ static bool resolve_or_reread(struct perf_source *ps, uint32_t pid,
  * callee, switching mode at the PERF_CONTEXT_* markers and cookie as
  * frames move between binaries. The first frame repeats the sample's ip.
  */
-static void emit_callchain(struct perf_source *ps, uint32_t pid,
-			   uint64_t time, struct proc *p, uint64_t ip,
-			   void const *rec, size_t size)
+static void emit_callchain(struct perf_source *ps, struct proc *p,
+			   uint64_t ip, void const *rec, size_t size)
 {
 	struct stream_emit *se = &ps->em;
 	uint64_t nr = rd64(rec, HDR + 40);
@@ -244,8 +250,7 @@ static void emit_callchain(struct perf_source *ps, uint32_t pid,
 		if (kernel) {
 			se_mode(se, true);
 			se_pair(se, pc, 0);
-		} else if (resolve_or_reread(ps, pid, time, &p, pc, &cookie,
-					     &offset)) {
+		} else if (resolve_user(ps, p, pc, &cookie, &offset)) {
 			se_mode(se, false);
 			se_cookie(se, cookie);
 			se_pair(se, offset, 0);
@@ -274,10 +279,14 @@ static void handle_sample(struct perf_source *ps, void const *rec,
 		return;
 	}
 	p = pm_find(&ps->procs, pid);
-	if (!kernel && !resolve_or_reread(ps, pid, time, &p, ip, &cookie,
-					  &pc)) {
-		ps->lost[p ? OP_LOST_NO_MAPPING : OP_LOST_NO_MM]++;
-		return;
+	if (!kernel && !resolve_user(ps, p, ip, &cookie, &pc)) {
+		bool ok = reread_resolve(ps, pid, time, p, ip, &cookie, &pc);
+
+		p = pm_find(&ps->procs, pid);
+		if (!ok) {
+			ps->lost[p ? OP_LOST_NO_MAPPING : OP_LOST_NO_MM]++;
+			return;
+		}
 	}
 	se_cpu(&ps->em, cpu);
 	se_task(&ps->em, tid, pid, p ? p->app_cookie : OP_NO_COOKIE);
@@ -288,7 +297,7 @@ static void handle_sample(struct perf_source *ps, void const *rec,
 		se_cookie(&ps->em, cookie);
 	se_pair(&ps->em, pc, event);
 	if (ps->depth)
-		emit_callchain(ps, pid, time, p, ip, rec, h.size);
+		emit_callchain(ps, p, ip, rec, h.size);
 	ps->stats.samples++;
 	if (kernel)
 		ps->stats.kernel_samples++;

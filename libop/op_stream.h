@@ -120,8 +120,8 @@ enum op_lost_category {
 
 /* What OP_CODE_COUNT counts. Keep the names: they are the stats file names. */
 enum op_count {
-	OP_COUNT_MAPS_REREAD = 1,      /* maps_reread: /proc/PID/maps read again to resolve a user pc */
-	OP_COUNT_MAPS_REREAD_HIT = 2,  /* maps_reread_hit: ... and the pc that asked for it resolved */
+	OP_COUNT_MAPS_REREAD = 1,      /* maps_reread: /proc/PID/maps read again to resolve a sample's user pc */
+	OP_COUNT_MAPS_REREAD_HIT = 2,  /* maps_reread_hit: ... and that sample resolved */
 	OP_COUNT_MAPS_REREAD_GONE = 3, /* maps_reread_gone: ... but the process was gone */
 	OP_COUNT_MAX
 };
