@@ -584,7 +584,8 @@ void opd_trans_feed(struct opd_trans *dec, unsigned long const *w, size_t n)
 		return;
 	used = run(dec, w, n);
 	dec->carry_len = n - used;
-	memcpy(dec->carry, w + used, dec->carry_len * W);
+	if (dec->carry_len)	/* w may be NULL when n is 0 */
+		memcpy(dec->carry, w + used, dec->carry_len * W);
 }
 
 int opd_trans_finish(struct opd_trans *dec)
