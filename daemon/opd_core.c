@@ -264,6 +264,13 @@ static void on_lost(void *ctx, unsigned long category, unsigned long count)
 		stats.lost[category] += count;
 }
 
+static void on_count(void *ctx, unsigned long counter, unsigned long n)
+{
+	(void)ctx;
+	if (counter < OP_COUNT_MAX)
+		stats.count[counter] += n;
+}
+
 static void on_module_loaded(void *ctx)
 {
 	(void)ctx;
@@ -284,6 +291,7 @@ static struct opd_sink const sink = {
 	.sample = on_sample,
 	.arc = on_arc,
 	.lost = on_lost,
+	.count = on_count,
 	.module_loaded = on_module_loaded,
 	.error = on_error,
 };

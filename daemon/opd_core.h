@@ -48,6 +48,7 @@ struct opd_stats {
 	uint64_t received;           /* sample pairs decoded */
 	uint64_t written;            /* added to a sample file */
 	uint64_t lost[OP_LOST_CATEGORY_MAX];  /* reported in-band by the producer */
+	uint64_t count[OP_COUNT_MAX];         /* producer counters (ESC COUNT), not samples */
 	uint64_t no_app;             /* kernel samples dropped: no app where one is required */
 	uint64_t bad_event;          /* event index out of range */
 	uint64_t unresolved_kernel;  /* kernel pc in no known kernel image */

@@ -146,7 +146,8 @@ static void perf_log_stats(struct perf_source_stats const *st)
 {
 	fprintf(stderr, "perf source: %llu records in %llu rounds, %llu samples "
 		"(%llu kernel, %llu user), %llu mmaps, %llu forks, %llu exits, "
-		"%llu processes seeded, %llu throttles, %llu bad records, "
+		"%llu processes seeded, %llu maps re-read (%llu resolved the "
+		"pc, %llu gone), %llu throttles, %llu bad records, "
 		"at most %llu records pending\n",
 		(unsigned long long)st->records, (unsigned long long)st->rounds,
 		(unsigned long long)st->samples,
@@ -154,6 +155,9 @@ static void perf_log_stats(struct perf_source_stats const *st)
 		(unsigned long long)st->user_samples,
 		(unsigned long long)st->mmaps, (unsigned long long)st->forks,
 		(unsigned long long)st->exits, (unsigned long long)st->seeded,
+		(unsigned long long)st->count[OP_COUNT_MAPS_REREAD],
+		(unsigned long long)st->count[OP_COUNT_MAPS_REREAD_HIT],
+		(unsigned long long)st->count[OP_COUNT_MAPS_REREAD_GONE],
 		(unsigned long long)st->throttles, (unsigned long long)st->bad,
 		(unsigned long long)st->max_pending);
 }

@@ -40,6 +40,10 @@ struct opd_stat_field const opd_stat_fields[] = {
 	FIELD("bt_lost_no_mapping", lost[OP_LOST_BT_NO_MAPPING], 0),
 	FIELD("sample_invalid_eip", lost[OP_LOST_INVALID_EIP], 0),
 	FIELD("sample_lost_throttled", lost[OP_LOST_THROTTLED], 0),
+	/* producer counters, not samples: names from op_stream.h */
+	FIELD("maps_reread", count[OP_COUNT_MAPS_REREAD], 0),
+	FIELD("maps_reread_hit", count[OP_COUNT_MAPS_REREAD_HIT], 0),
+	FIELD("maps_reread_gone", count[OP_COUNT_MAPS_REREAD_GONE], 0),
 	{ NULL, 0, 0 }
 };
 

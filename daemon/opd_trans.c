@@ -32,6 +32,7 @@ static char const *const code_names[OP_CODE_LAST] = {
 	[OP_CODE_ANON_DEF] = "anon_def",
 	[OP_CODE_LOST] = "lost",
 	[OP_CODE_KERNEL_IMAGE] = "kernel_image",
+	[OP_CODE_COUNT] = "count",
 };
 
 char const *opd_code_name(unsigned long code)
@@ -388,6 +389,22 @@ static size_t decode_lost(struct opd_trans *dec, unsigned long const *w,
 	return 4;
 }
 
+/* ESC COUNT counter n: a counter this decoder does not know is skipped. */
+static size_t decode_count(struct opd_trans *dec, unsigned long const *w,
+			   size_t avail)
+{
+	struct opd_sink const *s = dec->sink;
+
+	if (avail < 4)
+		return 0;
+	if (w[2] == 0 || w[2] >= OP_COUNT_MAX)
+		return 4;
+	dec->stats.count[w[2]] += w[3];
+	if (s->count)
+		s->count(s->ctx, w[2], w[3]);
+	return 4;
+}
+
 static size_t decode_ctx_switch(struct opd_trans *dec, unsigned long const *w,
 				size_t avail)
 {
@@ -486,6 +503,9 @@ static size_t decode_escape(struct opd_trans *dec, unsigned long const *w,
 	case OP_CODE_KERNEL_IMAGE:
 		used = decode_kernel_image(dec, w, avail);
 		break;
+	case OP_CODE_COUNT:
+		used = decode_count(dec, w, avail);
+		break;
 	case OP_CODE_CTX_TGID:
 		error_at(dec, dec->pos, "ctx_tgid without ctx_switch");
 		return framing_error(dec, 2);
@@ -564,7 +584,8 @@ void opd_trans_feed(struct opd_trans *dec, unsigned long const *w, size_t n)
 		return;
 	used = run(dec, w, n);
 	dec->carry_len = n - used;
-	memcpy(dec->carry, w + used, dec->carry_len * W);
+	if (dec->carry_len)	/* w may be NULL when n is 0 */
+		memcpy(dec->carry, w + used, dec->carry_len * W);
 }
 
 int opd_trans_finish(struct opd_trans *dec)

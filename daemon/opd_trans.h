@@ -79,6 +79,8 @@ struct opd_sink {
 		    struct opd_frame const *caller,
 		    struct opd_frame const *callee);
 	void (*lost)(void *ctx, unsigned long category, unsigned long count);
+	/* ESC COUNT of a known counter (enum op_count). */
+	void (*count)(void *ctx, unsigned long counter, unsigned long n);
 	void (*cookie_def)(void *ctx, struct opd_cookie const *c);
 	void (*anon_def)(void *ctx, struct opd_cookie const *c);
 	void (*module_loaded)(void *ctx);
@@ -100,6 +102,7 @@ struct opd_trans_stats {
 	uint64_t errors;	/* malformed or out-of-context records */
 	uint64_t skipped;	/* words skipped while resynchronising */
 	uint64_t lost[OP_LOST_CATEGORY_MAX];	/* from ESC LOST, by category */
+	uint64_t count[OP_COUNT_MAX];	/* from ESC COUNT, by counter */
 };
 
 /* Longest string a definition may carry (bytes, PATH_MAX-sized). */

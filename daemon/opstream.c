@@ -106,6 +106,11 @@ static void print_stats(struct perf_source_stats const *st, uint64_t words)
 		if (st->lost[c])
 			fprintf(stderr, "lost category %d: %llu\n", c,
 				(unsigned long long)st->lost[c]);
+	if (st->count[OP_COUNT_MAPS_REREAD] || st->count[OP_COUNT_MAPS_REREAD_GONE])
+		fprintf(stderr, "maps re-read %llu (resolved %llu, gone %llu)\n",
+			(unsigned long long)st->count[OP_COUNT_MAPS_REREAD],
+			(unsigned long long)st->count[OP_COUNT_MAPS_REREAD_HIT],
+			(unsigned long long)st->count[OP_COUNT_MAPS_REREAD_GONE]);
 }
 
 static int record(struct record_opts *o)

@@ -56,6 +56,11 @@ static void dump_lost(void *ctx, unsigned long category, unsigned long count)
 	fprintf(ctx, "  lost category=%lu count=%lu\n", category, count);
 }
 
+static void dump_count(void *ctx, unsigned long counter, unsigned long n)
+{
+	fprintf(ctx, "  count counter=%lu n=%lu\n", counter, n);
+}
+
 static void dump_cookie(void *ctx, struct opd_cookie const *c)
 {
 	fprintf(ctx, "  cookie %lu = %s\n", c->cookie, c->name);
@@ -80,6 +85,7 @@ int opstream_dump(char const *path, FILE *out)
 		.sample = dump_sample,
 		.arc = dump_arc,
 		.lost = dump_lost,
+		.count = dump_count,
 		.cookie_def = dump_cookie,
 		.anon_def = dump_anon,
 		.kernel_image = dump_image,

@@ -4,6 +4,39 @@
  * FORK and EXIT keep the process maps current; LOST becomes lost counts.
  * Records arrive here in time order (see perf_source.c).
  *
+ * Lost side-band records: when a ring overflows, perf drops whatever
+ * records do not fit, MMAP2, COMM(exec) and FORK included, and every
+ * later sample of that process in the missing mapping would be lost
+ * (sample_lost_no_mapping, or sample_lost_no_mm for a process we never
+ * saw) for the rest of its life. So a sample's user pc that resolves in
+ * no known mapping makes us re-read /proc/PID/maps once (pm_refresh) and
+ * try again. Backtrace frames do not ask for re-reads: a frame-pointer
+ * walk through code built without frame pointers yields junk return
+ * addresses in no mapping all the time, and a frame in a lost mapping is
+ * usually recovered by the samples taken in that code. /proc shows the
+ * present, which is newer than the sample (by the ordering slack and
+ * whatever is still queued), so:
+ *  - a re-read is skipped when a record queued after the sample changes
+ *    the process's identity or image (exec, exit, a fork creating the
+ *    pid): /proc would describe the later image, not the sample's;
+ *  - a re-read only fills address ranges that no known VMA covers, and
+ *    replaces known VMAs only when /proc/PID/exe shows that the process
+ *    runs another image than the records say (its exec record was
+ *    lost): records win over /proc wherever they say something, and
+ *    records still queued are applied on top of it in order;
+ *  - what remains wrong is a mapping both lost and replaced (unmapped,
+ *    another file mapped at its address) between the sample and the
+ *    re-read, or an exec recorded in a ring but not drained yet: the
+ *    sample is then attributed to the present mapping.
+ * Re-reads are not limited to runs that saw LOST records: each cpu's
+ * ring loses records on its own and reports it (PERF_RECORD_LOST) only
+ * once it has room again, so a sample on another cpu can need a lost
+ * mapping before any loss is known. Instead struct pm_reread bounds them:
+ * one per process per PERF_SOURCE_REREAD_MS, PERF_SOURCE_REREAD_MAX_PER_S
+ * in all, none for pids known to be gone. A sample that resolves needs
+ * none of this: the fast path is unchanged. Re-reads are counted in-band
+ * (ESC COUNT: maps_reread, maps_reread_hit, maps_reread_gone).
+ *
  * Layouts follow from the attributes perf_source.c sets: sample_type
  * IDENTIFIER|IP|TID|TIME|CPU[|CALLCHAIN] and sample_id_all, so
  *	sample:   header, id, ip, pid/tid, time, cpu/res[, nr, ips[nr]]
@@ -103,6 +136,84 @@ static bool resolve_user(struct perf_source *ps, struct proc *p,
 	return true;
 }
 
+bool ps_image_changes(struct record_queue const *q, uint32_t pid,
+		      uint64_t time)
+{
+	for (size_t i = 0; i < q->nr; i++) {
+		void const *rec;
+		struct perf_event_header h;
+
+		if (q->ent[i].time <= time)
+			continue;
+		rec = rq_record(q, i);
+		h = hdr(rec);
+		if (h.size < HDR + TRAILER || rd32(rec, HDR) != pid)
+			continue;
+		switch (h.type) {
+		case PERF_RECORD_COMM:	/* pid, tid: an exec of the leader */
+			if ((h.misc & PERF_RECORD_MISC_COMM_EXEC) &&
+			    rd32(rec, HDR + 4) == pid)
+				return true;
+			break;
+		case PERF_RECORD_FORK:	/* pid, ppid, tid, ptid */
+			if (rd32(rec, HDR + 4) != pid)
+				return true;	/* a new process */
+			break;
+		case PERF_RECORD_EXIT:
+			if (rd32(rec, HDR + 8) == pid)
+				return true;	/* the whole process */
+			break;
+		default:
+			break;
+		}
+	}
+	return false;
+}
+
+/*
+ * A user pc of pid at time resolved in no mapping (*p: its process, NULL
+ * if unknown): re-read its maps if the limits allow and it can help (see
+ * the top of this file). True if re-read; *p is then its process.
+ */
+static bool reread_maps(struct perf_source *ps, uint32_t pid, uint64_t time,
+			struct proc **p)
+{
+	int how;
+
+	if (!pid || !pm_reread_may(&ps->reread, *p, pid, ps->now))
+		return false;
+	if (ps_image_changes(&ps->q, pid, time))
+		return false;
+	how = pm_refresh(&ps->procs, &ps->cookies, pid);
+	if (how < 0) {
+		pm_reread_gone(&ps->reread, pid, ps->now);
+		ps->count[OP_COUNT_MAPS_REREAD_GONE]++;
+		return false;
+	}
+	ps->count[OP_COUNT_MAPS_REREAD]++;
+	*p = pm_find(&ps->procs, pid);
+	(*p)->reread_ns = ps->now;
+	return true;
+}
+
+/*
+ * resolve_user failed for pc of pid at time (p: its process or NULL):
+ * re-read the maps if allowed and try once more. Out of line and cold:
+ * the sample path calls it only after a miss. The process may be
+ * another struct proc afterwards: callers look it up again.
+ */
+static __attribute__((noinline, cold)) bool
+reread_resolve(struct perf_source *ps, uint32_t pid, uint64_t time,
+	       struct proc *p, uint64_t pc, unsigned long *cookie,
+	       unsigned long *offset)
+{
+	if (!reread_maps(ps, pid, time, &p) ||
+	    !resolve_user(ps, p, pc, cookie, offset))
+		return false;
+	ps->count[OP_COUNT_MAPS_REREAD_HIT]++;
+	return true;
+}
+
 /*
  * The backtrace after the sample pair: (pc, 0) per frame, caller after
  * callee, switching mode at the PERF_CONTEXT_* markers and cookie as
@@ -156,6 +267,7 @@ static void handle_sample(struct perf_source *ps, void const *rec,
 {
 	uint64_t ip = rd64(rec, HDR + 8);
 	uint32_t pid = rd32(rec, HDR + 16), tid = rd32(rec, HDR + 20);
+	uint64_t time = rd64(rec, HDR + 24);
 	uint32_t cpu = rd32(rec, HDR + 32);
 	bool kernel = is_kernel_mode(h.misc);
 	unsigned long event, cookie = OP_NO_COOKIE, pc = ip;
@@ -167,13 +279,12 @@ static void handle_sample(struct perf_source *ps, void const *rec,
 		return;
 	}
 	p = pm_find(&ps->procs, pid);
-	if (!kernel) {
-		if (!p) {
-			ps->lost[OP_LOST_NO_MM]++;
-			return;
-		}
-		if (!resolve_user(ps, p, ip, &cookie, &pc)) {
-			ps->lost[OP_LOST_NO_MAPPING]++;
+	if (!kernel && !resolve_user(ps, p, ip, &cookie, &pc)) {
+		bool ok = reread_resolve(ps, pid, time, p, ip, &cookie, &pc);
+
+		p = pm_find(&ps->procs, pid);
+		if (!ok) {
+			ps->lost[p ? OP_LOST_NO_MAPPING : OP_LOST_NO_MM]++;
 			return;
 		}
 	}
@@ -296,7 +407,7 @@ void ps_handle_record(struct perf_source *ps, void const *rec)
 	}
 }
 
-void ps_emit_lost(struct perf_source *ps)
+void ps_emit_counts(struct perf_source *ps)
 {
 	for (unsigned c = 1; c < OP_LOST_CATEGORY_MAX; c++) {
 		if (!ps->lost[c])
@@ -304,5 +415,12 @@ void ps_emit_lost(struct perf_source *ps)
 		se_lost(&ps->em, c, ps->lost[c]);
 		ps->stats.lost[c] += ps->lost[c];
 		ps->lost[c] = 0;
+	}
+	for (unsigned c = 1; c < OP_COUNT_MAX; c++) {
+		if (!ps->count[c])
+			continue;
+		se_count(&ps->em, c, ps->count[c]);
+		ps->stats.count[c] += ps->count[c];
+		ps->count[c] = 0;
 	}
 }

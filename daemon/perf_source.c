@@ -241,6 +241,11 @@ static struct perf_source *alloc_source(struct perf_source_config const *cfg)
 					 : PERF_SOURCE_RING_PAGES;
 	ps->slack_ns = (uint64_t)(cfg->slack_ms ? cfg->slack_ms
 				  : PERF_SOURCE_SLACK_MS) * 1000000;
+	pm_reread_init(&ps->reread, cfg->no_reread ? 0 :
+		       (uint64_t)(cfg->reread_ms ? cfg->reread_ms
+				  : PERF_SOURCE_REREAD_MS) * 1000000,
+		       cfg->reread_max_per_s ? cfg->reread_max_per_s
+					     : PERF_SOURCE_REREAD_MAX_PER_S);
 	rq_init(&ps->q);
 	pm_init(&ps->procs);
 	ct_init(&ps->cookies);
@@ -319,8 +324,9 @@ int perf_source_disable(struct perf_source *ps)
 	return 0;
 }
 
-static void drain_all(struct perf_source *ps)
+static void drain_all(struct perf_source *ps, uint64_t now)
 {
+	ps->now = now;
 	for (unsigned i = 0; i < ps->nr_cpus; i++)
 		ps->stats.records += perf_ring_drain(&ps->rings[i], &ps->q,
 						     ps_record_time);
@@ -400,7 +406,7 @@ static void process_until(struct perf_source *ps, uint64_t until)
 	n = rq_ready(&ps->q, until);
 	process_ready(ps, n);
 	rq_consume(&ps->q, n);
-	ps_emit_lost(ps);
+	ps_emit_counts(ps);
 	ps->stats.rounds++;
 	pm_reap(&ps->procs, (unsigned long)ps->stats.rounds);
 }
@@ -412,14 +418,14 @@ int perf_source_read(struct perf_source *ps, int timeout_ms)
 	if (poll(ps->pfd, ps->nr_cpus, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
 	now = perf_source_now();
-	drain_all(ps);
+	drain_all(ps, now);
 	process_until(ps, now > ps->slack_ns ? now - ps->slack_ns : 0);
 	return 0;
 }
 
 void perf_source_flush(struct perf_source *ps, uint64_t until)
 {
-	drain_all(ps);
+	drain_all(ps, perf_source_now());
 	process_until(ps, until);
 }
 

@@ -50,10 +50,20 @@ struct perf_source_config {
 	unsigned callgraph_depth;	/* 0: no backtraces */
 	unsigned ring_pages;	/* data pages per cpu, power of 2; 0: 128 */
 	unsigned slack_ms;	/* ordering slack; 0: PERF_SOURCE_SLACK_MS */
+	/* Re-reading /proc/PID/maps for a user pc the records leave
+	 * unresolved (see perf_records.c): at most once per process per
+	 * reread_ms (0: PERF_SOURCE_REREAD_MS) and reread_max_per_s times
+	 * a second in all (0: PERF_SOURCE_REREAD_MAX_PER_S); no_reread:
+	 * never (tests compare with it). */
+	unsigned reread_ms;
+	unsigned reread_max_per_s;
+	bool no_reread;
 };
 
 #define PERF_SOURCE_RING_PAGES 128
 #define PERF_SOURCE_SLACK_MS 10
+#define PERF_SOURCE_REREAD_MS 100
+#define PERF_SOURCE_REREAD_MAX_PER_S 200
 
 struct perf_source_stats {
 	uint64_t rounds;	/* read/flush rounds */
@@ -73,6 +83,7 @@ struct perf_source_stats {
 	uint64_t seeded;	/* processes seeded from /proc */
 	uint64_t max_pending;	/* most records queued at once */
 	uint64_t lost[OP_LOST_CATEGORY_MAX];	/* as written to the stream */
+	uint64_t count[OP_COUNT_MAX];	/* ESC COUNT: maps re-reads... */
 };
 
 /*

@@ -45,6 +45,9 @@ struct perf_source {
 	struct word_buffer out;
 	struct stream_emit em;
 	uint64_t lost[OP_LOST_CATEGORY_MAX];	/* not yet written */
+	uint64_t count[OP_COUNT_MAX];		/* not yet written */
+	struct pm_reread reread;	/* limits on /proc/PID/maps re-reads */
+	uint64_t now;			/* CLOCK_MONOTONIC at this round's drain */
 	struct perf_source_stats stats;
 	bool enabled;
 };
@@ -53,7 +56,12 @@ struct perf_source {
 uint64_t ps_record_time(void const *rec);
 /* Apply one record: update maps, write stream words, count. */
 void ps_handle_record(struct perf_source *ps, void const *rec);
-/* Write and clear the pending lost counts. */
-void ps_emit_lost(struct perf_source *ps);
+/* Write and clear the pending lost counts and counters. */
+void ps_emit_counts(struct perf_source *ps);
+/* Does q hold, after time, a record that makes pid another process or
+ * image: its exec (COMM with the exec flag), its exit, or a fork that
+ * creates it? Such a record is queued but not applied yet. */
+bool ps_image_changes(struct record_queue const *q, uint32_t pid,
+		      uint64_t time);
 
 #endif /* PERF_SOURCE_INT_H */

@@ -20,6 +20,7 @@ void pm_init(struct proc_table *pt)
 	pt->dead = NULL;
 	pt->nr_dead = 0;
 	pt->cap_dead = 0;
+	pt->proc_root = "/proc";
 }
 
 static void proc_free(struct proc *p)
@@ -132,6 +133,7 @@ struct proc *pm_fork(struct proc_table *pt, unsigned long parent,
 	c->last = 0;
 	c->exec_pending = false;
 	c->exit_round = 0;	/* a reused pid is a new process */
+	c->reread_ns = 0;
 	c->app_cookie = OP_NO_COOKIE;
 	pt->cache = c;
 	if (!p)
@@ -318,4 +320,46 @@ unsigned long pm_vma_cookie(struct cookie_table *ct, struct proc *p,
 	v->cookie = ct_new_anon(ct, p->tgid, v->start - v->pgoff, v->end,
 				name ? name->name : "//anon");
 	return v->cookie;
+}
+
+/* Index of the first VMA of p that ends after addr (p->nr if none). */
+static size_t first_ending_after(struct proc const *p, unsigned long addr)
+{
+	size_t lo = 0, hi = p->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->vma[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void pm_map_gaps(struct proc_table *pt, struct cookie_table *ct,
+		 struct proc *p, unsigned long start, unsigned long len,
+		 unsigned long pgoff, char const *name, size_t name_len,
+		 struct ct_file_id id)
+{
+	unsigned long at = start, end = start + len;
+
+	if (!len || end < start)
+		return;
+	while (at < end) {
+		size_t i = first_ending_after(p, at);
+		unsigned long stop = end;
+
+		if (i < p->nr && p->vma[i].start <= at) {
+			at = p->vma[i].end;	/* covered: skip it */
+			continue;
+		}
+		if (i < p->nr && p->vma[i].start < end)
+			stop = p->vma[i].start;
+		/* pm_map inserts before vma[i]: look again from stop */
+		pm_map(pt, ct, p, at, stop - at, pgoff + (at - start), name,
+		       name_len, id);
+		at = stop;
+	}
 }

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct cookie_table;
 
@@ -42,6 +43,7 @@ struct proc {
 	size_t cap;		/* VMAs allocated */
 	size_t last;		/* index of the last hit: samples cluster */
 	unsigned long exit_round;	/* 0: alive; else the round it exited */
+	uint64_t reread_ns;	/* last /proc/PID/maps re-read; 0: never */
 	struct proc *next;	/* hash chain */
 };
 
@@ -59,6 +61,7 @@ struct proc_table {
 	struct pm_dead *dead;	/* exited, not yet dropped */
 	size_t nr_dead;
 	size_t cap_dead;
+	char const *proc_root;	/* "/proc"; unit tests point it elsewhere */
 };
 
 void pm_init(struct proc_table *pt);
@@ -138,5 +141,75 @@ unsigned long pm_vma_cookie(struct cookie_table *ct, struct proc *p,
 size_t pm_seed_all(struct proc_table *pt, struct cookie_table *ct);
 /* Seed one process; 0, or -errno if /proc/PID/maps could not be read. */
 int pm_seed(struct proc_table *pt, struct cookie_table *ct, unsigned long pid);
+
+/*
+ * Re-reading a process's maps to resolve a user pc that the records left
+ * unresolved (their MMAP2, COMM(exec) or FORK record was lost when a ring
+ * overflowed). /proc shows the present, which may be newer than the
+ * sample being resolved, so pm_refresh() never lets it replace what the
+ * records said, except where the records are provably stale:
+ *
+ *  - unknown process, or one whose EXIT was applied (a user pc after it
+ *    means the pid is a new process whose FORK was lost): seeded from
+ *    /proc, as at start;
+ *  - known process whose /proc/PID/exe is not its app (the exec record
+ *    was lost; the caller has checked that no exec, fork or exit of pid
+ *    is still queued after the sample): its maps are dropped and seeded
+ *    from /proc (an exec, as pm_exec);
+ *  - otherwise (same app, or app unknown / exec'ed with the binary's
+ *    MMAP2 lost, which then takes the app from /proc/PID/exe): /proc's
+ *    executable mappings fill only the address ranges no known VMA
+ *    covers. Known VMAs stay: they came from records in time order with
+ *    the samples; records still queued are applied on top later.
+ *
+ * Returns PM_REFRESH_* (>= 0), or -errno if /proc/PID/maps could not be
+ * read (the process is gone). The process may be a new struct proc
+ * afterwards: look it up again. Its reread_ns is the caller's to stamp.
+ */
+enum pm_refresh_how {
+	PM_REFRESH_NEW = 0,	/* the process was unknown */
+	PM_REFRESH_FILLED = 1,	/* gaps filled */
+	PM_REFRESH_REPLACED = 2, /* lost exec: maps replaced */
+};
+int pm_refresh(struct proc_table *pt, struct cookie_table *ct,
+	       unsigned long pid);
+
+/* Map what [start, start + len) adds to p where no VMA is yet (pm_map
+ * arguments); the pieces keep their file offsets. */
+void pm_map_gaps(struct proc_table *pt, struct cookie_table *ct,
+		 struct proc *p, unsigned long start, unsigned long len,
+		 unsigned long pgoff, char const *name, size_t name_len,
+		 struct ct_file_id id);
+
+/*
+ * The bounds on re-reads, so that a process that really runs outside any
+ * known mapping, or samples of a process that is gone, cannot make the
+ * reader re-read /proc at every sample: at most one re-read per process
+ * per interval_ns (the stamp is proc->reread_ns; pids that turned out to
+ * be gone are remembered in a small cache for as long), and at most
+ * max_per_s re-reads in any one-second window over all processes. Times
+ * are CLOCK_MONOTONIC ns (> 0), the reader's "now" of the round.
+ */
+#define PM_REREAD_GONE_SLOTS 64
+
+struct pm_reread {
+	uint64_t interval_ns;	/* per process; 0: never re-read */
+	unsigned max_per_s;	/* over all processes */
+	uint64_t window_ns;	/* start of the current one-second window */
+	unsigned in_window;	/* re-reads allowed in it */
+	struct {
+		unsigned long pid;
+		uint64_t ns;
+	} gone[PM_REREAD_GONE_SLOTS];
+};
+
+void pm_reread_init(struct pm_reread *rr, uint64_t interval_ns,
+		    unsigned max_per_s);
+/* May pid's maps be re-read at now? p: its process, NULL if unknown. A
+ * yes is counted against the limits (and stamps p->reread_ns). */
+bool pm_reread_may(struct pm_reread *rr, struct proc *p, unsigned long pid,
+		   uint64_t now);
+/* The re-read found no pid: no re-read of it for interval_ns. */
+void pm_reread_gone(struct pm_reread *rr, unsigned long pid, uint64_t now);
 
 #endif /* PROC_MAPS_H */

@@ -5,11 +5,16 @@
  * and their app image from /proc/PID/exe. Only executable mappings are
  * kept: the events report only those (attr.mmap_data is off), and no pc
  * lies anywhere else.
+ *
+ * Re-seeding (pm_refresh) reads the same files later, for one process
+ * whose records were lost, under the limits of struct pm_reread; see
+ * proc_maps.h for what it may change.
  */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +24,10 @@
 #include "op_stream.h"
 #include "proc_maps.h"
 
-/* One /proc/PID/maps line: "start-end perms offset maj:min inode   path". */
+/* One /proc/PID/maps line: "start-end perms offset maj:min inode   path".
+ * gaps: map only where p has no VMA yet (pm_map_gaps). */
 static void seed_line(struct proc_table *pt, struct cookie_table *ct,
-		      struct proc *p, char *line)
+		      struct proc *p, char *line, bool gaps)
 {
 	unsigned long start, end, pgoff, inode;
 	unsigned maj, min;
@@ -39,47 +45,174 @@ static void seed_line(struct proc_table *pt, struct cookie_table *ct,
 	len = strlen(name);
 	while (len && (name[len - 1] == '\n'))
 		len--;
-	pm_map(pt, ct, p, start, end - start, pgoff, name, len,
-	       (struct ct_file_id){ (uint64_t)maj << 32 | min, inode });
+	(gaps ? pm_map_gaps : pm_map)(pt, ct, p, start, end - start, pgoff,
+				      name, len, (struct ct_file_id){
+					      (uint64_t)maj << 32 | min, inode });
 }
 
-static void seed_exe(struct cookie_table *ct, struct proc *p)
+/* path of /proc/PID/NAME under the table's proc root */
+static void proc_file(struct proc_table const *pt, unsigned long pid,
+		      char const *name, char *buf, size_t len)
 {
-	char link[64], path[PATH_MAX];
+	snprintf(buf, len, "%s/%lu/%s", pt->proc_root, pid, name);
+}
+
+/* /proc/PID/exe into path (NUL-terminated); its length, 0 if none:
+ * kernel threads have no exe. */
+static size_t read_exe(struct proc_table const *pt, unsigned long pid,
+		       char *path, size_t size)
+{
+	char link[PATH_MAX];
 	ssize_t n;
 
-	snprintf(link, sizeof(link), "/proc/%lu/exe", p->tgid);
-	n = readlink(link, path, sizeof(path));
-	/* kernel threads have no exe: they keep OP_NO_COOKIE */
-	if (n <= 0 || (size_t)n >= sizeof(path))
-		return;
-	p->app_cookie = ct_intern(ct, path, (size_t)n);
+	proc_file(pt, pid, "exe", link, sizeof(link));
+	n = readlink(link, path, size);
+	if (n <= 0 || (size_t)n >= size)
+		return 0;
+	path[n] = '\0';
+	return (size_t)n;
+}
+
+/* Every line of f through seed_line. */
+static void seed_lines(struct proc_table *pt, struct cookie_table *ct,
+		       struct proc *p, FILE *f, bool gaps)
+{
+	char *line = NULL;
+	size_t cap = 0;
+
+	while (getline(&line, &cap, f) > 0)
+		seed_line(pt, ct, p, line, gaps);
+	free(line);
+}
+
+static FILE *open_maps(struct proc_table const *pt, unsigned long pid)
+{
+	char file[PATH_MAX];
+
+	proc_file(pt, pid, "maps", file, sizeof(file));
+	return fopen(file, "re");
 }
 
 int pm_seed(struct proc_table *pt, struct cookie_table *ct, unsigned long pid)
 {
-	char file[64], *line = NULL;
-	size_t cap = 0;
+	char exe[PATH_MAX];
+	size_t exe_len;
 	struct proc *p;
-	FILE *f;
+	FILE *f = open_maps(pt, pid);
 
-	snprintf(file, sizeof(file), "/proc/%lu/maps", pid);
-	f = fopen(file, "re");
 	if (!f)
 		return -errno;
 	p = pm_get(pt, pid);
 	p->exec_pending = false;
-	seed_exe(ct, p);
-	while (getline(&line, &cap, f) > 0)
-		seed_line(pt, ct, p, line);
-	free(line);
+	exe_len = read_exe(pt, pid, exe, sizeof(exe));
+	if (exe_len)
+		p->app_cookie = ct_intern(ct, exe, exe_len);
+	seed_lines(pt, ct, p, f, false);
 	fclose(f);
 	return 0;
 }
 
+/* Is path (an exe link, perhaps "... (deleted)") the file named app? */
+static bool same_image(char const *exe, size_t exe_len, char const *app)
+{
+	static char const deleted[] = " (deleted)";
+	size_t n = sizeof(deleted) - 1;
+
+	if (exe_len > n && !memcmp(exe + exe_len - n, deleted, n))
+		exe_len -= n;
+	return strlen(app) == exe_len && !memcmp(exe, app, exe_len);
+}
+
+int pm_refresh(struct proc_table *pt, struct cookie_table *ct,
+	       unsigned long pid)
+{
+	char exe[PATH_MAX];
+	size_t exe_len;
+	struct cookie_entry *app;
+	struct proc *p;
+	int how = PM_REFRESH_FILLED;
+	FILE *f = open_maps(pt, pid);
+
+	if (!f)
+		return -errno;
+	exe_len = read_exe(pt, pid, exe, sizeof(exe));
+	p = pm_find(pt, pid);
+	/* a user pc of a pid whose process exited: the pid is another
+	 * process now (its FORK was lost) */
+	if (p && p->exit_round) {
+		pm_drop(pt, pid);
+		p = NULL;
+	}
+	if (!p) {
+		p = pm_get(pt, pid);
+		how = PM_REFRESH_NEW;
+	}
+	app = p->app_cookie != OP_NO_COOKIE ? ct_get(ct, p->app_cookie) : NULL;
+	if (how == PM_REFRESH_NEW || p->exec_pending || !app) {
+		/* the records never named the app: take the present one */
+		p->exec_pending = false;
+		if (exe_len)
+			p->app_cookie = ct_intern(ct, exe, exe_len);
+	} else if (exe_len && !same_image(exe, exe_len, app->name)) {
+		/* another image than the records say: its exec was lost */
+		pm_exec(p);
+		p->exec_pending = false;
+		p->app_cookie = ct_intern(ct, exe, exe_len);
+		how = PM_REFRESH_REPLACED;
+	}
+	seed_lines(pt, ct, p, f, how == PM_REFRESH_FILLED);
+	fclose(f);
+	return how;
+}
+
+void pm_reread_init(struct pm_reread *rr, uint64_t interval_ns,
+		    unsigned max_per_s)
+{
+	memset(rr, 0, sizeof(*rr));
+	rr->interval_ns = interval_ns;
+	rr->max_per_s = max_per_s;
+}
+
+static size_t gone_slot(unsigned long pid)
+{
+	return (pid * 0x9E3779B97F4A7C15ULL >> 32) % PM_REREAD_GONE_SLOTS;
+}
+
+bool pm_reread_may(struct pm_reread *rr, struct proc *p, unsigned long pid,
+		   uint64_t now)
+{
+	size_t g = gone_slot(pid);
+
+	if (!rr->interval_ns || !now)
+		return false;
+	if (p && p->reread_ns && now - p->reread_ns < rr->interval_ns)
+		return false;
+	if (!p && rr->gone[g].pid == pid && rr->gone[g].ns &&
+	    now - rr->gone[g].ns < rr->interval_ns)
+		return false;
+	if (!rr->window_ns || now - rr->window_ns >= 1000000000ULL) {
+		rr->window_ns = now;
+		rr->in_window = 0;
+	}
+	if (rr->in_window >= rr->max_per_s)
+		return false;
+	rr->in_window++;
+	if (p)
+		p->reread_ns = now;
+	return true;
+}
+
+void pm_reread_gone(struct pm_reread *rr, unsigned long pid, uint64_t now)
+{
+	size_t g = gone_slot(pid);
+
+	rr->gone[g].pid = pid;
+	rr->gone[g].ns = now;
+}
+
 size_t pm_seed_all(struct proc_table *pt, struct cookie_table *ct)
 {
-	DIR *d = opendir("/proc");
+	DIR *d = opendir(pt->proc_root);
 	struct dirent *de;
 	size_t n = 0;
 

@@ -74,3 +74,9 @@ void se_lost(struct stream_emit *se, unsigned long category,
 	se_escape(se, OP_CODE_LOST);
 	wb_push2(se->wb, category, count);
 }
+
+void se_count(struct stream_emit *se, unsigned long counter, unsigned long n)
+{
+	se_escape(se, OP_CODE_COUNT);
+	wb_push2(se->wb, counter, n);
+}

@@ -51,5 +51,7 @@ static inline void se_pair(struct stream_emit *se, unsigned long pc,
 /* ESC LOST category count (no effect on the decoder state). */
 void se_lost(struct stream_emit *se, unsigned long category,
 	     unsigned long count);
+/* ESC COUNT counter n (no effect on the decoder state). */
+void se_count(struct stream_emit *se, unsigned long counter, unsigned long n);
 
 #endif /* STREAM_EMIT_H */

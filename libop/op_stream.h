@@ -88,6 +88,11 @@ enum op_stream_code {
 	 * or a module) occupies [start, end); the name is the module name or
 	 * "vmlinux". Lets a producer say where modules are in-band. */
 	OP_CODE_KERNEL_IMAGE = 35,
+	/* ESC 36 counter count: the producer counted count more of one of
+	 * its own counters (enum op_count: work it did, not samples). A
+	 * counter the decoder does not know is skipped, not an error, so a
+	 * producer may add counters without breaking older decoders. */
+	OP_CODE_COUNT = 36,
 
 	OP_CODE_LAST
 };
@@ -111,6 +116,14 @@ enum op_lost_category {
 	OP_LOST_INVALID_EIP = 6,   /* sample_invalid_eip */
 	OP_LOST_THROTTLED = 7,     /* samples the kernel throttled away */
 	OP_LOST_CATEGORY_MAX
+};
+
+/* What OP_CODE_COUNT counts. Keep the names: they are the stats file names. */
+enum op_count {
+	OP_COUNT_MAPS_REREAD = 1,      /* maps_reread: /proc/PID/maps read again to resolve a sample's user pc */
+	OP_COUNT_MAPS_REREAD_HIT = 2,  /* maps_reread_hit: ... and that sample resolved */
+	OP_COUNT_MAPS_REREAD_GONE = 3, /* maps_reread_gone: ... but the process was gone */
+	OP_COUNT_MAX
 };
 
 #endif /* OP_STREAM_H */

@@ -105,7 +105,8 @@ stats_balance() {
 		fail "stats do not balance in $1: received $recv, sum$terms = $sum"
 	echo "stats balance: sample_received $recv = $sum (non-zero:$terms)"
 	lost=""
-	for f in $STATS_LOST stream_errors; do
+	for f in $STATS_LOST stream_errors maps_reread maps_reread_hit \
+		 maps_reread_gone; do
 		lost="$lost $f=$(counter "$1" "$f")"
 	done
 	echo "lost before the stream:$lost"

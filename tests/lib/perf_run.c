@@ -35,6 +35,13 @@ int perf_run_start_events(struct perf_run *r,
 		.nr_events = n,
 		.callgraph_depth = depth,
 	};
+
+	return perf_run_start_config(r, &cfg);
+}
+
+int perf_run_start_config(struct perf_run *r,
+			  struct perf_source_config const *cfg)
+{
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -43,7 +50,7 @@ int perf_run_start_events(struct perf_run *r,
 		fprintf(stderr, "SKIP: system-wide sampling needs root\n");
 		return SKIP;
 	}
-	err = perf_source_open(&r->ps, &cfg);
+	err = perf_source_open(&r->ps, cfg);
 	if (err == -EACCES || err == -EPERM || err == -ENOSYS) {
 		fprintf(stderr, "SKIP: perf_event_open refused: %s\n",
 			strerror(-err));

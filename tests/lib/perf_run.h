@@ -36,6 +36,9 @@ int perf_run_start(struct perf_run *r, unsigned long period_ns,
 int perf_run_start_events(struct perf_run *r,
 			  struct perf_source_event const *ev, unsigned n,
 			  unsigned depth);
+/* The same with a whole source configuration (ring size, re-reads...). */
+int perf_run_start_config(struct perf_run *r,
+			  struct perf_source_config const *cfg);
 /* Read one round (up to timeout_ms) and decode it. */
 void perf_run_pump(struct perf_run *r, int timeout_ms);
 /* Start argv[0] with argv (a path); its pid, or -1. */

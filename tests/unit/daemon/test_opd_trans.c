@@ -56,6 +56,11 @@ static void on_lost(void *ctx, unsigned long cat, unsigned long n)
 	log_line(ctx, "L %lu %lu\n", cat, n);
 }
 
+static void on_count(void *ctx, unsigned long counter, unsigned long n)
+{
+	log_line(ctx, "K %lu %lu\n", counter, n);
+}
+
 static void on_cookie(void *ctx, struct opd_cookie const *c)
 {
 	log_line(ctx, "C %lu %s\n", c->cookie, c->name);
@@ -87,7 +92,7 @@ static void on_error(void *ctx, uint64_t pos, char const *msg)
 }
 
 static struct opd_sink const sink_template = {
-	.sample = on_sample, .arc = on_arc, .lost = on_lost,
+	.sample = on_sample, .arc = on_arc, .lost = on_lost, .count = on_count,
 	.cookie_def = on_cookie, .anon_def = on_anon,
 	.module_loaded = on_module, .kernel_image = on_image,
 	.error = on_error,
@@ -395,6 +400,37 @@ static void test_opd_trans__redefine(void)
 	wb_free(&wb);
 }
 
+/* ESC COUNT: known counters reach the sink and the stats, unknown ones
+ * are skipped without an error, and decoding goes on after either. */
+static void test_opd_trans__count(void)
+{
+	unsigned long w[] = {
+		ESC, OP_CODE_COUNT, OP_COUNT_MAPS_REREAD, 3,
+		ESC, OP_CODE_COUNT, OP_COUNT_MAX + 5, 7,
+		ESC, OP_CODE_COUNT, 0, 1,
+		ESC, OP_CODE_COUNT, OP_COUNT_MAPS_REREAD_GONE, 2,
+		ESC, OP_CODE_COUNT, OP_COUNT_MAPS_REREAD, 4,
+		ESC, OP_CODE_CPU_SWITCH, 3, ESC, 1, 9, 0, ESC, 7, 9,
+		ESC, OP_CODE_KERNEL_ENTER, 0xabc, 0,
+	};
+	size_t n = sizeof(w) / sizeof(*w);
+
+	for (size_t chunk = 0; chunk < 6; chunk++) {
+		struct opd_trans_stats st;
+		struct log l;
+
+		st = decode(w, n, chunk, &l);
+		check(st.errors == 0 && st.samples == 1,
+		      "count records decode with no error");
+		check(st.count[OP_COUNT_MAPS_REREAD] == 7 &&
+		      st.count[OP_COUNT_MAPS_REREAD_GONE] == 2 &&
+		      st.count[OP_COUNT_MAPS_REREAD_HIT] == 0,
+		      "count records add up by counter");
+		check_log(&l, "K 1 3\nK 3 2\nK 1 4\nS cpu3 9/9 app0 k0 0xabc e0\n",
+			  "known counters reach the sink, unknown ones do not");
+	}
+}
+
 /* Random words rich in escapes and small codes: chunking never changes
  * the outcome, nothing crashes (run under ASan for reads). */
 static void test_opd_trans__random(void)
@@ -437,6 +473,7 @@ int main(void)
 	test_opd_trans__bad_input();
 	test_opd_trans__frame_event();
 	test_opd_trans__redefine();
+	test_opd_trans__count();
 	test_opd_trans__random();
 	if (failures)
 		fprintf(stderr, "%d failures\n", failures);
