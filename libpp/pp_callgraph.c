@@ -610,6 +610,11 @@ void pp_callgraph_populate(struct pp_profile *p,
 	};
 	size_t unmatched = 0;
 
+	if (!files->nr_cg)
+		pp_note(notes, "no call-graph files in the selection (%zu in "
+			"the session%s): each symbol is shown with its own "
+			"samples only; record with opcontrol --callgraph=DEPTH",
+			files->nr_callgraph, files->nr_sessions > 1 ? "s" : "");
 	for (size_t i = 0; i < files->nr_cg; i++)
 		unmatched += files->cg[i].cls < 0;
 	if (unmatched)

@@ -5,8 +5,8 @@
 # images, a symbol without samples of its own, recursion; -t, -i, -e, -%,
 # image:; kernel arcs from the session's kallsyms, an anonymous callee, a
 # --separate=lib session (app name column, -m lib), a rebuilt caller, a
-# callgraph file of an event not selected; -c with -X, -d or a
-# differential profile is refused.
+# callgraph file of an event not selected, a session without {cg} files;
+# -c with -X, -d or a differential profile is refused.
 . "$SRCDIR/tests/lib.sh"
 
 build funcs.c prog
@@ -286,4 +286,12 @@ cat "$tmp/old2" "$tmp/old2.err"
 check_grep "$tmp/old2.err" "1 call-graph files match no selected sample file's event or class and are left out" \
 	"a {cg} file of an event with no samples: left out, said"
 check_no_grep "$tmp/old2" '^  1000 ' "its arcs are not counted"
+
+# --- a session recorded without --callgraph: the blocks, and a note
+"$MKSAMPLE" "$(sfile "$prog" "$prog" "" flat)" --mtime-of "$prog" "$(o $prog alpha)=10" || fail mksample
+run_report "$tmp/flat" -c session:flat
+cat "$tmp/flat" "$tmp/flat.err"
+check_grep "$tmp/flat.err" "no call-graph files in the selection \(0 in the session\).*opcontrol --callgraph=DEPTH" \
+	"no {cg} files: said, with the way to record them"
+check_grep "$tmp/flat" '^10 +100\.0000 +alpha$' "no {cg} files: each symbol's block all the same"
 done_testing
