@@ -233,6 +233,12 @@ int pp_classify(struct pp_filelist *files, struct pp_merge const *merge,
 		struct pp_class k = key_of(&files->v[i].name, merge);
 		files->v[i].cls = (int)find_class(out, &k);
 	}
+	for (size_t i = 0; i < files->nr_cg; i++) {
+		struct pp_class k = key_of(&files->cg[i].name, merge);
+		size_t c = find_class(out, &k);
+
+		files->cg[i].cls = c < out->n ? (int)c : -1;
+	}
 	v = varying(out);
 	if (v & (v - 1)) {
 		too_many_axes(v, out, err, errlen);

@@ -48,8 +48,10 @@ struct pp_classes {
 };
 
 /*
- * Group files into classes (setting each file's cls). Returns 0, or -1
- * with err when more than one axis varies.
+ * Group files into classes (setting each file's cls). Callgraph files
+ * (files->cg) get the class of the sample files they match, or -1 when
+ * none does: they never make a class of their own. Returns 0, or -1 with
+ * err when more than one axis varies.
  */
 int pp_classify(struct pp_filelist *files, struct pp_merge const *merge,
 		struct pp_classes *out, char *err, size_t errlen);

@@ -428,20 +428,52 @@ static size_t run_stage(struct pp_spec const *spec, enum pp_tag tag,
 	return kept;
 }
 
-/* Callgraph files are not part of a flat report. */
-static void drop_callgraph(struct candidates *c, struct pp_filelist *l)
+/*
+ * Callgraph files are not part of the flat selection: dropped (counted),
+ * or with opts->callgraph moved to cg.
+ */
+static void split_callgraph(struct candidates *c, struct candidates *cg,
+			    struct pp_filelist *l, bool keep)
 {
 	size_t kept = 0;
 
 	for (size_t i = 0; i < c->n; i++) {
-		if (c->v[i].name.is_callgraph) {
-			drop(&c->v[i]);
-			l->nr_callgraph++;
-		} else {
+		if (!c->v[i].name.is_callgraph) {
 			c->v[kept++] = c->v[i];
+			continue;
 		}
+		l->nr_callgraph++;
+		if (!keep) {
+			drop(&c->v[i]);
+			continue;
+		}
+		if (cg->n == cg->alloc) {
+			cg->alloc = cg->alloc ? 2 * cg->alloc : 64;
+			cg->v = op_xrealloc(cg->v, cg->alloc * sizeof(*cg->v));
+		}
+		cg->v[cg->n++] = c->v[i];
 	}
 	c->n = kept;
+}
+
+/* The stages on callgraph files: whatever none of them keeps is dropped. */
+static void filter_callgraph(struct pp_spec const *spec,
+			     struct pp_select_opts const *opts,
+			     struct candidates *cg)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < cg->n; i++) {
+		bool keep = true;
+
+		for (size_t s = 0; keep && s < sizeof(stages) / sizeof(stages[0]); s++)
+			keep = stage_keeps(spec, stages[s], opts, &cg->v[i].name);
+		if (keep)
+			cg->v[kept++] = cg->v[i];
+		else
+			drop(&cg->v[i]);
+	}
+	cg->n = kept;
 }
 
 static int filter(struct pp_spec const *spec,
@@ -479,7 +511,7 @@ int pp_files_select(struct pp_spec const *spec,
 		    struct pp_filelist *out, struct pp_strlist *notes,
 		    char *err, size_t errlen)
 {
-	struct candidates c = { 0 };
+	struct candidates c = { 0 }, cg = { 0 };
 	char *base = pp_files_session_base(spec, opts->session_dir);
 	int rc;
 
@@ -493,17 +525,25 @@ int pp_files_select(struct pp_spec const *spec,
 	for (size_t s = 0; s < out->nr_sessions; s++)
 		walk(out->sessions[s].dir, strlen(out->sessions[s].dir), s,
 		     &c, notes);
-	drop_callgraph(&c, out);
+	split_callgraph(&c, &cg, out, opts->callgraph);
 	rc = filter(spec, opts, &c, out, err, errlen);
 	if (rc) {
 		free(c.v);
+		for (size_t i = 0; i < cg.n; i++)
+			drop(&cg.v[i]);
+		free(cg.v);
 		pp_files_free(out);
 		return -1;
 	}
+	filter_callgraph(spec, opts, &cg);
 	if (c.n > 1)
 		qsort(c.v, c.n, sizeof(*c.v), cmp_sfile);
+	if (cg.n > 1)
+		qsort(cg.v, cg.n, sizeof(*cg.v), cmp_sfile);
 	out->v = c.v;
 	out->n = c.n;
+	out->cg = cg.v;
+	out->nr_cg = cg.n;
 	return 0;
 }
 
@@ -512,6 +552,9 @@ void pp_files_free(struct pp_filelist *l)
 	for (size_t i = 0; i < l->n; i++)
 		drop(&l->v[i]);
 	free(l->v);
+	for (size_t i = 0; i < l->nr_cg; i++)
+		drop(&l->cg[i]);
+	free(l->cg);
 	for (size_t i = 0; i < l->nr_sessions; i++) {
 		free(l->sessions[i].name);
 		free(l->sessions[i].dir);

@@ -7,6 +7,10 @@
  * what the files offered instead ("12 files in session 'current', 0 left
  * after image:/bin/foo (images present: /usr/bin/python3, ...)"): an empty
  * report with no reason was OProfile's most common complaint.
+ *
+ * Callgraph ({cg}) files are not part of that selection: they are left
+ * out, or for a callgraph report kept apart and matched by the same
+ * stages on their application (A) and image (B), the caller's side.
  */
 #ifndef PP_FILES_H
 #define PP_FILES_H
@@ -35,12 +39,16 @@ struct pp_filelist {
 	size_t nr_sessions;
 	struct pp_sfile *v;           /* matching files, sorted by path */
 	size_t n;
-	size_t nr_callgraph;          /* {cg} files left out (not reported) */
+	size_t nr_callgraph;          /* {cg} files found, kept or not */
+	struct pp_sfile *cg;          /* with callgraph: the {cg} files the */
+	size_t nr_cg;                 /* specification keeps, by path */
 };
 
 struct pp_select_opts {
 	char const *session_dir;      /* e.g. /var/lib/oprofile */
 	bool exclude_dependent;       /* -x: only files with A == B */
+	bool callgraph;               /* keep {cg} files (in cg), matched
+				       * like the others by A and B */
 };
 
 /*

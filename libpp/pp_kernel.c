@@ -16,6 +16,7 @@
 #include "op_message.h"
 
 #include "pp_kernel.h"
+#include "pp_notes.h"
 
 static void add_image(struct pp_kernel *k, char const *name, uint64_t start,
 		      uint64_t end)
@@ -194,5 +195,41 @@ void pp_kernel_free(struct pp_kernel *k)
 	}
 	free(k->v);
 	free(k->dir);
+	memset(k, 0, sizeof(*k));
+}
+
+void pp_kernels_init(struct pp_kernels *k, struct pp_filelist const *files,
+		     struct pp_strlist *notes)
+{
+	*k = (struct pp_kernels){
+		.files = files, .notes = notes,
+		.v = op_xcalloc(files->nr_sessions + 1, sizeof(*k->v)),
+		.state = op_xcalloc(files->nr_sessions + 1, sizeof(int)),
+	};
+}
+
+struct pp_kernel *pp_kernels_get(struct pp_kernels *k, size_t s)
+{
+	char err[1024];
+
+	if (!k->state[s]) {
+		k->state[s] = 1;
+		if (pp_kernel_load(&k->v[s], k->files->sessions[s].dir, err,
+				   sizeof(err))) {
+			pp_note(k->notes, "no kernel symbols for session "
+				"'%s': %s", k->files->sessions[s].name, err);
+			k->state[s] = -1;
+		}
+	}
+	return k->state[s] > 0 ? &k->v[s] : NULL;
+}
+
+void pp_kernels_free(struct pp_kernels *k)
+{
+	for (size_t s = 0; k->files && s < k->files->nr_sessions; s++)
+		if (k->state[s] > 0)
+			pp_kernel_free(&k->v[s]);
+	free(k->v);
+	free(k->state);
 	memset(k, 0, sizeof(*k));
 }

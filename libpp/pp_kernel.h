@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "pp_binary.h"
+#include "pp_files.h"
 
 struct pp_kimage {
 	char *name;              /* "vmlinux", a vmlinux path, or a module */
@@ -44,5 +45,24 @@ int pp_kernel_binary(struct pp_kernel *k, char const *name,
 		     struct pp_binary *b, char *err, size_t errlen);
 
 void pp_kernel_free(struct pp_kernel *k);
+
+/*
+ * The kernels of a report's sessions, each read on first use and shared
+ * by the flat profile and the call graph.
+ */
+struct pp_kernels {
+	struct pp_filelist const *files;  /* its sessions */
+	struct pp_strlist *notes;
+	struct pp_kernel *v;              /* per session */
+	int *state;                       /* per session: 0 unread, 1 ok, -1 bad */
+};
+
+void pp_kernels_init(struct pp_kernels *k, struct pp_filelist const *files,
+		     struct pp_strlist *notes);
+
+/* The kernel of session s, or NULL (why is noted once per session). */
+struct pp_kernel *pp_kernels_get(struct pp_kernels *k, size_t s);
+
+void pp_kernels_free(struct pp_kernels *k);
 
 #endif /* PP_KERNEL_H */

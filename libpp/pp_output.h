@@ -28,6 +28,7 @@ struct pp_output_opts {
 	double threshold;      /* -t: hide rows below this percentage */
 	struct pp_sort sort;
 	bool diff;             /* classes 0 and 1: old and new; diff % column */
+	bool callgraph;        /* -c: callers and callees of each symbol */
 };
 
 struct pp_report {
@@ -37,6 +38,7 @@ struct pp_report {
 	char const *spec;      /* the specification, for XML */
 };
 
+/* Image summary, symbol list (-l) or call graph (-c, see pp_output_text.c). */
 void pp_output_text(FILE *out, struct pp_report const *r,
 		    struct pp_output_opts const *o);
 

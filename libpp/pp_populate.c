@@ -6,6 +6,7 @@
  * A user binary whose mtime differs from the one recorded in a sample
  * file's header is not the binary that was sampled: that file's samples
  * stay under the image without symbols, and the report says so once.
+ * With a callgraph, pp_callgraph.c then adds the arcs.
  */
 #include "config.h"
 
@@ -31,8 +32,7 @@ struct populate {
 	struct pp_classes *classes;
 	struct pp_populate_opts const *opts;
 	struct pp_strlist *notes;
-	struct pp_kernel *kernels;    /* per session, loaded on first use */
-	int *kernel_state;            /* per session: 0 unread, 1 ok, -1 bad */
+	struct pp_kernels kernels;    /* per session, loaded on first use */
 };
 
 /* One image (inverted profile) being processed. */
@@ -112,27 +112,10 @@ static void locate(struct populate *ctx, struct image *im)
 	}
 }
 
-static struct pp_kernel *session_kernel(struct populate *ctx, size_t s)
-{
-	char err[1024];
-
-	if (!ctx->kernel_state[s]) {
-		ctx->kernel_state[s] = 1;
-		if (pp_kernel_load(&ctx->kernels[s],
-				   ctx->files->sessions[s].dir, err,
-				   sizeof(err))) {
-			pp_note(ctx->notes, "no kernel symbols for session "
-				"'%s': %s", ctx->files->sessions[s].name, err);
-			ctx->kernel_state[s] = -1;
-		}
-	}
-	return ctx->kernel_state[s] > 0 ? &ctx->kernels[s] : NULL;
-}
-
 /* Kernel image symbols from the session's kallsyms. */
 static void open_kallsyms(struct populate *ctx, struct image *im)
 {
-	struct pp_kernel *k = session_kernel(ctx, im->first->session);
+	struct pp_kernel *k = pp_kernels_get(&ctx->kernels, im->first->session);
 	char err[1024];
 
 	if (!k)
@@ -167,8 +150,8 @@ static void open_binary(struct populate *ctx, struct image *im)
 			err, im->nr_fresh);
 }
 
-static bool symbol_wanted(struct pp_populate_opts const *o, char const *raw,
-			  char const *shown)
+bool pp_symbol_wanted(struct pp_populate_opts const *o, char const *raw,
+		      char const *shown)
 {
 	if (o->include && o->include->n && !(pp_strlist_match(o->include, raw)
 	    || pp_strlist_match(o->include, shown)))
@@ -177,9 +160,8 @@ static bool symbol_wanted(struct pp_populate_opts const *o, char const *raw,
 				pp_strlist_match(o->exclude, shown)));
 }
 
-/* The display name of a symbol; ranges read "sym->next". */
-static char *symbol_name(struct pp_symtab const *t, struct pp_symbol const *s,
-			 enum pp_demangle d)
+char *pp_symbol_display(struct pp_symtab const *t, struct pp_symbol const *s,
+			enum pp_demangle d)
 {
 	char *name = pp_demangle(s->name, d), *next, *out;
 
@@ -203,8 +185,8 @@ static size_t new_entry(struct populate *ctx, struct image *im,
 	size_t i;
 
 	if (s) {
-		name = symbol_name(&im->bin.symtab, s, o->demangle);
-		if (!symbol_wanted(o, s->name, name)) {
+		name = pp_symbol_display(&im->bin.symtab, s, o->demangle);
+		if (!pp_symbol_wanted(o, s->name, name)) {
 			free(name);
 			return EXCLUDED;
 		}
@@ -330,14 +312,11 @@ void pp_profile_populate(struct pp_profile *p,
 
 	memset(p, 0, sizeof(*p));
 	p->nr_classes = classes->n;
-	ctx.kernels = op_xcalloc(files->nr_sessions, sizeof(*ctx.kernels));
-	ctx.kernel_state = op_xcalloc(files->nr_sessions, sizeof(int));
+	pp_kernels_init(&ctx.kernels, files, notes);
 	for (size_t i = 0; i < inv->n; i++)
 		populate_image(&ctx, &inv->v[i]);
-	for (size_t s = 0; s < files->nr_sessions; s++)
-		if (ctx.kernel_state[s] > 0)
-			pp_kernel_free(&ctx.kernels[s]);
-	free(ctx.kernels);
-	free(ctx.kernel_state);
 	pp_profile_finish(p);
+	if (opts->callgraph)
+		pp_callgraph_populate(p, files, opts, &ctx.kernels, notes);
+	pp_kernels_free(&ctx.kernels);
 }

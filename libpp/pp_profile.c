@@ -127,6 +127,12 @@ static void free_entry(struct pp_entry *e)
 static void merge_into(struct pp_entry *dst, struct pp_entry *src,
 		       size_t nr_classes)
 {
+	dst->hidden = dst->hidden && src->hidden;
+	if (!dst->file && src->file) {
+		dst->file = src->file;
+		dst->line = src->line;
+		src->file = NULL;
+	}
 	for (size_t c = 0; c < nr_classes; c++)
 		dst->counts[c] += src->counts[c];
 	for (size_t i = 0; i < dst->nr_details; i++)
@@ -170,10 +176,87 @@ bool pp_profile_has_dependents(struct pp_profile const *p)
 	return false;
 }
 
+long pp_profile_find(struct pp_profile const *p, char const *app,
+		     char const *image, char const *symbol, bool has_vma,
+		     uint64_t vma)
+{
+	struct pp_entry key = {
+		.app = (char *)app, .image = (char *)image,
+		.symbol = (char *)symbol, .has_vma = has_vma, .vma = vma,
+	};
+	struct pp_entry const *e = bsearch(&key, p->v, p->n, sizeof(*p->v),
+					   cmp_entry);
+
+	return e ? e - p->v : -1;
+}
+
+bool pp_profile_has_image(struct pp_profile const *p, char const *app,
+			  char const *image)
+{
+	size_t lo = 0, hi = p->n;
+
+	while (lo < hi) {        /* the first entry >= (app, image) */
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(p->v[mid].app, app);
+
+		if (!c)
+			c = strcmp(p->v[mid].image, image);
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->n && !strcmp(p->v[lo].app, app) &&
+	       !strcmp(p->v[lo].image, image);
+}
+
+/* The first of the n sorted indexes whose arc has entry i at that end. */
+static size_t lower_bound(struct pp_profile const *p, size_t const *idx,
+			  size_t n, size_t i, bool by_callee)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		struct pp_arc const *a = &p->arcs[idx ? idx[mid] : mid];
+
+		if ((by_callee ? a->callee : a->caller) < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+size_t pp_arcs_out(struct pp_profile const *p, size_t i, size_t *first)
+{
+	size_t n = 0;
+
+	*first = lower_bound(p, NULL, p->nr_arcs, i, false);
+	while (*first + n < p->nr_arcs && p->arcs[*first + n].caller == i)
+		n++;
+	return n;
+}
+
+size_t pp_arcs_in(struct pp_profile const *p, size_t i, size_t *first)
+{
+	size_t n = 0;
+
+	*first = lower_bound(p, p->arcs_in, p->nr_arcs, i, true);
+	while (*first + n < p->nr_arcs &&
+	       p->arcs[p->arcs_in[*first + n]].callee == i)
+		n++;
+	return n;
+}
+
 void pp_profile_free(struct pp_profile *p)
 {
 	for (size_t i = 0; i < p->n; i++)
 		free_entry(&p->v[i]);
+	for (size_t i = 0; i < p->nr_arcs; i++)
+		free(p->arcs[i].counts);
+	free(p->arcs);
+	free(p->arcs_in);
 	free(p->v);
 	free(p->totals);
 	memset(p, 0, sizeof(*p));

@@ -9,6 +9,10 @@
  * Samples that cannot be symbolised are never dropped: a missing or
  * changed binary, an anonymous region or an offset outside any symbol
  * keeps its samples in an entry without a symbol ("(no symbols)").
+ *
+ * With a callgraph (opreport -c) the profile also holds arcs between its
+ * entries, read from the {cg} files: an entry may then have no samples of
+ * its own (a caller whose own code was never sampled).
  */
 #ifndef PP_PROFILE_H
 #define PP_PROFILE_H
@@ -22,6 +26,7 @@
 #include "pp_files.h"
 #include "pp_invert.h"
 #include "pp_locate.h"
+#include "pp_symtab.h"
 
 struct pp_detail {
 	uint64_t vma;            /* address; a file offset when has_vma is false */
@@ -43,6 +48,14 @@ struct pp_entry {
 	size_t nr_details;
 	struct pp_raw_detail *raw;   /* while populating: unsorted details */
 	size_t nr_raw, alloc_raw;
+	bool hidden;             /* -c: an arc's end that -i/-e leave out:
+				  * a caller or callee, never a block */
+};
+
+/* A call-graph arc: calls from one entry into another (or itself). */
+struct pp_arc {
+	size_t caller, callee;   /* entries */
+	uint64_t *counts;        /* per class: arc samples */
 };
 
 struct pp_raw_detail {
@@ -57,6 +70,9 @@ struct pp_profile {
 	size_t n, alloc;
 	uint64_t *totals;        /* per class: sum over all entries */
 	size_t nr_bad_files;     /* sample files skipped */
+	struct pp_arc *arcs;     /* -c: sorted by caller, then callee */
+	size_t nr_arcs;
+	size_t *arcs_in;         /* -c: arc indexes by callee, then caller */
 };
 
 struct pp_populate_opts {
@@ -67,6 +83,8 @@ struct pp_populate_opts {
 	struct pp_strlist const *include;   /* -i: keep only these symbols */
 	struct pp_strlist const *exclude;   /* -e: drop these symbols */
 	struct pp_locate *locate;
+	bool callgraph;          /* -c: add the arcs of files->cg */
+	bool merge_lib;          /* --merge=lib: applications are images */
 };
 
 /*
@@ -92,6 +110,38 @@ void pp_entry_add_detail(struct pp_entry *e, uint64_t vma, int cls,
 void pp_profile_fold_details(struct pp_profile *p, size_t from);
 /* Merge entries that name the same thing (one kernel, two sessions). */
 void pp_profile_finish(struct pp_profile *p);
+
+/* For pp_populate.c and pp_callgraph.c: a symbol's display name
+ * (demangled; a range reads "sym->next"), and whether -i/-e keep it. */
+char *pp_symbol_display(struct pp_symtab const *t, struct pp_symbol const *s,
+			enum pp_demangle d);
+bool pp_symbol_wanted(struct pp_populate_opts const *o, char const *raw,
+		      char const *shown);
+
+/* For pp_callgraph.c: the entry named so in a finished profile, or -1. */
+long pp_profile_find(struct pp_profile const *p, char const *app,
+		     char const *image, char const *symbol, bool has_vma,
+		     uint64_t vma);
+/* Whether a finished profile has an entry of image under app. */
+bool pp_profile_has_image(struct pp_profile const *p, char const *app,
+			  char const *image);
+
+struct pp_kernels;
+/*
+ * For pp_populate.c, after the entries are finished: read the callgraph
+ * files of files->cg into p's arcs, adding (sample-less) entries for
+ * arc ends the samples did not give.
+ */
+void pp_callgraph_populate(struct pp_profile *p,
+			   struct pp_filelist const *files,
+			   struct pp_populate_opts const *opts,
+			   struct pp_kernels *kernels,
+			   struct pp_strlist *notes);
+
+/* -c: the arcs out of entry i (arcs[*first ..]) and into it
+ * (arcs_in[*first ..]); their number. */
+size_t pp_arcs_out(struct pp_profile const *p, size_t i, size_t *first);
+size_t pp_arcs_in(struct pp_profile const *p, size_t i, size_t *first);
 
 /* Whether any entry's image is not its application (--separate=lib). */
 bool pp_profile_has_dependents(struct pp_profile const *p);

@@ -1,12 +1,13 @@
 /*
  * opreport: where did the samples go? Image summaries, symbol lists
- * (-l) with per-address details (-d), columns per class (threads, cpus,
- * events), differential profiles "{ old } { new }", text or XML (-X).
+ * (-l) with per-address details (-d), call graphs (-c), columns per class
+ * (threads, cpus, events), differential profiles "{ old } { new }", text
+ * or XML (-X).
  *
  * This file is the option table and the order of the steps; libpp does
  * the work: pp_spec (specification), pp_files (which sample files),
  * pp_classes (columns), pp_invert + pp_populate (reading and symbols),
- * pp_diff, pp_output_* (formats). Exit 0 on success, 1 on a runtime
+ * pp_callgraph (arcs), pp_diff, pp_output_* (formats). Exit 0 on success, 1 on a runtime
  * failure (nothing matched, no readable samples), 2 on a usage error.
  */
 #include "config.h"
@@ -30,7 +31,7 @@
 static struct opreport_opts {
 	int symbols, details, debug_info, show_vma, long_names;
 	int reverse, exclude_dependent, no_header, accumulated;
-	int global_percent, xml;
+	int global_percent, xml, callgraph;
 	double threshold;
 	char *sort, *include, *exclude, *demangle, *merge, *output;
 	char *session_dir, *image_path, *root;
@@ -40,6 +41,7 @@ enum { OPT_SESSION_DIR = 256 };
 
 static struct poptOption const options[] = {
 	{ "symbols", 'l', POPT_ARG_NONE, &opts.symbols, 0, "list symbols", NULL },
+	{ "callgraph", 'c', POPT_ARG_NONE, &opts.callgraph, 0, "callers and callees of each symbol (from --callgraph sessions)", NULL },
 	{ "details", 'd', POPT_ARG_NONE, &opts.details, 0, "samples per address under each symbol", NULL },
 	{ "debug-info", 'g', POPT_ARG_NONE, &opts.debug_info, 0, "source file and line column", NULL },
 	{ "show-address", 'w', POPT_ARG_NONE, &opts.show_vma, 0, "vma column", NULL },
@@ -144,18 +146,23 @@ static void parse_lists(struct run *run)
 		usage_error("%s", "--exclude-dependent and --merge=lib contradict each other (use --merge=all to merge everything)");
 	if (opts.threshold < 0 || opts.threshold > 100)
 		usage_error("%s", "--threshold is a percentage from 0 to 100");
+	if (opts.callgraph && opts.xml)
+		usage_error("%s", "--callgraph has no XML output (-X): use the text report");
+	if (opts.callgraph && (opts.details || opts.accumulated))
+		usage_error("%s", "--callgraph cannot be shown with --details or --accumulated");
 }
 
 static void setup(struct run *run)
 {
 	bool symbols = opts.symbols || opts.details || opts.debug_info ||
 		       opts.show_vma || opts.include || opts.exclude ||
-		       opts.accumulated;
+		       opts.accumulated || opts.callgraph;
 
 	run->populate = (struct pp_populate_opts){
 		.symbols = symbols, .details = opts.details,
 		.debug_info = opts.debug_info, .demangle = PP_DEMANGLE_NORMAL,
 		.include = &run->include, .exclude = &run->exclude,
+		.callgraph = opts.callgraph,
 	};
 	run->output = (struct pp_output_opts){
 		.symbols = symbols, .details = opts.details,
@@ -163,8 +170,10 @@ static void setup(struct run *run)
 		.long_names = opts.long_names, .accumulated = opts.accumulated,
 		.global_percent = opts.global_percent,
 		.no_header = opts.no_header, .threshold = opts.threshold,
+		.callgraph = opts.callgraph,
 	};
 	parse_lists(run);
+	run->populate.merge_lib = run->merge.lib;
 	run->output.sort.reverse = opts.reverse;
 	if (!opts.session_dir)
 		opts.session_dir = op_xstrdup(OP_SESSION_DIR_DEFAULT);
@@ -174,7 +183,8 @@ static void setup(struct run *run)
 static int build(struct run *run, struct side *s, int argc,
 		 char const *const *argv)
 {
-	struct pp_select_opts sel = { opts.session_dir, opts.exclude_dependent };
+	struct pp_select_opts sel = { opts.session_dir, opts.exclude_dependent,
+				      opts.callgraph };
 	struct pp_invlist inv;
 	char const *root = opts.root;
 	char err[4096];
@@ -241,8 +251,8 @@ static int differential(struct run *run, int const first[2],
 	char err[1024];
 	int rc;
 
-	if (opts.details || opts.xml)
-		usage_error("%s", "differential profiles cannot be shown with --details or --xml");
+	if (opts.details || opts.xml || opts.callgraph)
+		usage_error("%s", "differential profiles cannot be shown with --details, --xml or --callgraph");
 	run->output.diff = true;
 	rc = build(run, &s[0], count[0], argv + first[0]);
 	if (!rc)

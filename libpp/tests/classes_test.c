@@ -1,6 +1,6 @@
 /*
- * Classification: which axis the columns are, merge options, labels, and
- * the refusal of a second varying axis.
+ * Classification: which axis the columns are, merge options, labels, the
+ * refusal of a second varying axis, and the classes of callgraph files.
  */
 #include "config.h"
 
@@ -109,6 +109,36 @@ static void test_classes__axes(void)
 	}
 }
 
+/* {cg} files take the class of the sample files they match, never one of their own. */
+static void test_classes__callgraph(void)
+{
+	char const *t[] = { "CPU_CLOCK.100000.0.7.8.all", "CPU_CLOCK.100000.0.7.9.all" };
+	char const *cgt[] = { "CPU_CLOCK.100000.0.7.9.all", "CPU_CLOCK.100000.0.7.5.all",
+			      "TASK_CLOCK.100000.0.7.8.all" };
+	struct pp_merge m = { 0 };
+	struct pp_filelist l;
+	struct pp_classes c;
+	char name[256], err[512];
+
+	make_files(&l, t, 2);
+	l.cg = calloc(3, sizeof(*l.cg));
+	l.nr_cg = 3;
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "{root}/bin/p/{dep}/{root}/bin/p/{cg}/{kern}/vmlinux/%s",
+			 cgt[i]);
+		if (op_parse_filename(name, &l.cg[i].name, err, sizeof(err)))
+			printf("# cannot parse %s: %s\n", name, err);
+		l.cg[i].path = strdup(name);
+	}
+	if (check(!pp_classify(&l, &m, &c, err, sizeof(err)), "sample and {cg} files classify")) {
+		check(c.n == 2, "{cg} files make no class of their own");
+		check(l.cg[0].cls == 1 && l.cg[1].cls == -1 && l.cg[2].cls == -1,
+		      "a {cg} file of tid 9 is in tid 9's class; tid 5 and another event in none");
+		pp_classes_free(&c);
+	}
+	pp_files_free(&l);
+}
+
 static void test_classes__merge_parse(void)
 {
 	struct pp_merge m = { 0 };
@@ -128,6 +158,7 @@ int main(void)
 	test_classes__tids();
 	test_classes__processes();
 	test_classes__axes();
+	test_classes__callgraph();
 	test_classes__merge_parse();
 	return test_done();
 }

@@ -1,7 +1,8 @@
 /*
  * Selecting sample files: sessions, every matching stage, -x, callgraph
- * files left out, unparsable names noted, and the message that names the
- * stage which emptied the selection.
+ * files left out (or kept apart and matched by the same stages),
+ * unparsable names noted, and the message that names the stage which
+ * emptied the selection.
  */
 #include "config.h"
 
@@ -24,13 +25,17 @@ static void mk(char const *session, char const *rel)
 		printf("# cannot write %s\n", p);
 }
 
+/* With callgraph: whether sel() keeps {cg} files, how many it kept. */
+static bool sel_cg;
+static long sel_nr_cg;
+
 /* Select with the given spec words; returns the count, -1 on error. */
 static long sel(char const *words, bool x, struct pp_strlist *notes,
 		char *err, size_t errlen)
 {
 	char const *argv[8];
 	char buf[256], *save = NULL;
-	struct pp_select_opts o = { dir, x };
+	struct pp_select_opts o = { dir, x, sel_cg };
 	struct pp_filelist l;
 	struct pp_spec spec;
 	int argc = 0;
@@ -42,6 +47,7 @@ static long sel(char const *words, bool x, struct pp_strlist *notes,
 	if (pp_spec_parse(&spec, argc, argv, err, errlen))
 		return -2;
 	n = pp_files_select(&spec, &o, &l, notes, err, errlen) ? -1 : (long)l.n;
+	sel_nr_cg = n >= 0 ? (long)l.nr_cg : -1;
 	if (n >= 0)
 		pp_files_free(&l);
 	pp_spec_free(&spec);
@@ -60,6 +66,7 @@ int main(void)
 	mk("current", "{root}/bin/a/{dep}/{kern}/vmlinux/CPU_CLOCK.100000.0.all.all.all");
 	mk("current", "{root}/bin/b/{dep}/{root}/bin/b/TASK_CLOCK.20000.0.all.all.all");
 	mk("current", "{root}/bin/a/{dep}/{root}/bin/a/{cg}/{root}/lib/libc.so.6/CPU_CLOCK.100000.0.all.all.all");
+	mk("current", "{root}/bin/a/{dep}/{kern}/vmlinux/{cg}/{kern}/vmlinux/CPU_CLOCK.100000.0.all.all.all");
 	mk("current", "{root}/bin/a/{dep}/{root}/bin/a/not-a-name");
 	mk("current", "stats/sample_received");
 	mk("old", "{kern}/vmlinux/{dep}/{kern}/vmlinux/CPU_CLOCK.100000.0.all.all.all");
@@ -91,6 +98,23 @@ int main(void)
 	check(sel("image:/bin/b", true, NULL, err, sizeof(err)) == 1, "-x with an image");
 	check(sel("lib-image:vmlinux", true, NULL, err, sizeof(err)) == -1 &&
 	      strstr(err, "0 left after --exclude-dependent"), "-x empties it: %s", err);
+
+	check(sel("", false, NULL, err, sizeof(err)) == 4 && sel_nr_cg == 0,
+	      "without callgraph no {cg} file is kept");
+	sel_cg = true;
+	check(sel("", false, NULL, err, sizeof(err)) == 4 && sel_nr_cg == 2,
+	      "callgraph: the 2 {cg} files kept apart, the flat 4 unchanged");
+	check(sel("image:/bin/a", false, NULL, err, sizeof(err)) == 3 && sel_nr_cg == 2,
+	      "callgraph: image:/bin/a keeps its {cg} files");
+	check(sel("lib-image:vmlinux", false, NULL, err, sizeof(err)) == 1 && sel_nr_cg == 1,
+	      "callgraph: lib-image: matches the caller's image (B), not the callee");
+	check(sel("", true, NULL, err, sizeof(err)) == 2 && sel_nr_cg == 1,
+	      "callgraph: -x keeps the {cg} files with A == B");
+	check(sel("event:TASK_CLOCK", false, NULL, err, sizeof(err)) == 1 && sel_nr_cg == 0,
+	      "callgraph: event: leaves out {cg} files of other events");
+	check(sel("image:/bin/zz", false, NULL, err, sizeof(err)) == -1,
+	      "callgraph: nothing flat selected is still an error");
+	sel_cg = false;
 	pp_strlist_free(&notes);
 	snprintf(err, sizeof(err), "rm -rf '%s'", dir);
 	if (system(err) != 0)

@@ -27,6 +27,8 @@ struct sf_header {
 	double cpu_speed;        /* MHz */
 	uint64_t mtime;          /* of the binary */
 	uint64_t anon_start;
+	uint32_t cg_to_is_kernel;   /* {cg} files: the callee image is kernel */
+	uint64_t cg_to_anon_start;  /* {cg} files: the callee's anon start */
 };
 
 struct sf_sample {
@@ -97,7 +99,9 @@ static int sf_write(char const *path, struct sf_header const *h,
 	sf_put32(buf + 24, h->is_kernel);
 	memcpy(buf + 32, &h->cpu_speed, 8);
 	sf_put64(buf + 40, h->mtime);
+	sf_put32(buf + 48, h->cg_to_is_kernel);
 	sf_put64(buf + 56, h->anon_start);
+	sf_put64(buf + 64, h->cg_to_anon_start);
 	sf_put32(buf + 72, size);
 	sf_put32(buf + 76, (uint32_t)n + 1);
 	nodes = buf + 104;

@@ -3,10 +3,12 @@
  *
  *   mksample PATH [--cpu N] [--event CODE] [--um N] [--count N] [--kernel]
  *            [--speed MHZ] [--mtime T | --mtime-of FILE] [--anon-start X]
- *            KEY=COUNT...
+ *            [--cg-kernel] [--cg-anon-start X] KEY=COUNT...
  *
- * Keys and numbers are decimal or 0x-hex. The bytes come from
- * libpp/tests/sfwriter.h (raw write(), no libdb).
+ * Keys and numbers are decimal or 0x-hex. For a callgraph ({cg}) file a
+ * key is (FROM << 32) | TO, e.g. 0x1139000011a0, or written FROM:TO
+ * (0x1139:0x11a0). The bytes come from libpp/tests/sfwriter.h (raw
+ * write(), no libdb).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +56,8 @@ int main(int argc, char **argv)
 
 		if (!strcmp(a, "--kernel")) {
 			h.is_kernel = 1;
+		} else if (!strcmp(a, "--cg-kernel")) {
+			h.cg_to_is_kernel = 1;
 		} else if (!strncmp(a, "--", 2) && i + 1 < argc) {
 			char const *v = argv[++i];
 
@@ -65,15 +69,23 @@ int main(int argc, char **argv)
 			else if (!strcmp(a, "--mtime")) h.mtime = number(v);
 			else if (!strcmp(a, "--mtime-of")) h.mtime = mtime_of(v);
 			else if (!strcmp(a, "--anon-start")) h.anon_start = number(v);
+			else if (!strcmp(a, "--cg-anon-start")) h.cg_to_anon_start = number(v);
 			else {
 				fprintf(stderr, "mksample: unknown option %s\n", a);
 				return 2;
 			}
 		} else if ((eq = strchr(a, '='))) {
-			char key[64];
+			char key[64], *colon;
 
 			snprintf(key, sizeof(key), "%.*s", (int)(eq - a), a);
-			s[n].key = number(key);
+			colon = strchr(key, ':');
+			if (colon) {
+				*colon = '\0';
+				s[n].key = number(key) << 32 |
+					   (number(colon + 1) & 0xffffffffu);
+			} else {
+				s[n].key = number(key);
+			}
 			s[n].count = (uint32_t)number(eq + 1);
 			n++;
 		} else {

@@ -8,7 +8,9 @@
 # pointers, run while sampling at depth 8. Their arcs are read with
 # sfrange --arcs against the ELF oracle's function ranges: >= 90 % of the
 # arcs into each hot loop come from its main, and the loops' samples
-# nearly all carry such an arc. The stats balance.
+# nearly all carry such an arc. The stats balance. opreport -c on the
+# session shows main as hot_main_loop's caller (>= 90 % of its incoming
+# arcs) and libhot.so's hot_lib_loop as a callee of hot_lib's main.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
 W=$B/tests/workloads
@@ -84,4 +86,33 @@ step "arcs into hot_main_loop"
 arcs_into "$T/hot_main" hot_main_loop "$T/hot_main" main
 step "arcs into libhot.so's hot_lib_loop, from hot_lib (another image)"
 arcs_into "$T/libhot.so" hot_lib_loop "$T/hot_lib" main
+
+# block SYMBOL IMAGE: the lines of SYMBOL's block (of IMAGE, base name) in
+# the opreport -c report $T/cg, each tagged "caller" or "callee"; fields
+# then: samples, %, image, [app,] symbol (last)
+block() {
+	awk -v sym="$1" -v img="$2" '
+	/^-+$/ { if (inblk) exit; n = 0; seen = 0; next }
+	/^  / { if (!seen) buf[n++] = $0; else if (inblk) print "callee", $0; next }
+	{ seen = 1
+	  if ($NF == sym && $3 == img) { inblk = 1; for (i = 0; i < n; i++) print "caller", buf[i] } }
+	' "$T/cg"
+}
+
+step "opreport -c: main calls hot_main_loop, hot_lib's main calls libhot.so's hot_lib_loop"
+"$OPREPORT" --session-dir="$S" -c >"$T/cg" 2>"$T/cg.err" || { cat "$T/cg" "$T/cg.err"; fail "opreport -c failed"; }
+grep -Eq '^-{79}$' "$T/cg" || { cat "$T/cg"; fail "opreport -c: no dashed block lines"; }
+block hot_main_loop hot_main >"$T/b1"
+echo "hot_main_loop's block:"
+cat "$T/b1"
+pct=$(awk '$1 == "caller" && $4 == "hot_main" && $NF == "main" {print $3}' "$T/b1")
+[ -n "$pct" ] || { cat "$T/cg"; fail "hot_main_loop's block lists no caller main of hot_main"; }
+awk -v p="$pct" 'BEGIN { exit !(p >= 90) }' ||
+	fail "main has $pct % of hot_main_loop's incoming arcs (want >= 90 %)"
+echo "main: $pct % of the arcs into hot_main_loop"
+block main hot_lib >"$T/b2"
+echo "hot_lib's main's block:"
+cat "$T/b2"
+grep -Eq '^callee +[0-9]+ +[0-9.]+ +libhot\.so( +[^ ]+)? +hot_lib_loop$' "$T/b2" ||
+	{ cat "$T/cg"; fail "hot_lib's main does not list libhot.so's hot_lib_loop as a callee"; }
 echo "PASS"
