@@ -124,6 +124,17 @@ awk "$HEX"'
 	END { while (j < m) name(++j) }' /tmp/kends /tmp/ktext >/tmp/knames
 awk 'FNR == NR { nm[$1] = $2; next }
 	{ print "KTEST-INFO karc", $1, nm[FNR ".from"], "->", nm[FNR ".to"] }' /tmp/knames /tmp/karcs
+# --- the same opreport -c as on the perf source --------------------------
+# hot_main_loop's block: its callers (indented lines before the symbol's
+# own line) must give main of hot_main >= 90 % of the incoming arcs
+opreport -c > /tmp/cg-report.txt 2>/tmp/cg-report.err; check cg_opreport $? "$(head -c 300 /tmp/cg-report.err)"
+awk '/^-+$/ { if (inblk) exit; n = 0; seen = 0; next }
+	/^  / { if (!seen) buf[n++] = $0; next }
+	{ seen = 1; if ($NF == "hot_main_loop" && $3 == "hot_main") { inblk = 1; print; for (i = 0; i < n; i++) print "caller", buf[i] } }
+	' /tmp/cg-report.txt >/tmp/cg-block.txt
+sed 's/^/KTEST-INFO cg block /' /tmp/cg-block.txt
+pct=$(awk '$1 == "caller" && $4 == "hot_main" && $NF == "main" {print int($3)}' /tmp/cg-block.txt)
+check cg_opreport_main_calls_hot "$([ "${pct:-0}" -ge 90 ]; echo $?)" "opreport -c: main has ${pct:-no} % of the arcs into hot_main_loop"
 opcontrol --callgraph=0 --separate=none >/dev/null 2>&1
 opcontrol --deinit >/tmp/cg-deinit.txt 2>&1
 check cg_deinit "$([ $? = 0 ] && ! grep -q '^oprofile ' /proc/modules; echo $?)" "$(tr '\n' ' ' </tmp/cg-deinit.txt)"
