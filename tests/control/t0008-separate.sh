@@ -58,9 +58,17 @@ grep -v "^{root}$app/{dep}/{root}$app/" "$T/files" |
 stats_balance "$C"
 
 step "opreport on that session: two thread columns, -m tid merges them"
-n1=$(total "$(sfile "$app" "{root}$app" "$tgid.$tid1.all")")
-n2=$(total "$(sfile "$app" "{root}$app" "$tgid.$tid2.all")")
-n1=${n1##* } n2=${n2##* }
+# image:APP selects the process's own image and its anonymous regions
+# ([vdso], under the application): a thread's column sums all its files
+thread_total() {
+	t=0
+	for f in $(find "$C/{root}$app/{dep}" -type f -name "$EV.$tgid.$1.all"); do
+		n=$(total "$f")
+		t=$((t + ${n##* }))
+	done
+	echo $t
+}
+n1=$(thread_total $tid1) n2=$(thread_total $tid2)
 "$OPREPORT" --session-dir="$S" -l image:"$app" >"$T/rep" 2>&1 || { cat "$T/rep"; fail "opreport -l failed"; }
 cat "$T/rep"
 grep -q "^Processes with a thread ID of $tid1\$" "$T/rep" && grep -q "^Processes with a thread ID of $tid2\$" "$T/rep" ||
