@@ -204,12 +204,9 @@ static void details(struct text *t, struct pp_entry const *e)
 	t->cum = cum;
 }
 
-static void row(struct text *t, struct pp_entry const *e)
+/* The columns after the counts: source line, image, app, symbol. */
+static void entry_names(struct text *t, struct pp_entry const *e)
 {
-	line_begin(t);
-	if (t->o->show_vma || t->o->details)
-		vma_field(t, e->has_vma, e->vma);
-	counts(t, e->counts, t->r->profile->totals);
 	if (t->o->debug_info)
 		linenr(t, e->symbol ? e->file : NULL, e->line);
 	if (t->show_image)
@@ -217,6 +214,15 @@ static void row(struct text *t, struct pp_entry const *e)
 	if (t->show_app)
 		field(t->out, pp_short_name(e->app, t->o->long_names), W_NAME);
 	fputs(e->symbol ? e->symbol : "(no symbols)", t->out);
+}
+
+static void row(struct text *t, struct pp_entry const *e)
+{
+	line_begin(t);
+	if (t->o->show_vma || t->o->details)
+		vma_field(t, e->has_vma, e->vma);
+	counts(t, e->counts, t->r->profile->totals);
+	entry_names(t, e);
 	line_end(t);
 	if (t->o->details)
 		details(t, e);
@@ -272,13 +278,7 @@ static void cg_line(struct text *t, bool indent, struct cg_row const *c,
 	if (t->o->show_vma)
 		vma_field(t, e->has_vma, e->vma);
 	counts(t, c->counts, base);
-	if (t->o->debug_info)
-		linenr(t, e->symbol ? e->file : NULL, e->line);
-	if (t->show_image)
-		field(t->out, pp_short_name(e->image, t->o->long_names), W_NAME);
-	if (t->show_app)
-		field(t->out, pp_short_name(e->app, t->o->long_names), W_NAME);
-	fputs(e->symbol ? e->symbol : "(no symbols)", t->out);
+	entry_names(t, e);
 	if (c->self)
 		fputs(" [self]", t->out);
 	line_end(t);

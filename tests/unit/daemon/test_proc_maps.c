@@ -10,6 +10,7 @@
 #include "op_message.h"
 #include "op_stream.h"
 #include "proc_maps.h"
+#include "proc_layout.h"
 #include "word_buffer.h"
 
 static int failures;
@@ -28,26 +29,6 @@ static void map(struct proc_table *pt, struct cookie_table *ct, struct proc *p,
 {
 	pm_map(pt, ct, p, start, end - start, pgoff, name, strlen(name),
 	       (struct ct_file_id){ 0, 0 });
-}
-
-/* "start-end:pgoff:name ..." of p's VMAs, for comparisons. */
-static char const *layout(struct cookie_table *ct, struct proc *p)
-{
-	static char buf[1024];
-	size_t len = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < p->nr; i++) {
-		struct vma *v = &p->vma[i];
-		struct cookie_entry *e = ct_get(ct, v->flags & VMA_ANON ?
-						v->name : v->cookie);
-
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
-					"%s%lx-%lx:%lx:%s", i ? " " : "",
-					v->start, v->end, v->pgoff,
-					e ? e->name : "?");
-	}
-	return buf;
 }
 
 static void test_proc_maps__overlaps(void)

@@ -16,6 +16,7 @@
 #include "op_stream.h"
 #include "perf_source_int.h"
 #include "proc_maps.h"
+#include "proc_layout.h"
 #include "record_queue.h"
 
 #define MS 1000000ULL
@@ -28,26 +29,6 @@ static void check(int ok, char const *what)
 		fprintf(stderr, "FAIL: %s\n", what);
 		failures++;
 	}
-}
-
-/* "start-end:pgoff:name ..." of p's VMAs. */
-static char const *layout(struct cookie_table *ct, struct proc *p)
-{
-	static char buf[2048];
-	size_t len = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; p && i < p->nr; i++) {
-		struct vma *v = &p->vma[i];
-		struct cookie_entry *e = ct_get(ct, v->flags & VMA_ANON ?
-						v->name : v->cookie);
-
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
-					"%s%lx-%lx:%lx:%s", i ? " " : "",
-					v->start, v->end, v->pgoff,
-					e ? e->name : "?");
-	}
-	return buf;
 }
 
 static void check_layout(struct cookie_table *ct, struct proc *p,

@@ -1,0 +1,31 @@
+/* Shared by the process-map unit tests: a process's VMAs as text. */
+#ifndef PROC_LAYOUT_H
+#define PROC_LAYOUT_H
+
+#include <stdio.h>
+
+#include "cookie_table.h"
+#include "proc_maps.h"
+
+/* "start-end:pgoff:name ..." of p's VMAs ("" for no process), for
+ * comparisons; the text lives until the next call. */
+static inline char const *layout(struct cookie_table *ct, struct proc *p)
+{
+	static char buf[2048];
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; p && i < p->nr; i++) {
+		struct vma *v = &p->vma[i];
+		struct cookie_entry *e = ct_get(ct, v->flags & VMA_ANON ?
+						v->name : v->cookie);
+
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+					"%s%lx-%lx:%lx:%s", i ? " " : "",
+					v->start, v->end, v->pgoff,
+					e ? e->name : "?");
+	}
+	return buf;
+}
+
+#endif
