@@ -55,6 +55,7 @@ case $KVER in 6.1.*) ;; *) echo "note: kernel $KVER is not 6.1; the driver targe
 for p in daemon/oprofiled utils/opcontrol utils/ophelp pp/opreport \
 	 tests/workloads/hot_main tests/workloads/hot_lib tests/workloads/libhot.so \
 	 tests/workloads/jit_spin tests/workloads/dlswap tests/workloads/libother.so \
+	 tests/workloads/hot_main_static \
 	 tests/control/sfrange tests/control/sfcheck; do
 	[ -x "$bld/$p" ] || [ -f "$bld/$p" ] || {
 		# the workloads and sample file readers are check programs: build them
@@ -92,7 +93,8 @@ cp -r "$src/events" "$r/usr/share/oprofile-ng/events"
 bins="$bld/daemon/oprofiled $bld/utils/opcontrol $bld/utils/ophelp $bld/pp/opreport
 	$bld/tests/control/sfrange $bld/tests/control/sfcheck"
 for b in $bins; do cp "$b" "$r/usr/bin/"; done
-cp "$bld/tests/workloads/hot_main" "$bld/tests/workloads/hot_lib" "$bld/tests/workloads/jit_spin" "$bld/tests/workloads/dlswap" "$r/usr/bin/"
+cp "$bld/tests/workloads/hot_main" "$bld/tests/workloads/hot_lib" "$bld/tests/workloads/jit_spin" "$bld/tests/workloads/dlswap" \
+	"$bld/tests/workloads/hot_main_static" "$r/usr/bin/"
 # hot_lib finds libhot.so through its rpath (the build dir): same path in the guest
 libdir=$(dirname "$bld/tests/workloads/libhot.so")
 mkdir -p "$r$libdir"
@@ -108,6 +110,7 @@ done
 # The expected hot functions, from the host's ELF symbol tables.
 {
 	nm -S --defined-only "$bld/tests/workloads/hot_main" | awk '$4=="hot_main_loop"{print "hot_main hot_main_loop", $1, $2}'
+	nm -S --defined-only "$bld/tests/workloads/hot_main_static" | awk '$4=="hot_main_loop"{print "hot_main_static hot_main_loop", $1, $2}'
 	nm -S -D --defined-only "$bld/tests/workloads/libhot.so" | awk '$4=="hot_lib_loop"{print "libhot.so hot_lib_loop", $1, $2}'
 } >"$r/ranges.txt"
 cp "$here/guest.sh" "$r/init"
