@@ -202,6 +202,8 @@ static void fill_task_fields(struct opd_sfile_key *k, struct opd_transient const
 	int thread = (config.separate & OPD_SEP_THREAD) && (t->known & OPD_KNOWN_TASK);
 
 	k->tgid = thread ? (int32_t)t->tgid : -1;
+	/* a thread being torn down has no id any more (perf: tid -1): its
+	 * samples go to TGID.all (doc/formats.md section 3) */
 	k->tid = thread ? (int32_t)t->tid : -1;
 	k->cpu = (config.separate & OPD_SEP_CPU) && (t->known & OPD_KNOWN_CPU) ?
 		(int32_t)t->cpu : -1;
