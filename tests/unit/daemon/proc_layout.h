@@ -1,11 +1,22 @@
-/* Shared by the process-map unit tests: a process's VMAs as text. */
+/* Shared by the process-map unit tests: a mapping by its bounds, and a
+ * process's VMAs as text. */
 #ifndef PROC_LAYOUT_H
 #define PROC_LAYOUT_H
 
 #include <stdio.h>
+#include <string.h>
 
 #include "cookie_table.h"
 #include "proc_maps.h"
+
+/* pm_map of [start, end) at pgoff of file name (no device/inode). */
+static inline void map(struct proc_table *pt, struct cookie_table *ct,
+		       struct proc *p, unsigned long start, unsigned long end,
+		       unsigned long pgoff, char const *name)
+{
+	pm_map(pt, ct, p, start, end - start, pgoff, name, strlen(name),
+	       (struct ct_file_id){ 0, 0 });
+}
 
 /* "start-end:pgoff:name ..." of p's VMAs ("" for no process), for
  * comparisons; the text lives until the next call. */

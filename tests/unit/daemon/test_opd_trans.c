@@ -119,15 +119,7 @@ static struct opd_trans_stats decode(unsigned long const *w, size_t n,
 	return st;
 }
 
-static int failures;
-
-static void check(int ok, char const *what)
-{
-	if (!ok) {
-		fprintf(stderr, "FAIL: %s\n", what);
-		failures++;
-	}
-}
+#include "unit_check.h"
 
 static void check_log(struct log const *l, char const *expect, char const *what)
 {

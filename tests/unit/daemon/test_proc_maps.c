@@ -13,23 +13,7 @@
 #include "proc_layout.h"
 #include "word_buffer.h"
 
-static int failures;
-
-static void check(int ok, char const *what)
-{
-	if (!ok) {
-		fprintf(stderr, "FAIL: %s\n", what);
-		failures++;
-	}
-}
-
-static void map(struct proc_table *pt, struct cookie_table *ct, struct proc *p,
-		unsigned long start, unsigned long end, unsigned long pgoff,
-		char const *name)
-{
-	pm_map(pt, ct, p, start, end - start, pgoff, name, strlen(name),
-	       (struct ct_file_id){ 0, 0 });
-}
+#include "unit_check.h"
 
 static void test_proc_maps__overlaps(void)
 {

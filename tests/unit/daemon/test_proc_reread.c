@@ -21,15 +21,7 @@
 
 #define MS 1000000ULL
 
-static int failures;
-
-static void check(int ok, char const *what)
-{
-	if (!ok) {
-		fprintf(stderr, "FAIL: %s\n", what);
-		failures++;
-	}
-}
+#include "unit_check.h"
 
 static void check_layout(struct cookie_table *ct, struct proc *p,
 			 char const *expect, char const *what)
@@ -48,14 +40,6 @@ static char const *app_name(struct cookie_table *ct, struct proc *p)
 	struct cookie_entry *e = ct_get(ct, p->app_cookie);
 
 	return e ? e->name : "(none)";
-}
-
-static void map(struct proc_table *pt, struct cookie_table *ct, struct proc *p,
-		unsigned long start, unsigned long end, unsigned long pgoff,
-		char const *name)
-{
-	pm_map(pt, ct, p, start, end - start, pgoff, name, strlen(name),
-	       (struct ct_file_id){ 0, 0 });
 }
 
 static void test_reread__per_process(void)

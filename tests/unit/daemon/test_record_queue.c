@@ -12,15 +12,7 @@
 #include "perf_ring.h"
 #include "record_queue.h"
 
-static int failures;
-
-static void check(int ok, char const *what)
-{
-	if (!ok) {
-		fprintf(stderr, "FAIL: %s\n", what);
-		failures++;
-	}
-}
+#include "unit_check.h"
 
 /* Test records: header, u64 time, u64 tag, padding to size. */
 static uint64_t time_of(void const *rec)

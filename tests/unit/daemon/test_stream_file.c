@@ -14,15 +14,7 @@
 
 #define ESC OP_ESCAPE_CODE
 
-static int failures;
-
-static void check(int ok, char const *what)
-{
-	if (!ok) {
-		fprintf(stderr, "FAIL: %s\n", what);
-		failures++;
-	}
-}
+#include "unit_check.h"
 
 static char path[64];
 
