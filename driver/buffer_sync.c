@@ -337,23 +337,25 @@ static void sync_cpu(int cpu)
 		if (!kernel || user_frames) {
 			struct mm_struct *mm = cb->cur_mm;
 			pid_t tgid = task_tgid_nr(cb->cur_task);
+			/* looking a pc up needs the mm's lock: the user frames',
+			 * and the sample's own unless the interrupt resolved it
+			 * to a file (an anonymous region is named from its VMA) */
+			bool in_file = (e.flags & OPE_VMA) && e.file;
+			struct mm_struct *locked = mm && (user_frames || (!kernel && !in_file)) ?
+				mm : NULL;
 
-			if (!kernel && (e.flags & OPE_VMA) && !user_frames && (e.file || !mm)) {
-				/* resolved in the interrupt: no lock needed */
-				lost = resolve_sampled(&e, fc, NULL, tgid, &pc, &c);
-			} else if (!mm) {
-				lost = kernel ? 0 : OP_LOST_NO_MM;
-				nbt = resolve_frames(NULL, 0, nbt);
-			} else {
-				mmap_read_lock(mm);
-				if (!kernel && (e.flags & OPE_VMA))
-					lost = resolve_sampled(&e, fc, mm, tgid, &pc, &c);
-				else if (!kernel)
-					lost = resolve_user(mm, tgid, &pc, &c);
-				if (!lost)
-					nbt = resolve_frames(mm, tgid, nbt);
-				mmap_read_unlock(mm);
-			}
+			if (locked)
+				mmap_read_lock(locked);
+			if (kernel)
+				lost = 0;
+			else if (e.flags & OPE_VMA)
+				lost = resolve_sampled(&e, fc, locked, tgid, &pc, &c);
+			else
+				lost = mm ? resolve_user(mm, tgid, &pc, &c) : OP_LOST_NO_MM;
+			if (!lost)
+				nbt = resolve_frames(locked, tgid, nbt);
+			if (locked)
+				mmap_read_unlock(locked);
 			if (c) {
 				cookie = c->id;
 				if (!c->defined && c != def_app)
