@@ -20,33 +20,47 @@ static unsigned long next_cookie_id = 1;
 char *path_page;
 unsigned long st_cookies;
 
-/* The cookie of path, created (pinning the path) on first use. 0: no memory. */
-struct op_cookie *cookie_get(const struct path *p)
+/*
+ * A new cookie named name, with the next id, in the list and hashed under
+ * key; the caller fills in what it stands for. NULL: no memory.
+ */
+static struct op_cookie *cookie_new(char const *name, unsigned long key)
 {
-	struct op_cookie *c;
-	char *s;
+	struct op_cookie *c = kzalloc(sizeof(*c), GFP_KERNEL);
 
-	hash_for_each_possible(cookie_hash, c, hash, (unsigned long)p->dentry)
-		if (!c->anon && c->path.dentry == p->dentry && c->path.mnt == p->mnt)
-			return c;
-	s = d_path(p, path_page, PAGE_SIZE);
-	if (IS_ERR(s))
-		return NULL;
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return NULL;
-	c->name = kstrdup(s, GFP_KERNEL);
+	c->name = kstrdup(name, GFP_KERNEL);
 	if (!c->name) {
 		kfree(c);
 		return NULL;
 	}
 	c->len = strlen(c->name);
-	c->path = *p;
-	path_get(&c->path);
 	c->id = next_cookie_id++;
 	list_add_tail(&c->list, &cookies);
-	hash_add(cookie_hash, &c->hash, (unsigned long)p->dentry);
+	hash_add(cookie_hash, &c->hash, key);
 	st_cookies++;
+	return c;
+}
+
+/* The cookie of path, created (pinning the path) on first use. NULL: no memory. */
+struct op_cookie *cookie_get(const struct path *p)
+{
+	unsigned long key = (unsigned long)p->dentry;
+	struct op_cookie *c;
+	char *s;
+
+	hash_for_each_possible(cookie_hash, c, hash, key)
+		if (!c->anon && c->path.dentry == p->dentry && c->path.mnt == p->mnt)
+			return c;
+	s = d_path(p, path_page, PAGE_SIZE);
+	if (IS_ERR(s))
+		return NULL;
+	c = cookie_new(s, key);
+	if (c) {
+		c->path = *p;
+		path_get(&c->path);
+	}
 	return c;
 }
 
@@ -64,23 +78,13 @@ struct op_cookie *anon_cookie_get(pid_t tgid, unsigned long start,
 	hash_for_each_possible(cookie_hash, c, hash, key)
 		if (c->anon && c->tgid == tgid && c->start == start && c->end == end)
 			return c;
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
-	if (!c)
-		return NULL;
-	c->name = kstrdup(name, GFP_KERNEL);
-	if (!c->name) {
-		kfree(c);
-		return NULL;
+	c = cookie_new(name, key);
+	if (c) {
+		c->anon = true;
+		c->tgid = tgid;
+		c->start = start;
+		c->end = end;
 	}
-	c->len = strlen(c->name);
-	c->anon = true;
-	c->tgid = tgid;
-	c->start = start;
-	c->end = end;
-	c->id = next_cookie_id++;
-	list_add_tail(&c->list, &cookies);
-	hash_add(cookie_hash, &c->hash, key);
-	st_cookies++;
 	return c;
 }
 
