@@ -76,13 +76,16 @@ driver_lost() {
 # The daemon's stats file NAME of the current session.
 dstat() { num $S/samples/current/stats/$1; }
 
-# Daemon samples received but neither written nor counted as dropped
-# (doc/formats.md section 5): must be 0.
+# The daemon's counters of samples received but not written (doc/formats.md
+# section 5).
+DAEMON_DROPS="sample_saturated sample_dropped_no_app sample_dropped_bad_event
+	sample_dropped_unresolved_kernel sample_dropped_unknown_cookie
+	sample_dropped_no_mapping sample_dropped_sfile_error"
+
+# Daemon samples received but neither written nor counted as dropped: must be 0.
 daemon_unaccounted() {
-	u=$(dstat sample_received)
-	for f in sample_written sample_saturated sample_dropped_no_app sample_dropped_bad_event \
-		 sample_dropped_unresolved_kernel sample_dropped_unknown_cookie \
-		 sample_dropped_no_mapping sample_dropped_sfile_error; do
+	u=$(($(dstat sample_received) - $(dstat sample_written)))
+	for f in $DAEMON_DROPS; do
 		u=$((u - $(dstat $f)))
 	done
 	echo $u
@@ -90,9 +93,7 @@ daemon_unaccounted() {
 
 # The daemon's nonzero drop counters, "name=count ..." (for the log).
 daemon_drops() {
-	for f in sample_saturated sample_dropped_no_app sample_dropped_bad_event \
-		 sample_dropped_unresolved_kernel sample_dropped_unknown_cookie \
-		 sample_dropped_no_mapping sample_dropped_sfile_error; do
+	for f in $DAEMON_DROPS; do
 		v=$(dstat $f); [ "$v" = 0 ] || printf '%s=%s ' $f $v
 	done
 	echo

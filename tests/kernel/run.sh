@@ -52,9 +52,12 @@ KIMG=${KIMG:-/boot/vmlinuz-$KVER}
 [ -r "$KIMG" ] || skip "$KIMG missing or unreadable (apt-get install linux-image-amd64)"
 case $KVER in 6.1.*) ;; *) echo "note: kernel $KVER is not 6.1; the driver targets 6.1";; esac
 
+# The workload programs the scenarios run, and their libraries (found in
+# the guest through the programs' rpath: the build dir, same path there).
+programs="hot_main hot_lib jit_spin dlswap"
+libraries="libhot.so libother.so"
 for p in daemon/oprofiled utils/opcontrol utils/ophelp pp/opreport \
-	 tests/workloads/hot_main tests/workloads/hot_lib tests/workloads/libhot.so \
-	 tests/workloads/jit_spin tests/workloads/dlswap tests/workloads/libother.so \
+	 $(for w in $programs $libraries; do echo tests/workloads/$w; done) \
 	 tests/control/sfrange tests/control/sfcheck; do
 	[ -x "$bld/$p" ] || [ -f "$bld/$p" ] || {
 		# the workloads and sample file readers are check programs: build them
@@ -104,14 +107,13 @@ cp -r "$src/events" "$r/usr/share/oprofile-ng/events"
 bins="$bld/daemon/oprofiled $bld/utils/opcontrol $bld/utils/ophelp $bld/pp/opreport
 	$bld/tests/control/sfrange $bld/tests/control/sfcheck"
 for b in $bins; do cp "$b" "$r/usr/bin/"; done
-cp "$bld/tests/workloads/hot_main" "$bld/tests/workloads/hot_lib" "$bld/tests/workloads/jit_spin" "$bld/tests/workloads/dlswap" \
-	"$work/hot_main_static" "$r/usr/bin/"
-# hot_lib finds libhot.so through its rpath (the build dir): same path in the guest
-libdir=$(dirname "$bld/tests/workloads/libhot.so")
+for w in $programs; do cp "$bld/tests/workloads/$w" "$r/usr/bin/"; done
+cp "$work/hot_main_static" "$r/usr/bin/"
+libdir=$bld/tests/workloads
 mkdir -p "$r$libdir"
-cp "$bld/tests/workloads/libhot.so" "$bld/tests/workloads/libother.so" "$r$libdir/"
+for l in $libraries; do cp "$libdir/$l" "$r$libdir/"; done
 # shared libraries of every dynamic binary, at the same absolute paths
-for b in $bins "$bld/tests/workloads/hot_main" "$bld/tests/workloads/hot_lib" "$bld/tests/workloads/jit_spin" "$bld/tests/workloads/dlswap"; do
+for b in $bins $(for w in $programs; do echo "$bld/tests/workloads/$w"; done); do
 	ldd "$b" | awk '{for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i}' | while read -r lib; do
 		[ -e "$r$lib" ] && continue
 		mkdir -p "$r$(dirname "$lib")"
