@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "op_message.h"
 #include "perf_ring.h"
 #include "record_queue.h"
 
-#include "unit_check.h"
 
 /* Test records: header, u64 time, u64 tag, padding to size. */
 static uint64_t time_of(void const *rec)
@@ -139,10 +139,8 @@ static void test_record_queue__sort(void)
 
 int main(void)
 {
-	op_set_progname("test_record_queue");
+	op_set_progname("record_queue_test");
 	test_record_queue__wrap();
 	test_record_queue__sort();
-	if (failures)
-		fprintf(stderr, "%d failures\n", failures);
-	return failures ? 1 : 0;
+	return check_done();
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <utime.h>
 
+#include "check.h"
 #include "odb.h"
 #include "op_cpu_type.h"
 #include "op_message.h"
@@ -22,19 +23,9 @@
 #include "opd_image.h"
 #include "opd_sfile.h"
 
-static int failures;
 static char dir[] = "/tmp/sfile-build-XXXXXX";
 static char bin[256], sfile_path[1024];
 static struct opd_config cfg;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		failures++; \
-		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-	} \
-} while (0)
 
 static void set_mtime(time_t t)
 {
@@ -87,14 +78,14 @@ static void expect(char const *what, uint64_t mtime, uint64_t key, uint32_t n)
 
 	opd_sfile_close_all();
 	if (odb_open(&db, sfile_path, ODB_RDONLY, sizeof(struct opd_header))) {
-		CHECK(0, "%s: %s", what, db.err);
+		check(0, "%s: %s", what, db.err);
 		return;
 	}
-	CHECK(((struct opd_header *)odb_get_header(&db))->mtime == mtime,
+	check(((struct opd_header *)odb_get_header(&db))->mtime == mtime,
 	      "%s: header mtime %" PRIu64 ", want %" PRIu64, what,
 	      ((struct opd_header *)odb_get_header(&db))->mtime, mtime);
 	odb_for_each(&db, collect, &s);
-	CHECK(s.n == 1 && s.key[0] == key && s.value[0] == n,
+	check(s.n == 1 && s.key[0] == key && s.value[0] == n,
 	      "%s: %d keys, first %#" PRIx64 "=%u; want %#" PRIx64 "=%u", what,
 	      s.n, s.n ? s.key[0] : 0, s.n ? s.value[0] : 0, key, n);
 	odb_close(&db);
@@ -107,7 +98,7 @@ int main(void)
 	FILE *f;
 	int old, new;
 
-	op_set_progname("test_sfile_build");
+	op_set_progname("sfile_build_test");
 	if (!mkdtemp(dir))
 		op_die("mkdtemp failed");
 	snprintf(bin, sizeof(bin), "%s/prog", dir);
@@ -140,7 +131,7 @@ int main(void)
 	add(opd_image_file(bin), 0x20, 2);
 	expect("build 2 after a restart", 2000, 0x20, 2);
 	c = opd_sfile_counts();
-	CHECK(c->written == 2 && c->errors == 0, "written %" PRIu64 " errors %"
+	check(c->written == 2 && c->errors == 0, "written %" PRIu64 " errors %"
 	      PRIu64, c->written, c->errors);
 
 	/* an unknown mtime (a deleted binary) disables the check */
@@ -157,12 +148,12 @@ int main(void)
 	set_mtime(3000);
 	start();
 	old = opd_image_file(bin);
-	CHECK(opd_image_file(bin) == old, "the same build is one image");
+	check(opd_image_file(bin) == old, "the same build is one image");
 	add(old, 0x30, 2);
 	expect("build 3", 3000, 0x30, 2);
 	set_mtime(4000);
 	new = opd_image_file(bin);
-	CHECK(new != old && opd_image_get(new)->mtime == 4000 &&
+	check(new != old && opd_image_get(new)->mtime == 4000 &&
 	      opd_image_get(old)->mtime == 3000, "a rebuilt binary is a new image");
 	opd_sfile_reset_counts();
 	add(new, 0x40, 5);
@@ -170,21 +161,19 @@ int main(void)
 	add(old, 0x30, 7);
 	expect("build 4 replaces build 3", 4000, 0x40, 5);
 	c = opd_sfile_counts();
-	CHECK(c->written == 5 && c->errors == 7, "old build's samples dropped: "
+	check(c->written == 5 && c->errors == 7, "old build's samples dropped: "
 	      "written %" PRIu64 " errors %" PRIu64, c->written, c->errors);
 	/* expect() closed every file: still an old build when reopened */
 	add(old, 0x30, 1);
 	add(new, 0x40, 1);
 	expect("build 4 again", 4000, 0x40, 6);
 	c = opd_sfile_counts();
-	CHECK(c->written == 6 && c->errors == 8, "written %" PRIu64 " errors %"
+	check(c->written == 6 && c->errors == 8, "written %" PRIu64 " errors %"
 	      PRIu64, c->written, c->errors);
 
 	opd_sfile_exit();
 	opd_image_exit();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd))
-		failures++;
-	printf("%s\n", failures ? "test_sfile_build: FAILED" : "test_sfile_build: all checks passed");
-	return failures ? 1 : 0;
+	check(!system(cmd), "the scratch directory is removed");
+	return check_done();
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "cookie_table.h"
 #include "op_message.h"
 #include "op_stream.h"
@@ -13,7 +14,6 @@
 #include "proc_layout.h"
 #include "word_buffer.h"
 
-#include "unit_check.h"
 
 static void test_proc_maps__overlaps(void)
 {
@@ -204,13 +204,11 @@ static void test_proc_maps__many_paths(void)
 
 int main(void)
 {
-	op_set_progname("test_proc_maps");
+	op_set_progname("proc_maps_test");
 	test_proc_maps__overlaps();
 	test_proc_maps__anon();
 	test_proc_maps__lifecycle();
 	test_proc_maps__rebuilt();
 	test_proc_maps__many_paths();
-	if (failures)
-		fprintf(stderr, "%d failures\n", failures);
-	return failures ? 1 : 0;
+	return check_done();
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "op_message.h"
 #include "opd_trans.h"
 #include "word_buffer.h"
@@ -119,15 +120,12 @@ static struct opd_trans_stats decode(unsigned long const *w, size_t n,
 	return st;
 }
 
-#include "unit_check.h"
-
+/* The decoder's log is exactly expect; both shown when it is not. */
 static void check_log(struct log const *l, char const *expect, char const *what)
 {
-	if (strcmp(l->buf, expect)) {
-		fprintf(stderr, "FAIL: %s\n--- expected\n%s--- got\n%s---\n", what,
-			expect, l->buf);
-		failures++;
-	}
+	if (!check(!strcmp(l->buf, expect), "%s", what))
+		printf("# --- expected\n%s# --- got\n%s# ---\n", expect,
+		       l->buf);
 }
 
 static void esc(struct word_buffer *wb, unsigned long code)
@@ -245,10 +243,10 @@ static void test_opd_trans__chunks(void)
 	for (size_t chunk = 1; chunk <= wb.len; chunk++) {
 		decode(wb.w, wb.len, chunk, &l);
 		check_log(&l, all_codes_log, "chunked decode");
-		if (failures)
+		if (check_failed)
 			break;
 	}
-	for (size_t cut = 0; cut <= wb.len && !failures; cut++) {
+	for (size_t cut = 0; cut <= wb.len && !check_failed; cut++) {
 		struct opd_sink sink = sink_template;
 		struct opd_trans dec;
 
@@ -353,11 +351,11 @@ static void test_opd_trans__bad_input(void)
 		decode(w, c->n + sizeof(tail) / sizeof(*tail), 1, &l);
 		snprintf(what, sizeof(what), "bad input '%s' gives its error "
 			 "and resynchronises", c->what);
-		check(l.errors >= (c->error ? 1 : 0) &&
-		      (!c->error || strstr(l.buf, c->error)) &&
-		      strstr(l.buf, "S cpu3 9/9 app0 k0 0xabc e0\n"), what);
-		if (failures && i + 1 == (size_t)failures)
-			fprintf(stderr, "%s", l.buf);
+		if (!check(l.errors >= (c->error ? 1 : 0) &&
+			   (!c->error || strstr(l.buf, c->error)) &&
+			   strstr(l.buf, "S cpu3 9/9 app0 k0 0xabc e0\n"),
+			   "%s", what))
+			printf("# decoder log:\n%s", l.buf);
 	}
 }
 
@@ -451,14 +449,14 @@ static void test_opd_trans__random(void)
 		check(!strcmp(a.buf, b.buf) && sa.errors == sb.errors &&
 		      sa.words == n && sb.words == n,
 		      "random words: chunked decode equals whole decode");
-		if (failures)
+		if (check_failed)
 			break;
 	}
 }
 
 int main(void)
 {
-	op_set_progname("test_opd_trans");
+	op_set_progname("opd_trans_test");
 	test_opd_trans__every_code();
 	test_opd_trans__chunks();
 	test_opd_trans__truncated();
@@ -467,7 +465,5 @@ int main(void)
 	test_opd_trans__redefine();
 	test_opd_trans__count();
 	test_opd_trans__random();
-	if (failures)
-		fprintf(stderr, "%d failures\n", failures);
-	return failures ? 1 : 0;
+	return check_done();
 }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "cookie_table.h"
 #include "op_stream.h"
 #include "perf_source_int.h"
@@ -21,18 +22,10 @@
 
 #define MS 1000000ULL
 
-#include "unit_check.h"
-
 static void check_layout(struct cookie_table *ct, struct proc *p,
 			 char const *expect, char const *what)
 {
-	char const *got = layout(ct, p);
-
-	if (strcmp(got, expect)) {
-		fprintf(stderr, "FAIL: %s\n  expected %s\n  got      %s\n",
-			what, expect, got);
-		failures++;
-	}
+	check_str(layout(ct, p), expect, "%s", what);
 }
 
 static char const *app_name(struct cookie_table *ct, struct proc *p)
@@ -163,17 +156,14 @@ static char const maps_text[] =
 
 static void test_refresh(void)
 {
-	char root[] = "/tmp/test_proc_reread.XXXXXX";
+	char root[] = "/tmp/proc_reread_test.XXXXXX";
 	struct proc_table pt;
 	struct cookie_table ct;
 	struct proc *p;
 	int how;
 
-	if (!mkdtemp(root)) {
-		perror("mkdtemp");
-		failures++;
-		return;
-	}
+	if (!mkdtemp(root))
+		check_bail("mkdtemp %s: %s", root, strerror(errno));
 	pm_init(&pt);
 	ct_init(&ct);
 	pt.proc_root = root;
@@ -322,10 +312,5 @@ int main(void)
 	test_reread__gaps();
 	test_refresh();
 	test_image_changes();
-	if (failures) {
-		fprintf(stderr, "%d failures\n", failures);
-		return 1;
-	}
-	printf("test_proc_reread: all passed\n");
-	return 0;
+	return check_done();
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "op_message.h"
 #include "opd_trans.h"
 #include "stream_file.h"
@@ -14,7 +15,6 @@
 
 #define ESC OP_ESCAPE_CODE
 
-#include "unit_check.h"
 
 static char path[64];
 
@@ -136,13 +136,11 @@ static void test_stream_file__bad(void)
 
 int main(void)
 {
-	op_set_progname("test_stream_file");
-	snprintf(path, sizeof(path), "test_stream_file.%d.ops", (int)getpid());
+	op_set_progname("stream_file_test");
+	snprintf(path, sizeof(path), "stream_file_test.%d.ops", (int)getpid());
 	test_stream_file__round_trip();
 	test_stream_file__empty();
 	test_stream_file__bad();
 	unlink(path);
-	if (failures)
-		fprintf(stderr, "%d failures\n", failures);
-	return failures ? 1 : 0;
+	return check_done();
 }
