@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "pp_binary.h"
-#include "test.h"
+#include "check.h"
 
 volatile int marker_sink;
 static int const marker_line = __LINE__ + 2;
@@ -69,7 +69,7 @@ int main(int argc, char **argv)
 	check(off > 0, "oracle: test_marker_fn+3 at file offset 0x%lx", off);
 	if (!check(!pp_bfd_open(&b, argv[0], false, err, sizeof(err)),
 		   "libbfd opens this test (%s)", err))
-		return test_done();
+		return check_done();
 	check(!b.dynamic && b.symtab.n > 10, "static symbol table used (%zu symbols)", b.symtab.n);
 	check(pp_binary_vma(&b, (uint64_t)off, &mapped) && mapped == vma + 3,
 	      "file offset maps to the function's vma + 3");
@@ -84,5 +84,5 @@ int main(int argc, char **argv)
 	pp_binary_free(&b);
 	check(pp_bfd_open(&b, "/nonexistent/binary", false, err, sizeof(err)) == -1,
 	      "a missing file is an error: %s", err);
-	return test_done();
+	return check_done();
 }

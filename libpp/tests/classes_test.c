@@ -8,7 +8,7 @@
 
 #include "op_mangle.h"
 #include "pp_classes.h"
-#include "test.h"
+#include "check.h"
 
 /* A file list from trailers of one image's sample files. */
 static void make_files(struct pp_filelist *l, char const *const *trailers,
@@ -160,5 +160,5 @@ int main(void)
 	test_classes__axes();
 	test_classes__callgraph();
 	test_classes__merge_parse();
-	return test_done();
+	return check_done();
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "pp_demangle.h"
-#include "test.h"
+#include "check.h"
 
 static void test_demangle__styles(void)
 {
@@ -62,7 +62,7 @@ static void test_demangle__shorten(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *s = pp_demangle_shorten(cases[i].in);
 
-		check_str(s, cases[i].out, cases[i].in);
+		check_str(s, cases[i].out, "%s", cases[i].in);
 		free(s);
 	}
 }
@@ -75,5 +75,5 @@ int main(void)
 	test_demangle__shorten();
 	check(!pp_demangle_parse("smart", &d) && d == PP_DEMANGLE_SMART &&
 	      pp_demangle_parse("fancy", &d) == -1, "-D values: smart yes, fancy no");
-	return test_done();
+	return check_done();
 }

@@ -10,7 +10,7 @@
 
 #include "pp_files.h"
 #include "sfwriter.h"
-#include "test.h"
+#include "check.h"
 
 static char dir[] = "/tmp/pp-files-test.XXXXXX";
 
@@ -119,5 +119,5 @@ int main(void)
 	snprintf(err, sizeof(err), "rm -rf '%s'", dir);
 	if (system(err) != 0)
 		printf("# cleanup of %s failed\n", dir);
-	return test_done();
+	return check_done();
 }

@@ -9,7 +9,7 @@
 
 #include "pp_samples.h"
 #include "sfwriter.h"
-#include "test.h"
+#include "check.h"
 
 static char dir[] = "/tmp/pp-samples-test.XXXXXX";
 
@@ -109,5 +109,5 @@ int main(void)
 	     "corrupt", "short", NULL }; *n; n++)
 		unlink(path(*n));
 	rmdir(dir);
-	return test_done();
+	return check_done();
 }

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "pp_spec.h"
-#include "test.h"
+#include "check.h"
 
 static void test_spec__refused(void)
 {
@@ -107,5 +107,5 @@ int main(void)
 	test_spec__twice();
 	test_spec__values();
 	test_spec__diff();
-	return test_done();
+	return check_done();
 }

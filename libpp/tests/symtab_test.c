@@ -11,7 +11,7 @@
 
 #include "pp_kernel.h"
 #include "pp_symtab.h"
-#include "test.h"
+#include "check.h"
 
 static void test_symtab__ranges(void)
 {
@@ -116,5 +116,5 @@ int main(void)
 {
 	test_symtab__ranges();
 	test_kernel__kallsyms();
-	return test_done();
+	return check_done();
 }
