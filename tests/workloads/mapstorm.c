@@ -3,7 +3,7 @@
  * it, in this process and in a child forked after it. With a small perf
  * ring that nobody reads meanwhile, the storm's MMAP2 records fill the
  * ring of the cpu this process is pinned to, so the library's MMAP2 and
- * the child's FORK are lost (tests/perf/test_perf_reread.c).
+ * the child's FORK are lost (tests/perf/perf_reread_test.c).
  *
  * Usage: mapstorm N LIB SECONDS
  *   N mappings of this binary (kept mapped, so that no later mapping

@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "perf_run.h"
+#include "sample_count.h"
 
 struct range {
 	unsigned long start, end;
@@ -53,7 +54,7 @@ int main(void)
 	char dd[PATH_MAX];
 	struct perf_run r;
 	size_t n = 0, in = 0;
-	int nr, fail = 0, rc;
+	int nr, rc;
 	pid_t pid;
 
 	nr = kernel_ranges(ranges, 512);
@@ -67,8 +68,8 @@ int main(void)
 		return rc;
 	pid = perf_run_spawn((char *[]){ dd, "if=/dev/zero", "of=/dev/null",
 				 "bs=1M", "count=20000", "status=none", NULL });
-	fail |= expect(perf_run_wait(&r, &pid, 1) == 0, "dd ran");
-	fail |= expect(perf_run_stop(&r) == 0, "stream decodes with no errors");
+	check(perf_run_wait(&r, &pid, 1) == 0, "dd ran");
+	check(perf_run_stop(&r) == 0, "stream decodes with no errors");
 	tally_report(&r.tally, "kernel");
 	for (size_t i = 0; i < r.tally.nr; i++) {
 		struct tally_sample const *s = &r.tally.s[i];
@@ -83,13 +84,13 @@ int main(void)
 			}
 		}
 	}
-	fail |= expect(n >= 100 && in >= n * 0.9, "%zu/%zu kernel samples of "
-		       "dd (tgid %d) in kernel text [%#lx, %#lx) or modules",
-		       in, n, (int)pid, ranges[0].start, ranges[0].end);
+	check(n >= 100 && in >= n * 0.9, "%zu/%zu kernel samples of "
+	      "dd (tgid %d) in kernel text [%#lx, %#lx) or modules",
+	      in, n, (int)pid, ranges[0].start, ranges[0].end);
 	n = count_samples(&r.tally, &(struct sample_filter){
 			  .tgid = (unsigned long)pid, .path = dd,
 			  .by_app = true }, 0, 0, &in);
-	fail |= expect(n >= 100, "%zu samples of dd's tgid have app %s", n, dd);
+	check(n >= 100, "%zu samples of dd's tgid have app %s", n, dd);
 	perf_run_free(&r);
-	return fail;
+	return check_done();
 }

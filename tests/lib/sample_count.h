@@ -1,6 +1,10 @@
-/* Small assertions over a tally for the end-to-end tests. */
-#ifndef CHECK_H
-#define CHECK_H
+/*
+ * Counting a tally's samples for the end-to-end tests: by process, image
+ * or app, and inside a pc range; and where the test workloads are. The
+ * assertions themselves are tests/check.h's.
+ */
+#ifndef SAMPLE_COUNT_H
+#define SAMPLE_COUNT_H
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -22,8 +26,4 @@ size_t count_samples(struct tally const *t, struct sample_filter const *f,
 /* The directory of workloads/ next to this test's directory. */
 char const *workload_path(char const *name);
 
-/* Print "ok"/"FAIL" with the message; returns !ok (1 on failure). */
-int expect(bool ok, char const *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-#endif /* CHECK_H */
+#endif /* SAMPLE_COUNT_H */

@@ -11,6 +11,7 @@
 #include "check.h"
 #include "elf_range.h"
 #include "perf_run.h"
+#include "sample_count.h"
 
 #define PERIOD_NS 1000000UL
 
@@ -21,7 +22,7 @@ int main(void)
 	struct perf_run r;
 	pid_t pids[2];
 	size_t n, in, napp, nall, inapp;
-	int fail = 0, rc;
+	int rc;
 
 	perf_run_realpath(workload_path("hot_main"), main_bin);
 	perf_run_realpath(workload_path("hot_lib"), lib_bin);
@@ -34,34 +35,34 @@ int main(void)
 		return rc;
 	pids[0] = perf_run_spawn((char *[]){ main_bin, "1.5", NULL });
 	pids[1] = perf_run_spawn((char *[]){ lib_bin, "1.5", NULL });
-	fail |= perf_run_wait(&r, pids, 2) != 0;
-	fail |= expect(perf_run_stop(&r) == 0, "stream decodes with no errors "
-		       "(live and replayed in 7-word chunks)");
+	check(perf_run_wait(&r, pids, 2) == 0, "the workloads ran");
+	check(perf_run_stop(&r) == 0, "stream decodes with no errors "
+	      "(live and replayed in 7-word chunks)");
 	tally_report(&r.tally, "hot");
 
 	n = count_samples(&r.tally, &(struct sample_filter){
 			  .tgid = (unsigned long)pids[0], .path = main_bin },
 			  ms, me, &in);
-	fail |= expect(n >= 300 && in >= n * 0.9, "%zu/%zu samples of %s in "
-		       "hot_main_loop [%#lx, %#lx)", in, n, main_bin, ms, me);
+	check(n >= 300 && in >= n * 0.9, "%zu/%zu samples of %s in "
+	      "hot_main_loop [%#lx, %#lx)", in, n, main_bin, ms, me);
 	n = count_samples(&r.tally, &(struct sample_filter){
 			  .tgid = (unsigned long)pids[1], .path = lib_so },
 			  ls, le, &in);
-	fail |= expect(n >= 300 && in >= n * 0.9, "%zu/%zu samples of %s in "
-		       "hot_lib_loop [%#lx, %#lx)", in, n, lib_so, ls, le);
+	check(n >= 300 && in >= n * 0.9, "%zu/%zu samples of %s in "
+	      "hot_lib_loop [%#lx, %#lx)", in, n, lib_so, ls, le);
 	nall = count_samples(&r.tally, &(struct sample_filter){
 			     .tgid = (unsigned long)pids[1] }, 0, 0, &in);
 	napp = count_samples(&r.tally, &(struct sample_filter){
 			     .tgid = (unsigned long)pids[1], .path = lib_bin,
 			     .by_app = true }, 0, 0, &inapp);
-	fail |= expect(napp >= nall * 0.9, "%zu/%zu samples of hot_lib's tgid "
-		       "have app %s", napp, nall, lib_bin);
+	check(napp >= nall * 0.9, "%zu/%zu samples of hot_lib's tgid "
+	      "have app %s", napp, nall, lib_bin);
 	nall += count_samples(&r.tally, &(struct sample_filter){
 			      .tgid = (unsigned long)pids[0] }, 0, 0, &in);
-	fail |= expect(nall > r.cpu_seconds * 1e9 / PERIOD_NS * 0.3 &&
-		       nall < r.cpu_seconds * 1e9 / PERIOD_NS * 3,
-		       "%zu samples for %.2f s of workload CPU time at 1 kHz",
-		       nall, r.cpu_seconds);
+	check(nall > r.cpu_seconds * 1e9 / PERIOD_NS * 0.3 &&
+	      nall < r.cpu_seconds * 1e9 / PERIOD_NS * 3,
+	      "%zu samples for %.2f s of workload CPU time at 1 kHz",
+	      nall, r.cpu_seconds);
 	perf_run_free(&r);
-	return fail;
+	return check_done();
 }

@@ -1,11 +1,10 @@
-/* Assertions over a tally for the end-to-end tests; see check.h. */
+/* Counting a tally's samples for the end-to-end tests; see sample_count.h. */
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "sample_count.h"
 
 static bool matches(struct tally const *t, struct tally_sample const *s,
 		    struct sample_filter const *f)
@@ -59,16 +58,4 @@ char const *workload_path(char const *name)
 	snprintf(out, sizeof(buf[0]), "%.*s/workloads/%s",
 		 PATH_MAX - 64, exe, name);
 	return out;
-}
-
-int expect(bool ok, char const *fmt, ...)
-{
-	va_list ap;
-
-	fputs(ok ? "ok: " : "FAIL: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return !ok;
 }

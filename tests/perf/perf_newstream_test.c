@@ -10,6 +10,7 @@
 #include "check.h"
 #include "elf_range.h"
 #include "perf_run.h"
+#include "sample_count.h"
 
 int main(void)
 {
@@ -17,7 +18,7 @@ int main(void)
 	unsigned long hs, he;
 	size_t n, in;
 	struct perf_run r;
-	int fail = 0, rc;
+	int rc;
 	pid_t pid;
 
 	perf_run_realpath(workload_path("hot_main"), bin);
@@ -29,21 +30,21 @@ int main(void)
 	pid = perf_run_spawn((char *[]){ bin, "1.5", NULL });
 	for (int i = 0; i < 8; i++)
 		perf_run_pump(&r, 50);
-	fail |= expect(opd_trans_finish(&r.tally.dec) == 0,
-		       "first stream decodes with no errors");
+	check(opd_trans_finish(&r.tally.dec) == 0,
+	      "first stream decodes with no errors");
 	tally_report(&r.tally, "first stream");
 	tally_free(&r.tally);
 	tally_init(&r.tally, "second stream");
 	r.no_replay = true;
 	perf_source_new_stream(r.ps);
-	fail |= perf_run_wait(&r, &pid, 1) != 0;
-	fail |= expect(perf_run_stop(&r) == 0,
-		       "second stream decodes on its own with no errors");
+	check(perf_run_wait(&r, &pid, 1) == 0, "the workloads ran");
+	check(perf_run_stop(&r) == 0,
+	      "second stream decodes on its own with no errors");
 	tally_report(&r.tally, "second stream");
 	n = count_samples(&r.tally, &(struct sample_filter){
 			  .tgid = (unsigned long)pid, .path = bin }, hs, he, &in);
-	fail |= expect(n >= 300 && in >= n * 0.9,
-		       "second stream: %zu/%zu samples in hot_main_loop", in, n);
+	check(n >= 300 && in >= n * 0.9,
+	      "second stream: %zu/%zu samples in hot_main_loop", in, n);
 	perf_run_free(&r);
-	return fail;
+	return check_done();
 }

@@ -25,6 +25,7 @@
 #include "check.h"
 #include "elf_range.h"
 #include "perf_run.h"
+#include "sample_count.h"
 
 #define PERIOD_NS 1000000UL
 #define MAPPINGS "3000"
@@ -102,7 +103,7 @@ static int run(bool reread, char const *storm, char const *lib,
 	struct perf_source_stats const *st;
 	struct perf_run r;
 	pid_t pid;
-	int rc, fail = 0;
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	rc = perf_run_start_config(&r, &cfg);
@@ -113,9 +114,9 @@ static int run(bool reread, char const *storm, char const *lib,
 					 SPIN_SECONDS, NULL });
 	/* the reader stops: the workload's ring overflows meanwhile */
 	usleep(PAUSE_US);
-	fail |= expect(perf_run_wait(&r, &pid, 1) == 0, "mapstorm ran");
-	fail |= expect(perf_run_stop(&r) == 0, "stream decodes with no errors "
-		       "and replays the same");
+	check(perf_run_wait(&r, &pid, 1) == 0, "mapstorm ran");
+	check(perf_run_stop(&r) == 0, "stream decodes with no errors "
+	      "and replays the same");
 	st = perf_source_stats(r.ps);
 	tally_report(&r.tally, reread ? "with re-reads" : "without re-reads");
 	tally_workload(&r.tally, pid, lib, s, e, o);
@@ -135,10 +136,10 @@ static int run(bool reread, char const *storm, char const *lib,
 		(unsigned long long)o->no_mm, (unsigned long long)o->reread,
 		(unsigned long long)o->hit, (unsigned long long)o->gone,
 		(unsigned long long)st->mmaps, (unsigned long long)st->forks);
-	fail |= expect(o->overflow > 0, "records were lost to the overflow "
-		       "(%llu)", (unsigned long long)o->overflow);
+	check(o->overflow > 0, "records were lost to the overflow "
+	      "(%llu)", (unsigned long long)o->overflow);
 	perf_run_free(&r);
-	return fail;
+	return 0;
 }
 
 int main(void)
@@ -147,7 +148,7 @@ int main(void)
 	struct outcome without, with;
 	unsigned long s, e;
 	double share;
-	int fail = 0, rc;
+	int rc;
 
 	perf_run_realpath(workload_path("mapstorm"), storm);
 	perf_run_realpath(workload_path("libhot.so"), lib);
@@ -157,32 +158,33 @@ int main(void)
 	rc = run(false, storm, lib, s, e, &without);
 	if (rc == SKIP)
 		return SKIP;
-	fail |= rc;
-	fail |= expect(without.no_mapping >= 100, "without re-reads the "
-		       "library's MMAP2 was lost: %llu samples in no mapping",
-		       (unsigned long long)without.no_mapping);
-	fail |= expect(without.no_mm >= 100, "without re-reads the child's "
-		       "FORK was lost: %llu samples of no known process",
-		       (unsigned long long)without.no_mm);
-	fail |= expect(without.reread == 0, "no re-reads when they are off");
+	check(rc == 0, "the perf source starts (re-reads off)");
+	check(without.no_mapping >= 100, "without re-reads the "
+	      "library's MMAP2 was lost: %llu samples in no mapping",
+	      (unsigned long long)without.no_mapping);
+	check(without.no_mm >= 100, "without re-reads the child's "
+	      "FORK was lost: %llu samples of no known process",
+	      (unsigned long long)without.no_mm);
+	check(without.reread == 0, "no re-reads when they are off");
 
-	fail |= run(true, storm, lib, s, e, &with);
+	check(run(true, storm, lib, s, e, &with) == 0,
+	      "the perf source starts (re-reads on)");
 	share = (double)with.hot /
 		(double)(with.user + with.no_mapping + with.no_mm + 1);
-	fail |= expect(with.user >= 300 && share >= 0.9, "with re-reads "
-		       "%zu/%zu user samples of the workload (+%llu lost for "
-		       "want of a mapping) are in hot_lib_loop: %.1f%%",
-		       with.hot, with.user,
-		       (unsigned long long)(with.no_mapping + with.no_mm),
-		       share * 100);
-	fail |= expect(with.lib_procs >= 2, "%zu processes (the parent, and "
-		       "the child whose FORK was lost) have samples in %s",
-		       with.lib_procs, lib);
-	fail |= expect(with.reread >= 2 && with.hit >= 2, "maps re-read %llu "
-		       "times, %llu resolved the pc that asked",
-		       (unsigned long long)with.reread,
-		       (unsigned long long)with.hit);
-	fail |= expect(with.reread <= 50, "re-reads stay bounded (%llu)",
-		       (unsigned long long)with.reread);
-	return fail;
+	check(with.user >= 300 && share >= 0.9, "with re-reads "
+	      "%zu/%zu user samples of the workload (+%llu lost for "
+	      "want of a mapping) are in hot_lib_loop: %.1f%%",
+	      with.hot, with.user,
+	      (unsigned long long)(with.no_mapping + with.no_mm),
+	      share * 100);
+	check(with.lib_procs >= 2, "%zu processes (the parent, and "
+	      "the child whose FORK was lost) have samples in %s",
+	      with.lib_procs, lib);
+	check(with.reread >= 2 && with.hit >= 2, "maps re-read %llu "
+	      "times, %llu resolved the pc that asked",
+	      (unsigned long long)with.reread,
+	      (unsigned long long)with.hit);
+	check(with.reread <= 50, "re-reads stay bounded (%llu)",
+	      (unsigned long long)with.reread);
+	return check_done();
 }

@@ -10,6 +10,7 @@
 #include "check.h"
 #include "elf_range.h"
 #include "perf_run.h"
+#include "sample_count.h"
 
 int main(void)
 {
@@ -18,7 +19,7 @@ int main(void)
 	size_t n, in, arcs = 0, from_main = 0;
 	struct perf_run r;
 	unsigned long bin_cookie = 0;
-	int fail = 0, rc;
+	int rc;
 	pid_t pid;
 
 	perf_run_realpath(workload_path("hot_main"), bin);
@@ -29,9 +30,9 @@ int main(void)
 	if (rc)
 		return rc;
 	pid = perf_run_spawn((char *[]){ bin, "1.0", NULL });
-	fail |= perf_run_wait(&r, &pid, 1) != 0;
-	fail |= expect(perf_run_stop(&r) == 0, "stream decodes with no errors "
-		       "(live and replayed in 7-word chunks)");
+	check(perf_run_wait(&r, &pid, 1) == 0, "the workloads ran");
+	check(perf_run_stop(&r) == 0, "stream decodes with no errors "
+	      "(live and replayed in 7-word chunks)");
 	tally_report(&r.tally, "callgraph");
 	n = count_samples(&r.tally, &(struct sample_filter){
 			  .tgid = (unsigned long)pid, .path = bin }, hs, he, &in);
@@ -48,10 +49,10 @@ int main(void)
 		    a->caller.pc >= ms && a->caller.pc < me)
 			from_main++;
 	}
-	fail |= expect(in >= 300, "%zu/%zu samples in hot_main_loop", in, n);
-	fail |= expect(arcs >= in * 0.9 && from_main >= arcs * 0.9,
-		       "%zu arcs into hot_main_loop, %zu from main [%#lx, %#lx)",
-		       arcs, from_main, ms, me);
+	check(in >= 300, "%zu/%zu samples in hot_main_loop", in, n);
+	check(arcs >= in * 0.9 && from_main >= arcs * 0.9,
+	      "%zu arcs into hot_main_loop, %zu from main [%#lx, %#lx)",
+	      arcs, from_main, ms, me);
 	perf_run_free(&r);
-	return fail;
+	return check_done();
 }

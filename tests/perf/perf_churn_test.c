@@ -11,6 +11,7 @@
 #include "check.h"
 #include "elf_range.h"
 #include "perf_run.h"
+#include "sample_count.h"
 
 static int compare_ulong(void const *a, void const *b)
 {
@@ -42,7 +43,7 @@ int main(void)
 	struct perf_run r;
 	pid_t pid;
 	size_t n, in, procs;
-	int fail = 0, rc;
+	int rc;
 
 	perf_run_realpath(workload_path("churn"), churn);
 	if (elf_func_range(churn, "churn_spin", &s, &e))
@@ -51,8 +52,8 @@ int main(void)
 	if (rc)
 		return rc;
 	pid = perf_run_spawn((char *[]){ churn, "500", NULL });
-	fail |= expect(perf_run_wait(&r, &pid, 1) == 0, "500 fork/exec children ran");
-	fail |= expect(perf_run_stop(&r) == 0, "stream decodes with no errors");
+	check(perf_run_wait(&r, &pid, 1) == 0, "500 fork/exec children ran");
+	check(perf_run_stop(&r) == 0, "stream decodes with no errors");
 	tally_report(&r.tally, "churn");
 	fprintf(stderr, "source: forks %llu, execs %llu, exits %llu, mmaps %llu\n",
 		(unsigned long long)perf_source_stats(r.ps)->forks,
@@ -62,14 +63,14 @@ int main(void)
 
 	n = count_samples(&r.tally, &(struct sample_filter){ .path = churn },
 			  s, e, &in);
-	fail |= expect(n >= 100 && in >= n * 0.8, "%zu/%zu samples of %s in "
-		       "churn_spin", in, n, churn);
+	check(n >= 100 && in >= n * 0.8, "%zu/%zu samples of %s in "
+	      "churn_spin", in, n, churn);
 	procs = distinct_apps(&r.tally, churn);
-	fail |= expect(procs >= 200, "%zu churn processes have samples with "
-		       "app %s", procs, churn);
-	fail |= expect(perf_source_stats(r.ps)->execs >= 500,
-		       "%llu exec records seen",
-		       (unsigned long long)perf_source_stats(r.ps)->execs);
+	check(procs >= 200, "%zu churn processes have samples with "
+	      "app %s", procs, churn);
+	check(perf_source_stats(r.ps)->execs >= 500,
+	      "%llu exec records seen",
+	      (unsigned long long)perf_source_stats(r.ps)->execs);
 	perf_run_free(&r);
-	return fail;
+	return check_done();
 }

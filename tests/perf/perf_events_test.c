@@ -11,6 +11,7 @@
 #include "check.h"
 #include "elf_range.h"
 #include "perf_run.h"
+#include "sample_count.h"
 
 int main(void)
 {
@@ -26,7 +27,7 @@ int main(void)
 	unsigned long hs, he;
 	char bin[PATH_MAX];
 	struct perf_run r;
-	int fail = 0, rc;
+	int rc;
 	pid_t pid;
 
 	perf_run_realpath(workload_path("hot_main"), bin);
@@ -36,8 +37,8 @@ int main(void)
 	if (rc)
 		return rc;
 	pid = perf_run_spawn((char *[]){ bin, "1.0", NULL });
-	fail |= perf_run_wait(&r, &pid, 1) != 0;
-	fail |= expect(perf_run_stop(&r) == 0, "stream decodes with no errors");
+	check(perf_run_wait(&r, &pid, 1) == 0, "the workloads ran");
+	check(perf_run_stop(&r) == 0, "stream decodes with no errors");
 	tally_report(&r.tally, "events");
 	for (size_t i = 0; i < r.tally.nr; i++) {
 		struct tally_sample const *s = &r.tally.s[i];
@@ -48,16 +49,16 @@ int main(void)
 		count[e]++;
 		in[e] += !s->in_kernel && s->pc >= hs && s->pc < he;
 	}
-	fail |= expect(count[2] == 0, "no sample has an event index above 1");
-	fail |= expect(count[0] >= 300 && in[0] >= count[0] * 0.9,
-		       "cpu-clock: %zu/%zu samples in hot_main_loop", in[0],
-		       count[0]);
-	fail |= expect(count[1] >= 600 && in[1] >= count[1] * 0.9,
-		       "task-clock: %zu/%zu samples in hot_main_loop", in[1],
-		       count[1]);
-	fail |= expect(count[1] > count[0] * 1.4 && count[1] < count[0] * 2.8,
-		       "task-clock at twice the rate: %zu vs %zu samples",
-		       count[1], count[0]);
+	check(count[2] == 0, "no sample has an event index above 1");
+	check(count[0] >= 300 && in[0] >= count[0] * 0.9,
+	      "cpu-clock: %zu/%zu samples in hot_main_loop", in[0],
+	      count[0]);
+	check(count[1] >= 600 && in[1] >= count[1] * 0.9,
+	      "task-clock: %zu/%zu samples in hot_main_loop", in[1],
+	      count[1]);
+	check(count[1] > count[0] * 1.4 && count[1] < count[0] * 2.8,
+	      "task-clock at twice the rate: %zu vs %zu samples",
+	      count[1], count[0]);
 	perf_run_free(&r);
-	return fail;
+	return check_done();
 }
