@@ -11,9 +11,14 @@
  *
  *	int main(void)
  *	{
+ *		int i, bad = 0;
+ *
  *		check(f(1) == 2, "f(1) is 2");
  *		check_str(name, "vmlinux", "kernel image name");
  *		check_int(n, 3, "three entries");
+ *		for (i = 0; i < 100000; i++)
+ *			check_batch(&bad, g(i) >= 0, "g(%d) >= 0", i);
+ *		check(!bad, "g is never negative (%d failed)", bad);
  *		return check_done();
  *	}
  */
@@ -97,6 +102,85 @@ static bool check_int(long long got, long long want, char const *fmt, ...)
 	if (got != want)
 		printf("#   got:  %lld\n#   want: %lld\n", got, want);
 	return got == want;
+}
+
+/* A check described by its own condition and line. */
+#define check_that(cond) check((cond), "line %d: %s", __LINE__, #cond)
+
+/* s (may be NULL) contains piece; both shown when it does not. */
+__attribute__((format(printf, 3, 4), unused))
+static bool check_contains(char const *s, char const *piece,
+			   char const *fmt, ...)
+{
+	bool ok = s && strstr(s, piece);
+	va_list ap;
+
+	va_start(ap, fmt);
+	check_v(ok, fmt, ap);
+	va_end(ap);
+	if (!ok)
+		printf("#   got:  '%s'\n#   want: '%s' in it\n",
+		       s ? s : "(null)", piece);
+	return ok;
+}
+
+/*
+ * One case of a batch too long to print a line each (thousands of random
+ * rounds): silent when ok; when not, a "# " diagnostic and one more in
+ * *failed. A check(!failed, ...) after the loop reports the batch.
+ */
+__attribute__((format(printf, 3, 4), unused))
+static bool check_batch(int *failed, bool ok, char const *fmt, ...)
+{
+	va_list ap;
+
+	if (ok)
+		return true;
+	(*failed)++;
+	fputs("# failed: ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	return false;
+}
+
+/*
+ * Invariants checked silently, many times over (every key of a file, in
+ * helpers): check_assert() prints nothing while cond holds; when it does
+ * not, "not ok" with file and line, and the test ends there (status 1).
+ * check_pass() then reports a stage whose invariants all held.
+ */
+#define check_assert(cond, ...) \
+	do { \
+		if (!(cond)) \
+			check_assert_failed(__FILE__, __LINE__, __VA_ARGS__); \
+	} while (0)
+
+__attribute__((format(printf, 3, 4), noreturn, unused))
+static void check_assert_failed(char const *file, int line, char const *fmt,
+				...)
+{
+	va_list ap;
+
+	printf("not ok %d - %s:%d: ", ++check_nr, file, line);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	exit(1);
+}
+
+/* A stage passed: its check_assert()s all held. */
+__attribute__((format(printf, 1, 2), unused))
+static void check_pass(char const *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	check_v(true, fmt, ap);
+	va_end(ap);
 }
 
 /* The whole test cannot run here (no root, no perf_event_open, ...). */
