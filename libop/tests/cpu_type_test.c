@@ -4,7 +4,8 @@
  * in op_cpu_type.c, and every name, number and enum constant is checked
  * against it. Also: counters, detection overrides, cpu speed.
  */
-#include "events_test.h"
+#include "events_scratch.h"	/* first: it sets _GNU_SOURCE */
+#include "check.h"
 
 #include "op_cpu_type.h"
 
@@ -49,15 +50,15 @@ static void test_cpu__round_trip(void)
 	for (i = 0; i < MAX_CPU_TYPE; i++) {
 		char const *name = op_cpu_name((enum op_cpu)i);
 
-		CHECK(name && !strcmp(name, oprofile_1x_names[i]));
-		CHECK(op_cpu_pretty_name((enum op_cpu)i) &&
+		check_that(name && !strcmp(name, oprofile_1x_names[i]));
+		check_that(op_cpu_pretty_name((enum op_cpu)i) &&
 		      *op_cpu_pretty_name((enum op_cpu)i));
-		CHECK(op_cpu_from_name(oprofile_1x_names[i]) == (enum op_cpu)i);
+		check_that(op_cpu_from_name(oprofile_1x_names[i]) == (enum op_cpu)i);
 		snprintf(num, sizeof(num), "%d", i);
-		CHECK(op_cpu_from_name(num) == (enum op_cpu)i);
-		CHECK(op_cpu_nr_counters((enum op_cpu)i) >= 0);
+		check_that(op_cpu_from_name(num) == (enum op_cpu)i);
+		check_that(op_cpu_nr_counters((enum op_cpu)i) >= 0);
 		for (j = 0; j < i; j++)
-			CHECK(strcmp(oprofile_1x_names[i], oprofile_1x_names[j]));
+			check_that(strcmp(oprofile_1x_names[i], oprofile_1x_names[j]));
 	}
 }
 
@@ -66,15 +67,15 @@ static void test_cpu__enum_matches_table(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
-		CHECK(!strcmp(op_cpu_name(named[i].cpu), named[i].name));
-		CHECK(!strcmp(oprofile_1x_names[named[i].cpu], named[i].name));
-		CHECK(op_cpu_nr_counters(named[i].cpu) == named[i].counters);
-		CHECK(op_cpu_has_events(named[i].cpu) ==
+		check_that(!strcmp(op_cpu_name(named[i].cpu), named[i].name));
+		check_that(!strcmp(oprofile_1x_names[named[i].cpu], named[i].name));
+		check_that(op_cpu_nr_counters(named[i].cpu) == named[i].counters);
+		check_that(op_cpu_has_events(named[i].cpu) ==
 		      (named[i].cpu != CPU_HAMMER && named[i].cpu != CPU_FAMILY10));
 	}
-	CHECK(MAX_CPU_TYPE == 80);
-	CHECK(op_cpu_nr_counters((enum op_cpu)0) == 2);	/* ppro */
-	CHECK(!op_cpu_has_events((enum op_cpu)0));
+	check_that(MAX_CPU_TYPE == 80);
+	check_that(op_cpu_nr_counters((enum op_cpu)0) == 2);	/* ppro */
+	check_that(!op_cpu_has_events((enum op_cpu)0));
 }
 
 static void test_cpu__bad_names(void)
@@ -85,12 +86,12 @@ static void test_cpu__bad_names(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		CHECK(op_cpu_from_name(bad[i]) == CPU_NO_GOOD);
-	CHECK(op_cpu_from_name(NULL) == CPU_NO_GOOD);
-	CHECK(op_cpu_name(CPU_NO_GOOD) == NULL);
-	CHECK(op_cpu_name(MAX_CPU_TYPE) == NULL);
-	CHECK(op_cpu_pretty_name((enum op_cpu)1000) == NULL);
-	CHECK(op_cpu_nr_counters(CPU_NO_GOOD) == 0);
+		check_that(op_cpu_from_name(bad[i]) == CPU_NO_GOOD);
+	check_that(op_cpu_from_name(NULL) == CPU_NO_GOOD);
+	check_that(op_cpu_name(CPU_NO_GOOD) == NULL);
+	check_that(op_cpu_name(MAX_CPU_TYPE) == NULL);
+	check_that(op_cpu_pretty_name((enum op_cpu)1000) == NULL);
+	check_that(op_cpu_nr_counters(CPU_NO_GOOD) == 0);
 }
 
 static void test_cpu__detect(void)
@@ -98,16 +99,16 @@ static void test_cpu__detect(void)
 	enum op_cpu cpu;
 
 	setenv("OPROFILE_CPU_TYPE", "i386/haswell", 1);
-	CHECK(op_cpu_detect() == CPU_HASWELL);
+	check_that(op_cpu_detect() == CPU_HASWELL);
 	setenv("OPROFILE_CPU_TYPE", "53", 1);
-	CHECK(op_cpu_detect() == CPU_FAMILY15H);
+	check_that(op_cpu_detect() == CPU_FAMILY15H);
 	setenv("OPROFILE_CPU_TYPE", "no/such-cpu", 1);
-	CHECK(op_cpu_detect() == CPU_NO_GOOD);
+	check_that(op_cpu_detect() == CPU_NO_GOOD);
 	unsetenv("OPROFILE_CPU_TYPE");
 	cpu = op_cpu_detect();
 	/* whatever the host, detection lands on a known type */
-	CHECK(op_cpu_name(cpu) != NULL);
-	CHECK(op_cpu_speed() >= 0.0);
+	check_that(op_cpu_name(cpu) != NULL);
+	check_that(op_cpu_speed() >= 0.0);
 }
 
 int main(void)
@@ -116,5 +117,5 @@ int main(void)
 	test_cpu__enum_matches_table();
 	test_cpu__bad_names();
 	test_cpu__detect();
-	return test_done("cpu_type_tests");
+	return check_done();
 }

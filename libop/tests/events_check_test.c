@@ -4,7 +4,8 @@
  * including cases where the first choice must be undone (backtracking) and
  * the explanation when no allocation exists.
  */
-#include "events_test.h"
+#include "events_scratch.h"	/* first: it sets _GNU_SOURCE */
+#include "check.h"
 
 #include "op_events.h"
 
@@ -18,7 +19,7 @@ static int run(struct op_event_set const *set, char const *const *texts,
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (!CHECK(op_parse_event_spec(texts[i], &specs[i], err, errlen) == 0))
+		if (!check_that(op_parse_event_spec(texts[i], &specs[i], err, errlen) == 0))
 			return -2;
 	return op_check_events(set, specs, n, callgraph, counter, err, errlen);
 }
@@ -37,7 +38,7 @@ static void run_cases(enum op_cpu cpu, struct alloc_case const *cases, size_t n)
 	size_t i, k, nspecs;
 	int counter[MAX];
 
-	if (!CHECK(op_events_load(cpu, &set, err, sizeof(err)) == 0)) {
+	if (!check_that(op_events_load(cpu, &set, err, sizeof(err)) == 0)) {
 		fprintf(stderr, "  %s\n", err);
 		return;
 	}
@@ -50,16 +51,17 @@ static void run_cases(enum op_cpu cpu, struct alloc_case const *cases, size_t n)
 		err[0] = '\0';
 		ret = run(&set, c->specs, nspecs, c->callgraph, counter, err, sizeof(err));
 		if (c->message) {
-			CHECK(ret == -1);
-			CHECK_CONTAINS(err, c->message);
+			check_that(ret == -1);
+			check_contains(err, c->message,
+				       "line %d: the message", __LINE__);
 			continue;
 		}
-		if (!CHECK(ret == 0)) {
+		if (!check_that(ret == 0)) {
 			fprintf(stderr, "  %s...: %s\n", c->specs[0], err);
 			continue;
 		}
 		for (k = 0; k < nspecs; k++)
-			CHECK(counter[k] == c->counters[k]);
+			check_that(counter[k] == c->counters[k]);
 	}
 	op_events_free(&set);
 }
@@ -144,17 +146,18 @@ static void test_alloc__backtracking(void)
 		   "event:0x3 counters:0,1,2 um:zero minimum:1 name:C : on 0, 1 or 2\n"
 		   "event:0x4 counters:0,1,2,3 um:zero minimum:1 name:D : anywhere\n"
 		   "event:0x5 counters:1 um:zero minimum:1 name:E : on 1\n");
-	if (!CHECK(op_events_load_dir(dir, &set, err, sizeof(err)) == 0)) {
+	if (!check_that(op_events_load_dir(dir, &set, err, sizeof(err)) == 0)) {
 		fprintf(stderr, "  %s\n", err);
 		return;
 	}
-	CHECK(set.nr_counters == 4);
-	CHECK(run(&set, specs_ab, 2, 0, counter, err, sizeof(err)) == 0);
-	CHECK(counter[0] == 1 && counter[1] == 0);
-	CHECK(run(&set, specs_abcd, 4, 0, counter, err, sizeof(err)) == 0);
-	CHECK(counter[0] == 3 && counter[1] == 1 && counter[2] == 2 && counter[3] == 0);
-	CHECK(run(&set, specs_3on2, 4, 0, counter, err, sizeof(err)) == -1);
-	CHECK_CONTAINS(err, "events A, B and E cannot be scheduled together: between them they can only use counters 0 and 1");
+	check_that(set.nr_counters == 4);
+	check_that(run(&set, specs_ab, 2, 0, counter, err, sizeof(err)) == 0);
+	check_that(counter[0] == 1 && counter[1] == 0);
+	check_that(run(&set, specs_abcd, 4, 0, counter, err, sizeof(err)) == 0);
+	check_that(counter[0] == 3 && counter[1] == 1 && counter[2] == 2 && counter[3] == 0);
+	check_that(run(&set, specs_3on2, 4, 0, counter, err, sizeof(err)) == -1);
+	check_contains(err, "events A, B and E cannot be scheduled together: between them they can only use counters 0 and 1",
+		       "line %d: the message", __LINE__);
 	op_events_free(&set);
 	test_rmtree(root);
 }
@@ -165,9 +168,10 @@ static void test_check__no_events(void)
 	char err[256];
 	int counter[1];
 
-	CHECK(op_events_load(CPU_TIMER_INT, &set, err, sizeof(err)) == 0);
-	CHECK(op_check_events(&set, NULL, 0, 0, counter, err, sizeof(err)) == -1);
-	CHECK_CONTAINS(err, "no events given");
+	check_that(op_events_load(CPU_TIMER_INT, &set, err, sizeof(err)) == 0);
+	check_that(op_check_events(&set, NULL, 0, 0, counter, err, sizeof(err)) == -1);
+	check_contains(err, "no events given",
+		       "line %d: the message", __LINE__);
 	op_events_free(&set);
 }
 
@@ -179,5 +183,5 @@ int main(void)
 		  sizeof(family15h_cases) / sizeof(family15h_cases[0]));
 	test_alloc__backtracking();
 	test_check__no_events();
-	return test_done("events_check_tests");
+	return check_done();
 }

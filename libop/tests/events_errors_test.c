@@ -4,7 +4,8 @@
  * include: rules (a cpu's own definition wins over an included one, cycles
  * and missing directories are caught) and unit mask merging.
  */
-#include "events_test.h"
+#include "events_scratch.h"	/* first: it sets _GNU_SOURCE */
+#include "check.h"
 
 #include "op_events.h"
 
@@ -115,17 +116,18 @@ static void test_errors__cases(void)
 		test_write(dir, "events", cases[i].events);
 		test_write(dir, "unit_masks", cases[i].unit_masks);
 		err[0] = '\0';
-		if (!CHECK(op_events_load_dir(dir, &set, err, sizeof(err)) == -1)) {
+		if (!check_that(op_events_load_dir(dir, &set, err, sizeof(err)) == -1)) {
 			fprintf(stderr, "  case '%s' loaded\n", cases[i].title);
 			op_events_free(&set);
 			continue;
 		}
 		snprintf(where, sizeof(where), "%s/%s", dir, cases[i].where);
-		if (!CHECK(strncmp(err, where, strlen(where)) == 0))
+		if (!check_that(strncmp(err, where, strlen(where)) == 0))
 			fprintf(stderr, "  case '%s': '%s' does not start with '%s'\n",
 				cases[i].title, err, where);
-		CHECK_CONTAINS(err, cases[i].message);
-		CHECK(set.nr_events == 0 && set.events == NULL);
+		check_contains(err, cases[i].message,
+			       "line %d: the message", __LINE__);
+		check_that(set.nr_events == 0 && set.events == NULL);
 	}
 }
 
@@ -136,9 +138,11 @@ static void test_errors__missing_files(void)
 
 	snprintf(dir, sizeof(dir), "%s/only_events", root);
 	test_write(dir, "events", EV_OK);
-	CHECK(op_events_load_dir(dir, &set, err, sizeof(err)) == -1);
-	CHECK_CONTAINS(err, "cannot open '");
-	CHECK_CONTAINS(err, "only_events/unit_masks'");
+	check_that(op_events_load_dir(dir, &set, err, sizeof(err)) == -1);
+	check_contains(err, "cannot open '",
+		       "line %d: the message", __LINE__);
+	check_contains(err, "only_events/unit_masks'",
+		       "line %d: the message", __LINE__);
 }
 
 /* A cpu type directory bounds the counters to what that cpu has. */
@@ -150,8 +154,9 @@ static void test_errors__counter_out_of_range(void)
 	snprintf(dir, sizeof(dir), "%s/timer", root);
 	test_write(dir, "unit_masks", UM_ZERO);
 	test_write(dir, "events", EV_OK "event:0x2 counters:1,5 um:zero minimum:1 name:B : d\n");
-	CHECK(op_events_load_dir(dir, &set, err, sizeof(err)) == -1);
-	CHECK_CONTAINS(err, "timer/events:2: counter 5 out of range: cpu type 'timer' has 4 counters");
+	check_that(op_events_load_dir(dir, &set, err, sizeof(err)) == -1);
+	check_contains(err, "timer/events:2: counter 5 out of range: cpu type 'timer' has 4 counters",
+		       "line %d: the message", __LINE__);
 }
 
 static struct op_event const *find(struct op_event_set const *set,
@@ -159,7 +164,7 @@ static struct op_event const *find(struct op_event_set const *set,
 {
 	struct op_event const *ev = op_event_find(set, name);
 
-	CHECK(ev != NULL);
+	check_that(ev != NULL);
 	return ev;
 }
 
@@ -189,20 +194,20 @@ static void test_include__own_definition_wins(void)
 			   "event:0x9 counters:1 um:two minimum:20 name:A : top A\ninclude:vendor/base\n" :
 			   "include:vendor/base\nevent:0x9 counters:1 um:two minimum:20 name:A : top A\n");
 		err[0] = '\0';
-		if (!CHECK(op_events_load_dir(dir, &set, err, sizeof(err)) == 0)) {
+		if (!check_that(op_events_load_dir(dir, &set, err, sizeof(err)) == 0)) {
 			fprintf(stderr, "  %s\n", err);
 			continue;
 		}
-		CHECK(set.nr_events == 2);
+		check_that(set.nr_events == 2);
 		ev = find(&set, "A");
-		CHECK(ev && ev->code == 0x9 && !strcmp(ev->desc, "top A") &&
+		check_that(ev && ev->code == 0x9 && !strcmp(ev->desc, "top A") &&
 		      ev->counter_mask == 0x2 && ev->minimum == 20);
 		/* the included B uses the top file's 'two' as well */
 		ev = find(&set, "B");
-		CHECK(ev && ev->unit_mask->default_value == 0x4 &&
+		check_that(ev && ev->unit_mask->default_value == 0x4 &&
 		      ev->unit_mask->nr_values == 1);
-		CHECK(set.nr_counters == 2);
-		CHECK(set.cpu == CPU_NO_GOOD);
+		check_that(set.nr_counters == 2);
+		check_that(set.cpu == CPU_NO_GOOD);
 		op_events_free(&set);
 	}
 }
@@ -219,8 +224,9 @@ static void test_include__cycle_and_clash(void)
 	test_write(dir, "unit_masks", UM_ZERO);
 	test_write(dir, "events", "include:loop1\n");
 	snprintf(dir, sizeof(dir), "%s/loop1", root);
-	CHECK(op_events_load_dir(dir, &set, err, sizeof(err)) == -1);
-	CHECK_CONTAINS(err, "nested too deep");
+	check_that(op_events_load_dir(dir, &set, err, sizeof(err)) == -1);
+	check_contains(err, "nested too deep",
+		       "line %d: the message", __LINE__);
 
 	/* two includes at the same depth may not both define OK */
 	snprintf(dir, sizeof(dir), "%s/loop2x", root);
@@ -232,8 +238,9 @@ static void test_include__cycle_and_clash(void)
 	snprintf(dir, sizeof(dir), "%s/clash", root);
 	test_write(dir, "unit_masks", UM_ZERO);
 	test_write(dir, "events", "include:base0\ninclude:loop2x\n");
-	CHECK(op_events_load_dir(dir, &set, err, sizeof(err)) == -1);
-	CHECK_CONTAINS(err, "loop2x/events:1: event 'OK' also defined by another included file");
+	check_that(op_events_load_dir(dir, &set, err, sizeof(err)) == -1);
+	check_contains(err, "loop2x/events:1: event 'OK' also defined by another included file",
+		       "line %d: the message", __LINE__);
 }
 
 static void test_unit_masks__merge_and_names(void)
@@ -251,23 +258,24 @@ static void test_unit_masks__merge_and_names(void)
 		   "event:0x2 counters:0 um:a,b minimum:10 name:N : merged again\n"
 		   "event:0x3 counters:0 um:a filter:2 minimum:10 name:P :\n");
 	err[0] = '\0';
-	if (!CHECK(op_events_load_dir(dir, &set, err, sizeof(err)) == 0)) {
+	if (!check_that(op_events_load_dir(dir, &set, err, sizeof(err)) == 0)) {
 		fprintf(stderr, "  %s\n", err);
 		return;
 	}
 	ev = find(&set, "M");
-	CHECK(ev && ev->unit_mask->nr_values == 3 &&
+	check_that(ev && ev->unit_mask->nr_values == 3 &&
 	      ev->unit_mask->type == OP_UM_BITMASK &&
 	      ev->unit_mask->default_value == 0x1);
-	CHECK(ev && find(&set, "N")->unit_mask == ev->unit_mask);
-	CHECK(set.nr_unit_masks == 3);
+	check_that(ev && find(&set, "N")->unit_mask == ev->unit_mask);
+	check_that(set.nr_unit_masks == 3);
 	ev = find(&set, "P");
-	CHECK(ev && !strcmp(ev->desc, "") && ev->unit_mask->default_value == 1);
+	check_that(ev && !strcmp(ev->desc, "") && ev->unit_mask->default_value == 1);
 	op_events_free(&set);
 
 	test_write(dir, "events", "event:0x1 counters:0 um:a,zz minimum:10 name:M : d\n");
-	CHECK(op_events_load_dir(dir, &set, err, sizeof(err)) == -1);
-	CHECK_CONTAINS(err, "merge/events:1: unknown unit mask 'zz'");
+	check_that(op_events_load_dir(dir, &set, err, sizeof(err)) == -1);
+	check_contains(err, "merge/events:1: unknown unit mask 'zz'",
+		       "line %d: the message", __LINE__);
 }
 
 int main(void)
@@ -281,5 +289,5 @@ int main(void)
 	test_include__cycle_and_clash();
 	test_unit_masks__merge_and_names();
 	test_rmtree(root);
-	return test_done("events_errors_tests");
+	return check_done();
 }

@@ -6,7 +6,8 @@
  * loader's "FILE:LINE: what" so the broken line is easy to find. Also a
  * few facts about the shipped files that other code relies on.
  */
-#include "events_test.h"
+#include "events_scratch.h"	/* first: it sets _GNU_SOURCE */
+#include "check.h"
 
 #include "op_cpu_type.h"
 #include "op_events.h"
@@ -29,10 +30,10 @@ static void check_default_event(struct op_event_set const *set)
 	char err[512] = "";
 	int counter;
 
-	if (!CHECK(def != NULL))
+	if (!check_that(def != NULL))
 		return;
-	CHECK(op_parse_event_spec(def, &spec, err, sizeof(err)) == 0);
-	if (!CHECK(op_check_events(set, &spec, 1, 0, &counter, err, sizeof(err)) == 0))
+	check_that(op_parse_event_spec(def, &spec, err, sizeof(err)) == 0);
+	if (!check_that(op_check_events(set, &spec, 1, 0, &counter, err, sizeof(err)) == 0))
 		fprintf(stderr, "  default event %s: %s\n", def, err);
 }
 
@@ -41,24 +42,24 @@ static void check_set(struct op_event_set const *set, char const *name)
 	uint32_t all = set->nr_counters >= 32 ? ~0u : (1u << set->nr_counters) - 1;
 	size_t i, j;
 
-	CHECK(set->nr_events > 0);
-	CHECK(set->nr_counters > 0);
+	check_that(set->nr_events > 0);
+	check_that(set->nr_counters > 0);
 	for (i = 0; i < set->nr_events; i++) {
 		struct op_event const *ev = &set->events[i];
 		struct op_unit_mask const *um = ev->unit_mask;
 
-		if (!CHECK(*ev->desc && ascii_text(ev->desc)))
+		if (!check_that(*ev->desc && ascii_text(ev->desc)))
 			fprintf(stderr, "  %s: event %s description\n", name, ev->name);
-		CHECK(ev->minimum > 0);
-		CHECK(ev->counter_mask & all);
-		CHECK(ev->counter_mask == ~0u || !(ev->counter_mask & ~all));
-		if (!CHECK(um != NULL))
+		check_that(ev->minimum > 0);
+		check_that(ev->counter_mask & all);
+		check_that(ev->counter_mask == ~0u || !(ev->counter_mask & ~all));
+		if (!check_that(um != NULL))
 			continue;
-		CHECK(um->nr_values > 0);
+		check_that(um->nr_values > 0);
 		for (j = 0; j < um->nr_values; j++)
-			CHECK(ascii_text(um->values[j].desc));
+			check_that(ascii_text(um->values[j].desc));
 		for (j = 0; j < i; j++)
-			CHECK(strcmp(set->events[j].name, ev->name));
+			check_that(strcmp(set->events[j].name, ev->name));
 	}
 	check_default_event(set);
 }
@@ -79,21 +80,21 @@ static int visit(char const *path, struct stat const *st, int flag,
 	dirs_seen++;
 	name = path + strlen(events_root) + 1;
 	cpu = op_cpu_from_name(name);
-	if (!CHECK(cpu != CPU_NO_GOOD && !strcmp(op_cpu_name(cpu), name))) {
+	if (!check_that(cpu != CPU_NO_GOOD && !strcmp(op_cpu_name(cpu), name))) {
 		fprintf(stderr, "  events/%s is not a cpu type name\n", name);
 		return 0;
 	}
-	CHECK(op_cpu_has_events(cpu));
-	if (!CHECK(op_events_load(cpu, &set, err, sizeof(err)) == 0)) {
+	check_that(op_cpu_has_events(cpu));
+	if (!check_that(op_events_load(cpu, &set, err, sizeof(err)) == 0)) {
 		fprintf(stderr, "  %s\n", err);
 		return 0;
 	}
-	CHECK(set.cpu == cpu);
+	check_that(set.cpu == cpu);
 	check_set(&set, name);
 	op_events_free(&set);
 	/* the explicit-directory loader agrees */
-	CHECK(op_events_load_dir(path, &set, err, sizeof(err)) == 0);
-	CHECK(set.cpu == cpu);
+	check_that(op_events_load_dir(path, &set, err, sizeof(err)) == 0);
+	check_that(set.cpu == cpu);
 	op_events_free(&set);
 	return 0;
 }
@@ -113,7 +114,7 @@ static struct op_event const *load_find(enum op_cpu cpu,
 {
 	char err[512];
 
-	if (!CHECK(op_events_load(cpu, set, err, sizeof(err)) == 0))
+	if (!check_that(op_events_load(cpu, set, err, sizeof(err)) == 0))
 		return NULL;
 	return op_event_find(set, name);
 }
@@ -124,34 +125,34 @@ static void test_events__known_facts(void)
 	struct op_event const *ev;
 
 	ev = load_find(CPU_TIMER_INT, &set, "CPU_CLOCK");
-	CHECK(ev && ev->code == 0 && ev->minimum == 10000 && ev->counter_mask == 0xf);
-	CHECK(set.nr_counters == 4 && op_event_find(&set, "TASK_CLOCK"));
+	check_that(ev && ev->code == 0 && ev->minimum == 10000 && ev->counter_mask == 0xf);
+	check_that(set.nr_counters == 4 && op_event_find(&set, "TASK_CLOCK"));
 	op_events_free(&set);
 
 	ev = load_find(CPU_ARCH_PERFMON, &set, "LLC_MISSES");
-	CHECK(ev && ev->code == 0x2e && ev->unit_mask->default_value == 0x41);
-	CHECK(set.nr_counters >= 2);
+	check_that(ev && ev->code == 0x2e && ev->unit_mask->default_value == 0x41);
+	check_that(set.nr_counters >= 2);
 	op_events_free(&set);
 
 	ev = load_find(CPU_HASWELL, &set, "L1D_PEND_MISS");
-	CHECK(ev && ev->code == 0x48 && ev->counter_mask == 0x4);
-	CHECK(set.nr_counters == 4);
+	check_that(ev && ev->code == 0x48 && ev->counter_mask == 0x4);
+	check_that(set.nr_counters == 4);
 	/* included from arch_perfmon */
 	ev = op_event_find(&set, "CPU_CLK_UNHALTED");
-	CHECK(ev && ev->code == 0x3c && ev->minimum == 6000);
+	check_that(ev && ev->code == 0x3c && ev->minimum == 6000);
 	/* Haswell's own BR_INST_RETIRED replaces the architectural one */
 	ev = op_event_find(&set, "BR_INST_RETIRED");
-	CHECK(ev && ev->unit_mask->nr_values > 1 &&
+	check_that(ev && ev->unit_mask->nr_values > 1 &&
 	      ev->unit_mask->type == OP_UM_EXCLUSIVE);
 	ev = op_event_find(&set, "BR_INST_EXEC");
-	CHECK(ev && ev->unit_mask->type == OP_UM_BITMASK);
+	check_that(ev && ev->unit_mask->type == OP_UM_BITMASK);
 	op_events_free(&set);
 
 	ev = load_find(CPU_FAMILY15H, &set, "DATA_CACHE_REFILLS_FROM_L2_OR_NORTHBRIDGE");
-	CHECK(ev && ev->code == 0x42 && ev->unit_mask->type == OP_UM_BITMASK);
-	CHECK(set.nr_counters == 6);
+	check_that(ev && ev->code == 0x42 && ev->unit_mask->type == OP_UM_BITMASK);
+	check_that(set.nr_counters == 6);
 	ev = op_event_find(&set, "CPU_CLK_UNHALTED");
-	CHECK(ev && ev->code == 0x76 && ev->counter_mask == 0x7);
+	check_that(ev && ev->code == 0x76 && ev->counter_mask == 0x7);
 	op_events_free(&set);
 }
 
@@ -162,9 +163,9 @@ int main(void)
 		fprintf(stderr, "OPROFILE_EVENTS_DIR is not set\n");
 		return 99;
 	}
-	CHECK(!strcmp(op_events_dir(), events_root));
-	CHECK(nftw(events_root, visit, 16, FTW_PHYS) == 0);
-	CHECK(dirs_seen == has_events_count());
+	check_that(!strcmp(op_events_dir(), events_root));
+	check_that(nftw(events_root, visit, 16, FTW_PHYS) == 0);
+	check_that(dirs_seen == has_events_count());
 	test_events__known_facts();
-	return test_done("events_load_tests");
+	return check_done();
 }

@@ -4,7 +4,8 @@
  * by name, defaults, and the malformed specs that must be refused with a
  * message naming the spec.
  */
-#include "events_test.h"
+#include "events_scratch.h"	/* first: it sets _GNU_SOURCE */
+#include "check.h"
 
 #include "op_events.h"
 
@@ -71,18 +72,18 @@ static void test_spec__good(void)
 		struct good_case const *g = &good[i];
 
 		err[0] = '\0';
-		if (!CHECK(op_parse_event_spec(g->text, &spec, err, sizeof(err)) == 0)) {
+		if (!check_that(op_parse_event_spec(g->text, &spec, err, sizeof(err)) == 0)) {
 			fprintf(stderr, "  '%s': %s\n", g->text, err);
 			continue;
 		}
-		CHECK(!strcmp(spec.name, g->name));
-		CHECK(spec.count == g->count);
-		CHECK(spec.um_given == g->um_given);
-		CHECK(!strcmp(spec.um_name, g->um_name));
+		check_that(!strcmp(spec.name, g->name));
+		check_that(spec.count == g->count);
+		check_that(spec.um_given == g->um_given);
+		check_that(!strcmp(spec.um_name, g->um_name));
 		if (!g->um_name[0])
-			CHECK(spec.unit_mask == g->um);
-		CHECK(spec.kernel == g->kernel);
-		CHECK(spec.user == g->user);
+			check_that(spec.unit_mask == g->um);
+		check_that(spec.kernel == g->kernel);
+		check_that(spec.user == g->user);
 	}
 }
 
@@ -94,8 +95,9 @@ static void test_spec__bad(void)
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
-		CHECK(op_parse_event_spec(bad[i].text, &spec, err, sizeof(err)) == -1);
-		CHECK_CONTAINS(err, bad[i].message);
+		check_that(op_parse_event_spec(bad[i].text, &spec, err, sizeof(err)) == -1);
+		check_contains(err, bad[i].message,
+			       "line %d: the message", __LINE__);
 	}
 }
 
@@ -105,8 +107,8 @@ static void test_spec__small_err_buffer(void)
 	struct op_event_spec spec;
 	char err[8] = "xxxxxxx";
 
-	CHECK(op_parse_event_spec("X:abc", &spec, err, sizeof(err)) == -1);
-	CHECK(strlen(err) == sizeof(err) - 1);
+	check_that(op_parse_event_spec("X:abc", &spec, err, sizeof(err)) == -1);
+	check_that(strlen(err) == sizeof(err) - 1);
 }
 
 int main(void)
@@ -114,5 +116,5 @@ int main(void)
 	test_spec__good();
 	test_spec__bad();
 	test_spec__small_err_buffer();
-	return test_done("events_spec_tests");
+	return check_done();
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "op_mangle.h"
+#include "check.h"
 #include "tests/mangle_support.h"
 
 struct mangle_case {
@@ -136,21 +137,21 @@ static struct mangle_case const cases[] = {
 };
 
 /* name must parse to exactly want (a parse of the canonical name). */
-static void check_same_parse(struct mangle_tally *t, char const *name,
+static void check_same_parse(char const *name,
 			     struct op_parsed_name const *want)
 {
 	struct op_parsed_name p;
 	char err[256], why[256] = "";
 	int rc = op_parse_filename(name, &p, err, sizeof(err));
 
-	mangle_check(t, !rc, "parse '%s': %s", name, rc ? err : "");
+	check(!rc, "parse '%s': %s", name, rc ? err : "");
 	if (!rc)
-		mangle_check(t, mangle_parsed_equal(want, &p, why, sizeof(why)),
-			     "parse '%s' differs: %s", name, why);
+		check(mangle_parsed_equal(want, &p, why, sizeof(why)),
+		      "'%s' parses to the same fields %s", name, why);
 	op_parsed_name_free(&p);
 }
 
-static void check_spellings(struct mangle_tally *t, char const *name,
+static void check_spellings(char const *name,
 			    struct op_parsed_name const *p)
 {
 	static char const *const prefixes[] = {
@@ -162,16 +163,16 @@ static void check_spellings(struct mangle_tally *t, char const *name,
 	size_t i;
 
 	oprofile_spelling(name, buf, sizeof(buf));
-	mangle_check(t, strcmp(buf, name) || !strstr(name, "{root}/"),
-		     "no '{root}//' spelling made for '%s'", name);
-	check_same_parse(t, buf, p);
+	check(strcmp(buf, name) || !strstr(name, "{root}/"),
+	      "a '{root}//' spelling is made for '%s'", name);
+	check_same_parse(buf, p);
 	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
 		snprintf(buf, sizeof(buf), "%s%s", prefixes[i], name);
-		check_same_parse(t, buf, p);
+		check_same_parse(buf, p);
 	}
 }
 
-static void check_case(struct mangle_tally *t, struct mangle_case const *c)
+static void check_case(struct mangle_case const *c)
 {
 	struct op_mangle_values again;
 	struct op_parsed_name p;
@@ -179,28 +180,28 @@ static void check_case(struct mangle_tally *t, struct mangle_case const *c)
 	int n;
 
 	n = op_mangle_filename(&c->v, buf, sizeof(buf), err, sizeof(err));
-	mangle_check(t, n >= 0, "mangle '%s': %s", c->expect, err);
+	check(n >= 0, "mangle '%s': %s", c->expect, err);
 	if (n < 0)
 		return;
-	mangle_check(t, !strcmp(buf, c->expect) && (size_t)n == strlen(buf),
-		     "mangled\n  got  '%s'\n  want '%s'", buf, c->expect);
+	check(!strcmp(buf, c->expect) && (size_t)n == strlen(buf),
+	      "mangled to '%s', want '%s'", buf, c->expect);
 	if (op_parse_filename(buf, &p, err, sizeof(err))) {
-		mangle_check(t, 0, "parse '%s': %s", buf, err);
+		check(0, "parse '%s': %s", buf, err);
 		return;
 	}
-	mangle_check(t, mangle_parse_matches(&c->v, &p, why, sizeof(why)),
-		     "parse '%s' gave other values: %s", buf, why);
+	check(mangle_parse_matches(&c->v, &p, why, sizeof(why)),
+	      "'%s' parses to the values it was made of %s", buf, why);
 	mangle_values_from_parsed(&p, &again);
 	n = op_mangle_filename(&again, buf2, sizeof(buf2), err, sizeof(err));
-	mangle_check(t, n >= 0 && !strcmp(buf, buf2),
-		     "re-mangle '%s' gave '%s' %s", buf, n >= 0 ? buf2 : "",
-		     n >= 0 ? "" : err);
-	check_spellings(t, buf, &p);
+	check(n >= 0 && !strcmp(buf, buf2),
+	      "'%s' re-mangles to itself: '%s' %s", buf, n >= 0 ? buf2 : "",
+	      n >= 0 ? "" : err);
+	check_spellings(buf, &p);
 	op_parsed_name_free(&p);
 }
 
 /* The real-world names parse to these fields (not just round trip). */
-static void check_real_world(struct mangle_tally *t)
+static void check_real_world(void)
 {
 	static char const name[] = "/var/lib/oprofile/samples/current/"
 		"{root}//home/u/loopfp/{dep}/{root}//usr/lib/x86_64-linux-gnu/"
@@ -211,55 +212,54 @@ static void check_real_world(struct mangle_tally *t)
 	int ok;
 
 	ok = !op_parse_filename(name, &p, err, sizeof(err));
-	mangle_check(t, ok, "parse real-world name: %s", err);
+	check(ok, "parse real-world name: %s", err);
 	if (!ok)
 		return;
-	mangle_check(t, !strcmp(p.app_name, "/home/u/loopfp") &&
-		     !strcmp(p.image_name, "/usr/lib/x86_64-linux-gnu/libc.so.6") &&
-		     !strcmp(p.cg_image_name, "/home/u/loopfp") &&
-		     !strcmp(p.event_name, "CPU_CLK_UNHALTED") &&
-		     p.is_callgraph && !p.app_is_kernel && !p.image_is_kernel &&
-		     !p.cg_is_kernel && !p.image_is_anon && !p.cg_is_anon &&
-		     p.count == 100000 && p.unit_mask == 0 &&
-		     p.tgid == 20277 && p.tid == 20277 && p.cpu == 1,
-		     "real-world name parsed to the wrong fields");
+	check(!strcmp(p.app_name, "/home/u/loopfp") &&
+	      !strcmp(p.image_name, "/usr/lib/x86_64-linux-gnu/libc.so.6") &&
+	      !strcmp(p.cg_image_name, "/home/u/loopfp") &&
+	      !strcmp(p.event_name, "CPU_CLK_UNHALTED") &&
+	      p.is_callgraph && !p.app_is_kernel && !p.image_is_kernel &&
+	      !p.cg_is_kernel && !p.image_is_anon && !p.cg_is_anon &&
+	      p.count == 100000 && p.unit_mask == 0 &&
+	      p.tgid == 20277 && p.tid == 20277 && p.cpu == 1,
+	      "real-world name parsed to the wrong fields");
 	op_parsed_name_free(&p);
 
 	ok = !op_parse_filename("{kern}/no-vmlinux/{dep}/{kern}/no-vmlinux/"
 				"TIMER.0.0.all.all.all", &p, err, sizeof(err));
-	mangle_check(t, ok, "parse no-vmlinux name: %s", err);
+	check(ok, "parse no-vmlinux name: %s", err);
 	if (!ok)
 		return;
-	mangle_check(t, !strcmp(p.app_name, "no-vmlinux") && p.app_is_kernel &&
-		     !strcmp(p.image_name, "no-vmlinux") && p.image_is_kernel &&
-		     !p.is_callgraph && !p.cg_image_name &&
-		     !strcmp(p.event_name, "TIMER") && p.count == 0 &&
-		     p.tgid == -1 && p.tid == -1 && p.cpu == -1,
-		     "no-vmlinux name parsed to the wrong fields");
+	check(!strcmp(p.app_name, "no-vmlinux") && p.app_is_kernel &&
+	      !strcmp(p.image_name, "no-vmlinux") && p.image_is_kernel &&
+	      !p.is_callgraph && !p.cg_image_name &&
+	      !strcmp(p.event_name, "TIMER") && p.count == 0 &&
+	      p.tgid == -1 && p.tid == -1 && p.cpu == -1,
+	      "no-vmlinux name parsed to the wrong fields");
 	op_parsed_name_free(&p);
 
 	ok = !op_parse_filename("{root}/usr/bin/python3/{dep}/{anon:[heap]}/"
 				"1234.0x55d0c0000000.0x55d0c0021000/"
 				"CPU_CLOCK.1000000.0.1234.1234.all",
 				&p, err, sizeof(err));
-	mangle_check(t, ok, "parse anon name: %s", err);
+	check(ok, "parse anon name: %s", err);
 	if (!ok)
 		return;
-	mangle_check(t, !strcmp(p.image_name, "[heap]") && p.image_is_anon &&
-		     !p.image_is_kernel && p.anon_tgid == 1234 &&
-		     p.anon_start == 0x55d0c0000000ull &&
-		     p.anon_end == 0x55d0c0021000ull && p.cg_anon_tgid == -1,
-		     "anon name parsed to the wrong fields");
+	check(!strcmp(p.image_name, "[heap]") && p.image_is_anon &&
+	      !p.image_is_kernel && p.anon_tgid == 1234 &&
+	      p.anon_start == 0x55d0c0000000ull &&
+	      p.anon_end == 0x55d0c0021000ull && p.cg_anon_tgid == -1,
+	      "anon name parsed to the wrong fields");
 	op_parsed_name_free(&p);
 }
 
 int main(void)
 {
-	struct mangle_tally t = { 0 };
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		check_case(&t, &cases[i]);
-	check_real_world(&t);
-	return mangle_tally_report("mangle_cases_test", &t);
+		check_case(&cases[i]);
+	check_real_world();
+	return check_done();
 }

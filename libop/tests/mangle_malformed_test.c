@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "op_mangle.h"
+#include "check.h"
 #include "tests/mangle_support.h"
 
 #define OK_B "{dep}/{root}/b/"
@@ -230,34 +231,33 @@ static struct bad_values const bad_values[] = {
 	{ { ABE, .flags = 1u << 7 }, "unknown flag bits 0x80" },
 };
 
-static void check_bad_name(struct mangle_tally *t, struct bad_name const *b)
+static void check_bad_name(struct bad_name const *b)
 {
 	struct op_parsed_name p;
 	char err[512] = "";
 	int rc = op_parse_filename(b->name, &p, err, sizeof(err));
 
-	mangle_check(t, rc == -1, "'%s' was accepted", b->name);
-	mangle_check(t, strstr(err, b->want) != NULL,
-		     "'%s': error\n  got  '%s'\n  want '%s'", b->name, err,
-		     b->want);
-	mangle_check(t, !p.storage && !p.app_name,
-		     "'%s': refused parse left data behind", b->name);
+	check(rc == -1, "'%s' is refused", b->name);
+	check(strstr(err, b->want) != NULL,
+	      "'%s': the error is '%s', want '%s'", b->name, err,
+	      b->want);
+	check(!p.storage && !p.app_name,
+	      "'%s': the refused parse leaves no data behind", b->name);
 	op_parsed_name_free(&p);
 }
 
-static void check_bad_values(struct mangle_tally *t,
-			     struct bad_values const *b)
+static void check_bad_values(struct bad_values const *b)
 {
 	char buf[256] = "", err[512] = "";
 	int rc = op_mangle_filename(&b->v, buf, sizeof(buf), err, sizeof(err));
 
-	mangle_check(t, rc == -1, "mangled to '%s' despite '%s'", buf, b->want);
-	mangle_check(t, strstr(err, b->want) != NULL,
-		     "error\n  got  '%s'\n  want '%s'", err, b->want);
+	check(rc == -1, "refused ('%s', want '%s')", buf, b->want);
+	check(strstr(err, b->want) != NULL,
+	      "the error is '%s', want '%s'", err, b->want);
 }
 
 /* An exactly sized buffer is enough; one byte less is an error. */
-static void check_buffer_size(struct mangle_tally *t)
+static void check_buffer_size(void)
 {
 	struct op_mangle_values v = { ABE };
 	static char const want[] = "{root}/a/{dep}/{root}/b/E.0.0.all.all.all";
@@ -265,32 +265,31 @@ static void check_buffer_size(struct mangle_tally *t)
 	int rc;
 
 	rc = op_mangle_filename(&v, buf, sizeof(want), err, sizeof(err));
-	mangle_check(t, rc == (int)strlen(want) && !strcmp(buf, want),
-		     "exact buffer: rc %d '%s'", rc, err);
+	check(rc == (int)strlen(want) && !strcmp(buf, want),
+	      "an exact buffer is enough: rc %d '%s'", rc, err);
 	rc = op_mangle_filename(&v, buf, sizeof(want) - 1, err, sizeof(err));
-	mangle_check(t, rc == -1 && strstr(err, "buffer too small: the name "
-					   "needs 42 bytes, have 41"),
-		     "short buffer: rc %d '%s'", rc, err);
-	mangle_check(t, buf[0] == '\0', "short buffer left '%.8s'", buf);
+	check(rc == -1 && strstr(err, "buffer too small: the name "
+				    "needs 42 bytes, have 41"),
+	      "a short buffer is refused: rc %d '%s'", rc, err);
+	check(buf[0] == '\0', "a short buffer is left empty ('%.8s')", buf);
 	rc = op_mangle_filename(&v, NULL, 0, err, sizeof(err));
-	mangle_check(t, rc == -1, "NULL buffer accepted");
+	check(rc == -1, "a NULL buffer is refused");
 	/* a NULL or empty err buffer is allowed */
 	rc = op_mangle_filename(&v, buf, 4, NULL, 0);
-	mangle_check(t, rc == -1, "short buffer without err accepted");
+	check(rc == -1, "a short buffer without err is refused");
 }
 
 int main(void)
 {
-	struct mangle_tally t = { 0 };
 	size_t i;
 
 	for (i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++)
-		check_bad_name(&t, &bad_names[i]);
+		check_bad_name(&bad_names[i]);
 	for (i = 0; i < sizeof(bad_values) / sizeof(bad_values[0]); i++)
-		check_bad_values(&t, &bad_values[i]);
-	check_buffer_size(&t);
-	printf("%zu malformed names, %zu unrepresentable values refused\n",
-	       sizeof(bad_names) / sizeof(bad_names[0]),
-	       sizeof(bad_values) / sizeof(bad_values[0]));
-	return mangle_tally_report("mangle_malformed_test", &t);
+		check_bad_values(&bad_values[i]);
+	check_buffer_size();
+	check_note("%zu malformed names, %zu unrepresentable values",
+		   sizeof(bad_names) / sizeof(bad_names[0]),
+		   sizeof(bad_values) / sizeof(bad_values[0]));
+	return check_done();
 }

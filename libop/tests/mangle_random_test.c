@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "op_mangle.h"
+#include "check.h"
 #include "tests/mangle_support.h"
 
 #define NAME_MAX_LEN 4096
@@ -172,22 +173,22 @@ static void rnd_values(struct op_mangle_values *v, struct rnd_names *n)
 	v->cpu = rnd_id();
 }
 
-static void check_variant(struct mangle_tally *t, char const *name,
+static void check_variant(int *bad, char const *name,
 			  struct op_parsed_name const *want)
 {
 	struct op_parsed_name p;
 	char err[256], why[256] = "";
 
 	if (op_parse_filename(name, &p, err, sizeof(err))) {
-		mangle_check(t, 0, "variant '%s': %s", name, err);
+		check_batch(bad, 0, "variant '%s': %s", name, err);
 		return;
 	}
-	mangle_check(t, mangle_parsed_equal(want, &p, why, sizeof(why)),
-		     "variant '%s' differs: %s", name, why);
+	check_batch(bad, mangle_parsed_equal(want, &p, why, sizeof(why)),
+		      "variant '%s' differs: %s", name, why);
 	op_parsed_name_free(&p);
 }
 
-static void round_trip(struct mangle_tally *t)
+static void round_trip(int *bad)
 {
 	static char buf[NAME_MAX_LEN], buf2[NAME_MAX_LEN];
 	static char var[2 * NAME_MAX_LEN];
@@ -198,28 +199,28 @@ static void round_trip(struct mangle_tally *t)
 
 	rnd_values(&v, &names);
 	if (op_mangle_filename(&v, buf, sizeof(buf), err, sizeof(err)) < 0) {
-		mangle_check(t, 0, "mangle refused legal values: %s", err);
+		check_batch(bad, 0, "mangle refused legal values: %s", err);
 		return;
 	}
 	if (op_parse_filename(buf, &p, err, sizeof(err))) {
-		mangle_check(t, 0, "parse '%s': %s", buf, err);
+		check_batch(bad, 0, "parse '%s': %s", buf, err);
 		return;
 	}
-	mangle_check(t, mangle_parse_matches(&v, &p, why, sizeof(why)),
-		     "parse '%s' gave other values: %s", buf, why);
+	check_batch(bad, mangle_parse_matches(&v, &p, why, sizeof(why)),
+		      "parse '%s' gave other values: %s", buf, why);
 	mangle_values_from_parsed(&p, &again);
-	mangle_check(t, op_mangle_filename(&again, buf2, sizeof(buf2), err,
-					   sizeof(err)) >= 0 &&
-		     !strcmp(buf, buf2), "re-mangle '%s' gave '%s'", buf, buf2);
+	check_batch(bad, op_mangle_filename(&again, buf2, sizeof(buf2), err,
+					    sizeof(err)) >= 0 &&
+		      !strcmp(buf, buf2), "re-mangle '%s' gave '%s'", buf, buf2);
 	oprofile_spelling(buf, var, sizeof(var));
-	check_variant(t, var, &p);
+	check_variant(bad, var, &p);
 	snprintf(var, sizeof(var), "/var/lib/oprofile/samples/current/%s", buf);
-	check_variant(t, var, &p);
+	check_variant(bad, var, &p);
 	op_parsed_name_free(&p);
 }
 
 /* Spoil one name or value of legal values: the mangler must refuse. */
-static void refusal(struct mangle_tally *t)
+static void refusal(int *failed)
 {
 	static char const *const bad_comp[] = { "", ".", "..", "{dep}", "{cg}" };
 	struct op_mangle_values v;
@@ -248,9 +249,9 @@ static void refusal(struct mangle_tally *t)
 			 rnd_below(2) ? '/' : '}');
 		break;
 	}
-	mangle_check(t, op_mangle_filename(&v, buf, sizeof(buf), err,
-					   sizeof(err)) == -1 && *err,
-		     "spoiled values mangled to '%s'", buf);
+	check_batch(failed, op_mangle_filename(&v, buf, sizeof(buf), err,
+					    sizeof(err)) == -1 && *err,
+		      "spoiled values mangled to '%s'", buf);
 }
 
 static char const *const mutation_tokens[] = {
@@ -285,7 +286,7 @@ static void mutate(char *s, size_t cap)
 }
 
 /* Returns 1 if the mutated name was accepted. */
-static int mutation(struct mangle_tally *t)
+static int mutation(int *bad)
 {
 	static char buf[NAME_MAX_LEN], again[NAME_MAX_LEN];
 	struct op_mangle_values v;
@@ -303,20 +304,20 @@ static int mutation(struct mangle_tally *t)
 		mutate(buf, sizeof(buf));
 	accepted = !op_parse_filename(buf, &p, err, sizeof(err));
 	if (!accepted) {
-		mangle_check(t, *err, "'%s' refused without a message", buf);
+		check_batch(bad, *err, "'%s' refused without a message", buf);
 		return 0;
 	}
 	mangle_values_from_parsed(&p, &v);
 	if (op_mangle_filename(&v, again, sizeof(again), err,
 			       sizeof(err)) < 0) {
-		mangle_check(t, 0, "accepted '%s' does not re-mangle: %s", buf,
-			     err);
+		check_batch(bad, 0, "accepted '%s' does not re-mangle: %s", buf,
+			      err);
 	} else if (op_parse_filename(again, &q, err, sizeof(err))) {
-		mangle_check(t, 0, "'%s' re-mangled to unparsable '%s': %s",
-			     buf, again, err);
+		check_batch(bad, 0, "'%s' re-mangled to unparsable '%s': %s",
+			      buf, again, err);
 	} else {
-		mangle_check(t, mangle_parsed_equal(&p, &q, why, sizeof(why)),
-			     "'%s' -> '%s' differs: %s", buf, again, why);
+		check_batch(bad, mangle_parsed_equal(&p, &q, why, sizeof(why)),
+			      "'%s' -> '%s' differs: %s", buf, again, why);
 		op_parsed_name_free(&q);
 	}
 	op_parsed_name_free(&p);
@@ -332,19 +333,27 @@ static unsigned long env_num(char const *name, unsigned long def)
 
 int main(void)
 {
-	struct mangle_tally t = { 0 };
+	int bad_trip = 0, bad_refusal = 0, bad_mutation = 0;
 	unsigned long i, iters = env_num("MANGLE_ITERS", 20000);
 	unsigned long accepted = 0;
 	uint64_t seed = env_num("MANGLE_SEED", 0x6f70726f66696c65ull);
 
 	rng_state = seed ? seed : 1;
-	printf("mangle_random_test: seed %llu, %lu iterations\n",
-	       (unsigned long long)seed, iters);
+	check_note("seed %llu, %lu iterations", (unsigned long long)seed,
+		   iters);
 	for (i = 0; i < iters; i++) {
-		round_trip(&t);
-		refusal(&t);
-		accepted += (unsigned long)mutation(&t);
+		round_trip(&bad_trip);
+		refusal(&bad_refusal);
+		accepted += (unsigned long)mutation(&bad_mutation);
 	}
-	printf("mutated names accepted: %lu of %lu\n", accepted, iters);
-	return mangle_tally_report("mangle_random_test", &t);
+	check_note("mutated names accepted: %lu of %lu", accepted, iters);
+	check(!bad_trip, "%lu random values mangle, parse back the same, "
+	      "re-mangle the same; both spellings parse (%d failed)", iters,
+	      bad_trip);
+	check(!bad_refusal, "%lu spoiled values are refused with a message "
+	      "(%d failed)", iters, bad_refusal);
+	check(!bad_mutation, "%lu mutated names are refused with a message or "
+	      "parse to a name that re-mangles the same (%d failed)", iters,
+	      bad_mutation);
+	return check_done();
 }

@@ -1,7 +1,8 @@
 /*
  * Helpers shared by the mangle unit tests and tests/fuzz/fuzz_mangled_name.c:
  * turning a parsed name back into mangle values, comparing parsed names,
- * checking that a parse describes given values, and a pass/fail tally.
+ * checking that a parse describes given values, OProfile's spelling of a
+ * name.
  * Test code only; everything is static so each test is one translation unit.
  */
 #ifndef MANGLE_SUPPORT_H
@@ -199,39 +200,6 @@ static inline int mangle_parse_matches(struct op_mangle_values const *v,
 
 	mangle_expected_parse(v, &want, names);
 	return mangle_parsed_equal(&want, p, why, len);
-}
-
-/* A pass/fail count; the summary line is the one CI reads. */
-struct mangle_tally {
-	int passed;
-	int failed;
-};
-
-static inline void mangle_check(struct mangle_tally *t, int ok,
-				char const *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static inline void mangle_check(struct mangle_tally *t, int ok,
-				char const *fmt, ...)
-{
-	va_list ap;
-
-	if (ok) {
-		t->passed++;
-		return;
-	}
-	t->failed++;
-	fputs("FAIL: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static inline int mangle_tally_report(char const *name,
-				      struct mangle_tally const *t)
-{
-	printf("%s: %d passed, %d failed\n", name, t->passed, t->failed);
-	return t->failed ? 1 : 0;
 }
 
 /*
