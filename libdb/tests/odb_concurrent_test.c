@@ -61,7 +61,7 @@ static void make_keys(void)
 	}
 	qsort(keys, NR_KEYS, sizeof(keys[0]), cmp_key);
 	for (i = 1; i < NR_KEYS; i++)
-		T_ASSERT(keys[i] != keys[i - 1], "duplicate key in the set");
+		check_assert(keys[i] != keys[i - 1], "duplicate key in the set");
 }
 
 /* The writer's sequence: the key for add number i. */
@@ -85,7 +85,7 @@ static _Noreturn void writer(char const *path)
 		uint64_t key = pick(&rng, i);
 		int rc = odb_add(&db, key, step(key));
 
-		T_ASSERT(rc == 0, "writer: odb_add = %d: %s", rc, db.err);
+		check_assert(rc == 0, "writer: odb_add = %d: %s", rc, db.err);
 		if (i % 4000 == 0)
 			usleep(50);	/* let the reader interleave more */
 	}
@@ -104,16 +104,16 @@ static int visit(odb_key_t key, odb_value_t value, void *arg)
 	uint64_t *hit = bsearch(&key, keys, NR_KEYS, sizeof(keys[0]), cmp_key);
 	size_t i;
 
-	T_ASSERT(hit, "reader saw key 0x%llx, which the writer never adds",
-		 (unsigned long long)key);
+	check_assert(hit, "reader saw key 0x%llx, which the writer never adds",
+		     (unsigned long long)key);
 	i = (size_t)(hit - keys);
-	T_ASSERT(value && value % step(key) == 0,
-		 "key 0x%llx has %u, not a positive multiple of %u",
-		 (unsigned long long)key, value, step(key));
-	T_ASSERT(value >= last_seen[i], "key 0x%llx went down from %u to %u",
-		 (unsigned long long)key, last_seen[i], value);
-	T_ASSERT(seen_in_pass[i] != p->stamp, "key 0x%llx twice in one pass",
-		 (unsigned long long)key);
+	check_assert(value && value % step(key) == 0,
+		     "key 0x%llx has %u, not a positive multiple of %u",
+		     (unsigned long long)key, value, step(key));
+	check_assert(value >= last_seen[i], "key 0x%llx went down from %u to %u",
+		     (unsigned long long)key, last_seen[i], value);
+	check_assert(seen_in_pass[i] != p->stamp, "key 0x%llx twice in one pass",
+		     (unsigned long long)key);
 	seen_in_pass[i] = p->stamp;
 	last_seen[i] = value;
 	p->nr++;
@@ -138,14 +138,14 @@ static void read_once(char const *path, struct reader_stats *st)
 		uint32_t before = db.descr ? t_view(&db) : 0;
 
 		rc = odb_refresh(&db);
-		T_ASSERT(rc == 0 || rc == -EAGAIN, "odb_refresh = %d: %s", rc, db.err);
+		check_assert(rc == 0 || rc == -EAGAIN, "odb_refresh = %d: %s", rc, db.err);
 		st->eagain += rc == -EAGAIN;
 		st->remaps += t_view(&db) != before;
 		p.stamp = ++stamp;
 		p.nr = 0;
-		T_ASSERT(odb_for_each(&db, visit, &p) == 0, "for_each");
-		T_ASSERT(p.nr >= st->max_count, "node count went down from %u to %u",
-			 st->max_count, p.nr);
+		check_assert(odb_for_each(&db, visit, &p) == 0, "for_each");
+		check_assert(p.nr >= st->max_count, "node count went down from %u to %u",
+			     st->max_count, p.nr);
 		st->max_count = p.nr;
 		st->passes++;
 		if (t_view(&db) != st->last_size) {
@@ -173,29 +173,29 @@ static void test_concurrent__refresh_states(void)
 
 	t_open(&w, path, ODB_RDWR);
 	for (i = 1; i < 128; i++)
-		T_ASSERT(odb_add(&w, i, i) == 0, "add");
+		check_assert(odb_add(&w, i, i) == 0, "add");
 	odb_close(&w);		/* full: 127 keys in 128 nodes */
 
 	t_open(&db, path, ODB_RDONLY);
-	T_ASSERT(odb_refresh(&db) == 0 && t_view(&db) == 128, "nothing to do");
+	check_assert(odb_refresh(&db) == 0 && t_view(&db) == 128, "nothing to do");
 	put32(path, 72, 256);	/* size stored, file not extended: cannot happen */
-	T_ASSERT(odb_refresh(&db) == -EAGAIN, "descr ahead of the file");
-	T_ASSERT(strstr(db.err, "growth in progress"), "%s", db.err);
-	T_ASSERT(t_view(&db) == 128 && odb_count(&db) == 127, "view changed");
+	check_assert(odb_refresh(&db) == -EAGAIN, "descr ahead of the file");
+	check_assert(strstr(db.err, "growth in progress"), "%s", db.err);
+	check_assert(t_view(&db) == 128 && odb_count(&db) == 127, "view changed");
 	put32(path, 72, 128);
-	T_ASSERT(truncate(path, HDR + 32 + 256 * 20) == 0, "truncate");
-	T_ASSERT(odb_refresh(&db) == 0 && t_view(&db) == 128,
-		 "file extended, size not yet stored: keep the old view");
+	check_assert(truncate(path, HDR + 32 + 256 * 20) == 0, "truncate");
+	check_assert(odb_refresh(&db) == 0 && t_view(&db) == 128,
+		     "file extended, size not yet stored: keep the old view");
 	put32(path, 72, 256);
-	T_ASSERT(odb_refresh(&db) == 0 && t_view(&db) == 256, "grown: remap");
-	T_ASSERT(odb_count(&db) == 127, "count %u after remap", odb_count(&db));
-	T_ASSERT(truncate(path, HDR + 32 + 1024 * 20) == 0, "truncate");
+	check_assert(odb_refresh(&db) == 0 && t_view(&db) == 256, "grown: remap");
+	check_assert(odb_count(&db) == 127, "count %u after remap", odb_count(&db));
+	check_assert(truncate(path, HDR + 32 + 1024 * 20) == 0, "truncate");
 	put32(path, 72, 512);	/* two growths behind, the newest half done */
-	T_ASSERT(odb_refresh(&db) == 0 && t_view(&db) == 512, "remap to 512");
+	check_assert(odb_refresh(&db) == 0 && t_view(&db) == 512, "remap to 512");
 	put32(path, 72, 64);
-	T_ASSERT(odb_refresh(&db) == -EINVAL, "a shrinking size is damage");
+	check_assert(odb_refresh(&db) == -EINVAL, "a shrinking size is damage");
 	odb_close(&db);
-	printf("ok odb_refresh: EAGAIN while descr is ahead of the file, keeps the old view mid-growth, remaps when grown, refuses shrinking\n");
+	check_pass("odb_refresh: EAGAIN while descr is ahead of the file, keeps the old view mid-growth, remaps when grown, refuses shrinking");
 }
 
 int main(void)
@@ -215,18 +215,18 @@ int main(void)
 	odb_close(&db);
 
 	pid = fork();
-	T_ASSERT(pid >= 0, "fork: %s", strerror(errno));
+	check_assert(pid >= 0, "fork: %s", strerror(errno));
 	if (pid == 0)
 		writer(path);
 	while (waitpid(pid, &status, WNOHANG) == 0)
 		read_once(path, &st);
-	T_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		 "writer failed (status 0x%x)", status);
-	printf("ok %u read-only opens, %u passes while the writer ran: keys known, counts multiples of their step, never decreasing\n",
-	       st.opens, st.passes);
-	printf("ok reader saw %u node-array sizes, remapped %u times, odb_refresh said EAGAIN %u times\n",
-	       st.sizes_seen, st.remaps, st.eagain);
-	T_ASSERT(st.passes >= 10, "only %u passes overlapped the writer", st.passes);
+	check_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		     "writer failed (status 0x%x)", status);
+	check_pass("%u read-only opens, %u passes while the writer ran: keys known, counts multiples of their step, never decreasing",
+		   st.opens, st.passes);
+	check_pass("reader saw %u node-array sizes, remapped %u times, odb_refresh said EAGAIN %u times",
+		   st.sizes_seen, st.remaps, st.eagain);
+	check_assert(st.passes >= 10, "only %u passes overlapped the writer", st.passes);
 
 	t_model_init(&m);
 	for (i = 0; i < NR_ADDS; i++) {
@@ -235,13 +235,13 @@ int main(void)
 		*t_model_slot(&m, key) += step(key);
 	}
 	t_open(&db, path, ODB_RDONLY);
-	T_ASSERT(odb_check(&db) == 0, "odb_check: %s", db.err);
+	check_assert(odb_check(&db) == 0, "odb_check: %s", db.err);
 	t_compare(&db, &m, "final read");
-	printf("ok final read: %zu keys, %u nodes, equals the writer's model; odb_check passes\n",
-	       m.n, db.descr->size);
-	T_ASSERT(db.descr->size >= 128 << 5, "the writer grew the file only to %u",
-		 db.descr->size);
+	check_pass("final read: %zu keys, %u nodes, equals the writer's model; odb_check passes",
+		   m.n, db.descr->size);
+	check_assert(db.descr->size >= 128 << 5, "the writer grew the file only to %u",
+		     db.descr->size);
 	odb_close(&db);
 	t_model_free(&m);
-	return 0;
+	return check_done();
 }

@@ -66,15 +66,15 @@ static void make_base(char const *path)
 	h->ctr_event = 0x3c;
 	h->ctr_count = 100000;
 	for (i = 0; i < 12; i++) {
-		T_ASSERT(odb_add(&db, base_keys[i], i + 1) == 0, "add");
+		check_assert(odb_add(&db, base_keys[i], i + 1) == 0, "add");
 		in_b2 += odb_hash(base_keys[i], 127) == 2;
 	}
 	/* the cases below rely on these */
-	T_ASSERT(odb_hash(0x10, 127) == 16 && db.hash[16] == 3 &&
-		 db.nodes[3].next == 2 && db.nodes[2].next == 1 &&
-		 db.nodes[1].next == 0, "bucket 16 is not 3 -> 2 -> 1");
-	T_ASSERT(in_b2 == 1 && db.hash[2] == 4, "bucket 2 is not node 4 alone");
-	T_ASSERT(odb_check(&db) == 0, "base file: %s", db.err);
+	check_assert(odb_hash(0x10, 127) == 16 && db.hash[16] == 3 &&
+		     db.nodes[3].next == 2 && db.nodes[2].next == 1 &&
+		     db.nodes[1].next == 0, "bucket 16 is not 3 -> 2 -> 1");
+	check_assert(in_b2 == 1 && db.hash[2] == 4, "bucket 2 is not node 4 alone");
+	check_assert(odb_check(&db) == 0, "base file: %s", db.err);
 	odb_close(&db);
 }
 
@@ -90,10 +90,10 @@ static void make_long_base(char const *path)
 	t_open(&db, path, ODB_RDWR);
 	op_header_init(odb_get_header(&db));
 	for (i = 0; i < 40; i++)
-		T_ASSERT(odb_add(&db, LONG_KEY(i), 1) == 0, "add");
-	T_ASSERT(odb_hash(LONG_KEY(39), 127) == 16 && db.hash[16] == 40,
-		 "bucket 16 does not hold the long chain");
-	T_ASSERT(odb_check(&db) == 0, "long base file: %s", db.err);
+		check_assert(odb_add(&db, LONG_KEY(i), 1) == 0, "add");
+	check_assert(odb_hash(LONG_KEY(39), 127) == 16 && db.hash[16] == 40,
+		     "bucket 16 does not hold the long chain");
+	check_assert(odb_check(&db) == 0, "long base file: %s", db.err);
 	odb_close(&db);
 }
 
@@ -112,13 +112,13 @@ static void old_version(char const *path, char *want, size_t len)
 
 static void short_header(char const *path, char *want, size_t len)
 {
-	T_ASSERT(truncate(path, 40) == 0, "truncate");
+	check_assert(truncate(path, 40) == 0, "truncate");
 	snprintf(want, len, "%s: file too short for a sample file header (40 bytes", path);
 }
 
 static void too_small(char const *path, char *want, size_t len)
 {
-	T_ASSERT(truncate(path, 100) == 0, "truncate");
+	check_assert(truncate(path, 100) == 0, "truncate");
 	snprintf(want, len, "%s: file too small for a sample file (100 bytes)", path);
 }
 
@@ -136,7 +136,7 @@ static void size_zero(char const *path, char *want, size_t len)
 
 static void length_mismatch(char const *path, char *want, size_t len)
 {
-	T_ASSERT(truncate(path, 5000) == 0, "truncate");
+	check_assert(truncate(path, 5000) == 0, "truncate");
 	snprintf(want, len, "%s: file size 5000 does not match 128 nodes", path);
 }
 
@@ -148,7 +148,7 @@ static void size_too_big(char const *path, char *want, size_t len)
 
 static void truncated_nodes(char const *path, char *want, size_t len)
 {
-	T_ASSERT(truncate(path, 1000) == 0, "truncate");
+	check_assert(truncate(path, 1000) == 0, "truncate");
 	snprintf(want, len,
 		 "%s: file truncated: 128 nodes need 2664 bytes, file has 1000", path);
 }
@@ -264,20 +264,20 @@ static int read_path(char const *path, char *err, size_t len)
 		return AT_HEADER;
 	rc = odb_open(&db, path, ODB_RDONLY, HDR);
 	if (rc) {
-		T_ASSERT(rc == -EINVAL, "%s: odb_open = %d", path, rc);
+		check_assert(rc == -EINVAL, "%s: odb_open = %d", path, rc);
 		snprintf(err, len, "%s", db.err);
 		odb_close(&db);	/* must be harmless after a failed open */
 		return AT_OPEN;
 	}
 	rc = odb_check(&db);
-	T_ASSERT(odb_for_each(&db, count_one, &seen) == 0, "for_each");
-	T_ASSERT(seen == odb_count(&db) && seen < db.descr->size,
-		 "%s: visited %u nodes of %u", path, seen, db.descr->size);
+	check_assert(odb_for_each(&db, count_one, &seen) == 0, "for_each");
+	check_assert(seen == odb_count(&db) && seen < db.descr->size,
+		     "%s: visited %u nodes of %u", path, seen, db.descr->size);
 	snprintf(err, len, "%s", db.err);
 	odb_close(&db);
 	odb_close(&db);	/* closing twice is allowed */
 	if (rc) {
-		T_ASSERT(rc == -EINVAL, "%s: odb_check = %d", path, rc);
+		check_assert(rc == -EINVAL, "%s: odb_check = %d", path, rc);
 		return AT_CHECK;
 	}
 	return -1;
@@ -291,19 +291,19 @@ static void writer_survives(char const *path)
 
 	rc = odb_open(&db, path, ODB_RDWR, HDR);
 	if (rc) {
-		T_ASSERT(rc == -EINVAL && strstr(db.err, path),
-			 "%s: RDWR open = %d: %s", path, rc, db.err);
+		check_assert(rc == -EINVAL && strstr(db.err, path),
+			     "%s: RDWR open = %d: %s", path, rc, db.err);
 		return;
 	}
 	for (i = 0; i < 24; i++) {
 		uint64_t key = base_keys[i % 12] ^ (i < 12 ? 0 : 0x7700000077ULL);
 
 		rc = odb_add(&db, key, 1);
-		T_ASSERT(rc == 0 || rc == -EINVAL, "%s: odb_add = %d", path, rc);
+		check_assert(rc == 0 || rc == -EINVAL, "%s: odb_add = %d", path, rc);
 		failed += rc != 0;
 	}
 	if (failed)
-		T_ASSERT(strstr(db.err, path), "no file in \"%s\"", db.err);
+		check_assert(strstr(db.err, path), "no file in \"%s\"", db.err);
 	odb_close(&db);
 }
 
@@ -315,12 +315,12 @@ static char const *copy_file(char const *from)
 	char *buf = malloc(len > 0 ? (size_t)len : 1);
 	FILE *f;
 
-	T_ASSERT(len >= 0 && buf, "copy %s", from);
+	check_assert(len >= 0 && buf, "copy %s", from);
 	if (len)
 		t_pread(from, buf, (size_t)len, 0);
 	f = fopen(to, "w");
-	T_ASSERT(f && fwrite(buf, 1, (size_t)len, f) == (size_t)len &&
-		 fclose(f) == 0, "write %s", to);
+	check_assert(f && fwrite(buf, 1, (size_t)len, f) == (size_t)len &&
+		     fclose(f) == 0, "write %s", to);
 	free(buf);
 	return to;
 }
@@ -336,11 +336,11 @@ static void check_fault(struct fault const *f, char const *path)
 		make_base(path);
 	f->damage(path, want, sizeof(want));
 	stage = read_path(path, err, sizeof(err));
-	T_ASSERT(stage == (int)f->stage, "%s: refused at stage %d, expected %d (%s)",
-		 f->name, stage, f->stage, err);
-	T_ASSERT(strstr(err, want), "%s: message \"%s\" lacks \"%s\"",
-		 f->name, err, want);
-	printf("ok %-20s %s\n", f->name, err);
+	check_assert(stage == (int)f->stage, "%s: refused at stage %d, expected %d (%s)",
+		     f->name, stage, f->stage, err);
+	check_assert(strstr(err, want), "%s: message \"%s\" lacks \"%s\"",
+		     f->name, err, want);
+	check_pass("%-20s %s", f->name, err);
 	if (f->stage == AT_CHECK)
 		writer_survives(copy_file(path));
 }
@@ -353,9 +353,9 @@ static void check_not_regular(void)
 	struct odb db;
 	char err[600];
 
-	T_ASSERT(mkfifo(fifo, 0644) == 0, "mkfifo: %s", strerror(errno));
-	T_ASSERT(op_header_read(fifo, &h, err, sizeof(err)) == -1, "fifo header");
-	T_ASSERT(strstr(err, "not a regular file"), "%s", err);
+	check_assert(mkfifo(fifo, 0644) == 0, "mkfifo: %s", strerror(errno));
+	check_assert(op_header_read(fifo, &h, err, sizeof(err)) == -1, "fifo header");
+	check_assert(strstr(err, "not a regular file"), "%s", err);
 	t_expect_err(odb_open(&db, fifo, ODB_RDONLY, HDR), db.err,
 		     "fifo.samples: not a regular file", "fifo RDONLY");
 	t_expect_err(odb_open(&db, fifo, ODB_RDWR, HDR), db.err,
@@ -363,7 +363,7 @@ static void check_not_regular(void)
 	t_expect_err(odb_open(&db, dir, ODB_RDONLY, HDR), db.err,
 		     "not a regular file", "directory");
 	unlink(fifo);
-	printf("ok a FIFO and a directory are refused as \"not a regular file\" without blocking\n");
+	check_pass("a FIFO and a directory are refused as \"not a regular file\" without blocking");
 }
 
 /* Committed files: the named ones give the same fault, none crashes. */
@@ -377,7 +377,7 @@ static void check_corpus(char const *dir)
 	DIR *d = opendir(dir);
 
 	if (!d) {
-		printf("skip corpus: cannot open %s: %s\n", dir, strerror(errno));
+		check_note("skip corpus: cannot open %s: %s", dir, strerror(errno));
 		return;
 	}
 	while ((de = readdir(d))) {
@@ -394,16 +394,16 @@ static void check_corpus(char const *dir)
 			snprintf(name, sizeof(name), "%s.samples", faults[i].name);
 			if (strcmp(name, de->d_name))
 				continue;
-			T_ASSERT(stage == (int)faults[i].stage && strstr(err, path),
-				 "corpus %s: stage %d: %s", path, stage, err);
+			check_assert(stage == (int)faults[i].stage && strstr(err, path),
+				     "corpus %s: stage %d: %s", path, stage, err);
 			named++;
 		}
 	}
 	closedir(d);
-	T_ASSERT(named == NR_FAULTS, "corpus %s has %u of the %zu named faults",
-		 dir, named, NR_FAULTS);
-	printf("ok corpus %s: %u files read without a crash, %u named faults refused at the right stage\n",
-	       dir, nr, named);
+	check_assert(named == NR_FAULTS, "corpus %s has %u of the %zu named faults",
+		     dir, named, NR_FAULTS);
+	check_pass("corpus %s: %u files read without a crash, %u named faults refused at the right stage",
+		   dir, nr, named);
 }
 
 int main(int argc, char **argv)
@@ -424,5 +424,5 @@ int main(int argc, char **argv)
 		check_not_regular();
 	if (corpus && argc == 1)
 		check_corpus(corpus);
-	return 0;
+	return check_done();
 }

@@ -35,10 +35,10 @@ static void make_full(char const *path, struct t_model *m)
 	op_header_init(odb_get_header(&db));
 	for (i = 1; i < 128; i++) {
 		key = (uint64_t)i * 0x9e3779b97f4a7c15ULL;
-		T_ASSERT(odb_add(&db, key, i) == 0, "add");
+		check_assert(odb_add(&db, key, i) == 0, "add");
 		*t_model_slot(m, key) = i;
 	}
-	T_ASSERT(db.descr->size == 128 && db.descr->current_size == 128, "not full");
+	check_assert(db.descr->size == 128 && db.descr->current_size == 128, "not full");
 	odb_close(&db);
 }
 
@@ -62,11 +62,11 @@ static void expect_readable(char const *path, struct t_model const *m,
 	struct odb db;
 
 	t_open(&db, path, ODB_RDONLY);
-	T_ASSERT(t_view(&db) == view, "%s: view %u, expected %u",
-		 what, t_view(&db), view);
-	T_ASSERT(odb_check(&db) == 0, "%s: odb_check: %s", what, db.err);
+	check_assert(t_view(&db) == view, "%s: view %u, expected %u",
+		     what, t_view(&db), view);
+	check_assert(odb_check(&db) == 0, "%s: odb_check: %s", what, db.err);
 	t_compare(&db, m, what);
-	T_ASSERT(odb_refresh(&db) == 0, "%s: odb_refresh: %s", what, db.err);
+	check_assert(odb_refresh(&db) == 0, "%s: odb_refresh: %s", what, db.err);
 	odb_close(&db);
 }
 
@@ -78,17 +78,17 @@ static void expect_repaired(char const *path, struct t_model *m, uint32_t size,
 
 	t_open(&db, path, ODB_RDWR);
 	odb_close(&db);
-	T_ASSERT(get32(path, 72) == size, "%s: size %u after repair", what,
-		 get32(path, 72));
-	T_ASSERT(get32(path, 80) == 0, "%s: marker still set", what);
-	T_ASSERT(t_file_size(path) == LAYOUT(size), "%s: length %lld", what,
-		 (long long)t_file_size(path));
+	check_assert(get32(path, 72) == size, "%s: size %u after repair", what,
+		     get32(path, 72));
+	check_assert(get32(path, 80) == 0, "%s: marker still set", what);
+	check_assert(t_file_size(path) == LAYOUT(size), "%s: length %lld", what,
+		     (long long)t_file_size(path));
 	expect_readable(path, m, size, what);
 	/* and it takes new keys: enough to need the next doubling */
 	t_open(&db, path, ODB_RDWR);
 	for (uint32_t i = 0; i < size; i++) {
-		T_ASSERT(odb_add(&db, 0xabc000000000ULL + i, 2) == 0, "%s: add: %s",
-			 what, db.err);
+		check_assert(odb_add(&db, 0xabc000000000ULL + i, 2) == 0, "%s: add: %s",
+			     what, db.err);
 		*t_model_slot(m, 0xabc000000000ULL + i) += 2;
 	}
 	odb_close(&db);
@@ -102,11 +102,11 @@ static void test_crash__doubled_file(void)
 	struct t_model m;
 
 	make_full(path, &m);
-	T_ASSERT(truncate(path, LAYOUT(256)) == 0, "truncate");
+	check_assert(truncate(path, LAYOUT(256)) == 0, "truncate");
 	expect_readable(path, &m, 128, "doubled file, old descr");
 	expect_repaired(path, &m, 256, "doubled file, repaired");
 	t_model_free(&m);
-	printf("ok file doubled but descr old: read-only uses 128 nodes and passes; read-write completes the growth\n");
+	check_pass("file doubled but descr old: read-only uses 128 nodes and passes; read-write completes the growth");
 }
 
 /* Killed in step (3): marker set, size not yet stored. */
@@ -116,12 +116,12 @@ static void test_crash__marker_old_size(void)
 	struct t_model m;
 
 	make_full(path, &m);
-	T_ASSERT(truncate(path, LAYOUT(256)) == 0, "truncate");
+	check_assert(truncate(path, LAYOUT(256)) == 0, "truncate");
 	put32(path, 80, ODB_PAD_GROWING);
 	expect_readable(path, &m, 128, "marker, old size");
 	expect_repaired(path, &m, 256, "marker, old size, repaired");
 	t_model_free(&m);
-	printf("ok marker set, size still 128 in a doubled file: readable, repaired\n");
+	check_pass("marker set, size still 128 in a doubled file: readable, repaired");
 }
 
 /* Killed in step (4): size doubled, hash half rebuilt, nexts rewritten. */
@@ -132,7 +132,7 @@ static void test_crash__half_rehash(void)
 	uint32_t b, i;
 
 	make_full(path, &m);
-	T_ASSERT(truncate(path, LAYOUT(256)) == 0, "truncate");
+	check_assert(truncate(path, LAYOUT(256)) == 0, "truncate");
 	put32(path, 80, ODB_PAD_GROWING);
 	put32(path, 72, 256);
 	for (b = 0; b < 256; b += 3)
@@ -142,7 +142,7 @@ static void test_crash__half_rehash(void)
 	expect_readable(path, &m, 256, "half rebuilt hash");
 	expect_repaired(path, &m, 256, "half rebuilt hash, repaired");
 	t_model_free(&m);
-	printf("ok marker set, size 256, garbage chains: read-only skips chains and passes; read-write rebuilds\n");
+	check_pass("marker set, size 256, garbage chains: read-only skips chains and passes; read-write rebuilds");
 }
 
 /* Killed between linking a new node and publishing it. */
@@ -156,7 +156,7 @@ static void test_crash__pending_link(void)
 
 	make_full(path, &m);
 	t_open(&db, path, ODB_RDWR);	/* grow to 256 with one more key */
-	T_ASSERT(odb_add(&db, 0x77, 1) == 0, "add");
+	check_assert(odb_add(&db, 0x77, 1) == 0, "add");
 	*t_model_slot(&m, 0x77) = 1;
 	odb_close(&db);
 	cur = get32(path, 76);
@@ -167,8 +167,8 @@ static void test_crash__pending_link(void)
 	put32(path, HASH_OFF(256, b), cur);
 	expect_readable(path, &m, 256, "linked, unpublished node");
 	t_open(&db, path, ODB_RDWR);
-	T_ASSERT(db.hash[b] != cur, "pending link kept by a writer");
-	T_ASSERT(odb_add(&db, key, 3) == 0, "add: %s", db.err);
+	check_assert(db.hash[b] != cur, "pending link kept by a writer");
+	check_assert(odb_add(&db, key, 3) == 0, "add: %s", db.err);
 	*t_model_slot(&m, key) = 3;	/* not 5 + 3: the 5 was never committed */
 	odb_close(&db);
 	expect_readable(path, &m, 256, "pending link, repaired");
@@ -181,7 +181,7 @@ static void test_crash__pending_link(void)
 	t_expect_err(odb_check(&db), db.err, "beyond current_size", "bad pending");
 	odb_close(&db);
 	t_model_free(&m);
-	printf("ok node linked but not published: invisible, odb_check passes, a writer unlinks it\n");
+	check_pass("node linked but not published: invisible, odb_check passes, a writer unlinks it");
 }
 
 /* Killed between creating the file and writing its descriptor. */
@@ -191,16 +191,16 @@ static void test_crash__unborn(void)
 	struct odb db;
 	FILE *f = fopen(path, "w");
 
-	T_ASSERT(f && fclose(f) == 0, "create");
+	check_assert(f && fclose(f) == 0, "create");
 	t_expect_err(odb_open(&db, path, ODB_RDONLY, HDR), db.err,
 		     "file too small for a sample file (0 bytes)", "empty file");
-	T_ASSERT(truncate(path, LAYOUT(128)) == 0, "truncate");
+	check_assert(truncate(path, LAYOUT(128)) == 0, "truncate");
 	t_expect_err(odb_open(&db, path, ODB_RDONLY, HDR), db.err,
 		     "node count 0 is not a power of two", "zero descr");
 	t_open(&db, path, ODB_RDWR);
-	T_ASSERT(db.descr->size == 128 && db.descr->current_size == 1, "init");
+	check_assert(db.descr->size == 128 && db.descr->current_size == 1, "init");
 	odb_close(&db);
-	printf("ok a zero-filled new-file-sized file is refused read-only and initialised by a writer\n");
+	check_pass("a zero-filled new-file-sized file is refused read-only and initialised by a writer");
 }
 
 /* ---- the real kill -9 loop ---- */
@@ -216,14 +216,14 @@ static _Noreturn void doomed_writer(char const *path, int ready, uint64_t seed)
 	int rc;
 
 	t_open(&db, path, ODB_RDWR);
-	T_ASSERT(write(ready, "r", 1) == 1, "ready");
+	check_assert(write(ready, "r", 1) == 1, "ready");
 	for (;;) {
 		uint64_t r = t_rand(&rng), key = r % KEY_SPACE;
 
 		if (r >> 62 == 0)	/* a quarter land in shared buckets */
 			key ^= (r >> 32 & 0xff) << 32 | (r >> 32 & 0xff);
 		rc = odb_add(&db, key, 1);
-		T_ASSERT(rc == 0, "writer: odb_add = %d: %s", rc, db.err);
+		check_assert(rc == 0, "writer: odb_add = %d: %s", rc, db.err);
 	}
 }
 
@@ -237,7 +237,7 @@ static int sum_one(odb_key_t key, odb_value_t value, void *arg)
 	struct survivor *s = arg;
 
 	(void)key;
-	T_ASSERT(value > 0, "a committed node with count 0");
+	check_assert(value > 0, "a committed node with count 0");
 	s->count++;
 	s->total += value;
 	return 0;
@@ -255,23 +255,23 @@ static void after_kill(char const *path, struct survivor *prev,
 	uint32_t size;
 
 	t_open(&db, path, ODB_RDONLY);
-	T_ASSERT(odb_check(&db) == 0, "kill %d: odb_check: %s", iter, db.err);
+	check_assert(odb_check(&db) == 0, "kill %d: odb_check: %s", iter, db.err);
 	size = db.descr->size;
 	ks->growing += db.descr->padding[0] == ODB_PAD_GROWING;
 	ks->doubled += t_file_size(path) != LAYOUT(size);
 	for (uint32_t b = 0; b < size && db.descr->current_size < size; b++)
 		ks->pending += db.hash[b] == db.descr->current_size;
-	T_ASSERT(odb_for_each(&db, sum_one, &now) == 0, "for_each");
-	T_ASSERT(now.count >= prev->count && now.total >= prev->total,
-		 "kill %d: lost data: %u keys/%llu samples, had %u/%llu", iter,
-		 now.count, (unsigned long long)now.total, prev->count,
-		 (unsigned long long)prev->total);
+	check_assert(odb_for_each(&db, sum_one, &now) == 0, "for_each");
+	check_assert(now.count >= prev->count && now.total >= prev->total,
+		     "kill %d: lost data: %u keys/%llu samples, had %u/%llu", iter,
+		     now.count, (unsigned long long)now.total, prev->count,
+		     (unsigned long long)prev->total);
 	odb_close(&db);
 
 	t_open(&db, path, ODB_RDWR);
-	T_ASSERT(odb_check(&db) == 0, "kill %d: after repair: %s", iter, db.err);
-	T_ASSERT(odb_count(&db) == now.count, "kill %d: repair changed the count",
-		 iter);
+	check_assert(odb_check(&db) == 0, "kill %d: after repair: %s", iter, db.err);
+	check_assert(odb_count(&db) == now.count, "kill %d: repair changed the count",
+		     iter);
 	odb_close(&db);
 	*prev = now;
 }
@@ -285,34 +285,34 @@ static void test_crash__kill9(void)
 	char name[32], c;
 	pid_t pid;
 
-	printf("# kill -9 seed %llu\n", (unsigned long long)rng);
+	check_note("kill -9 seed %llu", (unsigned long long)rng);
 	for (iter = 0; iter < NR_KILLS; iter++) {
 		int f = iter % NR_FILES;
 		char const *path;
 
 		snprintf(name, sizeof(name), "kill9-%d.samples", f);
 		path = t_path(name);
-		T_ASSERT(pipe(fds) == 0, "pipe");
+		check_assert(pipe(fds) == 0, "pipe");
 		pid = fork();
-		T_ASSERT(pid >= 0, "fork: %s", strerror(errno));
+		check_assert(pid >= 0, "fork: %s", strerror(errno));
 		if (pid == 0) {
 			close(fds[0]);
 			doomed_writer(path, fds[1], t_rand(&rng));
 		}
 		close(fds[1]);
-		T_ASSERT(read(fds[0], &c, 1) == 1, "writer died before it was ready");
+		check_assert(read(fds[0], &c, 1) == 1, "writer died before it was ready");
 		close(fds[0]);
 		usleep((useconds_t)(t_rand(&rng) % 25000));
 		kill(pid, SIGKILL);
-		T_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid");
-		T_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
-			 "writer ended by itself (status 0x%x)", status);
+		check_assert(waitpid(pid, &status, 0) == pid, "waitpid");
+		check_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+			     "writer ended by itself (status 0x%x)", status);
 		after_kill(path, &prev[f], &ks, iter);
 	}
-	printf("ok %d writers killed with SIGKILL: every file opened read-only, passed odb_check, kept every committed count and reopened for writing\n",
-	       NR_KILLS);
-	printf("ok kills that left a hash rebuild: %u, a doubled file: %u, a linked unpublished node: %u\n",
-	       ks.growing, ks.doubled, ks.pending);
+	check_pass("%d writers killed with SIGKILL: every file opened read-only, passed odb_check, kept every committed count and reopened for writing",
+		   NR_KILLS);
+	check_pass("kills that left a hash rebuild: %u, a doubled file: %u, a linked unpublished node: %u",
+		   ks.growing, ks.doubled, ks.pending);
 }
 
 int main(void)
@@ -323,5 +323,5 @@ int main(void)
 	test_crash__pending_link();
 	test_crash__unborn();
 	test_crash__kill9();
-	return 0;
+	return check_done();
 }

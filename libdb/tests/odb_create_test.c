@@ -11,12 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "odb.h"
 #include "op_sample_file.h"
 
-static int failures;
-#define CHECK(c, ...) do { if (!(c)) { failures++; fprintf(stderr, "FAIL %d: ", __LINE__); \
-	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
 
 static void header(struct opd_header *h, uint32_t count)
 {
@@ -34,44 +32,43 @@ int main(void)
 	int fd;
 
 	if (!mkdtemp(dir))
-		return 1;
+		check_bail("mkdtemp %s: %s", dir, strerror(errno));
 	snprintf(path, sizeof(path), "%s/f", dir);
 
 	header(&h, 1000);
-	CHECK(odb_create(&db, path, &h, sizeof(h)) == 0, "create: %s", db.err);
-	CHECK(odb_add(&db, 42, 3) == 0, "add");
+	check(odb_create(&db, path, &h, sizeof(h)) == 0, "create: %s", db.err);
+	check(odb_add(&db, 42, 3) == 0, "add");
 	odb_close(&db);
-	CHECK(stat(path, &st) == 0 && st.st_size == 2664 && (st.st_mode & 0777) == 0644,
+	check(stat(path, &st) == 0 && st.st_size == 2664 && (st.st_mode & 0777) == 0644,
 	      "new file is %lld bytes mode %o", (long long)st.st_size, st.st_mode & 0777);
-	CHECK(op_header_read(path, &got, entries, sizeof(entries)) == 0 &&
+	check(op_header_read(path, &got, entries, sizeof(entries)) == 0 &&
 	      got.ctr_count == 1000, "header of a created file");
-	printf("ok: new file created complete, 2664 bytes, header in place\n");
+	check_note("stage: new file created complete, 2664 bytes, header in place");
 
 	header(&h, 2000);  /* an existing file keeps its own header */
-	CHECK(odb_create(&db, path, &h, sizeof(h)) == 0, "reopen: %s", db.err);
-	CHECK(odb_count(&db) == 1, "count after reopen %u", odb_count(&db));
+	check(odb_create(&db, path, &h, sizeof(h)) == 0, "reopen: %s", db.err);
+	check(odb_count(&db) == 1, "count after reopen %u", odb_count(&db));
 	odb_close(&db);
-	CHECK(op_header_read(path, &got, entries, sizeof(entries)) == 0 &&
+	check(op_header_read(path, &got, entries, sizeof(entries)) == 0 &&
 	      got.ctr_count == 1000, "header kept on reopen");
-	printf("ok: existing file reopened, header untouched\n");
+	check_note("stage: existing file reopened, header untouched");
 
 	snprintf(path, sizeof(path), "%s/unborn", dir);
 	fd = open(path, O_CREAT | O_RDWR, 0644);
-	CHECK(fd >= 0 && ftruncate(fd, 2664) == 0, "make unborn file");
+	check(fd >= 0 && ftruncate(fd, 2664) == 0, "make unborn file");
 	close(fd);
-	CHECK(odb_create(&db, path, &h, sizeof(h)) == 0, "unborn: %s", db.err);
+	check(odb_create(&db, path, &h, sizeof(h)) == 0, "unborn: %s", db.err);
 	odb_close(&db);
-	CHECK(op_header_read(path, &got, entries, sizeof(entries)) == 0 &&
+	check(op_header_read(path, &got, entries, sizeof(entries)) == 0 &&
 	      got.ctr_count == 2000, "unborn file got the header");
-	printf("ok: unborn file initialised with the header\n");
+	check_note("stage: unborn file initialised with the header");
 
 	snprintf(path, sizeof(path), "%s/no/such/dir/f", dir);
-	CHECK(odb_create(&db, path, &h, sizeof(h)) == -ENOENT &&
+	check(odb_create(&db, path, &h, sizeof(h)) == -ENOENT &&
 	      strstr(db.err, "no/such/dir/f"), "missing dir: %s", db.err);
-	printf("ok: missing directory refused naming the file\n");
+	check_note("stage: missing directory refused naming the file");
 
 	snprintf(entries, sizeof(entries), "rm -rf '%s'", dir);
-	if (system(entries))
-		failures++;
-	return failures ? 1 : 0;
+	check(!system(entries), "the scratch directory is removed");
+	return check_done();
 }

@@ -41,9 +41,9 @@ static uint8_t *slurp(char const *path, size_t *len)
 	off_t size = t_file_size(path);
 	uint8_t *buf;
 
-	T_ASSERT(size > 0, "%s: no file", path);
+	check_assert(size > 0, "%s: no file", path);
 	buf = malloc((size_t)size);
-	T_ASSERT(buf, "out of memory");
+	check_assert(buf, "out of memory");
 	t_pread(path, buf, (size_t)size, 0);
 	*len = (size_t)size;
 	return buf;
@@ -59,18 +59,18 @@ static void test_layout__new_file(void)
 
 	t_open(&db, path, ODB_RDWR);
 	odb_close(&db);
-	T_ASSERT(stat(path, &st) == 0, "stat");
-	T_ASSERT(st.st_size == 2664, "new file is %lld bytes, not 2664",
-		 (long long)st.st_size);
-	T_ASSERT((st.st_mode & 0777) == 0644, "mode %o, not 0644",
-		 st.st_mode & 0777);
+	check_assert(stat(path, &st) == 0, "stat");
+	check_assert(st.st_size == 2664, "new file is %lld bytes, not 2664",
+		     (long long)st.st_size);
+	check_assert((st.st_mode & 0777) == 0644, "mode %o, not 0644",
+		     st.st_mode & 0777);
 	b = slurp(path, &len);
-	T_ASSERT(all_zero(b, 0, 72), "header of a new file is not zero");
-	T_ASSERT(get32(b, 72) == 128, "size %u", get32(b, 72));
-	T_ASSERT(get32(b, 76) == 1, "current_size %u", get32(b, 76));
-	T_ASSERT(all_zero(b, 80, len), "descr padding, nodes, hash not zero");
+	check_assert(all_zero(b, 0, 72), "header of a new file is not zero");
+	check_assert(get32(b, 72) == 128, "size %u", get32(b, 72));
+	check_assert(get32(b, 76) == 1, "current_size %u", get32(b, 76));
+	check_assert(all_zero(b, 80, len), "descr padding, nodes, hash not zero");
 	free(b);
-	printf("ok new file: 2664 bytes, mode 0644, size 128, current_size 1, rest zero\n");
+	check_pass("new file: 2664 bytes, mode 0644, size 128, current_size 1, rest zero");
 }
 
 struct want_node {
@@ -109,21 +109,21 @@ static void check_header_bytes(uint8_t const *b)
 {
 	double speed;
 
-	T_ASSERT(!memcmp(b, "DAE\n", 4), "magic");
-	T_ASSERT(get32(b, 4) == 0x13, "version 0x%x", get32(b, 4));
-	T_ASSERT(get32(b, 8) == 41, "cpu_type");
-	T_ASSERT(get32(b, 12) == 0x3c, "ctr_event");
-	T_ASSERT(get32(b, 16) == 0x5, "ctr_um");
-	T_ASSERT(get32(b, 20) == 100000, "ctr_count");
-	T_ASSERT(get32(b, 24) == 1, "is_kernel");
-	T_ASSERT(get32(b, 28) == 0, "padding at 28");
+	check_assert(!memcmp(b, "DAE\n", 4), "magic");
+	check_assert(get32(b, 4) == 0x13, "version 0x%x", get32(b, 4));
+	check_assert(get32(b, 8) == 41, "cpu_type");
+	check_assert(get32(b, 12) == 0x3c, "ctr_event");
+	check_assert(get32(b, 16) == 0x5, "ctr_um");
+	check_assert(get32(b, 20) == 100000, "ctr_count");
+	check_assert(get32(b, 24) == 1, "is_kernel");
+	check_assert(get32(b, 28) == 0, "padding at 28");
 	memcpy(&speed, b + 32, sizeof(speed));
-	T_ASSERT(speed == 2400.5, "cpu_speed");
-	T_ASSERT(get64(b, 40) == 0x1122334455667788ULL, "mtime");
-	T_ASSERT(get32(b, 48) == 1, "cg_to_is_kernel");
-	T_ASSERT(get32(b, 52) == 0, "padding at 52");
-	T_ASSERT(get64(b, 56) == 0x7f0000001000ULL, "anon_start");
-	T_ASSERT(get64(b, 64) == 0x400000ULL, "cg_to_anon_start");
+	check_assert(speed == 2400.5, "cpu_speed");
+	check_assert(get64(b, 40) == 0x1122334455667788ULL, "mtime");
+	check_assert(get32(b, 48) == 1, "cg_to_is_kernel");
+	check_assert(get32(b, 52) == 0, "padding at 52");
+	check_assert(get64(b, 56) == 0x7f0000001000ULL, "anon_start");
+	check_assert(get64(b, 64) == 0x400000ULL, "cg_to_anon_start");
 }
 
 static void test_layout__known_file(void)
@@ -137,36 +137,36 @@ static void test_layout__known_file(void)
 	t_open(&db, path, ODB_RDWR);
 	fill_header(odb_get_header(&db));
 	for (i = 1; i < NR_WANT; i++)
-		T_ASSERT(odb_add(&db, want[i].key,
-				 i == 1 ? 3 : want[i].value) == 0, "add");
-	T_ASSERT(odb_add(&db, 0x1234, 4) == 0, "add to an existing key");
+		check_assert(odb_add(&db, want[i].key,
+				     i == 1 ? 3 : want[i].value) == 0, "add");
+	check_assert(odb_add(&db, 0x1234, 4) == 0, "add to an existing key");
 	odb_close(&db);
 
 	b = slurp(path, &len);
-	T_ASSERT(len == 2664, "file is %zu bytes", len);
+	check_assert(len == 2664, "file is %zu bytes", len);
 	check_header_bytes(b);
-	T_ASSERT(get32(b, 72) == 128, "descr size %u", get32(b, 72));
-	T_ASSERT(get32(b, 76) == NR_WANT, "current_size %u", get32(b, 76));
-	T_ASSERT(all_zero(b, 80, 104), "descr padding");
+	check_assert(get32(b, 72) == 128, "descr size %u", get32(b, 72));
+	check_assert(get32(b, 76) == NR_WANT, "current_size %u", get32(b, 76));
+	check_assert(all_zero(b, 80, 104), "descr padding");
 	for (i = 0; i < NR_WANT; i++) {
 		size_t off = 104 + 16 * i;
 
-		T_ASSERT(get64(b, off) == want[i].key, "node %zu key 0x%llx",
-			 i, (unsigned long long)get64(b, off));
-		T_ASSERT(get32(b, off + 8) == want[i].value, "node %zu value %u",
-			 i, get32(b, off + 8));
-		T_ASSERT(get32(b, off + 12) == want[i].next, "node %zu next %u",
-			 i, get32(b, off + 12));
+		check_assert(get64(b, off) == want[i].key, "node %zu key 0x%llx",
+			     i, (unsigned long long)get64(b, off));
+		check_assert(get32(b, off + 8) == want[i].value, "node %zu value %u",
+			     i, get32(b, off + 8));
+		check_assert(get32(b, off + 12) == want[i].next, "node %zu next %u",
+			     i, get32(b, off + 12));
 		if (i)
 			heads[want[i].bucket] = (uint32_t)i;
 	}
-	T_ASSERT(all_zero(b, 104 + 16 * NR_WANT, hash_off), "unused nodes");
+	check_assert(all_zero(b, 104 + 16 * NR_WANT, hash_off), "unused nodes");
 	for (i = 0; i < 128; i++)
-		T_ASSERT(get32(b, hash_off + 4 * i) == heads[i],
-			 "hash[%zu] = %u, expected %u", i,
-			 get32(b, hash_off + 4 * i), heads[i]);
+		check_assert(get32(b, hash_off + 4 * i) == heads[i],
+			     "hash[%zu] = %u, expected %u", i,
+			     get32(b, hash_off + 4 * i), heads[i]);
 	free(b);
-	printf("ok header fields at 0..72, descr at 72, nodes at 104 (key/value/next), hash at 2152, all as expected\n");
+	check_pass("header fields at 0..72, descr at 72, nodes at 104 (key/value/next), hash at 2152, all as expected");
 }
 
 static uint32_t raw_bucket(uint64_t key, uint32_t mask)
@@ -187,28 +187,28 @@ static void test_layout__grown_file(void)
 
 	t_open(&db, path, ODB_RDWR);
 	for (i = 0; i < 300; i++)
-		T_ASSERT(odb_add(&db, (uint64_t)i * 0x10001, i + 1) == 0, "add");
+		check_assert(odb_add(&db, (uint64_t)i * 0x10001, i + 1) == 0, "add");
 	odb_close(&db);
 
 	buf = slurp(path, &len);
 	size = get32(buf, 72);
 	cur = get32(buf, 76);
-	T_ASSERT(size == 512 && cur == 301, "size %u current_size %u", size, cur);
-	T_ASSERT(len == 72 + 32 + 512 * 20, "file is %zu bytes", len);
-	T_ASSERT(get32(buf, 80) == 0, "growth marker left set");
+	check_assert(size == 512 && cur == 301, "size %u current_size %u", size, cur);
+	check_assert(len == 72 + 32 + 512 * 20, "file is %zu bytes", len);
+	check_assert(get32(buf, 80) == 0, "growth marker left set");
 	hash_off = 104 + (size_t)size * 16;
 	for (i = 1; i < cur; i++) {
 		uint64_t key = get64(buf, 104 + 16 * (size_t)i);
 
-		T_ASSERT(key == (uint64_t)(i - 1) * 0x10001, "node %u key", i);
+		check_assert(key == (uint64_t)(i - 1) * 0x10001, "node %u key", i);
 		b = raw_bucket(key, size - 1);
 		idx = get32(buf, hash_off + 4 * (size_t)b);
 		for (steps = 0; idx && idx != i && steps < cur; steps++)
 			idx = get32(buf, 104 + 16 * (size_t)idx + 12);
-		T_ASSERT(idx == i, "node %u not on the chain of bucket %u", i, b);
+		check_assert(idx == i, "node %u not on the chain of bucket %u", i, b);
 	}
 	free(buf);
-	printf("ok after two doublings: 512 nodes, 10344 bytes, hash at 8296 reaches all 300 nodes\n");
+	check_pass("after two doublings: 512 nodes, 10344 bytes, hash at 8296 reaches all 300 nodes");
 }
 
 int main(void)
@@ -217,5 +217,5 @@ int main(void)
 	test_layout__new_file();
 	test_layout__known_file();
 	test_layout__grown_file();
-	return 0;
+	return check_done();
 }

@@ -24,7 +24,7 @@ static uint64_t *make_keys(uint64_t *rng)
 	uint64_t *keys = malloc(NR_KEYS * sizeof(*keys));
 	size_t i = 0;
 
-	T_ASSERT(keys, "out of memory");
+	check_assert(keys, "out of memory");
 	keys[i++] = 0;
 	keys[i++] = UINT64_MAX;
 	keys[i++] = 0xffffffffULL;
@@ -76,19 +76,19 @@ static void test_random__adds(char const *path, struct t_model *m,
 		uint32_t n = 1 + t_rand(&rng) % 8;
 		int rc = odb_add(&db, key, n);
 
-		T_ASSERT(rc == 0, "odb_add #%zu = %d: %s", i, rc, db.err);
+		check_assert(rc == 0, "odb_add #%zu = %d: %s", i, rc, db.err);
 		*t_model_slot(m, key) += n;
 		if (db.descr->size != size) {
-			T_ASSERT(db.descr->size == 2 * size,
-				 "size went from %u to %u", size, db.descr->size);
+			check_assert(db.descr->size == 2 * size,
+				     "size went from %u to %u", size, db.descr->size);
 			size = db.descr->size;
 			st->growths++;
 		}
 	}
-	T_ASSERT(odb_check(&db) == 0, "odb_check after the run: %s", db.err);
+	check_assert(odb_check(&db) == 0, "odb_check after the run: %s", db.err);
 	t_compare(&db, m, "after the run");
 	st->final_size = db.descr->size;
-	T_ASSERT(db.saturated == 0, "unexpected saturation");
+	check_assert(db.saturated == 0, "unexpected saturation");
 	odb_close(&db);
 	free(keys);
 }
@@ -99,7 +99,7 @@ static void test_random__reopen(char const *path, struct t_model const *m,
 	struct odb db;
 
 	t_open(&db, path, mode);
-	T_ASSERT(odb_check(&db) == 0, "%s: odb_check: %s", what, db.err);
+	check_assert(odb_check(&db) == 0, "%s: odb_check: %s", what, db.err);
 	t_compare(&db, m, what);
 	odb_close(&db);
 }
@@ -115,35 +115,35 @@ int main(void)
 
 	t_model_init(&m);
 	test_random__adds(path, &m, &st);
-	printf("ok %d adds over %zu distinct keys match the model; %u growths to %u nodes\n",
-	       NR_ADDS, m.n, st.growths, st.final_size);
-	T_ASSERT(m.n >= 100000, "only %zu distinct keys", m.n);
-	T_ASSERT(st.growths >= 5, "only %u growths", st.growths);
+	check_pass("%d adds over %zu distinct keys match the model; %u growths to %u nodes",
+		   NR_ADDS, m.n, st.growths, st.final_size);
+	check_assert(m.n >= 100000, "only %zu distinct keys", m.n);
+	check_assert(st.growths >= 5, "only %u growths", st.growths);
 
 	len = t_file_size(path);
 	want = HDR + 32 + (uint64_t)st.final_size * 20;
-	T_ASSERT((uint64_t)len == want, "file is %lld bytes, layout says %llu",
-		 (long long)len, (unsigned long long)want);
-	printf("ok file length %lld = 72 + 32 + %u * 20\n", (long long)len,
-	       st.final_size);
+	check_assert((uint64_t)len == want, "file is %lld bytes, layout says %llu",
+		     (long long)len, (unsigned long long)want);
+	check_pass("file length %lld = 72 + 32 + %u * 20", (long long)len,
+		   st.final_size);
 
 	test_random__reopen(path, &m, ODB_RDWR, "reopened read-write");
-	printf("ok reopened read-write: odb_check passes, every count kept\n");
+	check_pass("reopened read-write: odb_check passes, every count kept");
 	test_random__reopen(path, &m, ODB_RDONLY, "reopened read-only");
-	printf("ok reopened read-only: odb_check passes, every count kept\n");
+	check_pass("reopened read-only: odb_check passes, every count kept");
 
 	/* a reopened writer keeps adding to the same counts */
 	t_open(&db, path, ODB_RDWR);
-	T_ASSERT(odb_add(&db, 0, 5) == 0, "add after reopen: %s", db.err);
-	T_ASSERT(odb_add(&db, 0x123456789abcdefULL, 7) == 0, "add: %s", db.err);
+	check_assert(odb_add(&db, 0, 5) == 0, "add after reopen: %s", db.err);
+	check_assert(odb_add(&db, 0x123456789abcdefULL, 7) == 0, "add: %s", db.err);
 	*t_model_slot(&m, 0) += 5;
 	*t_model_slot(&m, 0x123456789abcdefULL) += 7;
-	T_ASSERT(odb_check(&db) == 0, "odb_check: %s", db.err);
+	check_assert(odb_check(&db) == 0, "odb_check: %s", db.err);
 	t_compare(&db, &m, "adds after reopen");
 	odb_close(&db);
 	test_random__reopen(path, &m, ODB_RDONLY, "read-only after more adds");
-	printf("ok adds after reopening update existing keys and insert new ones\n");
+	check_pass("adds after reopening update existing keys and insert new ones");
 
 	t_model_free(&m);
-	return 0;
+	return check_done();
 }

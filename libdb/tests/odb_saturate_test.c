@@ -15,8 +15,8 @@ static odb_value_t value_of(struct odb *db, odb_key_t key)
 	for (i = 1; i < end; i++)
 		if (db->nodes[i].key == key)
 			return db->nodes[i].value;
-	t_fail_at(__FILE__, __LINE__, "key 0x%llx missing",
-		  (unsigned long long)key);
+	check_assert_failed(__FILE__, __LINE__, "key 0x%llx missing",
+			    (unsigned long long)key);
 }
 
 int main(void)
@@ -26,38 +26,38 @@ int main(void)
 	int rc;
 
 	t_open(&db, path, ODB_RDWR);
-	T_ASSERT(odb_add(&db, 0x10, UINT32_MAX - 10) == 0, "insert near the top");
-	T_ASSERT(odb_add(&db, 0x10, 10) == 0, "add up to exactly UINT32_MAX");
-	T_ASSERT(value_of(&db, 0x10) == UINT32_MAX, "not at UINT32_MAX");
-	T_ASSERT(db.saturated == 0, "landing on UINT32_MAX is not saturation");
-	printf("ok reaching exactly UINT32_MAX returns 0, saturated stays 0\n");
+	check_assert(odb_add(&db, 0x10, UINT32_MAX - 10) == 0, "insert near the top");
+	check_assert(odb_add(&db, 0x10, 10) == 0, "add up to exactly UINT32_MAX");
+	check_assert(value_of(&db, 0x10) == UINT32_MAX, "not at UINT32_MAX");
+	check_assert(db.saturated == 0, "landing on UINT32_MAX is not saturation");
+	check_pass("reaching exactly UINT32_MAX returns 0, saturated stays 0");
 
 	rc = odb_add(&db, 0x10, 1);
-	T_ASSERT(rc == ODB_SATURATED, "add past the top returned %d", rc);
-	T_ASSERT(value_of(&db, 0x10) == UINT32_MAX, "value wrapped to %u",
-		 value_of(&db, 0x10));
-	T_ASSERT(db.saturated == 1, "saturated = %llu",
-		 (unsigned long long)db.saturated);
+	check_assert(rc == ODB_SATURATED, "add past the top returned %d", rc);
+	check_assert(value_of(&db, 0x10) == UINT32_MAX, "value wrapped to %u",
+		     value_of(&db, 0x10));
+	check_assert(db.saturated == 1, "saturated = %llu",
+		     (unsigned long long)db.saturated);
 
-	T_ASSERT(odb_add(&db, 0x20, UINT32_MAX - 1) == 0, "second key");
+	check_assert(odb_add(&db, 0x20, UINT32_MAX - 1) == 0, "second key");
 	rc = odb_add(&db, 0x20, UINT32_MAX);
-	T_ASSERT(rc == ODB_SATURATED, "big add past the top returned %d", rc);
-	T_ASSERT(value_of(&db, 0x20) == UINT32_MAX, "value %u",
-		 value_of(&db, 0x20));
-	T_ASSERT(odb_add(&db, 0x10, 0) == 0, "adding 0 to a full count");
-	T_ASSERT(db.saturated == 2, "saturated = %llu",
-		 (unsigned long long)db.saturated);
-	printf("ok adds past UINT32_MAX stop there, return ODB_SATURATED, saturated = 2\n");
+	check_assert(rc == ODB_SATURATED, "big add past the top returned %d", rc);
+	check_assert(value_of(&db, 0x20) == UINT32_MAX, "value %u",
+		     value_of(&db, 0x20));
+	check_assert(odb_add(&db, 0x10, 0) == 0, "adding 0 to a full count");
+	check_assert(db.saturated == 2, "saturated = %llu",
+		     (unsigned long long)db.saturated);
+	check_pass("adds past UINT32_MAX stop there, return ODB_SATURATED, saturated = 2");
 
-	T_ASSERT(odb_add(&db, 0x30, 5) == 0, "other keys unaffected");
-	T_ASSERT(value_of(&db, 0x30) == 5, "other key");
-	T_ASSERT(odb_check(&db) == 0, "odb_check: %s", db.err);
+	check_assert(odb_add(&db, 0x30, 5) == 0, "other keys unaffected");
+	check_assert(value_of(&db, 0x30) == 5, "other key");
+	check_assert(odb_check(&db) == 0, "odb_check: %s", db.err);
 	odb_close(&db);
 
 	t_open(&db, path, ODB_RDONLY);
-	T_ASSERT(value_of(&db, 0x10) == UINT32_MAX, "after reopen");
-	T_ASSERT(value_of(&db, 0x20) == UINT32_MAX, "after reopen");
+	check_assert(value_of(&db, 0x10) == UINT32_MAX, "after reopen");
+	check_assert(value_of(&db, 0x20) == UINT32_MAX, "after reopen");
 	odb_close(&db);
-	printf("ok saturated counts persist as UINT32_MAX after reopening\n");
-	return 0;
+	check_pass("saturated counts persist as UINT32_MAX after reopening");
+	return check_done();
 }

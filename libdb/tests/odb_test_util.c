@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,18 +17,6 @@
 
 static char tmpdir[4096];
 static pid_t tmpdir_owner;
-
-void t_fail_at(char const *file, int line, char const *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "FAIL %s:%d: ", file, line);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
 
 static int t_rm_one(char const *path, struct stat const *st, int flag,
 		    struct FTW *ftw)
@@ -56,7 +43,7 @@ char const *t_tmpdir(void)
 		return tmpdir;
 	snprintf(tmpdir, sizeof(tmpdir), "%s/odb-test-XXXXXX",
 		 base && *base ? base : "/tmp");
-	T_ASSERT(mkdtemp(tmpdir), "mkdtemp %s: %s", tmpdir, strerror(errno));
+	check_assert(mkdtemp(tmpdir), "mkdtemp %s: %s", tmpdir, strerror(errno));
 	tmpdir_owner = getpid();
 	atexit(t_rm_tmpdir);
 	return tmpdir;
@@ -85,15 +72,15 @@ void t_open(struct odb *db, char const *path, enum odb_mode mode)
 {
 	int rc = odb_open(db, path, mode, HDR);
 
-	T_ASSERT(rc == 0, "odb_open(%s, %s) = %d: %s", path,
-		 mode == ODB_RDWR ? "RDWR" : "RDONLY", rc, db->err);
+	check_assert(rc == 0, "odb_open(%s, %s) = %d: %s", path,
+		     mode == ODB_RDWR ? "RDWR" : "RDONLY", rc, db->err);
 }
 
 void t_expect_err(int rc, char const *err, char const *want, char const *what)
 {
-	T_ASSERT(rc < 0, "%s: expected a failure, got %d", what, rc);
-	T_ASSERT(strstr(err, want), "%s: message \"%s\" lacks \"%s\"",
-		 what, err, want);
+	check_assert(rc < 0, "%s: expected a failure, got %d", what, rc);
+	check_assert(strstr(err, want), "%s: message \"%s\" lacks \"%s\"",
+		     what, err, want);
 }
 
 static uint64_t t_mix(uint64_t k)
@@ -111,7 +98,7 @@ void t_model_init(struct t_model *m)
 	m->keys = calloc(m->cap, sizeof(*m->keys));
 	m->vals = calloc(m->cap, sizeof(*m->vals));
 	m->used = calloc(m->cap, 1);
-	T_ASSERT(m->keys && m->vals && m->used, "out of memory");
+	check_assert(m->keys && m->vals && m->used, "out of memory");
 }
 
 void t_model_free(struct t_model *m)
@@ -141,7 +128,7 @@ static void t_model_grow(struct t_model *m)
 	m->keys = calloc(m->cap, sizeof(*m->keys));
 	m->vals = calloc(m->cap, sizeof(*m->vals));
 	m->used = calloc(m->cap, 1);
-	T_ASSERT(m->keys && m->vals && m->used, "out of memory");
+	check_assert(m->keys && m->vals && m->used, "out of memory");
 	for (i = 0; i < old.cap; i++)
 		if (old.used[i])
 			*t_model_slot(m, old.keys[i]) = old.vals[i];
@@ -184,12 +171,12 @@ static int t_compare_one(odb_key_t key, odb_value_t value, void *arg)
 	size_t before = c->seen.n;
 
 	*t_model_slot(&c->seen, key) = value;
-	T_ASSERT(c->seen.n == before + 1, "%s: key 0x%llx appears twice",
-		 c->what, (unsigned long long)key);
-	T_ASSERT(want, "%s: key 0x%llx is not in the model", c->what,
-		 (unsigned long long)key);
-	T_ASSERT(*want == value, "%s: key 0x%llx has %u, model says %u",
-		 c->what, (unsigned long long)key, value, *want);
+	check_assert(c->seen.n == before + 1, "%s: key 0x%llx appears twice",
+		     c->what, (unsigned long long)key);
+	check_assert(want, "%s: key 0x%llx is not in the model", c->what,
+		     (unsigned long long)key);
+	check_assert(*want == value, "%s: key 0x%llx has %u, model says %u",
+		     c->what, (unsigned long long)key, value, *want);
 	return 0;
 }
 
@@ -198,12 +185,12 @@ void t_compare(struct odb *db, struct t_model const *m, char const *what)
 	struct t_cmp c = { .want = m, .what = what };
 
 	t_model_init(&c.seen);
-	T_ASSERT(odb_for_each(db, t_compare_one, &c) == 0,
-		 "%s: odb_for_each failed", what);
-	T_ASSERT(c.seen.n == m->n, "%s: %zu keys in the file, model has %zu",
-		 what, c.seen.n, m->n);
-	T_ASSERT(odb_count(db) == m->n, "%s: odb_count %u, model has %zu",
-		 what, odb_count(db), m->n);
+	check_assert(odb_for_each(db, t_compare_one, &c) == 0,
+		     "%s: odb_for_each failed", what);
+	check_assert(c.seen.n == m->n, "%s: %zu keys in the file, model has %zu",
+		     what, c.seen.n, m->n);
+	check_assert(odb_count(db) == m->n, "%s: odb_count %u, model has %zu",
+		     what, odb_count(db), m->n);
 	t_model_free(&c.seen);
 }
 
@@ -212,10 +199,10 @@ void t_pread(char const *path, void *buf, size_t len, off_t off)
 	int fd = open(path, O_RDONLY);
 	ssize_t n;
 
-	T_ASSERT(fd >= 0, "open %s: %s", path, strerror(errno));
+	check_assert(fd >= 0, "open %s: %s", path, strerror(errno));
 	n = pread(fd, buf, len, off);
-	T_ASSERT(n == (ssize_t)len, "pread %s at %lld: %zd of %zu bytes",
-		 path, (long long)off, n, len);
+	check_assert(n == (ssize_t)len, "pread %s at %lld: %zd of %zu bytes",
+		     path, (long long)off, n, len);
 	close(fd);
 }
 
@@ -224,9 +211,9 @@ void t_pwrite(char const *path, void const *buf, size_t len, off_t off)
 	int fd = open(path, O_WRONLY);
 	ssize_t n;
 
-	T_ASSERT(fd >= 0, "open %s: %s", path, strerror(errno));
+	check_assert(fd >= 0, "open %s: %s", path, strerror(errno));
 	n = pwrite(fd, buf, len, off);
-	T_ASSERT(n == (ssize_t)len, "pwrite %s at %lld: %zd of %zu bytes",
-		 path, (long long)off, n, len);
+	check_assert(n == (ssize_t)len, "pwrite %s at %lld: %zd of %zu bytes",
+		     path, (long long)off, n, len);
 	close(fd);
 }

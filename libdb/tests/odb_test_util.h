@@ -1,7 +1,9 @@
 /*
- * Helpers shared by the libdb tests: failing loudly with file and line, a
- * private temporary directory removed at exit, a seeded PRNG so every run
- * is the same, and an in-memory key -> count model to compare files with.
+ * Helpers shared by the libdb tests: a private temporary directory removed
+ * at exit, a seeded PRNG so every run is the same, and an in-memory key ->
+ * count model to compare files with. Their invariants are tests/check.h's
+ * check_assert(): silent while they hold, the test ends at the first that
+ * does not.
  */
 #ifndef ODB_TEST_UTIL_H
 #define ODB_TEST_UTIL_H
@@ -10,20 +12,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "check.h"
 #include "odb.h"
 #include "op_sample_file.h"
 
 #define HDR sizeof(struct opd_header)
-
-_Noreturn void t_fail_at(char const *file, int line, char const *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* Abort the test with a message unless cond holds. */
-#define T_ASSERT(cond, ...) \
-	do { \
-		if (!(cond)) \
-			t_fail_at(__FILE__, __LINE__, __VA_ARGS__); \
-	} while (0)
 
 /*
  * A fresh directory under $TMPDIR (or /tmp), removed with its files at exit
