@@ -16,7 +16,7 @@
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilibop -Ilibdb \
  *     tests/fuzz/fuzz_sample_file.c libdb/odb_*.c libop/op_*.c \
  *     -o fuzz_sample_file
- *   ./fuzz_sample_file -max_total_time=60 CORPUS libdb/tests/corrupt
+ *   ./fuzz_sample_file -max_total_time=60 CORPUS tests/fuzz/corpus/sample_file
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE		/* memfd_create */

@@ -6,7 +6,7 @@
  *
  *	clang -g -fsanitize=fuzzer,address,undefined -Ilibop -Idaemon \
  *		tests/fuzz/fuzz_stream.c daemon/opd_trans.c libop/op_message.c
- *	./a.out -max_total_time=60 -max_len=4096
+ *	./a.out -max_total_time=60 -max_len=4096 CORPUS tests/fuzz/corpus/stream
  *
  * FUZZ-SOURCES: daemon/opd_trans.c
  */

@@ -2,8 +2,10 @@
 # Builds every tests/fuzz/fuzz_*.c as a libFuzzer binary (clang,
 # ASan+UBSan) and runs each for SECONDS (default 20). A target is linked
 # with libop/*.c and libdb/*.c, plus any sources named on a line
-# "FUZZ-SOURCES: a.c b.c" in the target. Seeds come from
-# tests/fuzz/corpus/<target>/ when present.
+# "FUZZ-SOURCES: a.c b.c" in the target. Seeds come from the target's
+# committed corpus, tests/fuzz/corpus/<target>/ (fuzz_<target>.c; make
+# check replays it, see fuzz.am), and its dictionary fuzz_<target>.dict
+# when there is one. New finds go to OUTDIR, not into the committed corpus.
 # Prints "fuzz NAME: PASS" or "fuzz NAME: FAIL" per target; exits 1 on any
 # failure. Usage: tests/fuzz/run.sh [SECONDS] [OUTDIR]
 set -uo pipefail
@@ -31,9 +33,12 @@ for src in tests/fuzz/fuzz_*.c; do
 	corpus="$out/$name.corpus"
 	mkdir -p "$corpus"
 	seeds=()
-	[ -d "tests/fuzz/corpus/$name" ] && seeds=("tests/fuzz/corpus/$name")
+	[ -d "tests/fuzz/corpus/${name#fuzz_}" ] &&
+		seeds=("tests/fuzz/corpus/${name#fuzz_}")
+	dict=()
+	[ -f "tests/fuzz/$name.dict" ] && dict=(-dict="tests/fuzz/$name.dict")
 	if "$out/$name" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-		-artifact_prefix="$out/$name-" "$corpus" "${seeds[@]}" \
+		-artifact_prefix="$out/$name-" "${dict[@]}" "$corpus" "${seeds[@]}" \
 		>"$out/$name.log" 2>&1; then
 		runs=$(grep -o 'Done [0-9]* runs' "$out/$name.log" | tail -1)
 		echo "fuzz $name: PASS (${runs:-ran} in ${secs}s)"

@@ -1,0 +1,218 @@
+/*
+ * Writes the generated seeds of the fuzz corpora (tests/fuzz/corpus/):
+ * real streams made by the daemon's emitter (stream_emit.h) and real
+ * sample files written by libdb, each with a few malformed variants. The
+ * committed files came from here; the rest of a corpus is hand-made or
+ * past finds. Built by make check so that it keeps compiling; run it by
+ * hand: fuzz/make_corpus stream|sample_file DIR
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cookie_table.h"
+#include "odb.h"
+#include "op_sample_file.h"
+#include "op_stream.h"
+#include "stream_emit.h"
+#include "word_buffer.h"
+
+static char const *out_dir;
+
+static void put(char const *name, void const *data, size_t len)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", out_dir, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(data, 1, len, f) != len || fclose(f)) {
+		fprintf(stderr, "make_corpus: cannot write %s: %s\n", path,
+			strerror(errno));
+		exit(1);
+	}
+}
+
+/* fuzz_stream's input: a chunk-size byte, then the words. */
+static void put_stream(char const *name, unsigned char chunk,
+		       unsigned long const *w, size_t n, size_t extra)
+{
+	size_t len = 1 + n * sizeof(*w) + extra;
+	unsigned char *buf = calloc(1, len);
+
+	if (!buf)
+		exit(1);
+	buf[0] = chunk;
+	memcpy(buf + 1, w, n * sizeof(*w));
+	put(name, buf, len);
+	free(buf);
+}
+
+/* Two cpus, three tasks, kernel and user samples, a library, an anon
+ * region, lost and count records, as the perf source writes them. */
+static void emit_session(struct stream_emit *se, struct cookie_table *ct)
+{
+	unsigned long app = ct_intern(ct, "/usr/bin/app", 12);
+	unsigned long sh = ct_intern(ct, "/bin/sh", 7);
+	unsigned long lib = ct_intern(ct, "/usr/lib/libc.so.6", 18);
+	unsigned long anon = ct_new_anon(ct, 200, 0x7f0000000000UL,
+					 0x7f0000021000UL, "[heap]");
+
+	se_cpu(se, 0);
+	se_task(se, 200, 200, app);
+	se_mode(se, false);
+	se_cookie(se, app);
+	se_pair(se, 0x1130, 0);
+	se_pair(se, 0x1134, 0);
+	se_cookie(se, lib);
+	se_pair(se, 0x9a010, 0);
+	se_cookie(se, anon);
+	se_pair(se, 0x120, 1);
+	se_mode(se, true);
+	se_pair(se, 0xffffffff81234560UL, 0);
+	se_cpu(se, 1);
+	se_task(se, 301, 300, sh);
+	se_mode(se, false);
+	se_cookie(se, sh);
+	se_pair(se, 0x4410, 0);
+	se_task(se, 302, 300, sh);
+	se_mode(se, true);
+	se_pair(se, 0xffffffff81000010UL, 0);
+	se_lost(se, OP_LOST_NO_MAPPING, 2);
+	se_count(se, OP_COUNT_MAPS_REREAD, 1);
+}
+
+/* A sample with a backtrace: the sample, a kernel frame, user frames. */
+static void emit_trace(struct stream_emit *se, struct cookie_table *ct)
+{
+	unsigned long app = ct_intern(ct, "/usr/bin/app", 12);
+	unsigned long lib = ct_intern(ct, "/usr/lib/libc.so.6", 18);
+
+	se_cpu(se, 2);
+	se_task(se, 200, 200, app);
+	se_escape(se, OP_CODE_TRACE_BEGIN);
+	se_mode(se, true);
+	se_pair(se, 0xffffffff81000020UL, 0);
+	se_pair(se, 0xffffffff81000030UL, 0);
+	se_mode(se, false);
+	se_cookie(se, lib);
+	se_pair(se, 0x9a100, 0);
+	se_cookie(se, app);
+	se_pair(se, 0x1200, 0);
+}
+
+static void streams(void)
+{
+	static unsigned long const bad_code[] = {
+		OP_ESCAPE_CODE, OP_CODE_CPU_SWITCH, 0, OP_ESCAPE_CODE, 99,
+		0x10, 0, OP_ESCAPE_CODE,
+	};
+	struct word_buffer wb;
+	struct cookie_table ct;
+	struct stream_emit se;
+
+	wb_init(&wb);
+	ct_init(&ct);
+	se_init(&se, &wb, &ct);
+	emit_session(&se, &ct);
+	put_stream("session-whole", 0, wb.w, wb.len, 0);
+	put_stream("session-chunk7", 6, wb.w, wb.len, 0);
+	/* cut inside the library's COOKIE_DEF, and a partial last word */
+	put_stream("session-truncated", 2, wb.w, wb.len / 3, 0);
+	put_stream("session-partial-word", 4, wb.w, wb.len, 3);
+	emit_trace(&se, &ct);
+	put_stream("session-trace", 1, wb.w, wb.len, 0);
+	/* a new stream defines its cookies again */
+	ct_new_stream(&ct);
+	se_reset(&se);
+	wb.len = 0;
+	emit_trace(&se, &ct);
+	put_stream("trace-only", 15, wb.w, wb.len, 0);
+	put_stream("bad-code-lone-escape", 3, bad_code,
+		   sizeof(bad_code) / sizeof(*bad_code), 0);
+	put_stream("empty", 0, NULL, 0, 0);
+	ct_free(&ct);
+	wb_free(&wb);
+}
+
+/* A sample file of n keys written by libdb, its bytes in *len. */
+static void *sample_file(unsigned n, size_t *len)
+{
+	char path[] = "/tmp/make_corpus-XXXXXX";
+	struct opd_header h;
+	struct odb db;
+	void *buf;
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		exit(1);
+	close(fd);
+	unlink(path);
+	op_header_init(&h);
+	h.cpu_type = 4;
+	h.ctr_count = 100000;
+	if (odb_create(&db, path, &h, sizeof(h))) {
+		fprintf(stderr, "make_corpus: %s\n", db.err);
+		exit(1);
+	}
+	for (unsigned i = 0; i < n; i++)
+		odb_add(&db, 0x1000 + 16 * (i % 211) + i / 211, 1 + i % 3);
+	odb_close(&db);
+	buf = malloc(1 << 16);
+	fd = open(path, O_RDONLY);
+	if (!buf || fd < 0)
+		exit(1);
+	*len = (size_t)read(fd, buf, 1 << 16);
+	close(fd);
+	unlink(path);
+	return buf;
+}
+
+static void sample_files(void)
+{
+	static unsigned const keys[] = { 0, 1, 40, 300 };
+	char name[64];
+	size_t len;
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
+		unsigned char *f = sample_file(keys[i], &len);
+
+		snprintf(name, sizeof(name), "valid-%u-keys.samples", keys[i]);
+		put(name, f, len);
+		if (keys[i] == 40) {
+			/* a crash's leftovers: cut short, and one node's
+			 * chain pointing at itself */
+			put("valid-40-keys-cut.samples", f, len - 100);
+			uint32_t self = 5;
+
+			memcpy(f + sizeof(struct opd_header) +
+			       sizeof(struct odb_descr) +
+			       5 * sizeof(struct odb_node) +
+			       offsetof(struct odb_node, next),
+			       &self, sizeof(self));
+			put("valid-40-keys-chain.samples", f, len);
+		}
+		free(f);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: make_corpus stream|sample_file DIR\n");
+		return 2;
+	}
+	out_dir = argv[2];
+	if (!strcmp(argv[1], "stream"))
+		streams();
+	else if (!strcmp(argv[1], "sample_file"))
+		sample_files();
+	else
+		return 2;
+	return 0;
+}
