@@ -1,55 +1,16 @@
-# Shared helpers of the opreport tests (sourced). Each test builds a
-# synthetic session in a temporary directory - sample files written byte by
-# byte by mksample, binaries compiled by the test - runs opreport and
-# checks its output, printing one "ok N - what" line per check.
+# The opreport tests' own helpers (sourced), on top of the common shell
+# test library tests/lib/test-lib.sh (TAP checks, fail, skip, test_done,
+# $tmp). Each test builds a synthetic session in $tmp - sample files written
+# byte by byte by mksample, binaries compiled by the test - runs opreport
+# and checks its output.
 #
-# Environment (set by pp/Makefile.am): OPREPORT, MKSAMPLE, SRCDIR, CC,
-# OPROFILE_EVENTS_DIR.
-set -u
-: "${OPREPORT:?}" "${MKSAMPLE:?}" "${SRCDIR:?}" "${CC:=cc}"
+# Environment (set by pp/Makefile.am): abs_top_builddir, abs_top_srcdir,
+# OPREPORT, MKSAMPLE, SRCDIR, CC.
+. "${abs_top_srcdir:?}/tests/lib/test-lib.sh"
+: "${MKSAMPLE:?}" "${SRCDIR:?}" "${CC:=cc}"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/opreport-test.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+test_tmpdir opreport-test
 SD=$tmp/sd                       # the --session-dir
-nr_checks=0
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
-
-ok() {
-	nr_checks=$((nr_checks + 1))
-	echo "ok $nr_checks - $*"
-}
-
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
-
-done_testing() {
-	echo "all $nr_checks checks passed"
-	exit 0
-}
-
-# check_eq ACTUAL EXPECTED WHAT
-check_eq() {
-	[ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"
-	ok "$3"
-}
-
-# check_grep FILE REGEX WHAT: FILE has a line matching the extended regex.
-check_grep() {
-	grep -Eq -- "$2" "$1" || { cat "$1"; fail "$3: no line matches /$2/"; }
-	ok "$3"
-}
-
-# check_no_grep FILE REGEX WHAT
-check_no_grep() {
-	! grep -Eq -- "$2" "$1" || { cat "$1"; fail "$3: a line matches /$2/"; }
-	ok "$3"
-}
 
 # The file offset of symbol SYM (+ DELTA) in BIN, from nm and readelf:
 # offset = addr - section addr + section file offset.

@@ -31,4 +31,4 @@ run_report "$tmp/long" -l -f
 check_grep "$tmp/long" ' alpha$' "-f keeps the symbol list"
 run_report "$tmp/suml" -f
 check_eq "$(awk '{print $3}' "$tmp/suml" | grep -c "^$prog\$")" "1" "-f: full path in the summary"
-done_testing
+test_done

@@ -66,15 +66,15 @@ case $line in funcs.c:*) ;; *) cat "$tmp/g"; fail "-g: no funcs.c line for beta"
 line=${line#funcs.c:}
 [ "$line" -ge "$first" ] && [ "$line" -lt "$last" ] ||
 	fail "-g: beta at line $line, outside its lines $first..$((last - 1))"
-ok "-g: beta at funcs.c:$line, inside beta"
+test_ok "-g: beta at funcs.c:$line, inside beta"
 check_grep "$tmp/g" '^samples +% +linenr info +symbol name$' "-g: linenr info column title"
 
 run_report "$tmp/o.stdout" -l -o "$tmp/o.file"
 check_eq "$(cat "$tmp/o.stdout")" "" "-o: nothing on stdout"
 cmp -s "$tmp/o.file" "$tmp/plain" || fail "-o file differs from stdout report"
-ok "-o: the file holds the report"
+test_ok "-o: the file holds the report"
 
 "$OPREPORT" --session-dir="$SD" -l -s nonsense >"$tmp/bad" 2>&1
 check_eq "$?" "2" "-s nonsense: usage error, exit 2"
 check_grep "$tmp/bad" "unknown sort key 'nonsense'" "-s nonsense: names the bad key"
-done_testing
+test_done

@@ -44,4 +44,4 @@ check_grep "$tmp/axes" 'differ in more than one axis.*tid cpu' "message names th
 check_grep "$tmp/axes" 'merge the others \(-m tid, -m cpu\) or narrow the specification \(tid:N, cpu:N\)' "message suggests -m and tags"
 run_report "$tmp/mcpu" -l -m cpu
 check_eq "$(awk '$NF == "alpha" {print $1, $3}' "$tmp/mcpu")" "307 100" "-m cpu: columns by tid again, cpu merged"
-done_testing
+test_done

@@ -39,4 +39,4 @@ check_eq "$(awk '$NF == "prog2" {print $1, $3, $5}' "$tmp/s")" "0 100 +++" "prog
 "$OPREPORT" --session-dir="$SD" -l { session:old } session:new } >"$tmp/bad" 2>&1
 check_eq "$?" "2" "malformed braces: usage error"
 check_grep "$tmp/bad" "differential profile: expected" "malformed braces: says what is expected"
-done_testing
+test_done

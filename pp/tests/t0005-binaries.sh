@@ -20,7 +20,7 @@ lib=$tmp/s/libt.so
 	"$(symoff "$tmp/libt.so" lib_two 1)=40" "$(symoff "$tmp/libt.so" lib_three 3)=30" ||
 	fail mksample
 nm "$lib" 2>&1 | grep -q "no symbols" || fail "the stripped copy still has a symbol table"
-ok "the stripped copy has no symbol table"
+test_ok "the stripped copy has no symbol table"
 run_report "$tmp/strip" -l
 cat "$tmp/strip"
 check_eq "$(awk '$NF == "lib_one->lib_two" {print $1}' "$tmp/strip")" "30" "lib_one->lib_two holds lib_one and the static helper (10 + 20)"
@@ -67,8 +67,8 @@ check_grep "$tmp/changed" '^100 +100.0000 +\(no symbols\)$' "changed binary: sam
 
 # --- C++
 if ! command -v g++ >/dev/null 2>&1; then
-	echo "# g++ not found: the C++ demangling checks are skipped"
-	done_testing
+	test_note "g++ not found: the C++ demangling checks are skipped"
+	test_done
 fi
 g++ -O1 -g -fno-inline -o "$tmp/cxx" "$SRCDIR/tests/cxx.cc" || fail "g++ cannot build cxx.cc"
 cxx=$tmp/cxx
@@ -87,4 +87,4 @@ check_eq "$(awk '$1 == 60 {$1 = $2 = ""; sub(/^ +/, ""); print}' "$tmp/smart")" 
 	"ns::make(std::string const&)" "-D smart: std::string"
 check_eq "$(awk '$1 == 40 {$1 = $2 = ""; sub(/^ +/, ""); print}' "$tmp/smart")" \
 	"ns::count(std::map<std::string, std::vector<int> > const&)" "-D smart: map and vector without defaults"
-done_testing
+test_done

@@ -65,4 +65,4 @@ run_report "$tmp/nok" -l session:nok
 cat "$tmp/nok" "$tmp/nok.err"
 check_grep "$tmp/nok.err" "warning: no kernel symbols for session 'nok'" "no metadata: warning names the session"
 check_grep "$tmp/nok" '^5 +100.0000 +\(no symbols\)$' "no metadata: samples kept under vmlinux"
-done_testing
+test_done

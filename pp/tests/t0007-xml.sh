@@ -5,7 +5,7 @@
 # the text report.
 . "$SRCDIR/tests/lib.sh"
 command -v xmllint >/dev/null 2>&1 || skip "xmllint not found (Debian: libxml2-utils)"
-xsd=$TOP_SRCDIR/doc/opreport.xsd
+xsd=$abs_top_srcdir/doc/opreport.xsd
 
 build funcs.c prog
 prog=$tmp/prog
@@ -28,7 +28,7 @@ gone=$tmp/gone
 validate() {
 	xmllint --noout --schema "$xsd" "$1" >"$1.lint" 2>&1 ||
 		{ cat "$1" "$1.lint"; fail "$2: does not validate"; }
-	ok "$2: validates against doc/opreport.xsd"
+	test_ok "$2: validates against doc/opreport.xsd"
 }
 xpath() { xmllint --xpath "$2" "$1" 2>/dev/null; }
 
@@ -65,4 +65,4 @@ odd="$tmp/a<b>&\"c'$(printf '\377')d"
 	fail mksample
 run_report "$tmp/odd.xml" -X -l tgid:400
 validate "$tmp/odd.xml" "names with markup and bad UTF-8 are escaped"
-done_testing
+test_done

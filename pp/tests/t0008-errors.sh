@@ -20,7 +20,7 @@ expect_fail() {
 	cat "$tmp/e"
 	[ "$rc" = "$code" ] || fail "$what: exit $rc, expected $code"
 	grep -Eq -- "$re" "$tmp/e" || fail "$what: stderr does not match /$re/"
-	ok "$what"
+	test_ok "$what"
 }
 
 expect_fail 1 "no sample files matched: 2 files in session 'current', 0 left after image:/bin/foo \(images present: /tmp/[^,]*/prog, /usr/bin/other\)" \
@@ -66,4 +66,4 @@ check_eq "$(awk '$NF == "alpha" {print $1, $2}' "$tmp/r")" "10 66.6667" "alpha's
 
 rm -f "$(sfile "$prog" "$prog")" "$(sfile /usr/bin/other /usr/bin/other)"
 expect_fail 1 "no sample file could be read \(3 skipped\)" "only bad files: exit 1" -l
-done_testing
+test_done

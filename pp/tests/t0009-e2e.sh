@@ -6,30 +6,28 @@
 # points). Needs root and perf_event_open (skips with 77 otherwise, as
 # tests/control does, with the same probe).
 . "$SRCDIR/tests/lib.sh"
-: "${TOP_BUILDDIR:?}"
+: "${abs_top_builddir:?}"
 [ "$(id -u)" -eq 0 ] || skip "opcontrol samples system-wide and needs root"
-OPCONTROL=$TOP_BUILDDIR/utils/opcontrol
-[ -x "$OPCONTROL" ] && [ -x "$TOP_BUILDDIR/daemon/oprofiled" ] ||
+[ -x "$OPCONTROL" ] && [ -x "$abs_top_builddir/daemon/oprofiled" ] ||
 	fail "opcontrol or oprofiled not built"
-PATH=$TOP_BUILDDIR/daemon:$TOP_BUILDDIR/utils:$PATH
+PATH=$abs_top_builddir/daemon:$abs_top_builddir/utils:$PATH
 export PATH
 S=$SD
 ctl() { "$OPCONTROL" --session-dir="$S" "$@"; }
-stop_daemon() {
+# at exit, before $tmp goes: the daemon, if it still runs
+test_cleanup_hook() {
 	[ -f "$S/lock" ] && ctl --shutdown >/dev/null 2>&1
-	rm -rf "$tmp"
 }
-trap stop_daemon EXIT
 
 # the control tests' probe: can this process open a system-wide cpu-clock event?
-$CC -I"$TOP_BUILDDIR" -o "$tmp/perfprobe" "$TOP_SRCDIR/tests/control/perfprobe.c" ||
+$CC -I"$abs_top_builddir" -o "$tmp/perfprobe" "$abs_top_srcdir/tests/control/perfprobe.c" ||
 	fail "cannot build tests/control/perfprobe.c"
 msg=$("$tmp/perfprobe") || skip "$msg"
 
 # the README demo's workload (utils/demo/), built to have known shares
-$CC -O1 -g -fPIC -shared -o "$tmp/libdemo.so" "$TOP_SRCDIR/utils/demo/libdemo.c" ||
+$CC -O1 -g -fPIC -shared -o "$tmp/libdemo.so" "$abs_top_srcdir/utils/demo/libdemo.c" ||
 	fail "cannot build libdemo.c"
-$CC -O1 -g -o "$tmp/demo_work" "$TOP_SRCDIR/utils/demo/demo_work.c" -L"$tmp" -ldemo \
+$CC -O1 -g -o "$tmp/demo_work" "$abs_top_srcdir/utils/demo/demo_work.c" -L"$tmp" -ldemo \
 	-Wl,-rpath,"$tmp" || fail "cannot build demo_work.c"
 
 ctl --event=CPU_CLOCK:200000 --separate=kernel --start >"$tmp/start" 2>&1 ||
@@ -47,7 +45,7 @@ share() { echo "$times" | awk -v k="$1" '{
 near() {  # near ACTUAL EXPECTED WHAT
 	awk -v a="$1" -v e="$2" 'BEGIN { d = a - e; exit !(d <= 3 && d >= -3) }' ||
 		fail "$3: $1% is not within 3 points of $2%"
-	ok "$3: $1% (built: $2%)"
+	test_ok "$3: $1% (built: $2%)"
 }
 
 run_report "$tmp/l" -l image:"$tmp/demo_work"
@@ -65,4 +63,4 @@ cat "$tmp/sum"
 for img in demo_work libdemo.so vmlinux; do
 	check_grep "$tmp/sum" "^	 +[0-9]+ +[0-9.]+ $img\$" "summary: $img under the application"
 done
-done_testing
+test_done

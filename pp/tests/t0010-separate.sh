@@ -53,4 +53,4 @@ check_eq "$(awk '$NF == "prog3" { getline; print substr($0, 1, 1) == "\t" ? "nes
 	"flat" "prog3, with only its own image, has no nested block"
 check_eq "$(sed -n '/ prog$/,$p' "$tmp/solo" | grep '^	' | awk '$NF == "libt.so" {print $1}')" \
 	"100" "prog still shows libt.so nested"
-done_testing
+test_done

@@ -28,7 +28,7 @@ expect_report() {
 	sed -n '/^samples /,$p' "$1" >"$tmp/got"
 	cat >"$tmp/want"
 	diff -u "$tmp/want" "$tmp/got" || { cat "$1"; fail "$2"; }
-	ok "$2"
+	test_ok "$2"
 }
 
 # --- prog (alpha 600, beta 300, gamma_fn 100, main none) and libt.so
@@ -161,7 +161,7 @@ expect_usage() {
 	[ "$rc" = 2 ] || { cat "$tmp/o" "$tmp/err"; fail "$what: exit $rc, expected 2"; }
 	grep -Eq -- "$re" "$tmp/err" || { cat "$tmp/err"; fail "$what: stderr does not match /$re/"; }
 	[ ! -s "$tmp/o" ] || fail "$what: something was written to stdout"
-	ok "$what"
+	test_ok "$what"
 }
 expect_usage "--callgraph has no XML output" "-c -X is an error, not a flat XML report" -c -X
 expect_usage "--callgraph cannot be shown with --details" "-c -d is refused" -c -d
@@ -294,4 +294,4 @@ cat "$tmp/flat" "$tmp/flat.err"
 check_grep "$tmp/flat.err" "no call-graph files in the selection \(0 in the session\).*opcontrol --callgraph=DEPTH" \
 	"no {cg} files: said, with the way to record them"
 check_grep "$tmp/flat" '^10 +100\.0000 +alpha$' "no {cg} files: each symbol's block all the same"
-done_testing
+test_done
