@@ -1,33 +1,25 @@
-# Shared setup of the control tests (sourced). Needs from the environment
-# (tests/Makefile.am sets them): abs_top_builddir, abs_top_srcdir.
+# The control tests' own helpers (sourced), on top of the common shell
+# test library tests/lib/test-lib.sh (TAP checks, fail, skip, wait_for,
+# test_done). Needs from the environment (tests/Makefile.am sets them):
+# abs_top_builddir, abs_top_srcdir.
 #
 # Gives: $OPCONTROL, $OPROFILED, $SFCHECK, $SFRANGE, $OPREPORT, $SPIN,
-# a fresh session dir
-# $S (removed, after shutting its daemon down, on exit), ctl (opcontrol on
-# $S), fail MSG, and skips (77) unless root with perf_event_open allowed.
-set -u
-: "${abs_top_builddir:?}" "${abs_top_srcdir:?}"
+# a fresh session dir $S in $T (removed, after shutting its daemon down,
+# on exit), ctl (opcontrol on $S), fail MSG (with the daemon's log), and
+# skips (77) unless root with perf_event_open allowed.
+. "${abs_top_srcdir:?}/tests/lib/test-lib.sh"
 B=$abs_top_builddir
-OPCONTROL=$B/utils/opcontrol
-OPROFILED=$B/daemon/oprofiled
 SFCHECK=$B/tests/control/sfcheck
 SFRANGE=$B/tests/control/sfrange
-OPREPORT=$B/pp/opreport
-OPROFILE_EVENTS_DIR=$abs_top_srcdir/events
 # opcontrol finds oprofiled next to itself, then in PATH
 PATH=$B/daemon:$B/utils:$PATH
-export OPROFILE_EVENTS_DIR PATH
+export PATH
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: the control tests sample system-wide and need root"
-	exit 77
-fi
-if ! msg=$("$B/tests/control/perfprobe"); then
-	echo "SKIP: $msg"
-	exit 77
-fi
+[ "$(id -u)" -eq 0 ] || skip "the control tests sample system-wide and need root"
+msg=$("$B/tests/control/perfprobe") || skip "$msg"
 
-T=$(mktemp -d /tmp/opctl-test.XXXXXX)
+test_tmpdir opctl-test
+T=$tmp
 S=$T/session
 # The daemon samples the whole machine, other tests' workloads too: each
 # test runs its own copy of the workload, so its sample files are its own.
@@ -37,11 +29,13 @@ cp "$B/tests/control/spin" "$SPIN"
 (
 	trap 'kill $sleeper 2>/dev/null; exit 0' TERM
 	sleep 120 & sleeper=$!
-	wait $sleeper && echo "FAIL: test timed out after 120 s" && kill -TERM $$
+	wait $sleeper && echo "Bail out! test timed out after 120 s" &&
+		kill -TERM $$
 ) &
 watchdog=$!
 
-cleanup() {
+# at exit, before $T goes: the watchdog, and the daemon if it still runs
+test_cleanup_hook() {
 	kill "$watchdog" 2>/dev/null
 	if [ -f "$S/lock" ]; then
 		pid=$(cat "$S/lock")
@@ -49,29 +43,20 @@ cleanup() {
 		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 		kill -KILL "$pid" 2>/dev/null
 	fi
-	rm -rf "$T"
 }
-trap cleanup EXIT
 trap 'exit 1' TERM INT
 
 ctl() { "$OPCONTROL" --session-dir="$S" "$@"; }
 
-fail() {
-	echo "FAIL: $*"
+# a failed test shows the end of the daemon's log
+test_fail_hook() {
 	if [ -f "$S/samples/oprofiled.log" ]; then
-		echo "--- oprofiled.log"
-		tail -30 "$S/samples/oprofiled.log"
+		test_note "--- oprofiled.log"
+		tail -30 "$S/samples/oprofiled.log" | sed 's/^/# /'
 	fi
-	exit 1
 }
 
-step() { echo "--- $*"; }
-
-# wait_for CMD...: up to 10 s for CMD to succeed
-wait_for() {
-	for _ in $(seq 100); do "$@" && return 0; sleep 0.1; done
-	return 1
-}
+step() { test_note "--- $*"; }
 
 # The sum of doc/formats.md section 5: every sample received is written,
 # saturated or dropped for one of these reasons. Named one by one, so a

@@ -157,4 +157,4 @@ ctl --save=run2 || fail "--save with no daemon failed"
 cp -r "$S/samples/run2/{root}" "$C/"
 ctl --reset || fail "--reset with no daemon failed"
 [ -z "$(find "$C" -path "$C/{*" -type f)" ] || fail "reset left sample files"
-echo "PASS"
+test_done

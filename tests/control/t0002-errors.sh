@@ -107,4 +107,4 @@ step "shutdown"
 ctl --shutdown || fail "--shutdown failed"
 [ ! -e "$S/lock" ] || fail "lock left behind"
 ctl --shutdown | grep -q "not running" || fail "second --shutdown"
-echo "PASS"
+test_done

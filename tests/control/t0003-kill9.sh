@@ -33,4 +33,4 @@ grep -q "stale lock" "$T/out" || fail "no stale lock warning on restart"
 ctl --dump || fail "--dump failed"
 "$SFCHECK" "$C" || fail "sample files bad after restart"
 ctl --shutdown || fail "--shutdown failed"
-echo "PASS"
+test_done

@@ -55,4 +55,4 @@ for f in sample_received sample_written; do
 	[ "$a" -eq "$b" ] || fail "$f: live $a, replayed $b"
 done
 stats_balance "$R/samples/current"
-echo "PASS"
+test_done

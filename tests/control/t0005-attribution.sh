@@ -91,4 +91,4 @@ sed "s|^$C/||" "$T/files"
 "$SFCHECK" "$C" || fail "sample files fail the structural check"
 stats_balance "$C"
 ctl --shutdown || fail "--shutdown failed"
-echo "PASS"
+test_done

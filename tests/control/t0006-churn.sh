@@ -69,4 +69,4 @@ echo "$tgids churn processes have their own file; $total samples in them"
 stats_balance "$C"
 ctl --shutdown || fail "--shutdown failed"
 [ ! -e "$S/lock" ] || fail "lock left behind"
-echo "PASS"
+test_done

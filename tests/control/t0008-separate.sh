@@ -18,7 +18,7 @@ LD_LIBRARY_PATH=$T
 export LD_LIBRARY_PATH
 C=$S/samples/current
 EV=CPU_CLOCK.1000000.0
-[ "$(nproc)" -ge 2 ] || { echo "SKIP: needs two cpus"; exit 77; }
+[ "$(nproc)" -ge 2 ] || skip "needs two cpus"
 
 # sfile APP IMAGE TGID.TID.CPU
 sfile() { echo "$C/{root}$1/{dep}/$2/$EV.$3"; }
@@ -143,4 +143,4 @@ grep -v "\.$tgid\.\($tid1\|$tid2\)\.1$" "$T/files" | grep -v "\.$p3\.$p3\.0$" |
 "$SFCHECK" "$C" || fail "sample files fail the structural check"
 stats_balance "$C"
 ctl --shutdown || fail "--shutdown failed"
-echo "PASS"
+test_done

@@ -66,4 +66,4 @@ grep 'another build' "$S/samples/oprofiled.log"
 "$SFCHECK" "$C" || fail "sample files fail the structural check"
 stats_balance "$C"
 ctl --shutdown || fail "--shutdown failed"
-echo "PASS"
+test_done

@@ -115,4 +115,4 @@ echo "hot_lib's main's block:"
 cat "$T/b2"
 grep -Eq '^callee +[0-9]+ +[0-9.]+ +libhot\.so( +[^ ]+)? +hot_lib_loop$' "$T/b2" ||
 	{ cat "$T/cg"; fail "hot_lib's main does not list libhot.so's hot_lib_loop as a callee"; }
-echo "PASS"
+test_done

@@ -32,4 +32,4 @@ echo "jit_spin: $1 of $2 samples in its anonymous region at 0x$at"
 ls -R "$C" | grep -q '{anon:anon}' || fail "no {anon:anon} sample file"
 "$SFCHECK" "$C" || fail "sample files fail the structural check"
 stats_balance "$C"
-echo "PASS"
+test_done

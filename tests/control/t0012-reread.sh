@@ -43,4 +43,4 @@ echo "lost: overflow $overflow, no_mapping $no_mapping, no_mm $no_mm;" \
 "$SFCHECK" "$C" || fail "sample files fail the structural check"
 stats_balance "$C"
 ctl --shutdown || fail "--shutdown failed"
-echo "PASS"
+test_done

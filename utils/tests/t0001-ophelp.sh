@@ -2,16 +2,12 @@
 # ophelp end to end: accepted and refused event specs (exit code, stdout,
 # the message on stderr), cpu type selection and detection, the default
 # event and unit mask queries, and a listing for every cpu type that has
-# events. Needs OPHELP (the built binary) and OPROFILE_EVENTS_DIR (the
-# source events/), both set by utils/Makefile.am.
-: "${OPHELP:?set OPHELP to the ophelp binary}"
-: "${OPROFILE_EVENTS_DIR:?set OPROFILE_EVENTS_DIR to the events/ directory}"
+# events. Uses tests/lib/test-lib.sh; needs abs_top_builddir and
+# abs_top_srcdir, set with OPHELP by utils/Makefile.am.
+. "${abs_top_srcdir:?}/tests/lib/test-lib.sh"
 unset OPROFILE_CPU_TYPE
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ophelp-test.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
+test_tmpdir ophelp-test
 run_env=	# VAR=value words for the next accept/reject; see with_env
 
 # with_env VAR=value...: the environment of the following checks (none: reset).
@@ -20,15 +16,11 @@ with_env() {
 	run_env="$*"
 }
 
-ok() {
-	passed=$((passed + 1))
-}
-
+# not_ok WHAT: a failed check (the test goes on), with ophelp's output
 not_ok() {
-	failed=$((failed + 1))
-	echo "FAIL: $1" >&2
-	echo "  stdout: $(cat "$tmp/out")" >&2
-	echo "  stderr: $(cat "$tmp/err")" >&2
+	test_not_ok "$1"
+	test_note "stdout: $(cat "$tmp/out")"
+	test_note "stderr: $(cat "$tmp/err")"
 }
 
 # accept TITLE EXPECTED-STDOUT ARGS...: exit 0, that output, quiet stderr
@@ -37,7 +29,7 @@ accept() {
 	shift 2
 	if env $run_env "$OPHELP" "$@" >"$tmp/out" 2>"$tmp/err" &&
 	   [ "$(cat "$tmp/out")" = "$expect" ] && [ ! -s "$tmp/err" ]; then
-		ok
+		test_ok "$title"
 	else
 		not_ok "$title (expected '$expect')"
 	fi
@@ -50,7 +42,7 @@ reject() {
 	env $run_env "$OPHELP" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ $rc -eq 1 ] && [ ! -s "$tmp/out" ] && grep -qF -- "$msg" "$tmp/err"; then
-		ok
+		test_ok "$title"
 	else
 		not_ok "$title (rc $rc, expected 1 and '$msg')"
 	fi
@@ -113,7 +105,7 @@ with_env
 
 # usage errors exit 2
 "$OPHELP" --no-such-option >"$tmp/out" 2>"$tmp/err"
-if [ $? -eq 2 ] && grep -qF -- "--no-such-option" "$tmp/err"; then ok; else not_ok "bad option exits 2"; fi
+if [ $? -eq 2 ] && grep -qF -- "--no-such-option" "$tmp/err"; then test_ok "bad option exits 2"; else not_ok "bad option exits 2"; fi
 
 # --- queries ---
 accept "default event, timer" "CPU_CLOCK:1000000" -c timer -d
@@ -132,7 +124,7 @@ with_env OPROFILE_CPU_TYPE=bogus
 reject "bad OPROFILE_CPU_TYPE" "OPROFILE_CPU_TYPE='bogus' names no cpu type" -r
 with_env
 if "$OPHELP" -v >"$tmp/out" 2>"$tmp/err" && grep -q '^ophelp: oprofile-ng ' "$tmp/out"; then
-	ok
+	test_ok "version"
 else
 	not_ok "version"
 fi
@@ -159,14 +151,14 @@ for cpu in timer i386/arch_perfmon i386/haswell x86-64/family15h x86-64/generic;
 	for name in $(sed -n 's/.*name:\([A-Za-z0-9_-]*\) .*/\1/p' "$OPROFILE_EVENTS_DIR/$cpu/events"); do
 		grep -q "^$name: (counter: " "$tmp/out" || missing="$missing $name"
 	done
-	if [ -z "$missing" ]; then ok; else not_ok "listing $cpu lacks$missing"; fi
+	if [ -z "$missing" ]; then test_ok "listing $cpu lacks$missing"; else not_ok "listing $cpu lacks$missing"; fi
 	if "$OPHELP" -X -c $cpu >"$tmp/out" 2>"$tmp/err" && grep -q '^</help_events>$' "$tmp/out"; then
-		ok
+		test_ok "xml listing $cpu"
 	else
 		not_ok "xml listing $cpu"
 	fi
 	if command -v xmllint >/dev/null 2>&1; then
-		if xmllint --noout "$tmp/out" 2>"$tmp/err"; then ok; else not_ok "xml $cpu well-formed"; fi
+		if xmllint --noout "$tmp/out" 2>"$tmp/err"; then test_ok "xml $cpu well-formed"; else not_ok "xml $cpu well-formed"; fi
 	fi
 done
 "$OPHELP" -c i386/haswell >"$tmp/out" 2>"$tmp/err"
@@ -174,16 +166,15 @@ if grep -q '^CPU_CLK_UNHALTED: (counter: all)$' "$tmp/out" &&
    grep -q '^L1D_PEND_MISS: (counter: 2)$' "$tmp/out" &&
    grep -q '(name=miss) ' "$tmp/out" &&
    grep -q 'bitmask: OR any of these together' "$tmp/out"; then
-	ok
+	test_ok "haswell listing details"
 else
 	not_ok "haswell listing details"
 fi
 "$OPHELP" --callgraph=1 -c timer >"$tmp/out" 2>"$tmp/err"
 if grep -q '(min count: 150000)' "$tmp/out" && grep -q 'in nanoseconds' "$tmp/out"; then
-	ok
+	test_ok "timer listing with --callgraph"
 else
 	not_ok "timer listing with --callgraph"
 fi
 
-echo "ophelp_test: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+test_done
