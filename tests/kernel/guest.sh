@@ -1,6 +1,6 @@
 #!/bin/busybox sh
 # The qemu guest's /init (see run.sh): the oprofilefs driver scenario.
-# Sources lib.sh and runs scenarios/*.sh in name order; prints "KTEST name
+# Sources guest-lib.sh and runs scenarios/*.sh in name order; prints "KTEST name
 # PASS|FAIL detail" per check, then KTEST-DONE, then powers off.
 export PATH=/usr/bin:/bin:/sbin
 export OPROFILE_EVENTS_DIR=/usr/share/oprofile-ng/events
@@ -23,7 +23,7 @@ if [ "${1:-}" != run ]; then
 	sleep 10
 fi
 . /ktest.env
-. /ktest/lib.sh
+. /ktest/guest-lib.sh
 for scenario in /ktest/scenarios/*.sh; do
 	reset_driver
 	info "scenario ${scenario##*/}"

@@ -19,8 +19,9 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=${abs_top_srcdir:-$(cd "$here/../.." && pwd)}
 bld=${abs_top_builddir:-$src/build}
-
-skip() { echo "SKIP: kernel test: $*"; exit 77; }
+abs_top_srcdir=$src abs_top_builddir=$bld
+# the common shell test library: skip, fail, the guest's checks as TAP
+. "$src/tests/lib/test-lib.sh"
 [ "${SKIP_KERNEL_TESTS:-0}" = 1 ] && skip "SKIP_KERNEL_TESTS=1"
 [ "$(uname -m)" = x86_64 ] || skip "needs an x86_64 host"
 
@@ -62,7 +63,7 @@ for p in daemon/oprofiled utils/opcontrol utils/ophelp pp/opreport \
 	[ -x "$bld/$p" ] || [ -f "$bld/$p" ] || {
 		# the workloads and sample file readers are check programs: build them
 		make -C "$bld/tests" "${p#tests/}" >/dev/null 2>&1 ||
-			{ echo "FAIL: kernel test: $bld/$p missing (build the tree first)"; exit 1; }
+			fail "$bld/$p missing (build the tree first)"
 	}
 done
 
@@ -77,12 +78,10 @@ cp "$src/tests/kernel/spinmod.c" "$work/driver/"
 echo 'obj-m += spinmod.o' >>"$work/driver/Kbuild"
 if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$KDIR" M="$work/driver" modules >"$work/module-build.log" 2>&1; then
 	cat "$work/module-build.log"
-	echo "FAIL: kernel test: the module does not build against $KDIR"
-	exit 1
+	fail "the module does not build against $KDIR"
 fi
 if grep -E '\.[ch]:[0-9]+:[0-9]+: warning:|ERROR' "$work/module-build.log"; then
-	echo "FAIL: kernel test: the module build has warnings or errors"
-	exit 1
+	fail "the module build has warnings or errors"
 fi
 
 # hot_main linked statically (not PIE: addresses are not file offsets).
@@ -93,8 +92,7 @@ if ! ${CC:-gcc} -O2 -g -fno-omit-frame-pointer -static -o "$work/hot_main_static
 	cat "$work/static-build.log"
 	grep -q 'cannot find -lc' "$work/static-build.log" &&
 		skip "libc.a missing for a static workload (apt-get install libc6-dev)"
-	echo "FAIL: kernel test: cannot build the static workload"
-	exit 1
+	fail "cannot build the static workload"
 fi
 
 # --- the initramfs --------------------------------------------------------
@@ -128,7 +126,7 @@ done
 } >"$r/ranges.txt"
 cp "$here/guest.sh" "$r/init"
 mkdir -p "$r/ktest"
-cp "$here/lib.sh" "$r/ktest/"
+cp "$here/guest-lib.sh" "$r/ktest/"
 mkdir -p "$r/ktest/scenarios"
 for f in "$here"/scenarios/*.sh; do
 	# KTEST_SCENARIOS="55 70": only the scenarios whose names start so
@@ -150,18 +148,20 @@ timeout 600 qemu-system-x86_64 -accel "${QEMU_ACCEL:-tcg}" -cpu max -smp 2 -m 51
 qrc=$?
 t2=$(date +%s.%N)
 tr -d '\r' <"$work/serial.log" | grep -a -o 'KTEST.*' >"$work/result.log"
-cat "$work/result.log"
-printf 'kernel test: kernel %s, build+pack %.1f s, boot-to-verdict %.1f s (qemu rc %d)\n' \
+grep -v '^KTEST ' "$work/result.log" | sed 's/^/# /'
+printf '# kernel test: kernel %s, build+pack %.1f s, boot-to-verdict %.1f s (qemu rc %d)\n' \
 	"$KVER" "$(awk "BEGIN{print $t1 - $t0}")" "$(awk "BEGIN{print $t2 - $t1}")" "$qrc"
+# the guest's "KTEST name PASS|FAIL detail" lines, one check each
+while read -r _ name verdict detail; do
+	case $verdict in
+	PASS) test_ok "$name $detail" ;;
+	*) test_not_ok "$name $verdict $detail" ;;
+	esac
+done < <(grep -a '^KTEST ' "$work/result.log")
 if ! grep -q '^KTEST-DONE' "$work/result.log"; then
-	echo "FAIL: kernel test: the guest did not finish; last lines of $work/serial.log:"
-	tail -60 "$work/serial.log"
-	exit 1
+	tail -60 "$work/serial.log" | sed 's/^/# /'
+	fail "the guest did not finish (the end of $work/serial.log above)"
 fi
-if grep -q '^KTEST .* FAIL' "$work/result.log"; then
-	echo "FAIL: kernel test: some guest checks failed (log: $work/serial.log)"
-	exit 1
-fi
-grep -q '^KTEST .* PASS' "$work/result.log" || { echo "FAIL: kernel test: no checks ran"; exit 1; }
-echo "PASS: kernel test"
-exit 0
+[ "$test_nr" -gt 0 ] || fail "no checks ran"
+[ "$test_failed" -eq 0 ] || test_note "some guest checks failed (log: $work/serial.log)"
+test_done

@@ -1,4 +1,4 @@
-# sourced by tests/kernel/guest.sh (see lib.sh for the conventions)
+# sourced by tests/kernel/guest.sh (see guest-lib.sh for the conventions)
 # The driver alone, in timer mode (timer=1, the hrtimer): files,
 # EINVAL/EBUSY, a streaming read, overflows. 60-counter.sh: counter mode.
 # --- 1. the module loads, oprofilefs mounts, the files are there ----------

@@ -1,4 +1,4 @@
-# sourced by tests/kernel/guest.sh (see lib.sh for the conventions)
+# sourced by tests/kernel/guest.sh (see guest-lib.sh for the conventions)
 # 50 start/stop cycles, raw and through the daemon, then an unload: no
 # task/mm reference, cookie or memory may be left behind.
 tasks0=$(slab_objs task_struct); mms0=$(slab_objs mm_struct)

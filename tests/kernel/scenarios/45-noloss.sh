@@ -1,4 +1,4 @@
-# sourced by tests/kernel/guest.sh (see lib.sh for the conventions)
+# sourced by tests/kernel/guest.sh (see guest-lib.sh for the conventions)
 # A 5-second run at 1 kHz per cpu with the default buffer sizes, both cpus
 # busy with user and kernel work: no sample may be lost, and every sample
 # the driver took is accounted for down to the sample files.

@@ -1,4 +1,4 @@
-# sourced by tests/kernel/guest.sh (see lib.sh for the conventions)
+# sourced by tests/kernel/guest.sh (see guest-lib.sh for the conventions)
 # --- 3. the daemon: opcontrol --init/--start, workloads, opreport ---------
 # in timer mode (the hrtimer); 60-counter.sh runs it in counter mode
 OPROFILE_MODULE_ARGS=timer=1 opcontrol --init >/tmp/init.txt 2>&1; check opcontrol_init "$([ -e /dev/oprofile/buffer ]; echo $?)" "$(tr '\n' ' ' </tmp/init.txt)"

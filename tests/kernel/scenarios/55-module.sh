@@ -1,4 +1,4 @@
-# sourced by tests/kernel/guest.sh (see lib.sh for the conventions)
+# sourced by tests/kernel/guest.sh (see guest-lib.sh for the conventions)
 # A module loaded while profiling runs code: its samples must be reported
 # under its own name, in its own function.
 opcontrol --init >/dev/null 2>&1

@@ -1,4 +1,4 @@
-# sourced by tests/kernel/guest.sh (see lib.sh for the conventions)
+# sourced by tests/kernel/guest.sh (see guest-lib.sh for the conventions)
 # munmap before the sync: dlswap maps libhot.so, spins in it, unmaps it and
 # maps libother.so at the same address, 40 times 20 ms. With the pcs
 # resolved in the interrupt (the default) every sample stays in its own

@@ -1,4 +1,4 @@
-# sourced by tests/kernel/guest.sh (see lib.sh for the conventions)
+# sourced by tests/kernel/guest.sh (see guest-lib.sh for the conventions)
 # Counter mode (the default; perf_int.c): kernel perf counters. Without a
 # PMU (TCG) cpu_type is "timer" with four software clock counters, event 0
 # CPU_CLOCK and event 1 TASK_CLOCK; with one (KVM + vPMU) the software

@@ -1,4 +1,4 @@
-# sourced by tests/kernel/guest.sh (see lib.sh for the conventions)
+# sourced by tests/kernel/guest.sh (see guest-lib.sh for the conventions)
 # --- 5. backtraces: opcontrol --callgraph=8 through the driver ------------
 # hot_main (main -> hot_main_loop: user frames, one image), hot_lib (main ->
 # libhot.so's hot_lib_loop: an arc between images) and dd (kernel frames,

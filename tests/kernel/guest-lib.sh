@@ -1,4 +1,6 @@
-# Shell helpers for the guest scenarios (sourced by guest.sh).
+# Shell helpers for the guest scenarios (sourced by guest.sh). The guest
+# runs busybox and reports over the serial line, so this is its own
+# library, not tests/lib/test-lib.sh (run.sh turns the KTEST lines into TAP).
 #
 # Conventions: guest.sh sources scenarios/*.sh in name order, in one shell.
 # Each scenario starts with the oprofile module unloaded and /dev/oprofile
