@@ -78,7 +78,7 @@ struct op_cookie *op_cookie_get(const struct path *p)
  * from start, as the perf source's regions. NULL: no memory.
  */
 struct op_cookie *op_anon_cookie_get(pid_t tgid, unsigned long start,
-				  unsigned long end, char const *name)
+				     unsigned long end, char const *name)
 {
 	unsigned long key = start ^ ((unsigned long)tgid << 12);
 	struct op_cookie *c;

@@ -7,7 +7,8 @@
  *   oprof.c           module init/exit, start/stop, buffer setup/teardown,
  *                     this header's configuration and state
  *   oprofilefs.[ch]   the filesystem type and its file/dir helpers
- *   oprofile_files.[ch] the control and statistics files in /dev/oprofile
+ *   oprofile_files.c  the control and statistics files in /dev/oprofile
+ *                     (op_create_files, declared in oprofilefs.h)
  *   event_buffer.[ch] the event buffer and /dev/oprofile/buffer
  *   cpu_buffer.[ch]   per-cpu lock-free rings (interrupt context producer)
  *   timer_int.[ch]    timer mode (timer=1): a per-cpu hrtimer, one counter

@@ -142,13 +142,14 @@ enum op_stream_code {
 	X(OP_LOST_NO_MM, 2, "sample_lost_no_mm")           /* user pc with no mm */ \
 	X(OP_LOST_NO_MAPPING, 3, "sample_lost_no_mapping") /* user pc in no mapping */ \
 	X(OP_LOST_EVENT_OVERFLOW, 4, "event_lost_overflow") /* the event buffer was full */ \
-	X(OP_LOST_BT_NO_MAPPING, 5, "bt_lost_no_mapping")  /* a backtrace cut at a frame in no mapping */ \
+	X(OP_LOST_BT_NO_MAPPING, 5, "bt_lost_no_mapping")  /* a backtrace cut: frame in no mapping */ \
 	X(OP_LOST_INVALID_EIP, 6, "sample_invalid_eip")    /* invalid pc */ \
 	X(OP_LOST_THROTTLED, 7, "sample_lost_throttled")   /* samples the kernel throttled away */
 
-/* Producer counters (work it did, not samples). */
+/* Producer counters (work it did, not samples). maps_reread: the perf
+ * source read /proc/PID/maps again to resolve a sample's user pc. */
 #define OP_COUNTS(X) \
-	X(OP_COUNT_MAPS_REREAD, 1, "maps_reread")           /* /proc/PID/maps read again to resolve a sample's user pc */ \
+	X(OP_COUNT_MAPS_REREAD, 1, "maps_reread")           /* maps read again */ \
 	X(OP_COUNT_MAPS_REREAD_HIT, 2, "maps_reread_hit")   /* ... and that sample resolved */ \
 	X(OP_COUNT_MAPS_REREAD_GONE, 3, "maps_reread_gone") /* ... but the process was gone */
 
