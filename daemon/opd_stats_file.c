@@ -18,32 +18,26 @@
 #include "opd_stats_file.h"
 
 #define FIELD(name, member, dropped) \
-	{ name, offsetof(struct opd_stats, member), dropped }
+	{ name, offsetof(struct opd_stats, member), dropped },
+#define LOST_FIELD(category, value, name) FIELD(name, lost[category], 0)
+#define COUNT_FIELD(counter, value, name) FIELD(name, count[counter], 0)
 
 struct opd_stat_field const opd_stat_fields[] = {
-	FIELD("sample_received", received, 0),
-	FIELD("sample_written", written, 0),
-	FIELD("sample_dropped_no_app", no_app, 1),
-	FIELD("sample_dropped_bad_event", bad_event, 1),
-	FIELD("sample_dropped_unresolved_kernel", unresolved_kernel, 1),
-	FIELD("sample_dropped_unknown_cookie", unknown_cookie, 1),
-	FIELD("sample_dropped_no_mapping", no_mapping, 1),
-	FIELD("sample_dropped_sfile_error", sfile_errors, 1),
-	FIELD("sample_saturated", saturated, 1),
-	FIELD("stream_errors", stream_errors, 0),
-	FIELD("cg_arcs_written", arcs, 0),
-	/* lost before the stream: names from op_stream.h */
-	FIELD("sample_lost_overflow", lost[OP_LOST_OVERFLOW], 0),
-	FIELD("sample_lost_no_mm", lost[OP_LOST_NO_MM], 0),
-	FIELD("sample_lost_no_mapping", lost[OP_LOST_NO_MAPPING], 0),
-	FIELD("event_lost_overflow", lost[OP_LOST_EVENT_OVERFLOW], 0),
-	FIELD("bt_lost_no_mapping", lost[OP_LOST_BT_NO_MAPPING], 0),
-	FIELD("sample_invalid_eip", lost[OP_LOST_INVALID_EIP], 0),
-	FIELD("sample_lost_throttled", lost[OP_LOST_THROTTLED], 0),
-	/* producer counters, not samples: names from op_stream.h */
-	FIELD("maps_reread", count[OP_COUNT_MAPS_REREAD], 0),
-	FIELD("maps_reread_hit", count[OP_COUNT_MAPS_REREAD_HIT], 0),
-	FIELD("maps_reread_gone", count[OP_COUNT_MAPS_REREAD_GONE], 0),
+	FIELD("sample_received", received, 0)
+	FIELD("sample_written", written, 0)
+	FIELD("sample_dropped_no_app", no_app, 1)
+	FIELD("sample_dropped_bad_event", bad_event, 1)
+	FIELD("sample_dropped_unresolved_kernel", unresolved_kernel, 1)
+	FIELD("sample_dropped_unknown_cookie", unknown_cookie, 1)
+	FIELD("sample_dropped_no_mapping", no_mapping, 1)
+	FIELD("sample_dropped_sfile_error", sfile_errors, 1)
+	FIELD("sample_saturated", saturated, 1)
+	FIELD("stream_errors", stream_errors, 0)
+	FIELD("cg_arcs_written", arcs, 0)
+	/* lost before the stream, and producer counters (not samples):
+	 * op_stream.h's names */
+	OP_LOST_CATEGORIES(LOST_FIELD)
+	OP_COUNTS(COUNT_FIELD)
 	{ NULL, 0, 0 }
 };
 

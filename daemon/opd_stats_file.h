@@ -2,7 +2,8 @@
  * samples/current/stats/: one file per counter of struct opd_stats, each
  * holding one decimal number and a newline, so that shell scripts and
  * opcontrol can read them with cat. The file names are OProfile's where
- * OProfile had the counter (op_stream.h names the lost categories).
+ * OProfile had the counter; the lost categories and producer counters
+ * have op_stream.h's names (OP_LOST_CATEGORIES, OP_COUNTS).
  *
  * The counters balance (doc/formats.md section 5):
  *   sample_received = sample_written + sample_saturated

@@ -292,7 +292,7 @@ static size_t string_record_len(unsigned long const *w, size_t avail,
 {
 	if (avail <= at)
 		return 0;
-	if (w[at] == 0 || w[at] > OPD_MAX_NAME)
+	if (w[at] == 0 || w[at] > OP_MAX_NAME)
 		return SIZE_MAX;
 	return at + 1 + (w[at] + W - 1) / W;
 }
@@ -378,7 +378,7 @@ static size_t decode_lost(struct opd_trans *dec, unsigned long const *w,
 
 	if (avail < 4)
 		return 0;
-	if (w[2] == 0 || w[2] >= OP_LOST_CATEGORY_MAX) {
+	if (!op_lost_name(w[2])) {
 		error_at(dec, dec->pos, "lost count of unknown category %lu",
 			 w[2]);
 		return 4;
@@ -397,7 +397,7 @@ static size_t decode_count(struct opd_trans *dec, unsigned long const *w,
 
 	if (avail < 4)
 		return 0;
-	if (w[2] == 0 || w[2] >= OP_COUNT_MAX)
+	if (!op_count_name(w[2]))
 		return 4;
 	dec->stats.count[w[2]] += w[3];
 	if (s->count)
@@ -420,7 +420,7 @@ static size_t decode_ctx_switch(struct opd_trans *dec, unsigned long const *w,
 	dec->t.tid = w[2];
 	dec->t.app_cookie = w[3];
 	dec->t.tgid = w[6];
-	dec->t.known = (dec->t.known | OPD_KNOWN_TASK) & ~OPD_KNOWN_COOKIE;
+	dec->t.known = op_known_after(dec->t.known, OP_CODE_CTX_SWITCH);
 	return 7;
 }
 
@@ -431,7 +431,7 @@ static size_t decode_cpu_switch(struct opd_trans *dec, unsigned long const *w,
 		return 0;
 	memset(&dec->t, 0, sizeof(dec->t));
 	dec->t.cpu = w[2];
-	dec->t.known = OPD_KNOWN_CPU;
+	dec->t.known = op_known_after(0, OP_CODE_CPU_SWITCH);
 	return 3;
 }
 
@@ -444,16 +444,8 @@ static size_t decode_cookie_switch(struct opd_trans *dec,
 		error_at(dec, dec->pos, "cookie_switch to undefined cookie %#lx",
 			 w[2]);
 	dec->t.cookie = w[2];
-	dec->t.known |= OPD_KNOWN_COOKIE;
+	dec->t.known = op_known_after(dec->t.known, OP_CODE_COOKIE_SWITCH);
 	return 3;
-}
-
-/* Codes that may appear inside a backtrace without ending it. */
-static bool keeps_trace(unsigned long code)
-{
-	return code == OP_CODE_COOKIE_SWITCH || code == OP_CODE_KERNEL_ENTER ||
-	       code == OP_CODE_USER_ENTER || code == OP_CODE_COOKIE_DEF ||
-	       code == OP_CODE_ANON_DEF;
 }
 
 /* Apply the escape record at w[0] (w[0] == ESC); words used, 0 if short. */
@@ -484,7 +476,7 @@ static size_t decode_escape(struct opd_trans *dec, unsigned long const *w,
 	case OP_CODE_KERNEL_ENTER:
 	case OP_CODE_USER_ENTER:
 		dec->t.in_kernel = code == OP_CODE_KERNEL_ENTER;
-		dec->t.known |= OPD_KNOWN_MODE;
+		dec->t.known = op_known_after(dec->t.known, code);
 		break;
 	case OP_CODE_MODULE_LOADED:
 		if (s->module_loaded)
@@ -520,7 +512,7 @@ static size_t decode_escape(struct opd_trans *dec, unsigned long const *w,
 		dec->t.in_trace = true;
 		dec->trace_sample = true;
 		dec->trace_broken = false;
-	} else if (!keeps_trace(code)) {
+	} else if (!op_code_keeps_trace(code)) {
 		dec->t.in_trace = false;
 	}
 	dec->stats.escapes++;
@@ -566,7 +558,7 @@ void opd_trans_feed(struct opd_trans *dec, unsigned long const *w, size_t n)
 	/* Complete the kept record first; the carry holds at least one
 	 * longest record, so each round decodes something or ends. */
 	while (dec->carry_len && n) {
-		size_t take = OPD_MAX_RECORD - dec->carry_len;
+		size_t take = OP_MAX_RECORD - dec->carry_len;
 
 		if (take > n)
 			take = n;

@@ -28,11 +28,12 @@
 
 #include "op_stream.h"
 
-/* Which parts of struct opd_transient the stream has established. */
-#define OPD_KNOWN_CPU		0x1u	/* cpu: after CPU_SWITCH */
-#define OPD_KNOWN_TASK		0x2u	/* tid, tgid, app_cookie: CTX_SWITCH */
-#define OPD_KNOWN_MODE		0x4u	/* in_kernel: KERNEL_ENTER/USER_ENTER */
-#define OPD_KNOWN_COOKIE	0x8u	/* cookie: COOKIE_SWITCH */
+/* Which parts of struct opd_transient the stream has established
+ * (op_stream.h's OP_KNOWN_*, which op_known_after() sets and forgets). */
+#define OPD_KNOWN_CPU		OP_KNOWN_CPU	/* cpu */
+#define OPD_KNOWN_TASK		OP_KNOWN_TASK	/* tid, tgid, app_cookie */
+#define OPD_KNOWN_MODE		OP_KNOWN_MODE	/* in_kernel */
+#define OPD_KNOWN_COOKIE	OP_KNOWN_COOKIE	/* cookie */
 
 /* The decoding context, as op_stream.h's escapes set and reset it. */
 struct opd_transient {
@@ -105,11 +106,6 @@ struct opd_trans_stats {
 	uint64_t count[OP_COUNT_MAX];	/* from ESC COUNT, by counter */
 };
 
-/* Longest string a definition may carry (bytes, PATH_MAX-sized). */
-#define OPD_MAX_NAME 4096
-/* Longest record: ESC ANON_DEF cookie tgid start end nbytes + name words. */
-#define OPD_MAX_RECORD (7 + OPD_MAX_NAME / sizeof(unsigned long))
-
 struct opd_trans {
 	struct opd_transient t;
 	struct opd_trans_stats stats;
@@ -125,7 +121,7 @@ struct opd_trans {
 	size_t tab_mask;	/* table size - 1; 0: no table yet */
 	size_t tab_nr;
 	size_t carry_len;	/* words of an incomplete record kept */
-	unsigned long carry[OPD_MAX_RECORD];
+	unsigned long carry[OP_MAX_RECORD];	/* the longest record */
 };
 
 void opd_trans_init(struct opd_trans *dec, struct opd_sink const *sink,

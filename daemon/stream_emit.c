@@ -1,4 +1,4 @@
-/* Writing context switches only when they change; see stream_emit.h. */
+/* The perf source's encoding through op_stream.h; see stream_emit.h. */
 #include "cookie_table.h"
 #include "stream_emit.h"
 
@@ -12,71 +12,85 @@ void se_init(struct stream_emit *se, struct word_buffer *wb,
 
 void se_reset(struct stream_emit *se)
 {
-	se->cpu = -1;
-	se->task_known = false;
-	se->mode = -1;
-	se->cookie_known = false;
+	op_stream_reset(&se->st);
 }
 
 void se_cpu(struct stream_emit *se, unsigned long cpu)
 {
-	if (se->cpu == (long)cpu)
-		return;
-	se_escape(se, OP_CODE_CPU_SWITCH);
-	wb_push(se->wb, cpu);
-	se->cpu = (long)cpu;
-	se->task_known = false;
-	se->mode = -1;
-	se->cookie_known = false;
+	struct op_stream_out o = se_out(se, OP_WORDS_CPU_SWITCH);
+
+	op_put_cpu(&se->st, &o, cpu);
+	se_commit(se, &o);
 }
 
 void se_task(struct stream_emit *se, unsigned long tid, unsigned long tgid,
 	     unsigned long app)
 {
-	if (se->task_known && se->tid == tid && se->tgid == tgid &&
-	    se->app == app)
+	struct op_stream_out o;
+
+	if (op_task_known(&se->st, tid, tgid, app))
 		return;
 	/* the definition cannot sit between CTX_SWITCH and CTX_TGID */
-	ct_define(se->ct, app, se->wb);
-	se_escape(se, OP_CODE_CTX_SWITCH);
-	wb_push2(se->wb, tid, app);
-	se_escape(se, OP_CODE_CTX_TGID);
-	wb_push(se->wb, tgid);
-	se->task_known = true;
-	se->tid = tid;
-	se->tgid = tgid;
-	se->app = app;
-	se->cookie_known = false;
+	se_define(se, app);
+	o = se_out(se, OP_WORDS_CTX_SWITCH);
+	op_put_task(&se->st, &o, tid, tgid, app);
+	se_commit(se, &o);
 }
 
 void se_mode(struct stream_emit *se, bool kernel)
 {
-	if (se->mode == (int)kernel)
-		return;
-	se_escape(se, kernel ? OP_CODE_KERNEL_ENTER : OP_CODE_USER_ENTER);
-	se->mode = kernel;
+	struct op_stream_out o = se_out(se, OP_WORDS_ESCAPE);
+
+	op_put_mode(&se->st, &o, kernel);
+	se_commit(se, &o);
 }
 
 void se_cookie(struct stream_emit *se, unsigned long cookie)
 {
-	if (se->cookie_known && se->cookie == cookie)
+	struct op_stream_out o;
+
+	if (op_cookie_known(&se->st, cookie))
 		return;
-	ct_define(se->ct, cookie, se->wb);
-	se_escape(se, OP_CODE_COOKIE_SWITCH);
-	wb_push(se->wb, cookie);
-	se->cookie_known = true;
-	se->cookie = cookie;
+	se_define(se, cookie);
+	o = se_out(se, OP_WORDS_COOKIE_SWITCH);
+	op_put_cookie(&se->st, &o, cookie);
+	se_commit(se, &o);
+}
+
+/* The table marks a cookie defined in the current stream by its
+ * generation (cookie_table.h); the words come from op_put_def(). */
+void se_define(struct stream_emit *se, unsigned long cookie)
+{
+	struct cookie_entry *e = ct_get(se->ct, cookie);
+	struct op_stream_def d;
+	struct op_stream_out o;
+
+	if (!e || e->stream_gen == se->ct->gen)
+		return;
+	e->stream_gen = se->ct->gen;
+	d = (struct op_stream_def){
+		.cookie = cookie, .name = e->name, .nbytes = e->len,
+		.anon = e->kind == CT_ANON,
+		.tgid = e->tgid, .start = e->start, .end = e->end,
+	};
+	o = se_out(se, OP_WORDS_DEF(d.nbytes, d.anon));
+	op_put_def(&o, &d);
+	se_commit(se, &o);
 }
 
 void se_lost(struct stream_emit *se, unsigned long category,
 	     unsigned long count)
 {
-	se_escape(se, OP_CODE_LOST);
-	wb_push2(se->wb, category, count);
+	struct op_stream_out o = se_out(se, OP_WORDS_LOST);
+
+	op_put_lost(&o, category, count);
+	se_commit(se, &o);
 }
 
 void se_count(struct stream_emit *se, unsigned long counter, unsigned long n)
 {
-	se_escape(se, OP_CODE_COUNT);
-	wb_push2(se->wb, counter, n);
+	struct op_stream_out o = se_out(se, OP_WORDS_COUNT);
+
+	op_put_count(&o, counter, n);
+	se_commit(se, &o);
 }

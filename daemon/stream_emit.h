@@ -1,9 +1,9 @@
 /*
- * The producer half of op_stream.h: it mirrors the decoder's transient
- * state so that only changes are written, exactly as the kernel driver's
- * buffer sync wrote switches only when the task, mode or cookie changed.
- * It must reset what the decoder resets (see op_stream.h): a CPU_SWITCH
- * forgets task, mode and cookie; a CTX_SWITCH forgets the cookie.
+ * The perf source's side of op_stream.h: the stream state and encoders of
+ * op_stream.h writing into a word buffer. Only changes are written (a
+ * switch to the cpu, task, mode or cookie the decoder already has is
+ * skipped), what each switch forgets is forgotten as the decoder does, and
+ * a cookie is defined in-band before its first use in the stream.
  */
 #ifndef STREAM_EMIT_H
 #define STREAM_EMIT_H
@@ -18,12 +18,7 @@ struct cookie_table;
 struct stream_emit {
 	struct word_buffer *wb;		/* where words go */
 	struct cookie_table *ct;	/* definitions before first use */
-	long cpu;			/* -1: none yet (new stream) */
-	bool task_known;
-	unsigned long tid, tgid, app;
-	int mode;			/* -1 unknown, 0 user, 1 kernel */
-	bool cookie_known;
-	unsigned long cookie;
+	struct op_stream_state st;	/* what the decoder knows */
 };
 
 void se_init(struct stream_emit *se, struct word_buffer *wb,
@@ -32,20 +27,48 @@ void se_init(struct stream_emit *se, struct word_buffer *wb,
 void se_reset(struct stream_emit *se);
 
 void se_cpu(struct stream_emit *se, unsigned long cpu);
+/* Defines the app cookie first if the task switch is written. */
 void se_task(struct stream_emit *se, unsigned long tid, unsigned long tgid,
 	     unsigned long app);
 void se_mode(struct stream_emit *se, bool kernel);
+/* Defines the cookie first if the switch is written. */
 void se_cookie(struct stream_emit *se, unsigned long cookie);
+/* Write cookie's definition unless this stream has it (or it needs none). */
+void se_define(struct stream_emit *se, unsigned long cookie);
+
+/* Room for n words at the end of the buffer, for op_stream.h's encoders;
+ * se_commit() keeps what they wrote. */
+static inline struct op_stream_out se_out(struct stream_emit *se,
+					  unsigned long n)
+{
+	struct word_buffer *wb = se->wb;
+
+	if (wb->cap - wb->len < n)
+		wb_reserve(wb, n);
+	return (struct op_stream_out){ wb->w + wb->len, 0, n };
+}
+
+static inline void se_commit(struct stream_emit *se,
+			     struct op_stream_out const *o)
+{
+	se->wb->len += o->len;
+}
 
 static inline void se_escape(struct stream_emit *se, unsigned long code)
 {
-	wb_push2(se->wb, OP_ESCAPE_CODE, code);
+	struct op_stream_out o = se_out(se, OP_WORDS_ESCAPE);
+
+	op_put_escape(&o, code);
+	se_commit(se, &o);
 }
 
 static inline void se_pair(struct stream_emit *se, unsigned long pc,
 			   unsigned long event)
 {
-	wb_push2(se->wb, pc, event);
+	struct op_stream_out o = se_out(se, OP_WORDS_PAIR);
+
+	op_put_pair(&o, pc, event);
+	se_commit(se, &o);
 }
 
 /* ESC LOST category count (no effect on the decoder state). */

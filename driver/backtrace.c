@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Backtraces (backtrace_depth > 0), taken in the sampling interrupt (hard
+ * Backtraces (op_backtrace_depth > 0), taken in the sampling interrupt (hard
  * irq, or NMI for a hardware counter): the callers of the interrupted pc,
  * nearest first, written as OPE_FRAME entries into the cpu's ring right
  * after the sample's own slot. Nothing here publishes them: the caller
@@ -24,7 +24,7 @@
 #include <asm/ptrace.h>
 #include <asm/unwind.h>
 
-#include "oprof.h"
+#include "backtrace.h"
 
 /* The ring slots a walk may fill: at, at+1, ... (room of them). */
 struct bt_out {

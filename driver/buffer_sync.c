@@ -3,12 +3,13 @@
  * The sync: in process context, under op_mutex, every HZ/10 and on dump
  * and disable, it empties the per-cpu rings into the event buffer. Kernel
  * pcs stay raw; user pcs become (cookie, file offset) through the sampled
- * mm's mappings. It writes only the switches the decoder needs (cpu, task,
- * kernel/user, cookie), tracking what the decoder knows, and writes every
- * record whole or not at all, counting what does not fit. A sample with a
- * backtrace is TRACE_BEGIN, the sample, then its frames: kernel frames raw,
- * user frames resolved like user samples (an unresolvable one ends the
- * chain and counts as bt_lost_no_mapping).
+ * mm's mappings. Each sample is taken from its ring, resolved, then
+ * encoded (sync_encode.h: only the switches the decoder needs, tracking
+ * what it knows) into a record that goes into the event buffer whole or
+ * not at all, counting what does not fit. A sample with a backtrace is
+ * TRACE_BEGIN, the sample, then its frames: kernel frames raw, user frames
+ * resolved like user samples (an unresolvable one ends the chain and
+ * counts as bt_lost_no_mapping).
  */
 #include <linux/file.h>
 #include <linux/mm.h>
@@ -17,85 +18,56 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
+#include "buffer_sync.h"
+#include "cookies.h"
+#include "cpu_buffer.h"
+#include "event_buffer.h"
+#include "module_notify.h"
 #include "oprof.h"
+#include "sync_encode.h"
 
-struct delayed_work sync_work;
-unsigned long st_lost_no_mm, st_lost_no_mapping, st_event_lost_overflow;
-unsigned long st_bt_lost_no_mapping;
-unsigned long st_samples_emitted, st_syncs;
-unsigned long lost_reported[OP_LOST_CATEGORY_MAX];
+#define REC_MAX OP_SYNC_MAX_RECORD(OP_MAX_DEPTH)
 
+static struct delayed_work sync_work;
 /* The decoder's state as far as the words already in the buffer go. */
-struct stream_state {
-	long cpu;                       /* -1: unknown */
-	struct task_struct *task;       /* NULL: unknown */
-	int mode;                       /* -1 unknown, 0 user, 1 kernel */
-	unsigned long cookie;
-	bool cookie_known;
-};
-static struct stream_state ss;
-
-void stream_reset(void)
-{
-	ss.cpu = -1;
-	ss.task = NULL;
-	ss.mode = -1;
-	ss.cookie_known = false;
-}
-
+static struct op_sync_state ss;
 /* A record being built; added to the event buffer whole. */
-unsigned long *rec;
-static unsigned long rec_len;
+static unsigned long *rec;
+/* The losses already sent in-band, by category. */
+static unsigned long lost_reported[OP_LOST_CATEGORY_MAX];
 
-static void rec_put(unsigned long w)
+void op_sync_reset_stream(void)
 {
-	if (rec_len < REC_MAX)
-		rec[rec_len++] = w;
+	op_sync_reset(&ss);
 }
 
-static void rec_def(struct op_cookie *c)
+int op_sync_alloc(void)
 {
-	unsigned long i, nw = DIV_ROUND_UP(c->len, sizeof(unsigned long));
-
-	rec_put(OP_ESCAPE_CODE);
-	rec_put(c->anon ? OP_CODE_ANON_DEF : OP_CODE_COOKIE_DEF);
-	rec_put(c->id);
-	if (c->anon) {
-		rec_put(c->tgid);
-		rec_put(c->start);
-		rec_put(c->end);
-	}
-	rec_put(c->len);
-	for (i = 0; i < nw; i++) {
-		unsigned long w = 0;
-
-		memcpy(&w, c->name + i * sizeof(w),
-		       min(sizeof(w), c->len - i * sizeof(w)));
-		rec_put(w);
-	}
+	rec = kvmalloc_array(REC_MAX, sizeof(unsigned long), GFP_KERNEL);
+	if (!rec)
+		return -ENOMEM;
+	memset(lost_reported, 0, sizeof(lost_reported));
+	op_sync_reset_stream();
+	return 0;
 }
 
-/* The switches that make the decoder's mode and cookie what a pair
- * needs; n is the state the record leads to. */
-static void rec_mode(struct stream_state *n, bool kernel)
+void op_sync_free(void)
 {
-	if (n->mode != kernel) {
-		rec_put(OP_ESCAPE_CODE);
-		rec_put(kernel ? OP_CODE_KERNEL_ENTER : OP_CODE_USER_ENTER);
-		n->mode = kernel;
-	}
+	kvfree(rec);
+	rec = NULL;
 }
 
-static void rec_cookie(struct stream_state *n, unsigned long cookie)
+static struct op_stream_out rec_out(void)
 {
-	if (!n->cookie_known || n->cookie != cookie) {
-		rec_put(OP_ESCAPE_CODE);
-		rec_put(OP_CODE_COOKIE_SWITCH);
-		rec_put(cookie);
-		n->cookie = cookie;
-		n->cookie_known = true;
-	}
+	return (struct op_stream_out){ rec, 0, REC_MAX };
+}
+
+/* false: the event buffer had no room (or the record did not fit rec) */
+static bool add_record(struct op_stream_out const *o)
+{
+	return !op_out_overflowed(o) && op_event_buffer_add(o->w, o->len);
 }
 
 static unsigned long app_cookie_of(struct mm_struct *mm, struct op_cookie **def)
@@ -113,7 +85,7 @@ static unsigned long app_cookie_of(struct mm_struct *mm, struct op_cookie **def)
 	rcu_read_unlock();
 	if (!exe)
 		return OP_NO_COOKIE;
-	c = cookie_get(&exe->f_path);
+	c = op_cookie_get(&exe->f_path);
 	fput(exe);
 	if (!c)
 		return OP_NO_COOKIE;
@@ -159,7 +131,7 @@ static int resolve_sampled(struct op_entry const *e, struct op_cookie *fc,
 	vma = mm ? find_vma(mm, e->pc) : NULL;
 	if (vma && vma->vm_start == e->start && vma->vm_end == e->end)
 		name = anon_name(mm, vma);
-	*c = anon_cookie_get(tgid, e->start, e->end, name);
+	*c = op_anon_cookie_get(tgid, e->start, e->end, name);
 	*pc = e->pc - e->start;
 	return *c ? 0 : OP_LOST_NO_MAPPING;
 }
@@ -178,14 +150,14 @@ static int resolve_user(struct mm_struct *mm, pid_t tgid, unsigned long *pc,
 	if (!vma || *pc < vma->vm_start)
 		return OP_LOST_NO_MAPPING;
 	if (!vma->vm_file) {
-		*c = anon_cookie_get(tgid, vma->vm_start, vma->vm_end,
+		*c = op_anon_cookie_get(tgid, vma->vm_start, vma->vm_end,
 				     anon_name(mm, vma));
 		if (!*c)
 			return OP_LOST_NO_MAPPING;
 		*pc -= vma->vm_start;
 		return 0;
 	}
-	*c = cookie_get(&vma->vm_file->f_path);
+	*c = op_cookie_get(&vma->vm_file->f_path);
 	if (!*c)
 		return OP_LOST_NO_MAPPING;
 	*pc = (vma->vm_pgoff << PAGE_SHIFT) + *pc - vma->vm_start;
@@ -206,30 +178,36 @@ static unsigned long stat_total_overflow(void)
  * record does not change the decoder's state. */
 static void report_losses(void)
 {
-	unsigned long now[OP_LOST_CATEGORY_MAX] = { 0 };
 	int cat;
 
-	now[OP_LOST_OVERFLOW] = stat_total_overflow();
-	now[OP_LOST_NO_MM] = st_lost_no_mm;
-	now[OP_LOST_NO_MAPPING] = st_lost_no_mapping;
-	now[OP_LOST_EVENT_OVERFLOW] = st_event_lost_overflow;
-	now[OP_LOST_BT_NO_MAPPING] = st_bt_lost_no_mapping;
 	for (cat = 1; cat < OP_LOST_CATEGORY_MAX; cat++) {
-		unsigned long w[4] = { OP_ESCAPE_CODE, OP_CODE_LOST, cat,
-			now[cat] - lost_reported[cat] };
+		unsigned long w[OP_WORDS_LOST], now = op_stats.lost[cat];
+		struct op_stream_out o = { w, 0, OP_WORDS_LOST };
 
-		if (w[3] && ebuf_add(w, 4))
-			lost_reported[cat] = now[cat];
+		if (cat == OP_LOST_OVERFLOW)
+			now = stat_total_overflow();
+		if (now == lost_reported[cat])
+			continue;
+		op_put_lost(&o, cat, now - lost_reported[cat]);
+		if (add_record(&o))
+			lost_reported[cat] = now;
 	}
 }
 
-/* One backtrace frame of the sample being synced. */
-struct bt_frame {
-	unsigned long pc;               /* raw kernel pc, or file offset */
-	struct op_cookie *c;            /* user frames: NULL = anonymous */
-	bool kernel;
+/* One sample taken from a ring, and what the sync made of it. */
+struct sync_sample {
+	struct op_entry e;
+	unsigned int nr_frames;         /* in bt[] */
+	struct op_cookie *fc;           /* OPE_VMA in a file: the file's cookie */
+	struct op_cookie *c;            /* a user sample's cookie */
+	struct op_cookie *def_app, *def; /* the cookies its record defines */
+	unsigned long pc;               /* raw kernel pc, or offset under c */
+	int lost;                       /* 0, or the enum op_lost_category */
 };
-static struct bt_frame bt[OP_MAX_DEPTH];
+
+/* The frames of the sample being synced, and their cookies (user frames). */
+static struct op_sync_frame bt[OP_MAX_DEPTH];
+static struct op_cookie *bt_cookie[OP_MAX_DEPTH];
 
 /*
  * Copy the frames at *tail (published with the sample before them) out of
@@ -248,11 +226,41 @@ static unsigned int take_frames(struct op_cpu *cb, unsigned long *tail,
 		if (n < OP_MAX_DEPTH) {
 			bt[n].pc = f->pc;
 			bt[n].kernel = f->flags & OPE_KERNEL;
-			bt[n].c = NULL;
+			bt[n].cookie = OP_NO_COOKIE;
+			bt_cookie[n] = NULL;
 			n++;
 		}
 	}
 	return n;
+}
+
+/*
+ * Take the next sample and its frames out of cb's ring, and make the
+ * context its entry carries the consumer's (dropping the old references).
+ */
+static void take_sample(struct op_cpu *cb, int cpu, unsigned long head,
+			struct sync_sample *x)
+{
+	unsigned long tail = cb->tail;
+
+	memset(x, 0, sizeof(*x));
+	x->e = cb->ring[tail++ & cb->mask];
+	x->pc = x->e.pc;
+	if (x->e.flags & OPE_TRACE)
+		x->nr_frames = take_frames(cb, &tail, head);
+	smp_store_release(&cb->tail, tail);
+	if ((x->e.flags & OPE_VMA) && x->e.file) {
+		x->fc = op_cookie_get(&x->e.file->f_path);
+		op_file_put(x->e.file);
+	}
+	if (x->e.flags & OPE_CTX) {
+		op_ctx_put(cb->cur_task, cb->cur_mm);
+		cb->cur_task = x->e.task;
+		cb->cur_mm = x->e.mm;
+		cb->cur_app_cookie = app_cookie_of(x->e.mm, &x->def_app);
+		/* the app cookie may differ (exec) */
+		op_sync_new_context(&ss, cpu, x->e.task);
+	}
 }
 
 /*
@@ -267,12 +275,50 @@ static unsigned int resolve_frames(struct mm_struct *mm, pid_t tgid, unsigned in
 	for (i = 0; i < n; i++) {
 		if (bt[i].kernel)
 			continue;
-		if (!mm || resolve_user(mm, tgid, &bt[i].pc, &bt[i].c)) {
-			st_bt_lost_no_mapping++;
+		if (!mm || resolve_user(mm, tgid, &bt[i].pc, &bt_cookie[i])) {
+			op_stats.lost[OP_LOST_BT_NO_MAPPING]++;
 			return i;
 		}
+		bt[i].cookie = bt_cookie[i]->id;
 	}
 	return n;
+}
+
+/*
+ * Resolve the sample's user pc and its user frames to (cookie, offset),
+ * taking the mm's lock only when a lookup needs it; x->lost says why not.
+ */
+static void resolve_sample(struct op_cpu *cb, struct sync_sample *x)
+{
+	bool kernel = x->e.flags & OPE_KERNEL;
+	bool user_frames = false;
+	struct mm_struct *mm = cb->cur_mm, *locked;
+	pid_t tgid = task_tgid_nr(cb->cur_task);
+	/* looking a pc up needs the mm's lock: the user frames', and the
+	 * sample's own unless the interrupt resolved it to a file (an
+	 * anonymous region is named from its VMA) */
+	bool in_file = (x->e.flags & OPE_VMA) && x->e.file;
+	unsigned int i;
+
+	for (i = 0; i < x->nr_frames && !user_frames; i++)
+		user_frames = !bt[i].kernel;
+	if (kernel && !user_frames)
+		return;
+	locked = mm && (user_frames || (!kernel && !in_file)) ? mm : NULL;
+	if (locked)
+		mmap_read_lock(locked);
+	if (kernel)
+		x->lost = 0;
+	else if (x->e.flags & OPE_VMA)
+		x->lost = resolve_sampled(&x->e, x->fc, locked, tgid, &x->pc, &x->c);
+	else
+		x->lost = mm ? resolve_user(mm, tgid, &x->pc, &x->c) : OP_LOST_NO_MM;
+	if (!x->lost)
+		x->nr_frames = resolve_frames(locked, tgid, x->nr_frames);
+	if (locked)
+		mmap_read_unlock(locked);
+	if (x->c && !x->c->defined && x->c != x->def_app)
+		x->def = x->c;
 }
 
 /*
@@ -280,23 +326,75 @@ static unsigned int resolve_frames(struct mm_struct *mm, pid_t tgid, unsigned in
  * defined in the stream (except those the sample's record defines
  * itself). false when the event buffer is full.
  */
-static bool define_frame_cookies(unsigned int n, struct op_cookie const *in_rec1,
-				 struct op_cookie const *in_rec2)
+static bool define_frame_cookies(struct sync_sample const *x)
 {
 	unsigned int i;
 
-	for (i = 0; i < n; i++) {
-		struct op_cookie *c = bt[i].c;
+	for (i = 0; i < x->nr_frames; i++) {
+		struct op_cookie *c = bt_cookie[i];
+		struct op_stream_out o = rec_out();
+		struct op_stream_def d;
 
-		if (!c || c->defined || c == in_rec1 || c == in_rec2)
+		if (!c || c->defined || c == x->def_app || c == x->def)
 			continue;
-		rec_len = 0;
-		rec_def(c);
-		if (!ebuf_add(rec, rec_len))
+		d = op_cookie_def(c);
+		op_put_def(&o, &d);
+		if (!add_record(&o))
 			return false;
 		c->defined = true;
 	}
 	return true;
+}
+
+/* The record of a resolved sample into the event buffer, or its loss
+ * counted; the decoder state moves only when the record got in. */
+static void encode_sample(struct op_cpu *cb, int cpu, struct sync_sample *x)
+{
+	struct op_stream_def def_app, def;
+	struct op_sync_sample s = {
+		.cpu = cpu,
+		.task = cb->cur_task,
+		.tid = task_pid_nr(cb->cur_task),
+		.tgid = task_tgid_nr(cb->cur_task),
+		.app_cookie = cb->cur_app_cookie,
+		.trace = x->e.flags & OPE_TRACE,
+		.kernel = x->e.flags & OPE_KERNEL,
+		.cookie = x->c ? x->c->id : OP_NO_COOKIE,
+		.pc = x->pc,
+		.event = x->e.event,
+		.frames = bt,
+		.nr_frames = x->nr_frames,
+	};
+	struct op_sync_state n = ss;
+	struct op_stream_out o = rec_out();
+
+	if (x->lost) {
+		op_stats.lost[x->lost]++;
+		return;
+	}
+	if (!define_frame_cookies(x)) {
+		op_stats.lost[OP_LOST_EVENT_OVERFLOW]++;
+		return;
+	}
+	if (x->def_app) {
+		def_app = op_cookie_def(x->def_app);
+		s.def_app = &def_app;
+	}
+	if (x->def) {
+		def = op_cookie_def(x->def);
+		s.def = &def;
+	}
+	op_sync_encode(&n, &o, &s);
+	if (!add_record(&o)) {
+		op_stats.lost[OP_LOST_EVENT_OVERFLOW]++;
+		return;         /* decoder state unchanged: nothing written */
+	}
+	if (x->def_app)
+		x->def_app->defined = true;
+	if (x->def)
+		x->def->defined = true;
+	ss = n;
+	op_stats.samples_emitted++;
 }
 
 static void sync_cpu(int cpu)
@@ -305,137 +403,18 @@ static void sync_cpu(int cpu)
 	unsigned long head = smp_load_acquire(&cb->head);
 
 	while (cb->tail != head) {
-		unsigned long tail = cb->tail;
-		struct op_entry e = cb->ring[tail++ & cb->mask];
-		struct op_cookie *def_app = NULL, *def = NULL, *c = NULL, *fc = NULL;
-		unsigned long pc = e.pc, cookie = OP_NO_COOKIE;
-		bool kernel = e.flags & OPE_KERNEL;
-		bool user_frames = false;
-		struct stream_state n;
-		unsigned int nbt = 0, i;
-		int lost = 0;
+		struct sync_sample x;
 
-		if (e.flags & OPE_TRACE)
-			nbt = take_frames(cb, &tail, head);
-		smp_store_release(&cb->tail, tail);
-		if ((e.flags & OPE_VMA) && e.file) {
-			fc = cookie_get(&e.file->f_path);
-			op_file_put(e.file);
-		}
-		if (e.flags & OPE_CTX) {
-			op_ctx_put(cb->cur_task, cb->cur_mm);
-			cb->cur_task = e.task;
-			cb->cur_mm = e.mm;
-			cb->cur_app_cookie = app_cookie_of(e.mm, &def_app);
-			if (ss.cpu == cpu && ss.task == e.task)
-				ss.task = NULL; /* app cookie may differ (exec) */
-		}
+		take_sample(cb, cpu, head, &x);
 		if (!cb->cur_task)
 			continue;       /* cannot happen: the first entry has a ctx */
-		for (i = 0; i < nbt && !user_frames; i++)
-			user_frames = !bt[i].kernel;
-		if (!kernel || user_frames) {
-			struct mm_struct *mm = cb->cur_mm;
-			pid_t tgid = task_tgid_nr(cb->cur_task);
-			/* looking a pc up needs the mm's lock: the user frames',
-			 * and the sample's own unless the interrupt resolved it
-			 * to a file (an anonymous region is named from its VMA) */
-			bool in_file = (e.flags & OPE_VMA) && e.file;
-			struct mm_struct *locked = mm && (user_frames || (!kernel && !in_file)) ?
-				mm : NULL;
-
-			if (locked)
-				mmap_read_lock(locked);
-			if (kernel)
-				lost = 0;
-			else if (e.flags & OPE_VMA)
-				lost = resolve_sampled(&e, fc, locked, tgid, &pc, &c);
-			else
-				lost = mm ? resolve_user(mm, tgid, &pc, &c) : OP_LOST_NO_MM;
-			if (!lost)
-				nbt = resolve_frames(locked, tgid, nbt);
-			if (locked)
-				mmap_read_unlock(locked);
-			if (c) {
-				cookie = c->id;
-				if (!c->defined && c != def_app)
-					def = c;
-			}
-		}
-		if (lost) {
-			if (lost == OP_LOST_NO_MM)
-				st_lost_no_mm++;
-			else
-				st_lost_no_mapping++;
-			continue;
-		}
-		if (!define_frame_cookies(nbt, def_app, def)) {
-			st_event_lost_overflow++;
-			continue;
-		}
-		/*
-		 * Build the whole record: the switches the decoder needs, then
-		 * the pair, then the frames (pc, 0) with the mode and cookie
-		 * switches between them; n is the state it leads to.
-		 */
-		n = ss;
-		rec_len = 0;
-		if (n.cpu != cpu) {
-			rec_put(OP_ESCAPE_CODE);
-			rec_put(OP_CODE_CPU_SWITCH);
-			rec_put(cpu);
-			n.cpu = cpu;
-			n.task = NULL;
-			n.mode = -1;
-			n.cookie_known = false;
-		}
-		if (def_app)
-			rec_def(def_app);
-		if (def)
-			rec_def(def);
-		if (n.task != cb->cur_task) {
-			rec_put(OP_ESCAPE_CODE);
-			rec_put(OP_CODE_CTX_SWITCH);
-			rec_put(task_pid_nr(cb->cur_task));
-			rec_put(cb->cur_app_cookie);
-			rec_put(OP_ESCAPE_CODE);
-			rec_put(OP_CODE_CTX_TGID);
-			rec_put(task_tgid_nr(cb->cur_task));
-			n.task = cb->cur_task;
-			n.cookie_known = false;
-		}
-		/* every sample of a traced stream begins a trace, even one
-		 * without frames: the decoder takes pairs after a sample as
-		 * its frames until an escape ends the trace */
-		if (e.flags & OPE_TRACE) {
-			rec_put(OP_ESCAPE_CODE);
-			rec_put(OP_CODE_TRACE_BEGIN);
-		}
-		rec_mode(&n, kernel);
-		if (!kernel)
-			rec_cookie(&n, cookie);
-		rec_put(pc);
-		rec_put(e.event);
-		for (i = 0; i < nbt; i++) {
-			rec_mode(&n, bt[i].kernel);
-			if (!bt[i].kernel)
-				rec_cookie(&n, bt[i].c ? bt[i].c->id : OP_NO_COOKIE);
-			rec_put(bt[i].pc);
-			rec_put(0);
-		}
-		if (!ebuf_add(rec, rec_len)) {
-			st_event_lost_overflow++;
-			continue;       /* decoder state unchanged: nothing written */
-		}
-		if (def_app)
-			def_app->defined = true;
-		if (def)
-			def->defined = true;
-		ss = n;
-		st_samples_emitted++;
+		resolve_sample(cb, &x);
+		encode_sample(cb, cpu, &x);
 	}
 }
 
+/* Modules loaded since the last sync: where each is, then MODULE_LOADED.
+ * A module record does not change the decoder's state. */
 static void sync_modules(void)
 {
 	struct op_modload *m, *n;
@@ -443,37 +422,23 @@ static void sync_modules(void)
 
 	op_modloads_take(&todo);
 	list_for_each_entry_safe(m, n, &todo, list) {
-		size_t len = strlen(m->name), i, nw = DIV_ROUND_UP(len, sizeof(long));
+		struct op_stream_out o = rec_out();
 
-		rec_len = 0;
-		rec_put(OP_ESCAPE_CODE);
-		rec_put(OP_CODE_KERNEL_IMAGE);
-		rec_put(m->start);
-		rec_put(m->end);
-		rec_put(len);
-		for (i = 0; i < nw; i++) {
-			unsigned long w = 0;
-
-			memcpy(&w, m->name + i * sizeof(w), min(sizeof(w), len - i * sizeof(w)));
-			rec_put(w);
-		}
-		rec_put(OP_ESCAPE_CODE);
-		rec_put(OP_CODE_MODULE_LOADED);
-		/* a module record does not change the decoder's state */
-		ebuf_add(rec, rec_len);
+		op_put_kernel_image(&o, m->start, m->end, m->name, strlen(m->name));
+		op_put_escape(&o, OP_CODE_MODULE_LOADED);
+		add_record(&o);
 		list_del(&m->list);
 		kfree(m);
 	}
 }
 
-/* Move everything in the cpu rings to the event buffer. op_mutex held. */
 void op_sync(void)
 {
 	int cpu;
 
 	if (!op_setup)
 		return;
-	st_syncs++;
+	op_stats.syncs++;
 	sync_modules();
 	report_losses();
 	for_each_possible_cpu(cpu)
@@ -481,11 +446,31 @@ void op_sync(void)
 	report_losses();
 }
 
-void sync_work_fn(struct work_struct *w)
+static void sync_work_fn(struct work_struct *w)
 {
 	mutex_lock(&op_mutex);
 	op_sync();
 	if (op_enabled)
-		schedule_delayed_work(&sync_work, HZ / 10);
+		op_sync_schedule();
 	mutex_unlock(&op_mutex);
+}
+
+void op_sync_init(void)
+{
+	INIT_DELAYED_WORK(&sync_work, sync_work_fn);
+}
+
+void op_sync_schedule(void)
+{
+	schedule_delayed_work(&sync_work, HZ / 10);
+}
+
+void op_sync_cancel(void)
+{
+	cancel_delayed_work(&sync_work);
+}
+
+void op_sync_cancel_wait(void)
+{
+	cancel_delayed_work_sync(&sync_work);
 }

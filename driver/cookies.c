@@ -12,13 +12,19 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "cookies.h"
 #include "oprof.h"
 
 static LIST_HEAD(cookies);             /* in creation order, for the listing */
 static DEFINE_HASHTABLE(cookie_hash, 10); /* by dentry: one lookup per user sample */
 static unsigned long next_cookie_id = 1;
-char *path_page;
-unsigned long st_cookies;
+static char *path_page;                /* d_path's room */
+
+int op_cookies_alloc(void)
+{
+	path_page = (char *)__get_free_page(GFP_KERNEL);
+	return path_page ? 0 : -ENOMEM;
+}
 
 /*
  * A new cookie named name, with the next id, in the list and hashed under
@@ -39,12 +45,13 @@ static struct op_cookie *cookie_new(char const *name, unsigned long key)
 	c->id = next_cookie_id++;
 	list_add_tail(&c->list, &cookies);
 	hash_add(cookie_hash, &c->hash, key);
-	st_cookies++;
+	op_stats.cookies++;
 	return c;
 }
 
-/* The cookie of path, created (pinning the path) on first use. NULL: no memory. */
-struct op_cookie *cookie_get(const struct path *p)
+/* The cookie of path, created (pinning the path) on first use. NULL: no
+ * memory, or no name. */
+struct op_cookie *op_cookie_get(const struct path *p)
 {
 	unsigned long key = (unsigned long)p->dentry;
 	struct op_cookie *c;
@@ -53,7 +60,8 @@ struct op_cookie *cookie_get(const struct path *p)
 	hash_for_each_possible(cookie_hash, c, hash, key)
 		if (!c->anon && c->path.dentry == p->dentry && c->path.mnt == p->mnt)
 			return c;
-	s = d_path(p, path_page, PAGE_SIZE);
+	/* a longer name than the stream carries is ENAMETOOLONG */
+	s = d_path(p, path_page, min_t(int, PAGE_SIZE, OP_MAX_NAME + 1));
 	if (IS_ERR(s))
 		return NULL;
 	c = cookie_new(s, key);
@@ -69,8 +77,8 @@ struct op_cookie *cookie_get(const struct path *p)
  * vDSO) of process tgid, created on first use; samples in it are offsets
  * from start, as the perf source's regions. NULL: no memory.
  */
-struct op_cookie *anon_cookie_get(pid_t tgid, unsigned long start,
-				  unsigned long end, char const *name)
+struct op_cookie *op_anon_cookie_get(pid_t tgid, unsigned long start,
+				     unsigned long end, char const *name)
 {
 	unsigned long key = start ^ ((unsigned long)tgid << 12);
 	struct op_cookie *c;
@@ -88,7 +96,7 @@ struct op_cookie *anon_cookie_get(pid_t tgid, unsigned long start,
 	return c;
 }
 
-void cookies_free(void)
+void op_cookies_free(void)
 {
 	struct op_cookie *c, *n;
 
@@ -101,6 +109,8 @@ void cookies_free(void)
 		kfree(c);
 	}
 	next_cookie_id = 1;
+	free_page((unsigned long)path_page);
+	path_page = NULL;
 }
 
 static int cookies_show(struct seq_file *m, void *v)
@@ -119,7 +129,7 @@ static int cookies_open(struct inode *inode, struct file *file)
 	return single_open(file, cookies_show, NULL);
 }
 
-const struct file_operations cookies_fops = {
+const struct file_operations op_cookies_fops = {
 	.open = cookies_open,
 	.read = seq_read,
 	.llseek = seq_lseek,

@@ -12,8 +12,10 @@
 #include <linux/module.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
+#include <linux/slab.h>
 
-#include "oprof.h"
+#include "backtrace.h"
+#include "cpu_buffer.h"
 
 DEFINE_PER_CPU(struct op_cpu, op_cpus);
 
@@ -22,6 +24,67 @@ static bool irq_resolve = true;
 module_param(irq_resolve, bool, 0444);
 MODULE_PARM_DESC(irq_resolve, "1 (default): resolve user pcs to their mapping in the sampling interrupt when mmap_lock is free; 0: only at the sync, up to 100 ms later (an munmap in between loses or misattributes samples)");
 atomic_long_t op_refs_held = ATOMIC_LONG_INIT(0); /* task + mm references */
+
+int op_cpu_buffers_alloc(void)
+{
+	unsigned long n = roundup_pow_of_two(op_cpu_buffer_size);
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct op_cpu *cb = per_cpu_ptr(&op_cpus, cpu);
+
+		cb->ring = kvcalloc(n, sizeof(struct op_entry), GFP_KERNEL);
+		if (!cb->ring)
+			return -ENOMEM;
+		cb->mask = n - 1;
+		cb->head = cb->tail = 0;
+		cb->sample_received = 0;
+		cb->sample_lost_overflow = 0;
+		cb->sample_lost_no_regs = 0;
+		cb->timer_overrun = 0;
+	}
+	return 0;
+}
+
+void op_cpu_buffers_free(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct op_cpu *cb = per_cpu_ptr(&op_cpus, cpu);
+
+		kvfree(cb->ring);
+		cb->ring = NULL;
+	}
+}
+
+void op_cpu_buffers_start(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct op_cpu *cb = per_cpu_ptr(&op_cpus, cpu);
+
+		cb->last_task = NULL;
+		cb->last_mm = NULL;
+	}
+}
+
+/* op_mutex held, sampling stopped. */
+void op_cpu_buffers_drop_contexts(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct op_cpu *cb = per_cpu_ptr(&op_cpus, cpu);
+
+		op_ctx_put(cb->cur_task, cb->cur_mm);
+		cb->cur_task = NULL;
+		cb->cur_mm = NULL;
+		cb->last_task = NULL;
+		cb->last_mm = NULL;
+	}
+}
 
 /* Drop the references a context entry carried (process context). */
 void op_ctx_put(struct task_struct *task, struct mm_struct *mm)
@@ -77,7 +140,7 @@ static void resolve_in_interrupt(struct op_entry *e, struct mm_struct *mm)
 
 /*
  * Put one sample into this cpu's ring (hardirq), with its backtrace when
- * backtrace_depth > 0: the frames go into the slots after the sample's,
+ * op_backtrace_depth > 0: the frames go into the slots after the sample's,
  * and head moves past all of them at once, so the sync sees the sample
  * with its whole backtrace or not at all.
  */
@@ -87,11 +150,11 @@ void op_add_sample(struct op_cpu *cb, struct pt_regs *regs, unsigned int event)
 	struct mm_struct *mm = task->mm;
 	bool kernel = !user_mode(regs);
 	unsigned long head = cb->head, used;
-	unsigned int depth = READ_ONCE(backtrace_depth);
+	unsigned int depth = READ_ONCE(op_backtrace_depth);
 	struct op_entry *e;
 	int frames = 0;
 
-	if (kernel ? !counters[event].kernel : !counters[event].user)
+	if (kernel ? !op_counters[event].kernel : !op_counters[event].user)
 		return;
 	cb->sample_received++;
 	used = head - smp_load_acquire(&cb->tail);

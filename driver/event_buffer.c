@@ -9,14 +9,31 @@
 #include <linux/fs.h>
 #include <linux/poll.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 
+#include "buffer_sync.h"
 #include "compat.h"
+#include "event_buffer.h"
 #include "oprof.h"
 
 static unsigned long buffer_opened;     /* bit 0: buffer has its one reader */
-DECLARE_WAIT_QUEUE_HEAD(buffer_wait);
-unsigned long *ebuf;                    /* ring of buffer_size words */
-unsigned long ebuf_size, ebuf_head, ebuf_tail; /* head - tail words used */
+DECLARE_WAIT_QUEUE_HEAD(op_buffer_wait);
+static unsigned long *ebuf;             /* ring of op_buffer_size words */
+static unsigned long ebuf_size, ebuf_head, ebuf_tail; /* head - tail words used */
+
+int op_event_buffer_alloc(void)
+{
+	ebuf_size = op_buffer_size;
+	ebuf_head = ebuf_tail = 0;
+	ebuf = vmalloc(array_size(ebuf_size, sizeof(unsigned long)));
+	return ebuf ? 0 : -ENOMEM;
+}
+
+void op_event_buffer_free(void)
+{
+	vfree(ebuf);
+	ebuf = NULL;
+}
 
 static unsigned long ebuf_used(void)
 {
@@ -25,7 +42,7 @@ static unsigned long ebuf_used(void)
 
 /* Add a whole record or nothing (so the decoder never sees half of one).
  * The caller counts what a failure loses. */
-bool ebuf_add(unsigned long const *w, unsigned long n)
+bool op_event_buffer_add(unsigned long const *w, unsigned long n)
 {
 	unsigned long i;
 
@@ -34,15 +51,15 @@ bool ebuf_add(unsigned long const *w, unsigned long n)
 	for (i = 0; i < n; i++)
 		ebuf[(ebuf_head + i) % ebuf_size] = w[i];
 	ebuf_head += n;
-	if (ebuf_used() >= ebuf_size - min(buffer_watershed, ebuf_size))
-		wake_up_interruptible(&buffer_wait);
+	if (ebuf_used() >= ebuf_size - min(op_buffer_watershed, ebuf_size))
+		wake_up_interruptible(&op_buffer_wait);
 	return true;
 }
 
 static bool ebuf_ready(void)
 {
 	return op_dump || op_stopped ||
-		ebuf_used() >= ebuf_size - min(buffer_watershed, ebuf_size);
+		ebuf_used() >= ebuf_size - min(op_buffer_watershed, ebuf_size);
 }
 static int buffer_open(struct inode *inode, struct file *file)
 {
@@ -74,7 +91,7 @@ static int buffer_release(struct inode *inode, struct file *file)
 	op_setup = false;
 	op_free_buffers();
 	mutex_unlock(&op_mutex);
-	cancel_delayed_work_sync(&sync_work);
+	op_sync_cancel_wait();
 	clear_bit_unlock(0, &buffer_opened);
 	return 0;
 }
@@ -82,7 +99,7 @@ static int buffer_release(struct inode *inode, struct file *file)
 /*
  * Whole words, as many as fit in count (count must hold at least one).
  * Blocks (unless O_NONBLOCK: -EAGAIN) until there are words and the buffer
- * is within buffer_watershed of full, or dump was written, or sampling
+ * is within op_buffer_watershed of full, or dump was written, or sampling
  * stopped (a non-blocking read returns whatever there is). 0 (end of file)
  * once sampling was enabled and then disabled, and everything was read;
  * before the first enable a read waits.
@@ -105,9 +122,9 @@ static ssize_t buffer_read(struct file *file, char __user *buf, size_t count, lo
 		mutex_unlock(&op_mutex);
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
-		if (wait_event_interruptible(buffer_wait, READ_ONCE(op_dump) ||
+		if (wait_event_interruptible(op_buffer_wait, READ_ONCE(op_dump) ||
 					     READ_ONCE(op_stopped) ||
-					     ebuf_used() >= ebuf_size - min(buffer_watershed, ebuf_size)))
+					     ebuf_used() >= ebuf_size - min(op_buffer_watershed, ebuf_size)))
 			return -ERESTARTSYS;
 	}
 	n = min_t(unsigned long, count / sizeof(unsigned long), ebuf_used());
@@ -133,7 +150,7 @@ static __poll_t buffer_poll(struct file *file, poll_table *wait)
 {
 	__poll_t mask = 0;
 
-	poll_wait(file, &buffer_wait, wait);
+	poll_wait(file, &op_buffer_wait, wait);
 	mutex_lock(&op_mutex);
 	if (ebuf_used() && ebuf_ready())
 		mask |= EPOLLIN | EPOLLRDNORM;
@@ -143,7 +160,7 @@ static __poll_t buffer_poll(struct file *file, poll_table *wait)
 	return mask;
 }
 
-const struct file_operations buffer_fops = {
+const struct file_operations op_buffer_fops = {
 	.owner = THIS_MODULE,
 	.open = buffer_open,
 	.release = buffer_release,

@@ -10,9 +10,9 @@
 #include <linux/spinlock.h>
 
 #include "compat.h"
+#include "module_notify.h"
 #include "oprof.h"
 
-atomic_long_t st_module_loads = ATOMIC_LONG_INIT(0);
 static LIST_HEAD(modloads);
 static DEFINE_SPINLOCK(modloads_lock);
 
@@ -23,7 +23,7 @@ static int op_module_notify(struct notifier_block *nb, unsigned long val, void *
 
 	if (val != MODULE_STATE_COMING || !READ_ONCE(op_enabled))
 		return NOTIFY_DONE;
-	atomic_long_inc(&st_module_loads);
+	atomic_long_inc(&op_stats.module_loads);
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!m)
 		return NOTIFY_DONE;
@@ -39,7 +39,6 @@ static struct notifier_block op_module_nb = {
 	.notifier_call = op_module_notify,
 };
 
-/* Move the queued loads to todo; the caller frees them. */
 void op_modloads_take(struct list_head *todo)
 {
 	spin_lock(&modloads_lock);

@@ -7,28 +7,34 @@
  * /dev/oprofile/buffer returns. oprof.h maps the files and the contexts.
  *
  * This file: the configuration, starting and stopping, buffer setup and
- * teardown, and the module's init and exit.
+ * teardown (each unit allocates and resets its own), and the module's
+ * init and exit.
  */
+#define pr_fmt(fmt) "oprofile: " fmt
+
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/overflow.h>
-#include <linux/sched/mm.h>
-#include <linux/sched/task.h>
-#include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/vmalloc.h>
 
+#include "buffer_sync.h"
+#include "cookies.h"
+#include "cpu_buffer.h"
+#include "event_buffer.h"
+#include "module_notify.h"
 #include "oprof.h"
+#include "oprofilefs.h"
+#include "perf_int.h"
+#include "timer_int.h"
 
-unsigned long buffer_size = 131072;
-unsigned long buffer_watershed = 32768;
-unsigned long cpu_buffer_size = 8192;
-unsigned long backtrace_depth;
-unsigned long pointer_size = sizeof(void *);
+unsigned long op_buffer_size = 131072;
+unsigned long op_buffer_watershed = 32768;
+unsigned long op_cpu_buffer_size = 8192;
+unsigned long op_backtrace_depth;
+unsigned long op_pointer_size = sizeof(void *);
 
-struct op_counter counters[OP_NR_COUNTERS];
+struct op_counter op_counters[OP_NR_COUNTERS];
 struct op_mode op_mode;
 
 /*
@@ -50,23 +56,7 @@ bool op_setup;
 bool op_enabled;
 bool op_dump;
 bool op_stopped;
-
-/* Drop every context reference the consumers hold. op_mutex held. */
-static void drop_contexts(void)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		struct op_cpu *cb = per_cpu_ptr(&op_cpus, cpu);
-
-		op_ctx_put(cb->cur_task, cb->cur_mm);
-		cb->cur_task = NULL;
-		cb->cur_mm = NULL;
-		cb->last_task = NULL;
-		cb->last_mm = NULL;
-	}
-	stream_reset();
-}
+struct op_stats op_stats;
 
 /* The mode, the counter dirs and their ranges, and the counters' defaults. */
 static void op_mode_init(void)
@@ -92,7 +82,7 @@ static void op_mode_init(void)
 		op_mode.count_max = NSEC_PER_SEC;
 	}
 	for (n = 0; n < OP_NR_COUNTERS; n++) {
-		counters[n] = (struct op_counter){
+		op_counters[n] = (struct op_counter){
 			.enabled = n == 0,
 			.event = op_mode.raw ? 0x3c : OP_EVENT_CPU_CLOCK, /* CPU_CLK_UNHALTED */
 			.count = 1000000, .kernel = 1, .user = 1,
@@ -103,18 +93,13 @@ static void op_mode_init(void)
 int op_start(void)
 {
 	unsigned int n, enabled = 0;
-	int cpu, err;
+	int err;
 
 	for (n = 0; n < op_mode.nr_counters; n++)
-		enabled += !!counters[n].enabled;
+		enabled += !!op_counters[n].enabled;
 	if (!enabled)
 		return -EINVAL;
-	for_each_possible_cpu(cpu) {
-		struct op_cpu *cb = per_cpu_ptr(&op_cpus, cpu);
-
-		cb->last_task = NULL;
-		cb->last_mm = NULL;
-	}
+	op_cpu_buffers_start();
 	if (op_mode.timer) {
 		op_timer_start();
 	} else {
@@ -126,7 +111,7 @@ int op_start(void)
 	op_dump = false;
 	op_stopped = false;
 	op_enabled = true;
-	schedule_delayed_work(&sync_work, HZ / 10);
+	op_sync_schedule();
 	return 0;
 }
 
@@ -141,74 +126,54 @@ void op_stop(void)
 		op_perf_stop();
 	op_enabled = false;
 	op_stopped = true;
-	/* a running sync_work_fn waits for op_mutex and does not re-arm */
-	cancel_delayed_work(&sync_work);
+	op_sync_cancel();
 	op_sync();
-	drop_contexts();
-	wake_up_interruptible(&buffer_wait);
+	op_cpu_buffers_drop_contexts();
+	op_sync_reset_stream();
+	wake_up_interruptible(&op_buffer_wait);
 }
 
 void op_free_buffers(void)
 {
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		struct op_cpu *cb = per_cpu_ptr(&op_cpus, cpu);
-
-		kvfree(cb->ring);
-		cb->ring = NULL;
-	}
-	vfree(ebuf);
-	ebuf = NULL;
-	kvfree(rec);
-	rec = NULL;
-	free_page((unsigned long)path_page);
-	path_page = NULL;
-	cookies_free();
+	op_cpu_buffers_free();
+	op_event_buffer_free();
+	op_sync_free();
+	op_cookies_free();
 }
 
+static void op_stats_reset(void)
+{
+	memset(op_stats.lost, 0, sizeof(op_stats.lost));
+	op_stats.samples_emitted = 0;
+	op_stats.syncs = 0;
+	op_stats.cookies = 0;
+	atomic_long_set(&op_stats.module_loads, 0);
+}
+
+/* Every buffer, empty, and the stats zero: at buffer open. */
 int op_alloc_buffers(void)
 {
-	unsigned long n = roundup_pow_of_two(cpu_buffer_size);
-	int cpu;
+	int err = op_event_buffer_alloc();
 
-	ebuf_size = buffer_size;
-	ebuf_head = ebuf_tail = 0;
-	ebuf = vmalloc(array_size(ebuf_size, sizeof(unsigned long)));
-	rec = kvmalloc_array(REC_MAX, sizeof(unsigned long), GFP_KERNEL);
-	path_page = (char *)__get_free_page(GFP_KERNEL);
-	if (!ebuf || !rec || !path_page)
-		goto fail;
-	for_each_possible_cpu(cpu) {
-		struct op_cpu *cb = per_cpu_ptr(&op_cpus, cpu);
-
-		cb->ring = kvcalloc(n, sizeof(struct op_entry), GFP_KERNEL);
-		if (!cb->ring)
-			goto fail;
-		cb->mask = n - 1;
-		cb->head = cb->tail = 0;
-		cb->sample_received = 0;
-		cb->sample_lost_overflow = 0;
-		cb->sample_lost_no_regs = 0;
-		cb->timer_overrun = 0;
+	if (!err)
+		err = op_sync_alloc();
+	if (!err)
+		err = op_cookies_alloc();
+	if (!err)
+		err = op_cpu_buffers_alloc();
+	if (err) {
+		op_free_buffers();
+		return err;
 	}
-	st_lost_no_mm = st_lost_no_mapping = st_event_lost_overflow = 0;
-	st_bt_lost_no_mapping = 0;
-	st_samples_emitted = st_syncs = st_cookies = 0;
-	memset(lost_reported, 0, sizeof(lost_reported));
-	atomic_long_set(&st_module_loads, 0);
-	stream_reset();
+	op_stats_reset();
 	return 0;
-fail:
-	op_free_buffers();
-	return -ENOMEM;
 }
 
 static int __init oprofile_init(void)
 {
 	int err;
 
-	INIT_DELAYED_WORK(&sync_work, sync_work_fn);
+	op_sync_init();
 	op_mode_init();
 	if (op_mode.timer) {
 		op_timer_init();
@@ -220,13 +185,13 @@ static int __init oprofile_init(void)
 	err = op_module_notify_init();
 	if (err)
 		goto fail_perf;
-	err = oprofilefs_register();
+	err = op_fs_register();
 	if (err)
 		goto fail_notify;
 	if (op_mode.timer)
-		pr_info("oprofile: timer mode (hrtimer), oprofilefs registered\n");
+		pr_info("timer mode (hrtimer), oprofilefs registered\n");
 	else
-		pr_info("oprofile: counter mode, cpu_type %s, %u %s counters, oprofilefs registered\n",
+		pr_info("counter mode, cpu_type %s, %u %s counters, oprofilefs registered\n",
 			op_mode.cpu_type, op_mode.nr_counters,
 			op_mode.raw ? "raw hardware" : "software clock");
 	return 0;
@@ -242,15 +207,15 @@ static void __exit oprofile_exit(void)
 {
 	long held;
 
-	oprofilefs_unregister();
+	op_fs_unregister();
 	op_module_notify_exit();
-	cancel_delayed_work_sync(&sync_work);
+	op_sync_cancel_wait();
 	if (!op_mode.timer)
 		op_perf_exit();
 	/* buffer is closed (the fs was unmounted): nothing may be held */
 	held = atomic_long_read(&op_refs_held);
 	if (held)
-		pr_err("oprofile: leak: %ld task/mm references still held at unload\n", held);
+		pr_err("leak: %ld task/mm references still held at unload\n", held);
 }
 
 module_init(oprofile_init);

@@ -10,7 +10,12 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "buffer_sync.h"
+#include "cookies.h"
+#include "cpu_buffer.h"
+#include "event_buffer.h"
 #include "oprof.h"
+#include "oprofilefs.h"
 
 static ssize_t read_ulong(unsigned long v, char __user *buf, size_t count, loff_t *off)
 {
@@ -51,8 +56,8 @@ static ssize_t ulong_write(struct file *file, char const __user *buf, size_t cou
 		return -EINVAL;
 	mutex_lock(&op_mutex);
 	/* buffer sizes are fixed while buffer is open, counters while sampling */
-	if (op_enabled || (op_setup && (u->val == &buffer_size ||
-					u->val == &cpu_buffer_size))) {
+	if (op_enabled || (op_setup && (u->val == &op_buffer_size ||
+					u->val == &op_cpu_buffer_size))) {
 		mutex_unlock(&op_mutex);
 		return -EBUSY;
 	}
@@ -105,7 +110,7 @@ static ssize_t dump_write(struct file *file, char const __user *buf, size_t coun
 	if (op_setup) {
 		op_sync();
 		op_dump = true;
-		wake_up_interruptible(&buffer_wait);
+		wake_up_interruptible(&op_buffer_wait);
 	}
 	mutex_unlock(&op_mutex);
 	return count;
@@ -127,13 +132,27 @@ static const struct file_operations cpu_type_fops = {
 	.llseek = default_llseek,
 };
 
-/* Read-only counters: i_private is a function computing the value. */
+/*
+ * Read-only counters: i_private is one of these. The lost categories
+ * take op_stream.h's names, as the daemon's stats files do.
+ */
+struct op_stat_file {
+	char const *name;               /* NULL: op_lost_name(lost) */
+	unsigned long (*fn)(long arg);
+	long arg;                       /* a cpu (-1: the sum), or a category */
+	unsigned long lost;             /* the category it counts, or 0 */
+};
+
+static char const *stat_name(struct op_stat_file const *f)
+{
+	return f->name ? f->name : op_lost_name(f->lost);
+}
 
 static ssize_t stat_read(struct file *file, char __user *buf, size_t count, loff_t *off)
 {
 	struct op_stat_file *s = file->f_inode->i_private;
 
-	return read_ulong(s->fn(s->cpu), buf, count, off);
+	return read_ulong(s->fn(s->arg), buf, count, off);
 }
 
 static const struct file_operations stat_fops = {
@@ -158,62 +177,101 @@ PERCPU_STAT(sample_lost_overflow)
 PERCPU_STAT(sample_lost_no_regs)
 PERCPU_STAT(timer_overrun)
 
+static unsigned long stat_lost(long category)
+{
+	return READ_ONCE(op_stats.lost[category]);
+}
+
 #define GLOBAL_STAT(name, expr) \
-static unsigned long stat_##name(long cpu) { return (expr); }
-GLOBAL_STAT(no_mm, READ_ONCE(st_lost_no_mm))
-GLOBAL_STAT(no_mapping, READ_ONCE(st_lost_no_mapping))
-GLOBAL_STAT(bt_no_mapping, READ_ONCE(st_bt_lost_no_mapping))
-GLOBAL_STAT(event_overflow, READ_ONCE(st_event_lost_overflow))
-GLOBAL_STAT(emitted, READ_ONCE(st_samples_emitted))
-GLOBAL_STAT(syncs, READ_ONCE(st_syncs))
-GLOBAL_STAT(ncookies, READ_ONCE(st_cookies))
-GLOBAL_STAT(modules, atomic_long_read(&st_module_loads))
+static unsigned long stat_##name(long unused) { return (expr); }
+GLOBAL_STAT(emitted, READ_ONCE(op_stats.samples_emitted))
+GLOBAL_STAT(syncs, READ_ONCE(op_stats.syncs))
+GLOBAL_STAT(ncookies, READ_ONCE(op_stats.cookies))
+GLOBAL_STAT(modules, atomic_long_read(&op_stats.module_loads))
 GLOBAL_STAT(refs_held, atomic_long_read(&op_refs_held))
 /* Objects the files point at: static, they outlive any superblock. */
-static struct op_ulong u_buffer_size = { &buffer_size, 1024, 1UL << 26 };
-static struct op_ulong u_watershed = { &buffer_watershed, 0, 1UL << 26 };
-static struct op_ulong u_cpu_buffer_size = { &cpu_buffer_size, 64, 1UL << 20 };
-static struct op_ulong u_backtrace = { &backtrace_depth, 0, OP_MAX_DEPTH };
-static struct op_ulong u_pointer = { &pointer_size, 0, ~0UL, true };
+static struct op_ulong u_buffer_size = { &op_buffer_size, 1024, 1UL << 26 };
+static struct op_ulong u_watershed = { &op_buffer_watershed, 0, 1UL << 26 };
+static struct op_ulong u_cpu_buffer_size = { &op_cpu_buffer_size, 64, 1UL << 20 };
+static struct op_ulong u_backtrace = { &op_backtrace_depth, 0, OP_MAX_DEPTH };
+static struct op_ulong u_pointer = { &op_pointer_size, 0, ~0UL, true };
 static struct op_ulong u_ctr[OP_NR_COUNTERS][6];
 
 static struct op_stat_file s_global[] = {
-	{ stat_sample_received, -1 }, { stat_sample_lost_overflow, -1 },
-	{ stat_no_mm, -1 }, { stat_no_mapping, -1 }, { stat_event_overflow, -1 },
-	{ stat_emitted, -1 }, { stat_syncs, -1 }, { stat_ncookies, -1 },
-	{ stat_modules, -1 }, { stat_sample_lost_no_regs, -1 }, { stat_refs_held, -1 },
-	{ stat_timer_overrun, -1 }, { stat_bt_no_mapping, -1 },
+	{ "sample_received", stat_sample_received, -1 },
+	{ NULL, stat_sample_lost_overflow, -1, OP_LOST_OVERFLOW },
+	{ NULL, stat_lost, OP_LOST_NO_MM, OP_LOST_NO_MM },
+	{ NULL, stat_lost, OP_LOST_NO_MAPPING, OP_LOST_NO_MAPPING },
+	{ NULL, stat_lost, OP_LOST_EVENT_OVERFLOW, OP_LOST_EVENT_OVERFLOW },
+	{ "sample_emitted", stat_emitted },
+	{ "syncs", stat_syncs },
+	{ "cookies", stat_ncookies },
+	{ "module_loads", stat_modules },
+	{ "sample_lost_no_regs", stat_sample_lost_no_regs, -1 },
+	{ "refs_held", stat_refs_held },
+	{ "timer_overrun", stat_timer_overrun, -1 },
+	{ NULL, stat_lost, OP_LOST_BT_NO_MAPPING, OP_LOST_BT_NO_MAPPING },
 };
-static char const *const s_global_names[] = {
-	"sample_received", "sample_lost_overflow", "sample_lost_no_mm",
-	"sample_lost_no_mapping", "event_lost_overflow", "sample_emitted",
-	"syncs", "cookies", "module_loads", "sample_lost_no_regs", "refs_held",
-	"timer_overrun", "bt_lost_no_mapping",
+
+/* Each cpu's stats/cpuN/ files. */
+struct op_cpu_stat_files {
+	struct op_stat_file f[4];
 };
+static DEFINE_PER_CPU(struct op_cpu_stat_files, cpu_stat_files);
+
+static int create_stats(struct dentry *root)
+{
+	struct dentry *stats, *d;
+	char name[16];
+	int err = 0, i, cpu;
+
+	stats = op_fs_mkdir(root, "stats");
+	if (!stats)
+		return -ENOMEM;
+	for (i = 0; i < ARRAY_SIZE(s_global); i++)
+		err |= op_fs_file(stats, stat_name(&s_global[i]), 0444, &stat_fops,
+				  &s_global[i]);
+	for_each_possible_cpu(cpu) {
+		struct op_stat_file *sf = per_cpu_ptr(&cpu_stat_files, cpu)->f;
+
+		snprintf(name, sizeof(name), "cpu%d", cpu);
+		d = op_fs_mkdir(stats, name);
+		if (!d)
+			return -ENOMEM;
+		sf[0] = (struct op_stat_file){ "sample_received", stat_sample_received, cpu };
+		sf[1] = (struct op_stat_file){ NULL, stat_sample_lost_overflow, cpu,
+					       OP_LOST_OVERFLOW };
+		sf[2] = (struct op_stat_file){ "sample_lost_no_regs", stat_sample_lost_no_regs, cpu };
+		sf[3] = (struct op_stat_file){ "timer_overrun", stat_timer_overrun, cpu };
+		for (i = 0; i < 4; i++)
+			err |= op_fs_file(d, stat_name(&sf[i]), 0444, &stat_fops, &sf[i]);
+	}
+	return err ? -ENOMEM : 0;
+}
 
 int op_create_files(struct dentry *root)
 {
 	static char const *const cnames[6] = { "enabled", "event", "count",
 		"unit_mask", "kernel", "user" };
-	struct dentry *d, *stats;
-	int err = 0, i, j, cpu;
+	struct dentry *d;
+	int err = 0, i, j;
 	char name[16];
 
-	err |= opfs_file(root, "enable", 0644, &enable_fops, NULL);
-	err |= opfs_file(root, "dump", 0666, &dump_fops, NULL);
-	err |= opfs_file(root, "buffer", 0400, &buffer_fops, NULL);
-	err |= opfs_file(root, "buffer_size", 0644, &ulong_fops, &u_buffer_size);
-	err |= opfs_file(root, "buffer_watershed", 0644, &ulong_fops, &u_watershed);
-	err |= opfs_file(root, "cpu_buffer_size", 0644, &ulong_fops, &u_cpu_buffer_size);
-	err |= opfs_file(root, "backtrace_depth", 0644, &ulong_fops, &u_backtrace);
-	err |= opfs_file(root, "pointer_size", 0444, &ulong_fops, &u_pointer);
-	err |= opfs_file(root, "cpu_type", 0444, &cpu_type_fops, NULL);
-	err |= opfs_file(root, "cookies", 0444, &cookies_fops, NULL);
+	err |= op_fs_file(root, "enable", 0644, &enable_fops, NULL);
+	err |= op_fs_file(root, "dump", 0666, &dump_fops, NULL);
+	err |= op_fs_file(root, "buffer", 0400, &op_buffer_fops, NULL);
+	err |= op_fs_file(root, "buffer_size", 0644, &ulong_fops, &u_buffer_size);
+	err |= op_fs_file(root, "buffer_watershed", 0644, &ulong_fops, &u_watershed);
+	err |= op_fs_file(root, "cpu_buffer_size", 0644, &ulong_fops, &u_cpu_buffer_size);
+	err |= op_fs_file(root, "backtrace_depth", 0644, &ulong_fops, &u_backtrace);
+	err |= op_fs_file(root, "pointer_size", 0444, &ulong_fops, &u_pointer);
+	err |= op_fs_file(root, "cpu_type", 0444, &cpu_type_fops, NULL);
+	err |= op_fs_file(root, "cookies", 0444, &op_cookies_fops, NULL);
 	for (i = 0; i < op_mode.nr_counters; i++) {
-		unsigned long *v = &counters[i].enabled;
+		unsigned long *v = &op_counters[i].enabled;
 
 		snprintf(name, sizeof(name), "%d", i);
-		d = opfs_mkdir(root, name);
+		d = op_fs_mkdir(root, name);
 		if (!d)
 			return -ENOMEM;
 		for (j = 0; j < 6; j++) {
@@ -230,29 +288,9 @@ int op_create_files(struct dentry *root)
 				u->min = op_mode.count_min;     /* clocks: period in ns */
 				u->max = op_mode.count_max;
 			}
-			err |= opfs_file(d, cnames[j], 0644, &ulong_fops, u);
+			err |= op_fs_file(d, cnames[j], 0644, &ulong_fops, u);
 		}
 	}
-	stats = opfs_mkdir(root, "stats");
-	if (!stats)
-		return -ENOMEM;
-	for (i = 0; i < ARRAY_SIZE(s_global); i++)
-		err |= opfs_file(stats, s_global_names[i], 0444, &stat_fops, &s_global[i]);
-	for_each_possible_cpu(cpu) {
-		snprintf(name, sizeof(name), "cpu%d", cpu);
-		d = opfs_mkdir(stats, name);
-		if (!d)
-			return -ENOMEM;
-		struct op_stat_file *sf = per_cpu_ptr(&op_cpus, cpu)->st;
-
-		sf[0] = (struct op_stat_file){ stat_sample_received, cpu };
-		sf[1] = (struct op_stat_file){ stat_sample_lost_overflow, cpu };
-		sf[2] = (struct op_stat_file){ stat_sample_lost_no_regs, cpu };
-		sf[3] = (struct op_stat_file){ stat_timer_overrun, cpu };
-		err |= opfs_file(d, "sample_received", 0444, &stat_fops, &sf[0]);
-		err |= opfs_file(d, "sample_lost_overflow", 0444, &stat_fops, &sf[1]);
-		err |= opfs_file(d, "sample_lost_no_regs", 0444, &stat_fops, &sf[2]);
-		err |= opfs_file(d, "timer_overrun", 0444, &stat_fops, &sf[3]);
-	}
+	err |= create_stats(root);
 	return err ? -ENOMEM : 0;
 }

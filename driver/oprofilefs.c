@@ -9,7 +9,7 @@
 #include <linux/pagemap.h>
 
 #include "compat.h"
-#include "oprof.h"
+#include "oprofilefs.h"
 
 #define OPROFILEFS_MAGIC 0x6f70726f
 
@@ -56,13 +56,13 @@ out:
 	return d;
 }
 
-int opfs_file(struct dentry *dir, char const *name, umode_t perm,
-		     const struct file_operations *fops, void *priv)
+int op_fs_file(struct dentry *dir, char const *name, umode_t perm,
+	       const struct file_operations *fops, void *priv)
 {
 	return opfs_add(dir, name, S_IFREG | perm, fops, priv) ? 0 : -ENOMEM;
 }
 
-struct dentry *opfs_mkdir(struct dentry *parent, char const *name)
+struct dentry *op_fs_mkdir(struct dentry *parent, char const *name)
 {
 	return opfs_add(parent, name, S_IFDIR | 0755, NULL, NULL);
 }
@@ -115,12 +115,12 @@ static struct file_system_type oprofilefs_type = {
 	.kill_sb = kill_litter_super,
 };
 
-int oprofilefs_register(void)
+int op_fs_register(void)
 {
 	return register_filesystem(&oprofilefs_type);
 }
 
-void oprofilefs_unregister(void)
+void op_fs_unregister(void)
 {
 	unregister_filesystem(&oprofilefs_type);
 }

@@ -14,6 +14,8 @@
  *    "timer" with four software clock counters, event 0 CPU_CLOCK and
  *    event 1 TASK_CLOCK, count = period in ns (events/timer/events).
  */
+#define pr_fmt(fmt) "oprofile: " fmt
+
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/err.h>
@@ -26,7 +28,8 @@
 #include <asm/perf_event.h>
 #endif
 
-#include "oprof.h"
+#include "cpu_buffer.h"
+#include "perf_int.h"
 
 /* The live counters, [cpu * OP_NR_COUNTERS + N]; NULL when not created. */
 static struct perf_event **pev;
@@ -70,7 +73,7 @@ void op_perf_exit(void)
 static void op_perf_count_gap(struct op_cpu *cb, unsigned int n)
 {
 	u64 now = local_clock(), last = cb->last_tick_ns[n];
-	u64 period = counters[n].count;
+	u64 period = op_counters[n].count;
 
 	cb->last_tick_ns[n] = now;
 	if (last && now - last > period + period / 2)
@@ -85,7 +88,7 @@ static void op_perf_overflow(struct perf_event *event, struct perf_sample_data *
 
 	if (!READ_ONCE(cb->running))
 		return;                 /* op_perf_start() has not finished */
-	if (!op_mode.raw && counters[n].event == OP_EVENT_CPU_CLOCK)
+	if (!op_mode.raw && op_counters[n].event == OP_EVENT_CPU_CLOCK)
 		op_perf_count_gap(cb, n);
 	if (regs)
 		op_add_sample(cb, regs, n);
@@ -148,16 +151,16 @@ int op_perf_start(void)
 
 	cpus_read_lock();
 	for (n = 0; n < op_mode.nr_counters && !err; n++) {
-		if (!counters[n].enabled)
+		if (!op_counters[n].enabled)
 			continue;
-		op_perf_attr(&attr, &counters[n]);
+		op_perf_attr(&attr, &op_counters[n]);
 		for_each_online_cpu(cpu) {
 			e = perf_event_create_kernel_counter(&attr, cpu, NULL, op_perf_overflow,
 							     (void *)(unsigned long)n);
 			if (IS_ERR(e)) {
 				err = PTR_ERR(e);
-				pr_info("oprofile: counter %u (event %#lx) on cpu %d: error %d\n",
-					n, counters[n].event, cpu, err);
+				pr_info("counter %u (event %#lx) on cpu %d: error %d\n",
+					n, op_counters[n].event, cpu, err);
 				break;
 			}
 			pev[cpu * OP_NR_COUNTERS + n] = e;
@@ -170,8 +173,8 @@ int op_perf_start(void)
 	for (i = 0; !err && i < nr_cpu_ids * OP_NR_COUNTERS; i++) {
 		if (pev[i] && READ_ONCE(pev[i]->state) == PERF_EVENT_STATE_ERROR) {
 			err = -EBUSY;
-			pr_info("oprofile: counter %u (event %#lx) on cpu %u: no free hardware counter\n",
-				i % OP_NR_COUNTERS, counters[i % OP_NR_COUNTERS].event,
+			pr_info("counter %u (event %#lx) on cpu %u: no free hardware counter\n",
+				i % OP_NR_COUNTERS, op_counters[i % OP_NR_COUNTERS].event,
 				i / OP_NR_COUNTERS);
 		}
 	}

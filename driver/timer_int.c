@@ -9,7 +9,8 @@
 #include <asm/irq_regs.h>
 
 #include "compat.h"
-#include "oprof.h"
+#include "cpu_buffer.h"
+#include "timer_int.h"
 
 static enum hrtimer_restart op_timer_fn(struct hrtimer *t)
 {
@@ -25,7 +26,7 @@ static enum hrtimer_restart op_timer_fn(struct hrtimer *t)
 		cb->sample_lost_no_regs++;
 	/* more than one period gone: ticks the cpu could not take (a busy
 	 * hypervisor host, long irq-off sections); counted, not sampled */
-	periods = hrtimer_forward_now(t, ns_to_ktime(counters[0].count));
+	periods = hrtimer_forward_now(t, ns_to_ktime(op_counters[0].count));
 	if (periods > 1)
 		cb->timer_overrun += periods - 1;
 	return HRTIMER_RESTART;
@@ -36,7 +37,7 @@ static void op_timer_start_cpu(void *unused)
 	struct op_cpu *cb = this_cpu_ptr(&op_cpus);
 
 	WRITE_ONCE(cb->running, true);
-	hrtimer_start(&cb->timer, ns_to_ktime(counters[0].count),
+	hrtimer_start(&cb->timer, ns_to_ktime(op_counters[0].count),
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 

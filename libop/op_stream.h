@@ -4,6 +4,12 @@
  * source) and the daemon's decoder. Both producers and the decoder include
  * this header; doc/formats.md describes the same stream in prose.
  *
+ * Besides the codes it holds the limits, the stats names of what is lost
+ * and counted, the state machine (op_known_after) and the encoders both
+ * producers write through (op_put_*: switches only when the value
+ * changes, tracked in struct op_stream_state; definitions packed into
+ * words), so there is one copy of each.
+ *
  * The stream is an array of native machine words (unsigned long: 8 bytes on
  * x86-64). A word that is not OP_ESCAPE_CODE starts a sample pair
  * (pc_or_offset, event_index). OP_ESCAPE_CODE is followed by one code word
@@ -18,8 +24,9 @@
 #define OP_STREAM_H
 
 /*
- * Decoder state (daemon/opd_trans.c's transient; producers mirror it and
- * write a switch only when the value changes):
+ * Decoder state (daemon/opd_trans.c's transient; producers mirror it in
+ * struct op_stream_state and write a switch only when the value changes;
+ * op_known_after() below is this paragraph in code):
  *   cpu, task (tid, tgid, app_cookie), mode (kernel/user), cookie, trace.
  * At the start of a stream all are unknown. Then:
  *   CPU_SWITCH   sets cpu; task, mode and cookie become unknown; ends a trace.
@@ -102,28 +109,318 @@ enum op_stream_code {
  * 0 (no backtraces) .. this. */
 #define OP_MAX_BACKTRACE_DEPTH 128
 
+/* The longest name a definition (COOKIE_DEF, ANON_DEF, KERNEL_IMAGE) may
+ * carry, in bytes: PATH_MAX. A decoder refuses a longer one. */
+#define OP_MAX_NAME 4096
+#define OP_NAME_WORDS(nbytes) \
+	(((nbytes) + sizeof(unsigned long) - 1) / sizeof(unsigned long))
+/* Words of each record (escape and code included). */
+#define OP_WORDS_PAIR 2
+#define OP_WORDS_ESCAPE 2               /* KERNEL_ENTER, TRACE_BEGIN, ... */
+#define OP_WORDS_CPU_SWITCH 3
+#define OP_WORDS_CTX_SWITCH 7           /* with its CTX_TGID */
+#define OP_WORDS_COOKIE_SWITCH 3
+#define OP_WORDS_LOST 4
+#define OP_WORDS_COUNT 4
+#define OP_WORDS_DEF(nbytes, anon) (((anon) ? 7 : 4) + OP_NAME_WORDS(nbytes))
+#define OP_WORDS_KERNEL_IMAGE(nbytes) (5 + OP_NAME_WORDS(nbytes))
+/* The longest record: an ANON_DEF with the longest name. */
+#define OP_MAX_RECORD (OP_WORDS_DEF(OP_MAX_NAME, 1))
+
 /* Cookie values with special meaning, as in OProfile. */
 #define OP_NO_COOKIE 0UL
 #define OP_INVALID_COOKIE (~0UL)
 
-/* What OP_CODE_LOST counts. Keep the names: they are the stats file names. */
+/*
+ * The stats names: X(enumerator, value, name) lists, the one place that
+ * names what ESC LOST and ESC COUNT carry. The names are the stats file
+ * names of both the daemon (samples/current/stats/) and the driver
+ * (/dev/oprofile/stats/).
+ */
+#define OP_LOST_CATEGORIES(X) \
+	X(OP_LOST_OVERFLOW, 1, "sample_lost_overflow")     /* a cpu buffer/ring was full */ \
+	X(OP_LOST_NO_MM, 2, "sample_lost_no_mm")           /* user pc with no mm */ \
+	X(OP_LOST_NO_MAPPING, 3, "sample_lost_no_mapping") /* user pc in no mapping */ \
+	X(OP_LOST_EVENT_OVERFLOW, 4, "event_lost_overflow") /* the event buffer was full */ \
+	X(OP_LOST_BT_NO_MAPPING, 5, "bt_lost_no_mapping")  /* a backtrace cut: frame in no mapping */ \
+	X(OP_LOST_INVALID_EIP, 6, "sample_invalid_eip")    /* invalid pc */ \
+	X(OP_LOST_THROTTLED, 7, "sample_lost_throttled")   /* samples the kernel throttled away */
+
+/* Producer counters (work it did, not samples). maps_reread: the perf
+ * source read /proc/PID/maps again to resolve a sample's user pc. */
+#define OP_COUNTS(X) \
+	X(OP_COUNT_MAPS_REREAD, 1, "maps_reread")           /* maps read again */ \
+	X(OP_COUNT_MAPS_REREAD_HIT, 2, "maps_reread_hit")   /* ... and that sample resolved */ \
+	X(OP_COUNT_MAPS_REREAD_GONE, 3, "maps_reread_gone") /* ... but the process was gone */
+
+#define OP_STREAM_X_ENUM(name, value, file) name = value,
+#define OP_STREAM_X_CASE(name, value, file) case value: return file;
+
+/* What OP_CODE_LOST counts. */
 enum op_lost_category {
-	OP_LOST_OVERFLOW = 1,      /* sample_lost_overflow: a cpu buffer/ring was full */
-	OP_LOST_NO_MM = 2,         /* sample_lost_no_mm: user pc with no mm */
-	OP_LOST_NO_MAPPING = 3,    /* sample_lost_no_mapping: user pc in no mapping */
-	OP_LOST_EVENT_OVERFLOW = 4,/* event_lost_overflow: the event buffer was full */
-	OP_LOST_BT_NO_MAPPING = 5, /* bt_lost_no_mapping */
-	OP_LOST_INVALID_EIP = 6,   /* sample_invalid_eip */
-	OP_LOST_THROTTLED = 7,     /* samples the kernel throttled away */
+	OP_LOST_CATEGORIES(OP_STREAM_X_ENUM)
 	OP_LOST_CATEGORY_MAX
 };
 
-/* What OP_CODE_COUNT counts. Keep the names: they are the stats file names. */
+/* What OP_CODE_COUNT counts. */
 enum op_count {
-	OP_COUNT_MAPS_REREAD = 1,      /* maps_reread: /proc/PID/maps read again to resolve a sample's user pc */
-	OP_COUNT_MAPS_REREAD_HIT = 2,  /* maps_reread_hit: ... and that sample resolved */
-	OP_COUNT_MAPS_REREAD_GONE = 3, /* maps_reread_gone: ... but the process was gone */
+	OP_COUNTS(OP_STREAM_X_ENUM)
 	OP_COUNT_MAX
 };
+
+/* The stats name of a lost category, or 0 (NULL) if there is none. */
+static inline char const *op_lost_name(unsigned long category)
+{
+	switch (category) {
+	OP_LOST_CATEGORIES(OP_STREAM_X_CASE)
+	}
+	return 0;
+}
+
+/* The stats name of a producer counter, or 0 (NULL) if there is none. */
+static inline char const *op_count_name(unsigned long counter)
+{
+	switch (counter) {
+	OP_COUNTS(OP_STREAM_X_CASE)
+	}
+	return 0;
+}
+
+/* ------------------------------------------------ the decoder's state */
+
+/* Which parts of the decoder state the stream has established. */
+#define OP_KNOWN_CPU    0x1u    /* cpu: after CPU_SWITCH */
+#define OP_KNOWN_TASK   0x2u    /* tid, tgid, app cookie: CTX_SWITCH */
+#define OP_KNOWN_MODE   0x4u    /* kernel or user: KERNEL_ENTER/USER_ENTER */
+#define OP_KNOWN_COOKIE 0x8u    /* cookie: COOKIE_SWITCH */
+
+/* What the decoder knows after the escape code (see the comment at the
+ * top): each switch sets its own part and forgets the parts below it. */
+static inline unsigned int op_known_after(unsigned int known, unsigned long code)
+{
+	switch (code) {
+	case OP_CODE_CPU_SWITCH:
+		return OP_KNOWN_CPU;
+	case OP_CODE_CTX_SWITCH:
+		return (known | OP_KNOWN_TASK) & ~OP_KNOWN_COOKIE;
+	case OP_CODE_KERNEL_ENTER:
+	case OP_CODE_USER_ENTER:
+		return known | OP_KNOWN_MODE;
+	case OP_CODE_COOKIE_SWITCH:
+		return known | OP_KNOWN_COOKIE;
+	}
+	return known;
+}
+
+/* Codes that may appear inside a backtrace without ending it. */
+static inline int op_code_keeps_trace(unsigned long code)
+{
+	return code == OP_CODE_COOKIE_SWITCH || code == OP_CODE_KERNEL_ENTER ||
+	       code == OP_CODE_USER_ENTER || code == OP_CODE_COOKIE_DEF ||
+	       code == OP_CODE_ANON_DEF;
+}
+
+/* -------------------------------------------------------- the encoders */
+
+/*
+ * Where encoders write: w[0..cap). len counts every word written, also
+ * those that did not fit (len > cap: the record is incomplete, the
+ * caller must not use it). A producer points w at its record buffer.
+ */
+struct op_stream_out {
+	unsigned long *w;
+	unsigned long len;
+	unsigned long cap;
+};
+
+static inline void op_put(struct op_stream_out *o, unsigned long w)
+{
+	if (o->len < o->cap)
+		o->w[o->len] = w;
+	o->len++;
+}
+
+static inline int op_out_overflowed(struct op_stream_out const *o)
+{
+	return o->len > o->cap;
+}
+
+static inline void op_put_escape(struct op_stream_out *o, unsigned long code)
+{
+	op_put(o, OP_ESCAPE_CODE);
+	op_put(o, code);
+}
+
+/* A sample pair, or (event 0) a backtrace frame. */
+static inline void op_put_pair(struct op_stream_out *o, unsigned long pc,
+			       unsigned long event)
+{
+	op_put(o, pc);
+	op_put(o, event);
+}
+
+/* nbytes of s (no NUL) in OP_NAME_WORDS(nbytes) words: first byte in the
+ * lowest-addressed byte, the tail padded with zero bytes. */
+static inline void op_put_string(struct op_stream_out *o, char const *s,
+				 unsigned long nbytes)
+{
+	unsigned long i, w = 0;
+	unsigned char *b = (unsigned char *)&w;
+
+	for (i = 0; i < nbytes; i++) {
+		b[i % sizeof(w)] = (unsigned char)s[i];
+		if (i % sizeof(w) == sizeof(w) - 1 || i == nbytes - 1) {
+			op_put(o, w);
+			w = 0;
+		}
+	}
+}
+
+/* A cookie definition: a binary's path, or (anon) a process's region. */
+struct op_stream_def {
+	unsigned long cookie;
+	char const *name;
+	unsigned long nbytes;           /* of name, no NUL; 1 .. OP_MAX_NAME */
+	int anon;                       /* ANON_DEF: tgid, start, end valid */
+	unsigned long tgid, start, end;
+};
+
+/* ESC COOKIE_DEF cookie nbytes name... or ESC ANON_DEF cookie tgid start
+ * end nbytes name...; no effect on the decoder state. */
+static inline void op_put_def(struct op_stream_out *o,
+			      struct op_stream_def const *d)
+{
+	op_put_escape(o, d->anon ? OP_CODE_ANON_DEF : OP_CODE_COOKIE_DEF);
+	op_put(o, d->cookie);
+	if (d->anon) {
+		op_put(o, d->tgid);
+		op_put(o, d->start);
+		op_put(o, d->end);
+	}
+	op_put(o, d->nbytes);
+	op_put_string(o, d->name, d->nbytes);
+}
+
+/* ESC KERNEL_IMAGE start end nbytes name... */
+static inline void op_put_kernel_image(struct op_stream_out *o,
+				       unsigned long start, unsigned long end,
+				       char const *name, unsigned long nbytes)
+{
+	op_put_escape(o, OP_CODE_KERNEL_IMAGE);
+	op_put(o, start);
+	op_put(o, end);
+	op_put(o, nbytes);
+	op_put_string(o, name, nbytes);
+}
+
+/* ESC LOST category count; no effect on the decoder state. */
+static inline void op_put_lost(struct op_stream_out *o, unsigned long category,
+			       unsigned long count)
+{
+	op_put_escape(o, OP_CODE_LOST);
+	op_put(o, category);
+	op_put(o, count);
+}
+
+/* ESC COUNT counter n; no effect on the decoder state. */
+static inline void op_put_count(struct op_stream_out *o, unsigned long counter,
+				unsigned long n)
+{
+	op_put_escape(o, OP_CODE_COUNT);
+	op_put(o, counter);
+	op_put(o, n);
+}
+
+/*
+ * A producer's copy of the decoder state, so that it writes a switch only
+ * when the value changes, and forgets exactly what the decoder forgets.
+ */
+struct op_stream_state {
+	unsigned int known;             /* OP_KNOWN_* */
+	unsigned int kernel;            /* OP_KNOWN_MODE: 1 kernel, 0 user */
+	unsigned long cpu;
+	unsigned long tid, tgid, app;   /* OP_KNOWN_TASK; app: the app cookie */
+	unsigned long cookie;           /* OP_KNOWN_COOKIE */
+};
+
+/* A new stream (or a reader that starts over): nothing is known. */
+static inline void op_stream_reset(struct op_stream_state *s)
+{
+	s->known = 0;
+}
+
+/* Write the next task switch even if the task looks the same. */
+static inline void op_stream_forget_task(struct op_stream_state *s)
+{
+	s->known &= ~OP_KNOWN_TASK;
+}
+
+static inline void op_put_cpu(struct op_stream_state *s,
+			      struct op_stream_out *o, unsigned long cpu)
+{
+	if ((s->known & OP_KNOWN_CPU) && s->cpu == cpu)
+		return;
+	op_put_escape(o, OP_CODE_CPU_SWITCH);
+	op_put(o, cpu);
+	s->cpu = cpu;
+	s->known = op_known_after(s->known, OP_CODE_CPU_SWITCH);
+}
+
+/* The decoder has this task already: no CTX_SWITCH needed. */
+static inline int op_task_known(struct op_stream_state const *s,
+				unsigned long tid, unsigned long tgid,
+				unsigned long app)
+{
+	return (s->known & OP_KNOWN_TASK) && s->tid == tid &&
+	       s->tgid == tgid && s->app == app;
+}
+
+/* The decoder has this cookie already: no COOKIE_SWITCH needed. */
+static inline int op_cookie_known(struct op_stream_state const *s,
+				  unsigned long cookie)
+{
+	return (s->known & OP_KNOWN_COOKIE) && s->cookie == cookie;
+}
+
+/* ESC CTX_SWITCH tid app ESC CTX_TGID tgid, when the task changed. */
+static inline void op_put_task(struct op_stream_state *s,
+			       struct op_stream_out *o, unsigned long tid,
+			       unsigned long tgid, unsigned long app)
+{
+	if (op_task_known(s, tid, tgid, app))
+		return;
+	op_put_escape(o, OP_CODE_CTX_SWITCH);
+	op_put(o, tid);
+	op_put(o, app);
+	op_put_escape(o, OP_CODE_CTX_TGID);
+	op_put(o, tgid);
+	s->tid = tid;
+	s->tgid = tgid;
+	s->app = app;
+	s->known = op_known_after(s->known, OP_CODE_CTX_SWITCH);
+}
+
+static inline void op_put_mode(struct op_stream_state *s,
+			       struct op_stream_out *o, int kernel)
+{
+	unsigned long code = kernel ? OP_CODE_KERNEL_ENTER : OP_CODE_USER_ENTER;
+
+	if ((s->known & OP_KNOWN_MODE) && s->kernel == !!kernel)
+		return;
+	op_put_escape(o, code);
+	s->kernel = !!kernel;
+	s->known = op_known_after(s->known, code);
+}
+
+static inline void op_put_cookie(struct op_stream_state *s,
+				 struct op_stream_out *o, unsigned long cookie)
+{
+	if (op_cookie_known(s, cookie))
+		return;
+	op_put_escape(o, OP_CODE_COOKIE_SWITCH);
+	op_put(o, cookie);
+	s->cookie = cookie;
+	s->known = op_known_after(s->known, OP_CODE_COOKIE_SWITCH);
+}
 
 #endif /* OP_STREAM_H */

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Counter mode (perf_int.c): kernel perf counters. */
+#ifndef OP_PERF_INT_H
+#define OP_PERF_INT_H
+
+int op_perf_detect(void);
+int op_perf_init(void);
+void op_perf_exit(void);
+int op_perf_start(void);
+void op_perf_stop(void);
+
+#endif
