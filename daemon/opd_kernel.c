@@ -24,9 +24,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <zlib.h>
-
 #include "op_message.h"
+#include "op_session.h"
+#include "op_session_kernel.h"
 #include "opd_kernel.h"
 
 #define KALLSYMS "/proc/kallsyms"
@@ -189,42 +189,6 @@ static void clip_overlaps(void)
 static char *vmlinux_name;
 static char *cache_dir;      /* per-boot cache of kallsyms.gz and the range */
 
-static int write_text(char const *path, char const *text, size_t len)
-{
-	char tmp[4200];
-	int fd, ok;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	ok = write(fd, text, len) == (ssize_t)len;
-	if (close(fd) || !ok || rename(tmp, path)) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
-
-/* Write text gzipped (level 1: fast) to path, through a renamed temp file. */
-static int write_gz(char const *path, char const *text, size_t len)
-{
-	char tmp[4300];
-	gzFile out;
-	int ok;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	out = gzopen(tmp, "wb1");
-	if (!out)
-		return -1;
-	ok = gzwrite(out, text, (unsigned)len) == (int)len;
-	if (gzclose(out) != Z_OK || !ok || rename(tmp, path)) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
-
 /* The cache's file NAME in buf. */
 static char const *cache_path(char *buf, size_t len, char const *name)
 {
@@ -266,10 +230,10 @@ static int cache_lookup(char const *key, size_t klen, uint64_t *start, uint64_t 
 
 	if (!cache_dir)
 		return -1;
-	old = slurp(cache_path(path, sizeof(path), "key"), &n);
-	range = slurp(cache_path(path, sizeof(path), "kernel_range"), &n);
+	old = slurp(cache_path(path, sizeof(path), OP_KCACHE_KEY), &n);
+	range = slurp(cache_path(path, sizeof(path), OP_KCACHE_RANGE), &n);
 	if (old && range && !strcmp(old, key) && strlen(old) == klen &&
-	    access(cache_path(path, sizeof(path), "kallsyms.gz"), R_OK) == 0) {
+	    access(cache_path(path, sizeof(path), OP_KCACHE_KALLSYMS), R_OK) == 0) {
 		*start = hex(range, &q);
 		*end = hex(q + (*q == ' '), &q);
 		rc = *start && *end > *start ? 0 : -1;
@@ -287,13 +251,15 @@ static void cache_store(char const *key, size_t klen, char const *text,
 
 	if (!cache_dir || (mkdir(cache_dir, 0755) && errno != EEXIST))
 		return;
-	unlink(cache_path(path, sizeof(path), "key"));
-	if (write_gz(cache_path(path, sizeof(path), "kallsyms.gz"), text, len))
+	unlink(cache_path(path, sizeof(path), OP_KCACHE_KEY));
+	if (op_session_write_gz(cache_path(path, sizeof(path), OP_KCACHE_KALLSYMS),
+				text, len))
 		return;
 	snprintf(range, sizeof(range), "%" PRIx64 " %" PRIx64 "\n", start, end);
-	if (write_text(cache_path(path, sizeof(path), "kernel_range"), range, strlen(range)))
+	if (op_session_write_atomic(cache_path(path, sizeof(path), OP_KCACHE_RANGE),
+				    range, strlen(range)))
 		return;
-	write_text(cache_path(path, sizeof(path), "key"), key, klen);
+	op_session_write_atomic(cache_path(path, sizeof(path), OP_KCACHE_KEY), key, klen);
 }
 
 /* Kernel text range: from the cache, or by reading kallsyms (and caching it). */
@@ -381,92 +347,29 @@ int opd_kernel_nr_ids(void)
 	return nr_images;
 }
 
-static int copy_file(char const *from, char const *to, char *err, size_t errlen)
-{
-	FILE *in = fopen(from, "r"), *out;
-	char buf[65536];
-	size_t n;
-
-	if (!in) {
-		snprintf(err, errlen, "cannot open '%s': %s", from, strerror(errno));
-		return -1;
-	}
-	out = fopen(to, "w");
-	if (!out) {
-		snprintf(err, errlen, "cannot create '%s': %s", to, strerror(errno));
-		fclose(in);
-		return -1;
-	}
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		fwrite(buf, 1, n, out);
-	fclose(in);
-	if (fclose(out)) {
-		snprintf(err, errlen, "cannot write '%s': %s", to, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /*
- * The session's kallsyms.gz: a hard link to the per-boot cached copy when
- * there is one (no copy at all), else a fresh compressed copy.
+ * The session's kernel metadata, written by libop (op_session_kernel.h):
+ * kallsyms.gz is a hard link to the per-boot cached copy when there is
+ * one, so saving a session costs no compression.
  */
-static int save_kallsyms(char const *to, char *err, size_t errlen)
-{
-	char cached[4200];
-	size_t len = 0;
-	char *text;
-
-	unlink(to);
-	if (cache_dir && link(cache_path(cached, sizeof(cached), "kallsyms.gz"), to) == 0)
-		return 0;
-	if (cache_dir && copy_file(cached, to, err, errlen) == 0)
-		return 0;
-	text = slurp(KALLSYMS, &len);
-	if (!text) {
-		snprintf(err, errlen, "cannot read '%s': %s", KALLSYMS, strerror(errno));
-		return -1;
-	}
-	if (write_gz(to, text, len)) {
-		snprintf(err, errlen, "cannot write '%s': %s", to, strerror(errno));
-		free(text);
-		return -1;
-	}
-	free(text);
-	return 0;
-}
-
 int opd_kernel_save(char const *dir, char *err, size_t errlen)
 {
-	char path[4096];
-	FILE *f;
-	int i;
+	char cached[4200];
+	struct op_kernel_sources src = {
+		.kallsyms = KALLSYMS,
+		.kallsyms_gz = cache_dir ? cache_path(cached, sizeof(cached),
+						      OP_KCACHE_KALLSYMS) : NULL,
+		.modules = MODULES,
+	};
+	struct op_kernel_image *v = op_xcalloc((size_t)nr_sorted + 1, sizeof(*v));
+	int i, ret;
 
-	snprintf(path, sizeof(path), "%s/kallsyms.gz", dir);
-	if (save_kallsyms(path, err, errlen))
-		return -1;
-	snprintf(path, sizeof(path), "%s/modules", dir);
-	/* A kernel built without module support has no /proc/modules. */
-	if (access(MODULES, F_OK) == 0) {
-		if (copy_file(MODULES, path, err, errlen))
-			return -1;
-	} else if (copy_file("/dev/null", path, err, errlen)) {
-		return -1;
-	}
-	snprintf(path, sizeof(path), "%s/kernel_images", dir);
-	f = fopen(path, "w");
-	if (!f) {
-		snprintf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
-		return -1;
-	}
 	for (i = 0; i < nr_sorted; i++)
-		fprintf(f, "%s 0x%" PRIx64 " 0x%" PRIx64 "\n", sorted[i]->name,
-			sorted[i]->start, sorted[i]->end);
-	if (fclose(f)) {
-		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+		v[i] = (struct op_kernel_image){ .name = sorted[i]->name,
+			.start = sorted[i]->start, .end = sorted[i]->end };
+	ret = op_session_kernel_write(dir, &src, v, (size_t)nr_sorted, err, errlen);
+	free(v);
+	return ret;
 }
 
 void opd_kernel_exit(void)

@@ -38,8 +38,8 @@ int opd_kernel_nr_ids(void);
 
 /*
  * Save what a report needs to resolve kernel symbols after a reboot into
- * dir: kallsyms.gz (gzipped copy), modules (copy) and kernel_images
- * ("NAME START END" per line, hex). 0 or -1 with err set.
+ * dir, a session's session/ (op_session_kernel.h: kallsyms.gz, modules,
+ * kernel_images). 0 or -1 with err set.
  */
 int opd_kernel_save(char const *dir, char *err, size_t errlen);
 

@@ -12,12 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "op_config.h"
 #include "op_cpu_type.h"
 #include "op_message.h"
+#include "op_session.h"
+#include "op_session_kv.h"
+#include "op_session_settings.h"
 #include "opd_options.h"
-#include "opd_session.h"
-#include "opd_settings.h"
 
 static char *session_dir_arg;
 static char *events_arg;
@@ -129,26 +129,60 @@ static char *absolute_new_file(char const *path)
 	return abs;
 }
 
+/* The checked settings as the core's configuration. */
+static unsigned core_separate(unsigned bits)
+{
+	return (bits & OP_SEP_LIB ? OPD_SEP_LIB : 0) |
+	       (bits & OP_SEP_KERNEL ? OPD_SEP_KERNEL : 0) |
+	       (bits & OP_SEP_THREAD ? OPD_SEP_THREAD : 0) |
+	       (bits & OP_SEP_CPU ? OPD_SEP_CPU : 0);
+}
+
+static void core_events(struct op_settings_events const *ev,
+			struct opd_config *cfg)
+{
+	_Static_assert(OP_SETTINGS_MAX_EVENTS <= OPD_MAX_EVENTS,
+		       "the core takes every event the settings allow");
+	for (size_t i = 0; i < ev->nr; i++) {
+		struct op_settings_event const *e = &ev->v[i];
+		struct opd_event *c = &cfg->events[i];
+
+		_Static_assert(sizeof(c->name) == sizeof(e->name), "event name");
+		memcpy(c->name, e->name, sizeof(c->name));
+		c->code = e->code;
+		c->unit_mask = e->unit_mask;
+		c->count = e->count;
+		c->kernel = e->kernel;
+		c->user = e->user;
+	}
+	cfg->nr_events = ev->nr;
+}
+
 static void setup_config(struct opd_options *o, struct opd_config *cfg)
 {
+	struct op_settings_events ev;
 	char err[1024];
-	enum op_cpu cpu = opd_settings_cpu(cpu_type_arg, err, sizeof(err));
+	enum op_cpu cpu = op_settings_cpu(cpu_type_arg, err, sizeof(err));
+	unsigned separate;
 
 	if (cpu == CPU_NO_GOOD)
 		op_die("%s", err);
 	cfg->cpu_type = cpu;
 	cfg->cpu_speed = op_cpu_speed();
 	if (callgraph_arg &&
-	    opd_parse_callgraph(callgraph_arg, &o->callgraph, err, sizeof(err)) < 0)
+	    op_settings_callgraph(callgraph_arg, &o->callgraph, err, sizeof(err)) < 0)
 		op_die("%s", err);
-	if (opd_settings_events(events_arg, cpu, o->callgraph, cfg, o->events_text,
-				sizeof(o->events_text), err, sizeof(err)) < 0)
+	if (op_settings_events(events_arg, cpu, o->callgraph, &ev, err,
+			       sizeof(err)) < 0)
 		op_die("%s", err);
-	if (opd_parse_separate(separate_arg ? separate_arg : "none",
-			       &cfg->separate, err, sizeof(err)) < 0)
+	core_events(&ev, cfg);
+	snprintf(o->events_text, sizeof(o->events_text), "%s", ev.text);
+	if (op_settings_separate(separate_arg ? separate_arg : "none",
+				 &separate, err, sizeof(err)) < 0)
 		op_die("%s", err);
-	opd_separate_text(cfg->separate, o->separate_text,
-			  sizeof(o->separate_text));
+	cfg->separate = core_separate(separate);
+	op_settings_separate_text(separate, o->separate_text,
+				  sizeof(o->separate_text));
 	cfg->max_open_files = (size_t)max_open_files_arg;
 }
 
@@ -169,7 +203,7 @@ void opd_options_parse(struct opd_options *o, struct opd_config *cfg,
 		o->source = opd_source_find(source_arg ? source_arg : "auto");
 		if (!o->source)
 			exit(1);
-		if (opd_check_privilege() < 0)
+		if (op_settings_check_privilege() < 0)
 			exit(1);
 	}
 	if (record_arg)
@@ -185,30 +219,30 @@ void opd_options_parse(struct opd_options *o, struct opd_config *cfg,
 
 int opd_options_save(struct opd_options const *o, struct opd_config const *cfg)
 {
-	char *current = opd_samples_path(o->session_dir, OP_CURRENT_SESSION);
-	char *path = opd_path(current, OPD_SESSION_CONF);
-	struct opd_kv kv = { 0 };
+	char *current = op_session_samples(o->session_dir, OP_CURRENT_SESSION);
+	char *path = op_session_path(current, OP_SESSION_CONF);
+	struct op_kv kv = { 0 };
 	char buf[64];
 	time_t now = time(NULL);
 	int ret;
 
-	opd_kv_set(&kv, "events", o->events_text);
-	opd_kv_set(&kv, "separate", o->separate_text);
+	op_kv_set(&kv, "events", o->events_text);
+	op_kv_set(&kv, "separate", o->separate_text);
 	snprintf(buf, sizeof(buf), "%u", o->callgraph);
-	opd_kv_set(&kv, "callgraph", buf);
-	opd_kv_set(&kv, "cpu_type", op_cpu_name(cfg->cpu_type));
+	op_kv_set(&kv, "callgraph", buf);
+	op_kv_set(&kv, "cpu_type", op_cpu_name(cfg->cpu_type));
 	snprintf(buf, sizeof(buf), "%.3f", cfg->cpu_speed);
-	opd_kv_set(&kv, "cpu_speed", buf);
-	opd_kv_set(&kv, "vmlinux", o->vmlinux ? o->vmlinux : "none");
-	opd_kv_set(&kv, "source", o->replay ? "replay" : o->source->name);
+	op_kv_set(&kv, "cpu_speed", buf);
+	op_kv_set(&kv, "vmlinux", o->vmlinux ? o->vmlinux : "none");
+	op_kv_set(&kv, "source", o->replay ? "replay" : o->source->name);
 	if (o->replay)
-		opd_kv_set(&kv, "replay", o->replay);
+		op_kv_set(&kv, "replay", o->replay);
 	snprintf(buf, sizeof(buf), "%lld", (long long)now);
-	opd_kv_set(&kv, "start_time", buf);
+	op_kv_set(&kv, "start_time", buf);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
-	opd_kv_set(&kv, "start_time_text", buf);
-	ret = opd_kv_write(&kv, path);
-	opd_kv_free(&kv);
+	op_kv_set(&kv, "start_time_text", buf);
+	ret = op_kv_write(&kv, path);
+	op_kv_free(&kv);
 	free(path);
 	free(current);
 	return ret;

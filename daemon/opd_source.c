@@ -15,6 +15,7 @@
 
 #include "op_cpu_type.h"
 #include "op_message.h"
+#include "op_session.h"
 #include "opd_source.h"
 #include "perf_source.h"
 #include "word_buffer.h"
@@ -195,7 +196,8 @@ struct opd_source_ops const *opd_source_find(char const *name)
 	if (!strcmp(name, "driver")) {
 		if (opd_driver_present())
 			return &opd_driver_ops;
-		op_error("the oprofile driver is not loaded (no /dev/oprofile/buffer): run 'opcontrol --init', or use --source=perf");
+		op_error("the oprofile driver is not loaded (no %s/buffer): run 'opcontrol --init', or use --source=perf",
+			 op_driver_dir());
 		return NULL;
 	}
 	op_error("unknown source '%s': use perf, driver or auto", name);

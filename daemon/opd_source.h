@@ -1,7 +1,7 @@
 /*
  * Where the daemon's event stream comes from. oprofiled's main loop knows
  * a source only through these operations, so that the perf_events source
- * (perf_source.c) and the oprofile driver's /dev/oprofile/buffer slot in
+ * (perf_source.c) and the oprofile driver's buffer file slot in
  * the same way. A source hands its stream words to the sink it was opened
  * with; the sink (oprofiled) records them and feeds the core.
  *
@@ -58,14 +58,13 @@ struct opd_source {
 
 /*
  * The source for --source=NAME: "perf", "driver" or "auto" (the driver
- * when /dev/oprofile/buffer exists and the driver source is built, else
+ * when DRIVER_DIR/buffer exists (op_driver_dir(), op_session.h), else
  * perf). NULL with a message when NAME is unknown or not available.
  */
 struct opd_source_ops const *opd_source_find(char const *name);
 
 /* The driver source (opd_source_driver.c), and whether the driver is
- * loaded and mounted ($OPROFILE_DRIVER_DIR, default /dev/oprofile, has a
- * buffer file). */
+ * loaded and mounted (op_driver_dir() has a buffer file). */
 extern struct opd_source_ops const opd_driver_ops;
 int opd_driver_present(void);
 

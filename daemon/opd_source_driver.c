@@ -1,6 +1,7 @@
 /*
  * The oprofile driver source: the stream comes from the oprofilefs kernel
- * module (driver/), read from /dev/oprofile/buffer. open() writes the
+ * module (driver/), read from DRIVER_DIR/buffer (op_op_driver_dir():
+ * $OPROFILE_DRIVER_DIR, default /dev/oprofile). open() writes the
  * events into the counter directories N/ and the callgraph depth into
  * backtrace_depth, and opens the buffer (which makes the driver allocate
  * its buffers); start/stop write enable; flush
@@ -23,14 +24,11 @@
 #include <unistd.h>
 
 #include "op_message.h"
+#include "op_session.h"
 #include "opd_source.h"
 
-#ifndef OPD_DRIVER_DIR
-#define OPD_DRIVER_DIR "/dev/oprofile"
-#endif
-
 struct driver_priv {
-	int fd;                          /* /dev/oprofile/buffer */
+	int fd;                          /* DRIVER_DIR/buffer */
 	unsigned long *buf;
 	size_t buf_words;
 	int running;
@@ -39,20 +37,13 @@ struct driver_priv {
 	void *sink_arg;
 };
 
-static char const *driver_dir(void)
-{
-	char const *d = getenv("OPROFILE_DRIVER_DIR");
-
-	return d && *d ? d : OPD_DRIVER_DIR;
-}
-
 /* Write "value\n" to DIR/name. 0 or -1 (message printed). */
 static int write_file(char const *name, unsigned long value)
 {
 	char path[512], text[32];
 	int fd, n, ret = 0;
 
-	snprintf(path, sizeof(path), "%s/%s", driver_dir(), name);
+	snprintf(path, sizeof(path), "%s/%s", op_driver_dir(), name);
 	n = snprintf(text, sizeof(text), "%lu\n", value);
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
@@ -70,7 +61,7 @@ static int read_file(char const *name, unsigned long *value)
 	int fd;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/%s", driver_dir(), name);
+	snprintf(path, sizeof(path), "%s/%s", op_driver_dir(), name);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -1;
@@ -93,7 +84,7 @@ static int write_counters(struct opd_config const *core)
 	for (i = 0; i < core->nr_events; i++) {
 		struct opd_event const *e = &core->events[i];
 
-		snprintf(name, sizeof(name), "%s/%zu", driver_dir(), i);
+		snprintf(name, sizeof(name), "%s/%zu", op_driver_dir(), i);
 		if (stat(name, &st) < 0)
 			return op_error("the driver has no counter %zu for event %s (too many events)",
 					i, e->name);
@@ -108,7 +99,7 @@ static int write_counters(struct opd_config const *core)
 	}
 	/* counters beyond ours are switched off */
 	for (; i < 64; i++) {
-		snprintf(name, sizeof(name), "%s/%zu", driver_dir(), i);
+		snprintf(name, sizeof(name), "%s/%zu", op_driver_dir(), i);
 		if (stat(name, &st) < 0)
 			break;
 		snprintf(name, sizeof(name), "%zu/enabled", i);
@@ -131,14 +122,14 @@ static int driver_open(struct opd_source *src, struct opd_source_config const *c
 		return op_error("the driver refused backtrace_depth %u (see above)",
 				cfg->callgraph_depth);
 	if (read_file("buffer_size", &words) < 0 || words == 0)
-		return op_error("cannot read %s/buffer_size", driver_dir());
+		return op_error("cannot read %s/buffer_size", op_driver_dir());
 	p = op_xcalloc(1, sizeof(*p));
 	p->buf_words = words;
 	p->buf = op_xcalloc(words, sizeof(unsigned long));
 	p->sink = cfg->sink;
 	p->sink_arg = cfg->sink_arg;
 	p->verbose = cfg->verbose;
-	snprintf(path, sizeof(path), "%s/buffer", driver_dir());
+	snprintf(path, sizeof(path), "%s/buffer", op_driver_dir());
 	p->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (p->fd < 0) {
 		op_error("cannot open '%s': %s%s", path, strerror(errno),
@@ -162,13 +153,13 @@ static int drain(struct driver_priv *p)
 		if (n < 0 && errno == EAGAIN)
 			return 0;
 		if (n < 0)
-			return op_error("cannot read %s/buffer: %s", driver_dir(),
+			return op_error("cannot read %s/buffer: %s", op_driver_dir(),
 					strerror(errno));
 		if (n == 0)
 			return 0;
 		if (n % sizeof(unsigned long))
 			return op_error("%s/buffer returned %zd bytes: not whole words",
-					driver_dir(), n);
+					op_driver_dir(), n);
 		p->sink(p->buf, (size_t)n / sizeof(unsigned long), p->sink_arg);
 	}
 }
@@ -260,6 +251,6 @@ int opd_driver_present(void)
 {
 	char path[512];
 
-	snprintf(path, sizeof(path), "%s/buffer", driver_dir());
+	snprintf(path, sizeof(path), "%s/buffer", op_driver_dir());
 	return access(path, F_OK) == 0;
 }

@@ -14,7 +14,7 @@
 
 #include "op_config.h"
 #include "op_message.h"
-#include "opd_session.h"
+#include "op_session.h"
 #include "opd_stats_file.h"
 
 #define FIELD(name, member, dropped) \
@@ -70,12 +70,12 @@ static int write_counters(char const *dir, struct opd_stats const *st)
 		return op_error("cannot create stats directory '%s': %s", dir,
 				strerror(errno));
 	for (f = opd_stat_fields; f->name; f++) {
-		char *path = opd_path(dir, f->name);
+		char *path = op_session_path(dir, f->name);
 		char text[32];
 		int ret;
 
 		snprintf(text, sizeof(text), "%" PRIu64 "\n", field_value(st, f));
-		ret = opd_write_file_atomic(path, text);
+		ret = op_session_write_text(path, text);
 		free(path);
 		if (ret < 0)
 			return -1;
@@ -93,8 +93,8 @@ static int move_counters(char const *from, char const *to)
 		return op_error("cannot create stats directory '%s': %s", to,
 				strerror(errno));
 	for (f = opd_stat_fields; f->name && !ret; f++) {
-		char *src = opd_path(from, f->name);
-		char *dst = opd_path(to, f->name);
+		char *src = op_session_path(from, f->name);
+		char *dst = op_session_path(to, f->name);
 
 		if (rename(src, dst) < 0)
 			ret = op_error("cannot rename '%s' to '%s': %s", src,
@@ -112,12 +112,12 @@ static int move_counters(char const *from, char const *to)
  */
 int opd_stats_write(char const *session_dir, struct opd_stats const *st)
 {
-	char *current = opd_samples_path(session_dir, OP_CURRENT_SESSION);
-	char *dir = opd_path(current, OP_STATS_DIR);
-	char *tmp = opd_path(current, OP_STATS_DIR ".new");
+	char *current = op_session_samples(session_dir, OP_CURRENT_SESSION);
+	char *dir = op_session_path(current, OP_STATS_DIR);
+	char *tmp = op_session_path(current, OP_STATS_DIR ".new");
 	int ret = -1;
 
-	if (opd_remove_tree(tmp) < 0 || write_counters(tmp, st) < 0)
+	if (op_session_remove_tree(tmp) < 0 || write_counters(tmp, st) < 0)
 		goto out;
 	if (rename(tmp, dir) == 0) {
 		ret = 0;  /* there was no stats/ yet */
@@ -132,7 +132,7 @@ int opd_stats_write(char const *session_dir, struct opd_stats const *st)
 		op_error("cannot exchange '%s' and '%s': %s", tmp, dir,
 			 strerror(errno));
 	}
-	opd_remove_tree(tmp);
+	op_session_remove_tree(tmp);
 out:
 	free(tmp);
 	free(dir);

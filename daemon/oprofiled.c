@@ -1,9 +1,9 @@
 /*
  * oprofiled: the daemon process. It turns its options into the core's
- * configuration, takes the session directory (opd_session.h), becomes a
+ * configuration, takes the session directory (op_session.h), becomes a
  * daemon, and then runs one poll() loop over the stream source, its
  * signals (signalfd), a sync timer (timerfd) and the control FIFO
- * (opd_control.h). Everything after the stream is the core's
+ * (op_session_control.h). Everything after the stream is the core's
  * (opd_core.h); everything before it, the source's (opd_source.h).
  *
  * Signals, as OProfile's daemon:
@@ -31,14 +31,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "op_config.h"
 #include "op_cpu_type.h"
 #include "op_events.h"
 #include "op_message.h"
-#include "opd_control.h"
+#include "op_session.h"
+#include "op_session_control.h"
 #include "opd_core.h"
 #include "opd_options.h"
-#include "opd_session.h"
 #include "opd_source.h"
 #include "opd_stats_file.h"
 #include "stream_file.h"
@@ -50,7 +49,7 @@ struct daemon {
 	struct opd_config cfg;
 	char *session_dir;              /* absolute */
 	struct opd_source src;
-	struct opd_control ctl;
+	struct op_control ctl;
 	int sigfd;
 	int timerfd;
 	int log_fd;                     /* -1 with --no-daemon */
@@ -89,7 +88,7 @@ static uint64_t monotonic_ns(void)
 /* Append to the log; with stdout and stderr pointing at it when daemonised. */
 static int log_open(struct daemon *d)
 {
-	char *path = opd_path(d->session_dir, OPD_LOG_FILE);
+	char *path = op_session_path(d->session_dir, OP_LOG_FILE);
 	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 
 	if (fd < 0) {
@@ -114,9 +113,9 @@ static void log_redirect(struct daemon *d)
 
 static void write_state(struct daemon *d)
 {
-	char *path = opd_path(d->session_dir, OPD_STATE_FILE);
+	char *path = op_session_path(d->session_dir, OP_STATE_FILE);
 
-	opd_write_file_atomic(path, d->sampling ? "sampling\n" : "paused\n");
+	op_session_write_text(path, d->sampling ? "sampling\n" : "paused\n");
 	free(path);
 }
 
@@ -180,7 +179,7 @@ static int do_reset(struct daemon *d)
 
 	flush_to(d, monotonic_ns());
 	opd_core_close_files();
-	ret = opd_session_reset_files(d->session_dir);
+	ret = op_session_reset(d->session_dir);
 	opd_core_reset_stats();
 	write_stats(d);
 	log_msg("session reset");
@@ -191,7 +190,7 @@ static int do_save(struct daemon *d, char const *name, char *err, size_t errlen)
 {
 	flush_to(d, monotonic_ns());
 	opd_core_close_files();
-	if (opd_session_save(d->session_dir, name, err, errlen) < 0)
+	if (op_session_save(d->session_dir, name, err, errlen) < 0)
 		return -1;
 	opd_core_write_session();
 	opd_core_reset_stats();
@@ -203,51 +202,51 @@ static int do_save(struct daemon *d, char const *name, char *err, size_t errlen)
 static void do_dump(struct daemon *d, char const *id)
 {
 	flush_to(d, monotonic_ns());
-	opd_control_dump_done(d->session_dir, id);
+	op_control_dump_done(d->session_dir, id);
 	if (d->opt.verbose)
 		log_msg("dump %s complete", id);
 }
 
-static void handle_command(struct daemon *d, struct opd_command const *c)
+static void handle_command(struct daemon *d, struct op_command const *c)
 {
 	char err[1024] = "";
 	int ret = 0;
 
 	static char const *const names[] = {
-		[OPD_CMD_START] = "start", [OPD_CMD_STOP] = "stop",
-		[OPD_CMD_DUMP] = "dump", [OPD_CMD_RESET] = "reset",
-		[OPD_CMD_SAVE] = "save", [OPD_CMD_EXIT] = "exit",
+		[OP_CMD_START] = "start", [OP_CMD_STOP] = "stop",
+		[OP_CMD_DUMP] = "dump", [OP_CMD_RESET] = "reset",
+		[OP_CMD_SAVE] = "save", [OP_CMD_EXIT] = "exit",
 	};
 
 	if (d->opt.verbose)
 		log_msg("control: %s%s%s%s%s", names[c->cmd], c->name[0] ? " " : "",
 			c->name, c->id[0] ? " id " : "", c->id);
 	switch (c->cmd) {
-	case OPD_CMD_START:
+	case OP_CMD_START:
 		ret = start_sampling(d);
 		log_msg("sampling %s", ret ? "could not start" : "started");
 		break;
-	case OPD_CMD_STOP:
+	case OP_CMD_STOP:
 		ret = stop_sampling(d);
 		break;
-	case OPD_CMD_DUMP:
+	case OP_CMD_DUMP:
 		do_dump(d, c->id);
 		return;
-	case OPD_CMD_RESET:
+	case OP_CMD_RESET:
 		ret = do_reset(d);
 		break;
-	case OPD_CMD_SAVE:
+	case OP_CMD_SAVE:
 		ret = do_save(d, c->name, err, sizeof(err));
 		break;
-	case OPD_CMD_EXIT:
+	case OP_CMD_EXIT:
 		d->quit = 1;
 		break;
 	}
 	if (ret < 0 && !err[0])
 		snprintf(err, sizeof(err), "command failed: see '%s/%s'",
-			 d->session_dir, OPD_LOG_FILE);
+			 d->session_dir, OP_LOG_FILE);
 	if (c->id[0])
-		opd_control_reply(d->session_dir, c->id, ret < 0 ? err : NULL);
+		op_control_reply(d->session_dir, c->id, ret < 0 ? err : NULL);
 }
 
 static void handle_signals(struct daemon *d)
@@ -290,7 +289,7 @@ static void handle_timer(struct daemon *d)
 static int main_loop(struct daemon *d)
 {
 	struct pollfd fds[MAX_POLL_FDS];
-	struct opd_command cmd;
+	struct op_command cmd;
 
 	while (!d->quit) {
 		size_t n = 0;
@@ -310,7 +309,7 @@ static int main_loop(struct daemon *d)
 		if (fds[1].revents)
 			handle_timer(d);
 		if (fds[2].revents)
-			while (!d->quit && opd_control_next(&d->ctl, &cmd))
+			while (!d->quit && op_control_next(&d->ctl, &cmd))
 				handle_command(d, &cmd);
 	}
 	return 0;
@@ -342,7 +341,7 @@ static int setup_fds(struct daemon *d)
 	d->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (d->timerfd < 0 || timerfd_settime(d->timerfd, 0, &its, NULL) < 0)
 		return op_error("cannot create the sync timer: %s", strerror(errno));
-	return opd_control_open(&d->ctl, d->session_dir);
+	return op_control_open(&d->ctl, d->session_dir);
 }
 
 /*
@@ -400,7 +399,7 @@ static void detach_stdio(struct daemon *d, int ready_fd)
 
 static void shutdown_daemon(struct daemon *d)
 {
-	char *state = opd_path(d->session_dir, OPD_STATE_FILE);
+	char *state = op_session_path(d->session_dir, OP_STATE_FILE);
 
 	stop_sampling(d);
 	flush_to(d, UINT64_MAX);
@@ -412,10 +411,10 @@ static void shutdown_daemon(struct daemon *d)
 	opd_core_exit();
 	if (d->recording && stream_writer_close(&d->rec) == 0)
 		log_msg("recorded the stream to '%s'", d->opt.record_stream);
-	opd_control_close(&d->ctl);
+	op_control_close(&d->ctl);
 	unlink(state);
 	free(state);
-	opd_lock_release(d->session_dir, d->lock_pid);
+	op_lock_release(d->session_dir, d->lock_pid);
 }
 
 /*
@@ -429,7 +428,7 @@ static int replay(struct daemon *d)
 	long n = -1;
 	pid_t owner;
 
-	if (opd_lock_acquire(d->session_dir, getpid(), &owner) < 0)
+	if (op_lock_acquire(d->session_dir, getpid(), &owner) < 0)
 		return 1;
 	d->lock_pid = getpid();
 	if (opd_options_save(&d->opt, &d->cfg) < 0 || opd_core_init(&d->cfg) < 0)
@@ -445,7 +444,7 @@ static int replay(struct daemon *d)
 		opd_stats_log(opd_core_stats(), 1);
 	opd_core_exit();
 out:
-	opd_lock_release(d->session_dir, d->lock_pid);
+	op_lock_release(d->session_dir, d->lock_pid);
 	return n == 0 ? 0 : 1;
 }
 
@@ -465,14 +464,14 @@ static int run(struct daemon *d)
 	 * the starting process, which waits until then, that it is ready. So
 	 * the lock never names a process that is gone while the daemon runs.
 	 */
-	if (opd_lock_acquire(d->session_dir, getpid(), &owner) < 0)
+	if (op_lock_acquire(d->session_dir, getpid(), &owner) < 0)
 		return 1;
 	d->lock_pid = getpid();
 	if (log_open(d) < 0 || opd_options_save(&d->opt, &d->cfg) < 0)
 		goto fail_unlock;
 	if (!d->opt.no_daemon) {
 		daemonise(&ready_fd);
-		if (opd_lock_update(d->session_dir, getpid()) < 0)
+		if (op_lock_update(d->session_dir, getpid()) < 0)
 			goto fail_unlock;
 		d->lock_pid = getpid();
 	} else {
@@ -515,7 +514,7 @@ fail_core:
 		stream_writer_close(&d->rec);
 	opd_core_exit();
 fail_unlock:
-	opd_lock_release(d->session_dir, d->lock_pid);
+	op_lock_release(d->session_dir, d->lock_pid);
 	return 1;
 }
 
@@ -529,7 +528,7 @@ int main(int argc, char const **argv)
 	d.sigfd = d.timerfd = -1;
 	op_set_progname("oprofiled");
 	opd_options_parse(&d.opt, &d.cfg, argc, argv);
-	if (opd_session_create(d.opt.session_dir) < 0)
+	if (op_session_create(d.opt.session_dir) < 0)
 		return 1;
 	d.session_dir = realpath(d.opt.session_dir, NULL);
 	if (!d.session_dir)

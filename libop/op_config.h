@@ -2,12 +2,8 @@
 #ifndef OP_CONFIG_H
 #define OP_CONFIG_H
 
-/* Default session directory (opcontrol --session-dir overrides it). */
-#define OP_SESSION_DIR_DEFAULT "/var/lib/oprofile"
-/* Below the session dir: samples/<session>/..., samples/current/stats/. */
-#define OP_SAMPLES_DIR "samples"
-#define OP_CURRENT_SESSION "current"
-#define OP_STATS_DIR "stats"
+/* The session directory's names and the driver directory. */
+#include "op_session.h"
 
 /* Where events/ is installed; OPROFILE_EVENTS_DIR overrides it at run time. */
 #ifndef OP_EVENTS_DIR

@@ -9,10 +9,10 @@
  * mismatch is a duplicate initializer (-Woverride-init, an error with
  * --enable-werror) or a hole (caught by libop/tests/cpu_type_tests.c).
  *
- * Detection order: $OPROFILE_CPU_TYPE, then /dev/oprofile/cpu_type (our
- * driver), then CPUID when perf_event_open shows a usable hardware PMU, and
- * "timer" otherwise: VMs and hosts without a PMU still profile with the
- * software clock.
+ * Detection order: $OPROFILE_CPU_TYPE, then DRIVER_DIR/cpu_type (our
+ * driver; op_driver_dir()), then CPUID when perf_event_open shows a usable
+ * hardware PMU, and "timer" otherwise: VMs and hosts without a PMU still
+ * profile with the software clock.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,9 +26,9 @@
 #endif
 
 #include "op_cpu_type.h"
+#include "op_session.h"
 
 #define CPU_TYPE_ENV "OPROFILE_CPU_TYPE"
-#define DRIVER_CPU_TYPE_FILE "/dev/oprofile/cpu_type"
 
 struct cpu_descr {
 	char const *name;	/* events/ subdirectory */
@@ -182,9 +182,9 @@ enum op_cpu op_cpu_from_name(char const *name)
 /* The driver's cpu_type file has no trailing newline; tolerate one anyway. */
 static enum op_cpu cpu_from_driver(void)
 {
-	char buf[128];
+	char buf[128], path[4096];
 	size_t len;
-	FILE *f = fopen(DRIVER_CPU_TYPE_FILE, "r");
+	FILE *f = fopen(op_driver_path(path, sizeof(path), "cpu_type"), "r");
 
 	if (!f)
 		return CPU_NO_GOOD;

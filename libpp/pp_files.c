@@ -13,8 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "op_config.h"
 #include "op_message.h"
+#include "op_session.h"
 #include "pp_files.h"
 #include "pp_notes.h"
 
@@ -183,14 +183,11 @@ static void add_candidate(struct candidates *c, char const *path,
 	c->n++;
 }
 
-/*
- * Session metadata, not sample files: as the daemon defines it, every
- * top-level entry that does not start with '{' (stats/, session/,
- * session.conf, ...).
- */
+/* Session metadata, not sample files: a top-level entry that is no sample
+ * tree (op_session_is_sample_tree: stats/, session/, session.conf, ...). */
 static bool is_metadata(char const *rel)
 {
-	return rel[0] != '{' && !strchr(rel, '/');
+	return !strchr(rel, '/') && !op_session_is_sample_tree(rel);
 }
 
 static void walk(char const *dir, size_t root_len, size_t session,

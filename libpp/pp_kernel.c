@@ -5,64 +5,36 @@
  */
 #include "config.h"
 
-#include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <zlib.h>
-
 #include "op_message.h"
+#include "op_session.h"
+#include "op_session_kernel.h"
 
 #include "pp_kernel.h"
 #include "pp_notes.h"
 
-static void add_image(struct pp_kernel *k, char const *name, uint64_t start,
-		      uint64_t end)
-{
-	k->v = op_xrealloc(k->v, (k->n + 1) * sizeof(*k->v));
-	k->v[k->n] = (struct pp_kimage){
-		.name = op_xstrdup(name), .start = start, .end = end,
-	};
-	k->n++;
-}
-
 int pp_kernel_load(struct pp_kernel *k, char const *session_dir,
 		   char *err, size_t errlen)
 {
-	char path[4096], name[4096], line[8192];
-	unsigned lineno = 0;
-	FILE *f;
+	struct op_kernel_image *v;
+	size_t n;
 
 	memset(k, 0, sizeof(*k));
-	snprintf(path, sizeof(path), "%s/session", session_dir);
-	k->dir = op_xstrdup(path);
-	snprintf(path, sizeof(path), "%s/kernel_images", k->dir);
-	f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, errlen, "cannot open '%s': %s", path,
-			 strerror(errno));
+	k->dir = op_session_path(session_dir, OP_META_DIR);
+	if (op_session_kernel_images(k->dir, &v, &n, err, errlen)) {
 		pp_kernel_free(k);
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		uint64_t start, end;
-
-		lineno++;
-		if (line[strspn(line, " \t\n")] == '\0')
-			continue;
-		if (sscanf(line, "%4095s %" SCNx64 " %" SCNx64, name, &start,
-			   &end) != 3 || end < start) {
-			snprintf(err, errlen, "%s:%u: expected 'NAME 0xSTART "
-				 "0xEND'", path, lineno);
-			fclose(f);
-			pp_kernel_free(k);
-			return -1;
-		}
-		add_image(k, name, start, end);
-	}
-	fclose(f);
+	k->v = op_xcalloc(n + 1, sizeof(*k->v));
+	for (size_t i = 0; i < n; i++)
+		k->v[i] = (struct pp_kimage){
+			.name = v[i].name, .start = v[i].start, .end = v[i].end,
+		};
+	k->n = n;
+	free(v);  /* the names now belong to k */
 	return 0;
 }
 
@@ -87,63 +59,29 @@ static bool is_text_type(char t)
 	return t == 'T' || t == 't' || t == 'W' || t == 'w';
 }
 
-/* "ADDR TYPE NAME[\t[MOD]]" */
-static void parse_line(struct pp_kernel *k, char *line, bool *nonzero)
+/* A saved kallsyms symbol into the symbols of its image, if text. */
+static void add_ksym(struct op_ksym const *sym, void *arg)
 {
-	char *end, *name, *mod, *save;
-	struct pp_kimage *img;
-	uint64_t addr;
-	char type;
+	struct pp_kimage *img = owner(arg, sym->module);
+	char t = sym->type;
 
-	addr = strtoull(line, &end, 16);
-	if (end == line || *end != ' ')
+	if (!img || !is_text_type(t) || sym->addr < img->start ||
+	    sym->addr >= img->end)
 		return;
-	type = end[1];
-	if (!type || end[2] != ' ')
-		return;
-	name = strtok_r(end + 3, " \t\n", &save);
-	mod = strtok_r(NULL, " \t\n", &save);
-	if (!name)
-		return;
-	if (addr)
-		*nonzero = true;
-	if (mod) {
-		size_t len = strlen(mod);
-		if (mod[0] != '[' || mod[len - 1] != ']')
-			return;
-		mod[len - 1] = '\0';
-		mod++;
-	}
-	img = owner(k, mod);
-	if (!img || !is_text_type(type) || addr < img->start ||
-	    addr >= img->end)
-		return;
-	pp_symtab_add(&img->syms, name, addr, img->end,
-		      type == 'T' ? 2 : type == 'W' ? 1 : 0, false);
+	pp_symtab_add(&img->syms, sym->name, sym->addr, img->end,
+		      t == 'T' ? 2 : t == 'W' ? 1 : 0, false);
 }
 
 static void load_kallsyms(struct pp_kernel *k)
 {
-	char path[4096], line[8192];
-	bool nonzero = false;
-	gzFile f;
+	bool any_address;
 
 	k->loaded = true;
-	/* the daemon saves it gzipped; gzopen reads a plain copy as well */
-	snprintf(path, sizeof(path), "%s/kallsyms.gz", k->dir);
-	f = gzopen(path, "rb");
-	if (!f) {
-		snprintf(path, sizeof(path), "%s/kallsyms", k->dir);
-		f = gzopen(path, "rb");
-	}
-	if (!f) {
+	if (op_session_kallsyms(k->dir, add_ksym, k, &any_address)) {
 		k->no_kallsyms = true;
 		return;
 	}
-	while (gzgets(f, line, sizeof(line)))
-		parse_line(k, line, &nonzero);
-	gzclose(f);
-	k->no_addresses = !nonzero;
+	k->no_addresses = !any_address;
 	for (size_t i = 0; i < k->n; i++)
 		pp_symtab_finish(&k->v[i].syms);
 }
@@ -166,8 +104,8 @@ int pp_kernel_binary(struct pp_kernel *k, char const *name,
 		if (!strcmp(k->v[i].name, name))
 			img = &k->v[i];
 	if (!img) {
-		snprintf(err, errlen, "no kernel image '%s' in %s/kernel_images",
-			 name, k->dir);
+		snprintf(err, errlen, "no kernel image '%s' in %s/%s",
+			 name, k->dir, OP_META_KERNEL_IMAGES);
 		return -1;
 	}
 	if (!k->loaded)
@@ -179,8 +117,9 @@ int pp_kernel_binary(struct pp_kernel *k, char const *name,
 		return -1;
 	}
 	if (k->no_addresses) {
-		snprintf(err, errlen, "%s/kallsyms was saved with hidden "
-			 "addresses (kernel.kptr_restrict)", k->dir);
+		snprintf(err, errlen, "%s/%s was saved with hidden "
+			 "addresses (kernel.kptr_restrict)", k->dir,
+			 OP_META_KALLSYMS_PLAIN);
 		return -1;
 	}
 	copy_symtab(&b->symtab, &img->syms);

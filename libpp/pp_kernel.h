@@ -1,12 +1,11 @@
 /*
  * Kernel symbols from a session's saved metadata, never from /proc: a
- * report must work after a reboot. The daemon saves, in
- * samples/<session>/session/:
- *   kernel_images   lines "NAME 0xSTART 0xEND" (vmlinux or its --vmlinux
- *                   path, and each module)
- *   kallsyms        the /proc/kallsyms of the sampled boot
- * Kernel sample keys are pc - START of their image; a symbol without a
- * "[module]" suffix belongs to the kernel proper, "[mod]" to module mod.
+ * report must work after a reboot. The daemon saves, and libop reads
+ * (op_session_kernel.h), samples/<session>/session/: kernel_images (the
+ * runtime range of vmlinux or its --vmlinux path, and of each module) and
+ * kallsyms.gz (the /proc/kallsyms of the sampled boot). Kernel sample keys
+ * are pc - START of their image; a symbol without a "[module]" suffix
+ * belongs to the kernel proper, "[mod]" to module mod.
  */
 #ifndef PP_KERNEL_H
 #define PP_KERNEL_H

@@ -3,7 +3,7 @@
  * settings in SESSION_DIR/daemonrc (the session directory is the one
  * place both users and tests point at, so everything about a session
  * lives there), starts oprofiled with them, and talks to the running
- * daemon through signals and the control FIFO (daemon/opd_control.h).
+ * daemon through signals and the control FIFO (libop/op_session_control.h).
  * When no daemon runs, --reset and --save act on the files directly.
  *
  * Actions run in this order, whatever the order on the command line:
@@ -22,11 +22,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "op_config.h"
 #include "op_message.h"
-#include "opd_control.h"
-#include "opd_session.h"
-#include "opd_settings.h"
+#include "op_session.h"
+#include "op_session_control.h"
+#include "op_session_kv.h"
+#include "op_session_settings.h"
 #include "opcontrol.h"
 
 
@@ -75,9 +75,9 @@ static struct poptOption const options[] = {
 	{ "list-events", 'l', POPT_ARG_NONE, &opt.list_events, 0,
 	  "list the events of this cpu (runs ophelp)", NULL },
 	{ "init", 0, POPT_ARG_NONE, &opt.init, 0,
-	  "load the oprofile driver ($OPROFILE_MODULE, ../driver/oprofile.ko or modprobe) and mount /dev/oprofile", NULL },
+	  "load the oprofile driver ($OPROFILE_MODULE, ../driver/oprofile.ko or modprobe) and mount it on $OPROFILE_DRIVER_DIR (default " OP_DRIVER_DIR_DEFAULT ")", NULL },
 	{ "deinit", 0, POPT_ARG_NONE, &opt.deinit, 0,
-	  "unmount /dev/oprofile and unload the oprofile driver", NULL },
+	  "unmount the driver directory and unload the oprofile driver", NULL },
 	{ "verbose", 'V', POPT_ARG_NONE, &opt.verbose, 0,
 	  "say more, and run the daemon verbose", NULL },
 	POPT_AUTOHELP
@@ -132,11 +132,11 @@ static _Noreturn void exec_ophelp(void)
  * merged in, each validated (events against this cpu's events/ files).
  * 0, or -1 after a message.
  */
-static int merge_settings(struct opd_kv *kv)
+static int merge_settings(struct op_kv *kv)
 {
-	char *rc_path = opd_path(opt.session_dir, OPD_DAEMONRC_FILE);
+	char *rc_path = op_session_path(opt.session_dir, OP_DAEMONRC_FILE);
 	char err[1024], text[1024];
-	int ret = opd_kv_read(kv, rc_path);
+	int ret = op_kv_read(kv, rc_path);
 
 	free(rc_path);
 	if (ret < 0)
@@ -144,32 +144,32 @@ static int merge_settings(struct opd_kv *kv)
 	if (opt.callgraph) {
 		unsigned depth;
 
-		if (opd_parse_callgraph(opt.callgraph, &depth, err, sizeof(err)) < 0)
+		if (op_settings_callgraph(opt.callgraph, &depth, err, sizeof(err)) < 0)
 			return op_error("%s", err);
 		snprintf(text, sizeof(text), "%u", depth);
-		opd_kv_set(kv, "callgraph", text);
+		op_kv_set(kv, "callgraph", text);
 	}
 	/* the events given, or the saved ones under a new depth (a callgraph
 	 * needs 15 times the minimum count) */
 	if (opt.events || opt.callgraph) {
-		enum op_cpu cpu = opd_settings_cpu(NULL, err, sizeof(err));
+		enum op_cpu cpu = op_settings_cpu(NULL, err, sizeof(err));
+		struct op_settings_events ev;
 		unsigned depth;
 
 		if (cpu == CPU_NO_GOOD || opc_callgraph(kv, &depth, err, sizeof(err)) < 0 ||
-		    opd_settings_events(opt.events ? opt.events : opd_kv_get(kv, "events"),
-					cpu, depth, NULL, text, sizeof(text),
-					err, sizeof(err)) < 0)
+		    op_settings_events(opt.events ? opt.events : op_kv_get(kv, "events"),
+				       cpu, depth, &ev, err, sizeof(err)) < 0)
 			return op_error("%s", err);
 		if (opt.events)
-			opd_kv_set(kv, "events", text);
+			op_kv_set(kv, "events", ev.text);
 	}
 	if (opt.separate) {
 		unsigned bits;
 
-		if (opd_parse_separate(opt.separate, &bits, err, sizeof(err)) < 0)
+		if (op_settings_separate(opt.separate, &bits, err, sizeof(err)) < 0)
 			return op_error("%s", err);
-		opd_separate_text(bits, text, sizeof(text));
-		opd_kv_set(kv, "separate", text);
+		op_settings_separate_text(bits, text, sizeof(text));
+		op_kv_set(kv, "separate", text);
 	}
 	if (opt.vmlinux) {
 		char *abs = realpath(opt.vmlinux, NULL);
@@ -177,34 +177,34 @@ static int merge_settings(struct opd_kv *kv)
 		if (!abs)
 			return op_error("cannot use vmlinux '%s': %s", opt.vmlinux,
 					strerror(errno));
-		opd_kv_set(kv, "vmlinux", abs);
+		op_kv_set(kv, "vmlinux", abs);
 		free(abs);
 	}
 	if (opt.no_vmlinux)
-		opd_kv_set(kv, "vmlinux", "none");
+		op_kv_set(kv, "vmlinux", "none");
 	return 0;
 }
 
-static int save_settings(struct opd_kv const *kv)
+static int save_settings(struct op_kv const *kv)
 {
-	char *rc_path = opd_path(opt.session_dir, OPD_DAEMONRC_FILE);
-	int ret = opd_kv_write(kv, rc_path);
+	char *rc_path = op_session_path(opt.session_dir, OP_DAEMONRC_FILE);
+	int ret = op_kv_write(kv, rc_path);
 
 	free(rc_path);
 	return ret;
 }
 
 /* Fill in the defaults of the settings not given. */
-static void default_settings(struct opd_kv *kv)
+static void default_settings(struct op_kv *kv)
 {
-	if (!opd_kv_get(kv, "events"))
-		opd_kv_set(kv, "events", "default");
-	if (!opd_kv_get(kv, "separate"))
-		opd_kv_set(kv, "separate", "none");
-	if (!opd_kv_get(kv, "callgraph"))
-		opd_kv_set(kv, "callgraph", "0");
-	if (!opd_kv_get(kv, "vmlinux"))
-		opd_kv_set(kv, "vmlinux", "none");
+	if (!op_kv_get(kv, "events"))
+		op_kv_set(kv, "events", "default");
+	if (!op_kv_get(kv, "separate"))
+		op_kv_set(kv, "separate", "none");
+	if (!op_kv_get(kv, "callgraph"))
+		op_kv_set(kv, "callgraph", "0");
+	if (!op_kv_get(kv, "vmlinux"))
+		op_kv_set(kv, "vmlinux", "none");
 }
 
 static int do_dump(pid_t pid)
@@ -220,18 +220,18 @@ static int do_save(pid_t pid)
 {
 	char err[512];
 
-	if (!opd_session_name_ok(opt.save, err, sizeof(err)))
+	if (!op_session_name_ok(opt.save, err, sizeof(err)))
 		return op_error("%s", err);
 	if (pid)
 		return opc_command(opt.session_dir, pid, "save", opt.save);
-	return opd_session_save(opt.session_dir, opt.save, NULL, 0);
+	return op_session_save(opt.session_dir, opt.save, NULL, 0);
 }
 
 static int do_reset(pid_t pid)
 {
 	if (pid)
 		return opc_command(opt.session_dir, pid, "reset", NULL);
-	return opd_session_reset_files(opt.session_dir);
+	return op_session_reset(opt.session_dir);
 }
 
 static int do_stop(pid_t pid)
@@ -257,11 +257,11 @@ static int do_shutdown(pid_t pid)
 	if (kill(pid, SIGTERM) < 0)
 		return op_error("cannot signal the daemon (pid %ld): %s",
 				(long)pid, strerror(errno));
-	while (opd_pid_is_daemon(pid)) {
+	while (op_pid_is_daemon(pid)) {
 		if (waited >= OPC_WAIT_MS)
 			return op_error("daemon (pid %ld) still running %d s after SIGTERM; see '%s/%s'",
 					(long)pid, OPC_WAIT_MS / 1000, opt.session_dir,
-					OPD_LOG_FILE);
+					OP_LOG_FILE);
 		usleep(20000);
 		waited += 20;
 	}
@@ -271,32 +271,32 @@ static int do_shutdown(pid_t pid)
 
 static int do_status(pid_t pid)
 {
-	char *state_path = opd_path(opt.session_dir, OPD_STATE_FILE);
+	char *state_path = op_session_path(opt.session_dir, OP_STATE_FILE);
 	char state[32] = "";
-	struct opd_kv kv;
+	struct op_kv kv;
 
 	if (pid) {
-		opd_read_file(state_path, state, sizeof(state));
+		op_session_read_small(state_path, state, sizeof(state));
 		printf("Daemon %s: pid %ld\n",
 		       strncmp(state, "paused", 6) ? "running" : "paused", (long)pid);
 		opc_load_running(opt.session_dir, &kv);
 	} else {
-		char *rc_path = opd_path(opt.session_dir, OPD_DAEMONRC_FILE);
+		char *rc_path = op_session_path(opt.session_dir, OP_DAEMONRC_FILE);
 
 		printf("Daemon not running\n");
-		if (opd_kv_read(&kv, rc_path) < 0)
+		if (op_kv_read(&kv, rc_path) < 0)
 			memset(&kv, 0, sizeof(kv));
 		default_settings(&kv);
 		free(rc_path);
 	}
 	printf("Session dir: %s\n", opt.session_dir);
-	printf("Events: %s\n", opd_kv_get(&kv, "events") ? opd_kv_get(&kv, "events") : "default");
-	printf("Separate: %s\n", opd_kv_get(&kv, "separate") ? opd_kv_get(&kv, "separate") : "none");
-	printf("Callgraph: %s\n", opd_kv_get(&kv, "callgraph") ? opd_kv_get(&kv, "callgraph") : "0");
-	printf("vmlinux: %s\n", opd_kv_get(&kv, "vmlinux") ? opd_kv_get(&kv, "vmlinux") : "none");
-	printf("Source: %s\n", opd_kv_get(&kv, "source") ? opd_kv_get(&kv, "source") :
-	       access("/dev/oprofile", F_OK) == 0 ? "driver" : "perf");
-	opd_kv_free(&kv);
+	printf("Events: %s\n", op_kv_get(&kv, "events") ? op_kv_get(&kv, "events") : "default");
+	printf("Separate: %s\n", op_kv_get(&kv, "separate") ? op_kv_get(&kv, "separate") : "none");
+	printf("Callgraph: %s\n", op_kv_get(&kv, "callgraph") ? op_kv_get(&kv, "callgraph") : "0");
+	printf("vmlinux: %s\n", op_kv_get(&kv, "vmlinux") ? op_kv_get(&kv, "vmlinux") : "none");
+	printf("Source: %s\n", op_kv_get(&kv, "source") ? op_kv_get(&kv, "source") :
+	       opc_driver_dir_exists() ? "driver" : "perf");
+	op_kv_free(&kv);
 	free(state_path);
 	return 0;
 }
@@ -306,13 +306,13 @@ static int do_status(pid_t pid)
  * are saved when given, but not when --start is refused because a daemon
  * runs with other settings. 0 or -1.
  */
-static int settings(struct opd_kv *kv, pid_t pid)
+static int settings(struct op_kv *kv, pid_t pid)
 {
 	int given = opt.events || opt.separate || opt.callgraph || opt.vmlinux ||
 		opt.no_vmlinux;
 
 	memset(kv, 0, sizeof(*kv));
-	if ((given || opt.start) && opd_session_create(opt.session_dir) < 0)
+	if ((given || opt.start) && op_session_create(opt.session_dir) < 0)
 		return -1;
 	if (merge_settings(kv) < 0)
 		return -1;
@@ -324,7 +324,7 @@ static int settings(struct opd_kv *kv, pid_t pid)
 
 int main(int argc, char const **argv)
 {
-	struct opd_kv kv;
+	struct op_kv kv;
 	int fail = 0;
 	pid_t pid;
 
@@ -338,7 +338,7 @@ int main(int argc, char const **argv)
 		return 1;
 	if ((opt.init || opt.deinit) && argc == 2)
 		return 0;
-	pid = opd_daemon_pid(opt.session_dir);
+	pid = op_session_daemon_pid(opt.session_dir);
 	if (settings(&kv, pid) < 0)
 		return 1;
 	if (opt.dump && do_dump(pid) < 0)
@@ -357,7 +357,7 @@ int main(int argc, char const **argv)
 	if (!fail && opt.start && opc_start(opt.session_dir, opt.verbose, pid, &kv) < 0)
 		fail = 1;
 	if (!fail && opt.status)
-		do_status(opd_daemon_pid(opt.session_dir));
-	opd_kv_free(&kv);
+		do_status(op_session_daemon_pid(opt.session_dir));
+	op_kv_free(&kv);
 	return fail;
 }

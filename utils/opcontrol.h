@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "opd_session.h"
+#include "op_session_kv.h"
 
 /* How long to wait for the daemon to answer, to dump, or to exit. */
 #define OPC_WAIT_MS 60000
@@ -19,7 +19,7 @@ char *opc_find_program(char const *prog, char const *build_dir);
 
 /* The running session's settings (samples/current/session.conf); empty
  * when unreadable. */
-void opc_load_running(char const *dir, struct opd_kv *kv);
+void opc_load_running(char const *dir, struct op_kv *kv);
 
 /*
  * Send "WHAT [NAME] ID" to the daemon pid of session dir and wait for its
@@ -30,20 +30,25 @@ int opc_command(char const *dir, pid_t pid, char const *what, char const *name);
 
 /* -1 after "daemon already running (pid N) with different settings" when
  * the running daemon's settings are not want's. */
-int opc_check_running(char const *dir, pid_t pid, struct opd_kv const *want);
+int opc_check_running(char const *dir, pid_t pid, struct op_kv const *want);
 
 /* The callgraph depth of settings kv (0 when not set). 0, or -1 with err. */
-int opc_callgraph(struct opd_kv const *kv, unsigned *depth, char *err, size_t errlen);
+int opc_callgraph(struct op_kv const *kv, unsigned *depth, char *err, size_t errlen);
 
 /*
  * --start: tell a running daemon (pid != 0) to sample, or start oprofiled
  * with want's settings (events, separate, vmlinux). 0 or -1.
  */
-int opc_start(char const *dir, int verbose, pid_t pid, struct opd_kv const *want);
+int opc_start(char const *dir, int verbose, pid_t pid, struct op_kv const *want);
 
 /* --init / --deinit (opcontrol_driver.c): load the oprofile driver and
- * mount /dev/oprofile; unmount and unload. 0 or -1 (message printed). */
+ * mount it on the driver directory (op_driver_dir()); unmount and unload.
+ * 0 or -1 (message printed). */
 int opc_driver_init(void);
 int opc_driver_deinit(void);
+
+/* Whether the driver directory exists: then opcontrol asks oprofiled for
+ * the driver source, else for perf. */
+int opc_driver_dir_exists(void);
 
 #endif /* OPCONTROL_H */

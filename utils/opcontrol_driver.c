@@ -1,6 +1,8 @@
 /*
  * opcontrol --init / --deinit: load the oprofile driver (driver/) and
- * mount oprofilefs on /dev/oprofile; unmount it and unload the driver.
+ * mount oprofilefs on the driver directory (op_driver_dir():
+ * $OPROFILE_DRIVER_DIR, default /dev/oprofile); unmount it and unload the
+ * driver.
  * The module comes from $OPROFILE_MODULE (a .ko path), else the build
  * tree's ../driver/oprofile.ko next to this program, else modprobe, with
  * the module parameters in $OPROFILE_MODULE_ARGS (words separated by
@@ -18,9 +20,8 @@
 #include <unistd.h>
 
 #include "op_message.h"
+#include "op_session.h"
 #include "opcontrol.h"
-
-#define DRIVER_DIR "/dev/oprofile"
 
 /* Run argv; its exit status, or -1. */
 static int run(char *const argv[])
@@ -40,6 +41,19 @@ static int run(char *const argv[])
 	if (waitpid(pid, &status, 0) < 0)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int opc_driver_dir_exists(void)
+{
+	return access(op_driver_dir(), F_OK) == 0;
+}
+
+/* Is oprofilefs mounted on the driver directory (it has a buffer)? */
+static int driver_loaded(void)
+{
+	char path[4096];
+
+	return access(op_driver_path(path, sizeof(path), "buffer"), F_OK) == 0;
 }
 
 /* Is the oprofilefs filesystem type registered (the module loaded)? */
@@ -82,13 +96,14 @@ static int module_args(char **argv, int n, char **copy)
 int opc_driver_init(void)
 {
 	char const *ko = getenv("OPROFILE_MODULE");
+	char const *dir = op_driver_dir();
 	char *argv[MAX_MODULE_ARGS + 3];
 	char *built = NULL, *copy = NULL;
 	char params[1024];
 	int rc, i;
 
-	if (access(DRIVER_DIR "/buffer", F_OK) == 0) {
-		printf("The oprofile driver is already loaded and mounted on " DRIVER_DIR ".\n");
+	if (driver_loaded()) {
+		printf("The oprofile driver is already loaded and mounted on %s.\n", dir);
 		return 0;
 	}
 	if (!fs_registered()) {
@@ -118,18 +133,20 @@ int opc_driver_init(void)
 		       params[0] ? " with" : "", params);
 	}
 	free(built);
-	if (mkdir(DRIVER_DIR, 0755) < 0 && errno != EEXIST)
-		return op_error("cannot create " DRIVER_DIR ": %s", strerror(errno));
-	if (mount("nodev", DRIVER_DIR, "oprofilefs", 0, NULL) < 0)
-		return op_error("cannot mount oprofilefs on " DRIVER_DIR ": %s", strerror(errno));
-	printf("Mounted oprofilefs on " DRIVER_DIR ".\n");
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return op_error("cannot create %s: %s", dir, strerror(errno));
+	if (mount("nodev", dir, "oprofilefs", 0, NULL) < 0)
+		return op_error("cannot mount oprofilefs on %s: %s", dir, strerror(errno));
+	printf("Mounted oprofilefs on %s.\n", dir);
 	return 0;
 }
 
 int opc_driver_deinit(void)
 {
-	if (access(DRIVER_DIR "/buffer", F_OK) == 0 && umount(DRIVER_DIR) < 0)
-		return op_error("cannot unmount " DRIVER_DIR ": %s%s", strerror(errno),
+	char const *dir = op_driver_dir();
+
+	if (driver_loaded() && umount(dir) < 0)
+		return op_error("cannot unmount %s: %s%s", dir, strerror(errno),
 				errno == EBUSY ? " (is the daemon running? opcontrol --shutdown)" : "");
 	if (fs_registered()) {
 		if (run((char *[]){ "rmmod", "oprofile", NULL }) != 0)

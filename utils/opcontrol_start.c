@@ -14,12 +14,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "op_config.h"
 #include "op_message.h"
+#include "op_session.h"
+#include "op_session_control.h"
+#include "op_session_kv.h"
+#include "op_session_settings.h"
 #include "opcontrol.h"
-#include "opd_control.h"
-#include "opd_session.h"
-#include "opd_settings.h"
 
 /* Path of PROG next to this executable, or PROG itself (found in PATH). */
 char *opc_find_program(char const *prog, char const *build_dir)
@@ -40,7 +40,7 @@ char *opc_find_program(char const *prog, char const *build_dir)
 		char rel[PATH_MAX];
 
 		snprintf(rel, sizeof(rel), "%s%s", where[i], prog);
-		path = opd_path(self, rel);
+		path = op_session_path(self, rel);
 		if (access(path, X_OK) == 0)
 			return path;
 		free(path);
@@ -48,21 +48,21 @@ char *opc_find_program(char const *prog, char const *build_dir)
 	return op_xstrdup(prog);
 }
 
-int opc_callgraph(struct opd_kv const *kv, unsigned *depth, char *err, size_t errlen)
+int opc_callgraph(struct op_kv const *kv, unsigned *depth, char *err, size_t errlen)
 {
-	char const *v = opd_kv_get(kv, "callgraph");
+	char const *v = op_kv_get(kv, "callgraph");
 
 	*depth = 0;
-	return v ? opd_parse_callgraph(v, depth, err, errlen) : 0;
+	return v ? op_settings_callgraph(v, depth, err, errlen) : 0;
 }
 
 /* The running session's settings (samples/current/session.conf). */
-void opc_load_running(char const *dir, struct opd_kv *kv)
+void opc_load_running(char const *dir, struct op_kv *kv)
 {
-	char *current = opd_samples_path(dir, OP_CURRENT_SESSION);
-	char *path = opd_path(current, OPD_SESSION_CONF);
+	char *current = op_session_samples(dir, OP_CURRENT_SESSION);
+	char *path = op_session_path(current, OP_SESSION_CONF);
 
-	if (opd_kv_read(kv, path) < 0)
+	if (op_kv_read(kv, path) < 0)
 		memset(kv, 0, sizeof(*kv));
 	free(path);
 	free(current);
@@ -71,41 +71,42 @@ void opc_load_running(char const *dir, struct opd_kv *kv)
 /* Send a command that carries an id and wait for the daemon's answer. */
 int opc_command(char const *dir, pid_t pid, char const *what, char const *name)
 {
-	char id[OPD_CONTROL_ID_MAX], line[OPD_CONTROL_LINE_MAX];
+	char id[OP_CONTROL_ID_MAX], line[OP_CONTROL_LINE_MAX];
 
-	opd_control_make_id(id, sizeof(id));
+	op_control_make_id(id, sizeof(id));
 	snprintf(line, sizeof(line), "%s%s%s %s", what, name ? " " : "",
 		 name ? name : "", id);
-	if (opd_control_send(dir, line) < 0)
+	if (op_control_send(dir, line) < 0)
 		return -1;
 	if (!strcmp(what, "dump"))
-		return opd_control_wait_dump(dir, id, pid, OPC_WAIT_MS);
-	return opd_control_wait_reply(dir, id, pid, OPC_WAIT_MS, NULL, 0);
+		return op_control_wait_dump(dir, id, pid, OPC_WAIT_MS);
+	return op_control_wait_reply(dir, id, pid, OPC_WAIT_MS, NULL, 0);
 }
 
 
 /* The first setting that differs between what we would start with and
  * what runs, as "KEY 'RUNNING' (wanted 'WANTED')"; 0 when none does. */
-static int settings_differ(struct opd_kv const *want, struct opd_kv const *run,
+static int settings_differ(struct op_kv const *want, struct op_kv const *run,
 			   char *why, size_t size)
 {
 	static char const *const keys[] = { "events", "separate", "callgraph", "vmlinux" };
-	char err[512], norm[1024];
+	struct op_settings_events ev;
+	char err[512];
 	unsigned depth;
 	size_t i;
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		char const *w = opd_kv_get(want, keys[i]);
-		char const *r = opd_kv_get(run, keys[i]);
+		char const *w = op_kv_get(want, keys[i]);
+		char const *r = op_kv_get(run, keys[i]);
 
 		if (!strcmp(keys[i], "events") && !strcmp(w, "default")) {
-			enum op_cpu cpu = opd_settings_cpu(NULL, err, sizeof(err));
+			enum op_cpu cpu = op_settings_cpu(NULL, err, sizeof(err));
 
 			if (cpu != CPU_NO_GOOD &&
 			    opc_callgraph(want, &depth, err, sizeof(err)) == 0 &&
-			    opd_settings_events(NULL, cpu, depth, NULL, norm, sizeof(norm),
-						err, sizeof(err)) == 0)
-				w = norm;
+			    op_settings_events(NULL, cpu, depth, &ev, err,
+					       sizeof(err)) == 0)
+				w = ev.text;
 		}
 		if (r && strcmp(w, r)) {
 			snprintf(why, size, "%s '%s' (wanted '%s')", keys[i], r, w);
@@ -115,26 +116,26 @@ static int settings_differ(struct opd_kv const *want, struct opd_kv const *run,
 	return 0;
 }
 
-static int run_daemon(char const *dir, int verbose, struct opd_kv const *kv,
+static int run_daemon(char const *dir, int verbose, struct op_kv const *kv,
 		      char const *source)
 {
 	char const *env = getenv("OPROFILED");
 	char *prog = env && *env ? op_xstrdup(env) :
 		opc_find_program("oprofiled", "../daemon/");
 	char *args[12], buf[6][1200];
-	char const *vmlinux = opd_kv_get(kv, "vmlinux");
-	char const *callgraph = opd_kv_get(kv, "callgraph");
+	char const *vmlinux = op_kv_get(kv, "vmlinux");
+	char const *callgraph = op_kv_get(kv, "callgraph");
 	int n = 0, status;
 	pid_t child;
 
 	args[n++] = prog;
 	snprintf(buf[0], sizeof(buf[0]), "--session-dir=%s", dir);
 	args[n++] = buf[0];
-	if (strcmp(opd_kv_get(kv, "events"), "default")) {
-		snprintf(buf[1], sizeof(buf[1]), "--events=%s", opd_kv_get(kv, "events"));
+	if (strcmp(op_kv_get(kv, "events"), "default")) {
+		snprintf(buf[1], sizeof(buf[1]), "--events=%s", op_kv_get(kv, "events"));
 		args[n++] = buf[1];
 	}
-	snprintf(buf[2], sizeof(buf[2]), "--separate=%s", opd_kv_get(kv, "separate"));
+	snprintf(buf[2], sizeof(buf[2]), "--separate=%s", op_kv_get(kv, "separate"));
 	args[n++] = buf[2];
 	if (callgraph && strcmp(callgraph, "0")) {
 		snprintf(buf[5], sizeof(buf[5]), "--callgraph=%s", callgraph);
@@ -165,14 +166,14 @@ static int run_daemon(char const *dir, int verbose, struct opd_kv const *kv,
 		return op_error("cannot wait for oprofiled: %s", strerror(errno));
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return op_error("oprofiled failed to start; see the message above and '%s/%s'",
-				dir, OPD_LOG_FILE);
+				dir, OP_LOG_FILE);
 	return 0;
 }
 
 /* Refuse to "start" a daemon that runs with other settings than want. */
-int opc_check_running(char const *dir, pid_t pid, struct opd_kv const *want)
+int opc_check_running(char const *dir, pid_t pid, struct op_kv const *want)
 {
-	struct opd_kv running;
+	struct op_kv running;
 	char why[1200];
 	int ret = 0;
 
@@ -180,14 +181,15 @@ int opc_check_running(char const *dir, pid_t pid, struct opd_kv const *want)
 	if (settings_differ(want, &running, why, sizeof(why)))
 		ret = op_error("daemon already running (pid %ld) with different settings: %s; run 'opcontrol --shutdown' first",
 			       (long)pid, why);
-	opd_kv_free(&running);
+	op_kv_free(&running);
 	return ret;
 }
 
-int opc_start(char const *dir, int verbose, pid_t pid, struct opd_kv const *want)
+int opc_start(char const *dir, int verbose, pid_t pid, struct op_kv const *want)
 {
-	char err[1024], text[1024];
-	char const *source = access("/dev/oprofile", F_OK) == 0 ? "driver" : "perf";
+	struct op_settings_events ev;
+	char err[1024];
+	char const *source = opc_driver_dir_exists() ? "driver" : "perf";
 	enum op_cpu cpu;
 	unsigned depth;
 
@@ -198,20 +200,20 @@ int opc_start(char const *dir, int verbose, pid_t pid, struct opd_kv const *want
 		       (long)pid);
 		return opc_command(dir, pid, "start", NULL);
 	}
-	if (opd_check_privilege() < 0)
+	if (op_settings_check_privilege() < 0)
 		return -1;
-	cpu = opd_settings_cpu(NULL, err, sizeof(err));
+	cpu = op_settings_cpu(NULL, err, sizeof(err));
 	if (cpu == CPU_NO_GOOD || opc_callgraph(want, &depth, err, sizeof(err)) < 0 ||
-	    opd_settings_events(opd_kv_get(want, "events"), cpu, depth, NULL, text,
-				sizeof(text), err, sizeof(err)) < 0)
+	    op_settings_events(op_kv_get(want, "events"), cpu, depth, &ev, err,
+			       sizeof(err)) < 0)
 		return op_error("%s", err);
 	if (!strcmp(source, "driver"))
-		printf("Using the oprofile driver (/dev/oprofile).\n");
+		printf("Using the oprofile driver (%s).\n", op_driver_dir());
 	else
-		printf("Using the perf_events source (no /dev/oprofile).\n");
+		printf("Using the perf_events source (no %s).\n", op_driver_dir());
 	if (run_daemon(dir, verbose, want, source) < 0)
 		return -1;
 	printf("Daemon started: pid %ld\nProfiler running.\n",
-	       (long)opd_daemon_pid(dir));
+	       (long)op_session_daemon_pid(dir));
 	return 0;
 }

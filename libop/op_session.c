@@ -1,7 +1,8 @@
 /*
- * The session directory, its lock and the key=value settings files (see
- * opd_session.h). Shared by oprofiled and opcontrol so that the lock
- * protocol and the on-disk "reset" and "save" exist once.
+ * The session directory, its lock, reset and save on disk, and the driver
+ * directory (see op_session.h). oprofiled uses them while it runs,
+ * opcontrol when it does not, so the lock protocol and the on-disk
+ * "reset" and "save" exist once.
  */
 #include "config.h"
 
@@ -17,12 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "op_config.h"
 #include "op_file.h"
 #include "op_message.h"
-#include "opd_session.h"
+#include "op_session.h"
 
-char *opd_path(char const *dir, char const *rel)
+char *op_session_path(char const *dir, char const *rel)
 {
 	size_t n = strlen(dir) + strlen(rel) + 2;
 	char *p = op_xmalloc(n);
@@ -31,7 +31,7 @@ char *opd_path(char const *dir, char const *rel)
 	return p;
 }
 
-char *opd_samples_path(char const *session_dir, char const *name)
+char *op_session_samples(char const *session_dir, char const *name)
 {
 	size_t n = strlen(session_dir) + strlen(OP_SAMPLES_DIR) + strlen(name) + 3;
 	char *p = op_xmalloc(n);
@@ -40,7 +40,7 @@ char *opd_samples_path(char const *session_dir, char const *name)
 	return p;
 }
 
-ssize_t opd_read_file(char const *path, char *buf, size_t size)
+ssize_t op_session_read_small(char const *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
@@ -55,8 +55,10 @@ ssize_t opd_read_file(char const *path, char *buf, size_t size)
 	return n;
 }
 
-static int write_all(int fd, char const *p, size_t n)
+static int write_all(int fd, void const *data, size_t n)
 {
+	char const *p = data;
+
 	while (n) {
 		ssize_t w = write(fd, p, n);
 
@@ -71,8 +73,8 @@ static int write_all(int fd, char const *p, size_t n)
 	return 0;
 }
 
-/* Create tmp (O_EXCL) holding text; 0 or -1 with errno set. */
-static int create_with(char const *tmp, char const *text)
+/* Create tmp (O_EXCL) holding data; 0 or -1 with errno set. */
+static int create_with(char const *tmp, void const *data, size_t len)
 {
 	int fd, err;
 
@@ -80,7 +82,7 @@ static int create_with(char const *tmp, char const *text)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
-	if (write_all(fd, text, strlen(text)) < 0 || close(fd) < 0) {
+	if (write_all(fd, data, len) < 0 || close(fd) < 0) {
 		err = errno;
 		close(fd);
 		unlink(tmp);
@@ -99,20 +101,28 @@ static char *tmp_name(char const *path)
 	return p;
 }
 
-int opd_write_file_atomic(char const *path, char const *text)
+int op_session_write_atomic(char const *path, void const *data, size_t len)
 {
 	char *tmp = tmp_name(path);
-	int ret = 0;
+	int ret = 0, err;
 
-	if (create_with(tmp, text) < 0) {
-		ret = op_error("cannot write '%s': %s", tmp, strerror(errno));
+	if (create_with(tmp, data, len) < 0) {
+		ret = -1;
 	} else if (rename(tmp, path) < 0) {
-		ret = op_error("cannot rename '%s' to '%s': %s", tmp, path,
-			       strerror(errno));
+		err = errno;
 		unlink(tmp);
+		errno = err;
+		ret = -1;
 	}
 	free(tmp);
 	return ret;
+}
+
+int op_session_write_text(char const *path, char const *text)
+{
+	if (op_session_write_atomic(path, text, strlen(text)) < 0)
+		return op_error("cannot write '%s': %s", path, strerror(errno));
+	return 0;
 }
 
 /* mkdir -p for one level: dir must end up an existing directory. */
@@ -135,11 +145,11 @@ static int make_dir(char const *dir)
  * read-only file system. */
 static int check_writable(char const *dir)
 {
-	char *probe = opd_path(dir, ".oprofiled-write-test");
+	char *probe = op_session_path(dir, ".oprofiled-write-test");
 	char *tmp = tmp_name(probe);
 	int ret = 0;
 
-	if (create_with(tmp, "") < 0)
+	if (create_with(tmp, "", 0) < 0)
 		ret = op_error("session directory '%s' is not writable: %s",
 			       dir, strerror(errno));
 	unlink(tmp);
@@ -157,10 +167,10 @@ static int make_parents(char const *dir)
 			     dir, strerror(-rc)) : 0;
 }
 
-int opd_session_create(char const *session_dir)
+int op_session_create(char const *session_dir)
 {
-	char *samples = opd_path(session_dir, OP_SAMPLES_DIR);
-	char *current = opd_samples_path(session_dir, OP_CURRENT_SESSION);
+	char *samples = op_session_path(session_dir, OP_SAMPLES_DIR);
+	char *current = op_session_samples(session_dir, OP_CURRENT_SESSION);
 	int ret = -1;
 
 	if (make_parents(session_dir) == 0 && make_dir(session_dir) == 0 &&
@@ -178,25 +188,25 @@ static int pid_is_zombie(pid_t pid)
 	char path[64], buf[512], *p;
 
 	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if (opd_read_file(path, buf, sizeof(buf)) < 0)
+	if (op_session_read_small(path, buf, sizeof(buf)) < 0)
 		return 0;
 	p = strrchr(buf, ')');
 	return p && p[1] == ' ' && p[2] == 'Z';
 }
 
-int opd_pid_is_daemon(pid_t pid)
+bool op_pid_is_daemon(pid_t pid)
 {
 	char path[64], comm[64];
 
 	if (pid <= 0)
-		return 0;
+		return false;
 	if (kill(pid, 0) < 0 && errno != EPERM)
-		return 0;
+		return false;
 	if (pid_is_zombie(pid))
-		return 0;
+		return false;
 	snprintf(path, sizeof(path), "/proc/%ld/comm", (long)pid);
-	if (opd_read_file(path, comm, sizeof(comm)) < 0)
-		return 1;  /* no /proc: trust the pid */
+	if (op_session_read_small(path, comm, sizeof(comm)) < 0)
+		return true;  /* no /proc: trust the pid */
 	comm[strcspn(comm, "\n")] = '\0';
 	return strstr(comm, "oprofiled") != NULL;  /* also lt-oprofiled */
 }
@@ -207,7 +217,7 @@ static pid_t lock_read(char const *lock)
 	char buf[64], *end;
 	long v;
 
-	if (opd_read_file(lock, buf, sizeof(buf)) < 0)
+	if (op_session_read_small(lock, buf, sizeof(buf)) < 0)
 		return -1;
 	errno = 0;
 	v = strtol(buf, &end, 10);
@@ -216,18 +226,18 @@ static pid_t lock_read(char const *lock)
 	return (pid_t)v;
 }
 
-pid_t opd_daemon_pid(char const *session_dir)
+pid_t op_session_daemon_pid(char const *session_dir)
 {
-	char *lock = opd_path(session_dir, OPD_LOCK_FILE);
+	char *lock = op_session_path(session_dir, OP_LOCK_FILE);
 	pid_t pid = lock_read(lock);
 
 	free(lock);
-	return pid > 0 && opd_pid_is_daemon(pid) ? pid : 0;
+	return pid > 0 && op_pid_is_daemon(pid) ? pid : 0;
 }
 
-int opd_lock_acquire(char const *session_dir, pid_t pid, pid_t *owner)
+int op_lock_acquire(char const *session_dir, pid_t pid, pid_t *owner)
 {
-	char *lock = opd_path(session_dir, OPD_LOCK_FILE);
+	char *lock = op_session_path(session_dir, OP_LOCK_FILE);
 	char *tmp = tmp_name(lock);
 	char text[32];
 	int tries, ret = -1;
@@ -237,7 +247,7 @@ int opd_lock_acquire(char const *session_dir, pid_t pid, pid_t *owner)
 	for (tries = 0; tries < 5; tries++) {
 		pid_t old;
 
-		if (create_with(tmp, text) < 0) {
+		if (create_with(tmp, text, strlen(text)) < 0) {
 			op_error("cannot create lock file '%s': %s", tmp,
 				 strerror(errno));
 			break;
@@ -252,7 +262,7 @@ int opd_lock_acquire(char const *session_dir, pid_t pid, pid_t *owner)
 			break;
 		}
 		old = lock_read(lock);
-		if (old > 0 && old != pid && opd_pid_is_daemon(old)) {
+		if (old > 0 && old != pid && op_pid_is_daemon(old)) {
 			*owner = old;
 			op_error("daemon already running (pid %ld)", (long)old);
 			break;
@@ -276,21 +286,21 @@ int opd_lock_acquire(char const *session_dir, pid_t pid, pid_t *owner)
 	return ret;
 }
 
-int opd_lock_update(char const *session_dir, pid_t pid)
+int op_lock_update(char const *session_dir, pid_t pid)
 {
-	char *lock = opd_path(session_dir, OPD_LOCK_FILE);
+	char *lock = op_session_path(session_dir, OP_LOCK_FILE);
 	char text[32];
 	int ret;
 
 	snprintf(text, sizeof(text), "%ld\n", (long)pid);
-	ret = opd_write_file_atomic(lock, text);
+	ret = op_session_write_text(lock, text);
 	free(lock);
 	return ret;
 }
 
-void opd_lock_release(char const *session_dir, pid_t pid)
+void op_lock_release(char const *session_dir, pid_t pid)
 {
-	char *lock = opd_path(session_dir, OPD_LOCK_FILE);
+	char *lock = op_session_path(session_dir, OP_LOCK_FILE);
 
 	if (lock_read(lock) == pid && unlink(lock) < 0)
 		op_warn("cannot remove lock '%s': %s", lock, strerror(errno));
@@ -308,7 +318,7 @@ static int rm_entry(char const *path, struct stat const *st, int flag,
 	return 0;
 }
 
-int opd_remove_tree(char const *path)
+int op_session_remove_tree(char const *path)
 {
 	struct stat st;
 
@@ -320,15 +330,20 @@ int opd_remove_tree(char const *path)
 	return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) ? -1 : 0;
 }
 
-/* A top-level entry of a session that is profile data, not settings. */
-static int is_sample_data(char const *name)
+bool op_session_is_sample_tree(char const *name)
 {
-	return name[0] == '{' || !strncmp(name, OP_STATS_DIR, strlen(OP_STATS_DIR));
+	return name[0] == '{';
 }
 
-int opd_session_reset_files(char const *session_dir)
+bool op_session_is_profile_data(char const *name)
 {
-	char *current = opd_samples_path(session_dir, OP_CURRENT_SESSION);
+	return op_session_is_sample_tree(name) ||
+	       !strncmp(name, OP_STATS_DIR, strlen(OP_STATS_DIR));
+}
+
+int op_session_reset(char const *session_dir)
+{
+	char *current = op_session_samples(session_dir, OP_CURRENT_SESSION);
 	DIR *d = opendir(current);
 	struct dirent *de;
 	int ret = 0;
@@ -343,10 +358,10 @@ int opd_session_reset_files(char const *session_dir)
 	while ((de = readdir(d))) {
 		char *p;
 
-		if (!is_sample_data(de->d_name))
+		if (!op_session_is_profile_data(de->d_name))
 			continue;
-		p = opd_path(current, de->d_name);
-		if (opd_remove_tree(p) < 0)
+		p = op_session_path(current, de->d_name);
+		if (op_session_remove_tree(p) < 0)
 			ret = -1;
 		free(p);
 	}
@@ -355,7 +370,7 @@ int opd_session_reset_files(char const *session_dir)
 	return ret;
 }
 
-int opd_session_name_ok(char const *name, char *err, size_t errlen)
+bool op_session_name_ok(char const *name, char *err, size_t errlen)
 {
 	char const *why = NULL;
 
@@ -372,12 +387,20 @@ int opd_session_name_ok(char const *name, char *err, size_t errlen)
 	else if (strpbrk(name, " \t\n"))
 		why = "it contains white space";
 	if (!why)
-		return 1;
+		return true;
 	snprintf(err, errlen, "invalid session name '%s': %s", name, why);
-	return 0;
+	return false;
 }
 
-static int copy_file(char const *from, char const *to)
+/* err: "cannot VERB 'path': why"; returns -1. */
+static int copy_error(char *err, size_t errlen, char const *verb,
+		      char const *path)
+{
+	snprintf(err, errlen, "cannot %s '%s': %s", verb, path, strerror(errno));
+	return -1;
+}
+
+int op_session_copy(char const *from, char const *to, char *err, size_t errlen)
 {
 	char buf[65536];
 	int in, out, ret = 0;
@@ -385,24 +408,61 @@ static int copy_file(char const *from, char const *to)
 
 	in = open(from, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
-		return op_error("cannot open '%s': %s", from, strerror(errno));
+		return copy_error(err, errlen, "open", from);
 	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (out < 0) {
+		ret = copy_error(err, errlen, "create", to);
 		close(in);
-		return op_error("cannot create '%s': %s", to, strerror(errno));
+		return ret;
 	}
 	while ((n = read(in, buf, sizeof(buf))) > 0) {
 		if (write_all(out, buf, (size_t)n) < 0) {
-			ret = op_error("cannot write '%s': %s", to, strerror(errno));
+			ret = copy_error(err, errlen, "write", to);
 			break;
 		}
 	}
 	if (n < 0)
-		ret = op_error("cannot read '%s': %s", from, strerror(errno));
+		ret = copy_error(err, errlen, "read", from);
 	if (close(out) < 0 && !ret)
-		ret = op_error("cannot write '%s': %s", to, strerror(errno));
+		ret = copy_error(err, errlen, "write", to);
 	close(in);
 	return ret;
+}
+
+static int copy_file(char const *from, char const *to)
+{
+	char err[1024];
+
+	if (op_session_copy(from, to, err, sizeof(err)) < 0)
+		return op_error("%s", err);
+	return 0;
+}
+
+char *op_session_read_all(char const *path, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf;
+	ssize_t got;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return NULL;
+	buf = op_xmalloc(cap);
+	while ((got = read(fd, buf + n, cap - n - 1)) > 0) {
+		n += (size_t)got;
+		if (cap - n < 4096)
+			buf = op_xrealloc(buf, cap *= 2);
+	}
+	err = errno;
+	close(fd);
+	if (got < 0) {
+		free(buf);
+		errno = err;
+		return NULL;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
 }
 
 /*
@@ -423,10 +483,10 @@ static int copy_settings(char const *from, char const *to, int top)
 		struct stat st;
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    (top && is_sample_data(de->d_name)))
+		    (top && op_session_is_profile_data(de->d_name)))
 			continue;
-		src = opd_path(from, de->d_name);
-		dst = opd_path(to, de->d_name);
+		src = op_session_path(from, de->d_name);
+		dst = op_session_path(to, de->d_name);
 		if (lstat(src, &st) == 0 && S_ISREG(st.st_mode)) {
 			ret = copy_file(src, dst);
 		} else if (lstat(src, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -459,20 +519,20 @@ static int save_error(char *err, size_t errlen, char const *fmt, ...)
 	return op_error("%s", msg);
 }
 
-int opd_session_save(char const *session_dir, char const *name,
-		     char *err, size_t errlen)
+int op_session_save(char const *session_dir, char const *name,
+		    char *err, size_t errlen)
 {
-	char *current = opd_samples_path(session_dir, OP_CURRENT_SESSION);
+	char *current = op_session_samples(session_dir, OP_CURRENT_SESSION);
 	char *saved = NULL;
 	char why[300];
 	struct stat st;
 	int ret = -1;
 
-	if (!opd_session_name_ok(name, why, sizeof(why))) {
+	if (!op_session_name_ok(name, why, sizeof(why))) {
 		save_error(err, errlen, "cannot save session: %s", why);
 		goto out;
 	}
-	saved = opd_samples_path(session_dir, name);
+	saved = op_session_samples(session_dir, name);
 	if (lstat(saved, &st) == 0) {
 		save_error(err, errlen, "cannot save session as '%s': it already exists",
 			   saved);
@@ -500,105 +560,15 @@ out:
 	return ret;
 }
 
-static char *trim(char *s)
+char const *op_driver_dir(void)
 {
-	char *e;
+	char const *d = getenv(OP_DRIVER_DIR_ENV);
 
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' ||
-			 e[-1] == '\r'))
-		*--e = '\0';
-	return s;
+	return d && *d ? d : OP_DRIVER_DIR_DEFAULT;
 }
 
-int opd_kv_read(struct opd_kv *kv, char const *path)
+char const *op_driver_path(char *buf, size_t size, char const *name)
 {
-	FILE *f = fopen(path, "re");
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned lineno = 0;
-	int ret = 0;
-
-	memset(kv, 0, sizeof(*kv));
-	if (!f)
-		return errno == ENOENT ? 0 :
-			op_error("cannot open '%s': %s", path, strerror(errno));
-	while (getline(&line, &cap, f) > 0) {
-		char *s = trim(line), *eq;
-
-		lineno++;
-		if (!*s || *s == '#')
-			continue;
-		eq = strchr(s, '=');
-		if (!eq) {
-			ret = op_error("%s:%u: expected key=value, found '%s'",
-				       path, lineno, s);
-			break;
-		}
-		*eq = '\0';
-		opd_kv_set(kv, trim(s), trim(eq + 1));
-	}
-	free(line);
-	fclose(f);
-	return ret;
-}
-
-char const *opd_kv_get(struct opd_kv const *kv, char const *key)
-{
-	size_t i;
-
-	for (i = 0; i < kv->nr; i++)
-		if (!strcmp(kv->keys[i], key))
-			return kv->values[i];
-	return NULL;
-}
-
-void opd_kv_set(struct opd_kv *kv, char const *key, char const *value)
-{
-	size_t i;
-
-	for (i = 0; i < kv->nr; i++) {
-		if (!strcmp(kv->keys[i], key)) {
-			free(kv->values[i]);
-			kv->values[i] = op_xstrdup(value);
-			return;
-		}
-	}
-	kv->keys = op_xrealloc(kv->keys, (kv->nr + 1) * sizeof(*kv->keys));
-	kv->values = op_xrealloc(kv->values, (kv->nr + 1) * sizeof(*kv->values));
-	kv->keys[kv->nr] = op_xstrdup(key);
-	kv->values[kv->nr] = op_xstrdup(value);
-	kv->nr++;
-}
-
-int opd_kv_write(struct opd_kv const *kv, char const *path)
-{
-	size_t i, len = 1;
-	char *text, *p;
-	int ret;
-
-	for (i = 0; i < kv->nr; i++)
-		len += strlen(kv->keys[i]) + strlen(kv->values[i]) + 2;
-	p = text = op_xmalloc(len);
-	for (i = 0; i < kv->nr; i++)
-		p += sprintf(p, "%s=%s\n", kv->keys[i], kv->values[i]);
-	*p = '\0';
-	ret = opd_write_file_atomic(path, text);
-	free(text);
-	return ret;
-}
-
-void opd_kv_free(struct opd_kv *kv)
-{
-	size_t i;
-
-	for (i = 0; i < kv->nr; i++) {
-		free(kv->keys[i]);
-		free(kv->values[i]);
-	}
-	free(kv->keys);
-	free(kv->values);
-	memset(kv, 0, sizeof(*kv));
+	snprintf(buf, size, "%s%s%s", op_driver_dir(), *name ? "/" : "", name);
+	return buf;
 }

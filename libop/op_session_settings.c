@@ -1,7 +1,7 @@
 /*
- * Settings checks shared by oprofiled and opcontrol (see opd_settings.h).
+ * Settings checks shared by oprofiled and opcontrol (see
+ * op_session_settings.h).
  */
-#include "config.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,26 +11,27 @@
 
 #include "op_events.h"
 #include "op_message.h"
-#include "opd_session.h"
-#include "opd_settings.h"
+#include "op_session.h"
+#include "op_session_settings.h"
+#include "op_stream.h"
 
 static struct {
 	char const *name;
 	unsigned bits;
 } const separate_words[] = {
 	{ "none", 0 },
-	{ "lib", OPD_SEP_LIB },
-	{ "library", OPD_SEP_LIB },
-	{ "kernel", OPD_SEP_KERNEL | OPD_SEP_LIB },
-	{ "thread", OPD_SEP_THREAD },
-	{ "cpu", OPD_SEP_CPU },
-	{ "all", OPD_SEP_LIB | OPD_SEP_KERNEL | OPD_SEP_THREAD | OPD_SEP_CPU },
+	{ "lib", OP_SEP_LIB },
+	{ "library", OP_SEP_LIB },
+	{ "kernel", OP_SEP_KERNEL | OP_SEP_LIB },
+	{ "thread", OP_SEP_THREAD },
+	{ "cpu", OP_SEP_CPU },
+	{ "all", OP_SEP_LIB | OP_SEP_KERNEL | OP_SEP_THREAD | OP_SEP_CPU },
 };
 
 #define NR_SEPARATE_WORDS (sizeof(separate_words) / sizeof(separate_words[0]))
 
-int opd_parse_separate(char const *text, unsigned *bits,
-		       char *err, size_t errlen)
+int op_settings_separate(char const *text, unsigned *bits,
+			 char *err, size_t errlen)
 {
 	char *copy = op_xstrdup(text), *save = NULL, *w;
 	int ret = 0, none = 0, words = 0;
@@ -64,7 +65,7 @@ int opd_parse_separate(char const *text, unsigned *bits,
 	return ret;
 }
 
-void opd_separate_text(unsigned bits, char *buf, size_t size)
+void op_settings_separate_text(unsigned bits, char *buf, size_t size)
 {
 	static char const *const names[] = { "lib", "kernel", "thread", "cpu" };
 	size_t i, len = 0;
@@ -80,8 +81,8 @@ void opd_separate_text(unsigned bits, char *buf, size_t size)
 		snprintf(buf, size, "none");
 }
 
-int opd_parse_callgraph(char const *text, unsigned *depth,
-			char *err, size_t errlen)
+int op_settings_callgraph(char const *text, unsigned *depth,
+			  char *err, size_t errlen)
 {
 	char const *p = text;
 	unsigned long v = 0;
@@ -97,7 +98,7 @@ int opd_parse_callgraph(char const *text, unsigned *depth,
 	return 0;
 }
 
-enum op_cpu opd_settings_cpu(char const *name, char *err, size_t errlen)
+enum op_cpu op_settings_cpu(char const *name, char *err, size_t errlen)
 {
 	enum op_cpu cpu = name ? op_cpu_from_name(name) : op_cpu_detect();
 
@@ -126,9 +127,9 @@ static int parse_specs(char const *specs, struct op_event_spec *out,
 
 	*nr = 0;
 	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		if (*nr == OPD_MAX_EVENTS) {
+		if (*nr == OP_SETTINGS_MAX_EVENTS) {
 			snprintf(err, errlen, "too many events in '%s': at most %d",
-				 specs, OPD_MAX_EVENTS);
+				 specs, OP_SETTINGS_MAX_EVENTS);
 			ret = -1;
 			break;
 		}
@@ -148,17 +149,48 @@ static int parse_specs(char const *specs, struct op_event_spec *out,
 	return ret;
 }
 
-int opd_settings_events(char const *specs, enum op_cpu cpu, unsigned callgraph,
-			struct opd_config *cfg, char *text, size_t textlen,
-			char *err, size_t errlen)
+/* The checked specs into out: their events and the normalised text. */
+static int fill_events(struct op_event_set const *set,
+		       struct op_event_spec const *spec, size_t nr,
+		       struct op_settings_events *out)
 {
-	struct op_event_spec spec[OPD_MAX_EVENTS];
-	int counter[OPD_MAX_EVENTS];
+	size_t i, len = 0;
+
+	out->text[0] = '\0';
+	for (i = 0; i < nr; i++) {
+		struct op_event const *ev = op_event_find(set, spec[i].name);
+		struct op_settings_event *e = &out->v[i];
+
+		len += (size_t)snprintf(out->text + len,
+					len < sizeof(out->text) ? sizeof(out->text) - len : 0,
+					"%s%s:%u:%u:%d:%d", i ? "," : "",
+					spec[i].name, spec[i].count,
+					spec[i].unit_mask, spec[i].kernel,
+					spec[i].user);
+		memset(e, 0, sizeof(*e));
+		memcpy(e->name, spec[i].name,
+		       strnlen(spec[i].name, sizeof(e->name) - 1));
+		e->code = ev ? ev->code : 0;
+		e->unit_mask = spec[i].unit_mask;
+		e->count = spec[i].count;
+		e->kernel = spec[i].kernel;
+		e->user = spec[i].user;
+	}
+	out->nr = nr;
+	return len < sizeof(out->text) ? 0 : -1;
+}
+
+int op_settings_events(char const *specs, enum op_cpu cpu, unsigned callgraph,
+		       struct op_settings_events *out, char *err, size_t errlen)
+{
+	struct op_event_spec spec[OP_SETTINGS_MAX_EVENTS];
+	int counter[OP_SETTINGS_MAX_EVENTS];
 	struct op_event_set set;
 	char why[512];
-	size_t nr, i, len = 0;
+	size_t nr;
 	int ret = -1;
 
+	memset(out, 0, sizeof(*out));
 	if (!specs || !*specs || !strcmp(specs, "default")) {
 		specs = op_default_event(cpu);
 		if (!specs) {
@@ -175,38 +207,12 @@ int opd_settings_events(char const *specs, enum op_cpu cpu, unsigned callgraph,
 		return -1;
 	}
 	if (op_check_events(&set, spec, nr, callgraph > 0, counter, why,
-			    sizeof(why)) < 0) {
+			    sizeof(why)) < 0)
 		snprintf(err, errlen, "invalid events '%s': %s", specs, why);
-		goto out;
-	}
-	text[0] = '\0';
-	for (i = 0; i < nr; i++) {
-		struct op_event const *ev = op_event_find(&set, spec[i].name);
-
-		len += (size_t)snprintf(text + len, len < textlen ? textlen - len : 0,
-					"%s%s:%u:%u:%d:%d", i ? "," : "",
-					spec[i].name, spec[i].count,
-					spec[i].unit_mask, spec[i].kernel,
-					spec[i].user);
-		if (!cfg || !ev)
-			continue;
-		memset(&cfg->events[i], 0, sizeof(cfg->events[i]));
-		memcpy(cfg->events[i].name, spec[i].name,
-		       strnlen(spec[i].name, sizeof(cfg->events[i].name) - 1));
-		cfg->events[i].code = ev->code;
-		cfg->events[i].unit_mask = spec[i].unit_mask;
-		cfg->events[i].count = spec[i].count;
-		cfg->events[i].kernel = spec[i].kernel;
-		cfg->events[i].user = spec[i].user;
-	}
-	if (len >= textlen) {
+	else if (fill_events(&set, spec, nr, out) < 0)
 		snprintf(err, errlen, "event list '%s' is too long", specs);
-		goto out;
-	}
-	if (cfg)
-		cfg->nr_events = nr;
-	ret = 0;
-out:
+	else
+		ret = 0;
 	op_events_free(&set);
 	return ret;
 }
@@ -217,7 +223,7 @@ static int has_cap(int cap)
 	char buf[4096], *p;
 	unsigned long long eff;
 
-	if (opd_read_file("/proc/self/status", buf, sizeof(buf)) < 0)
+	if (op_session_read_small("/proc/self/status", buf, sizeof(buf)) < 0)
 		return 0;
 	p = strstr(buf, "\nCapEff:");
 	if (!p || sscanf(p + 8, "%llx", &eff) != 1)
@@ -228,14 +234,14 @@ static int has_cap(int cap)
 #define CAP_SYS_ADMIN_BIT 21
 #define CAP_PERFMON_BIT 38
 
-int opd_check_privilege(void)
+int op_settings_check_privilege(void)
 {
 	char buf[32];
 	int paranoid = 2;
 
 	if (geteuid() == 0 || has_cap(CAP_PERFMON_BIT) || has_cap(CAP_SYS_ADMIN_BIT))
 		return 0;
-	if (opd_read_file("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) > 0)
+	if (op_session_read_small("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) > 0)
 		paranoid = atoi(buf);
 	if (paranoid <= 0)
 		return 0;

@@ -1,5 +1,5 @@
 /*
- * The control FIFO and its answer files (protocol in opd_control.h).
+ * The control FIFO and its answer files (protocol in op_control.h).
  * Signals can only say "start", "stop" and "exit"; the FIFO carries
  * arguments (a dump id, a session name) and the answer files let the
  * sender know when, and how, its command was carried out.
@@ -17,14 +17,14 @@
 #include <unistd.h>
 
 #include "op_message.h"
-#include "opd_control.h"
-#include "opd_session.h"
+#include "op_session.h"
+#include "op_session_control.h"
 
 static int id_ok(char const *id)
 {
 	size_t n = strlen(id);
 
-	if (n == 0 || n >= OPD_CONTROL_ID_MAX)
+	if (n == 0 || n >= OP_CONTROL_ID_MAX)
 		return 0;
 	return strspn(id, "abcdefghijklmnopqrstuvwxyz"
 			  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
@@ -32,22 +32,22 @@ static int id_ok(char const *id)
 
 static struct {
 	char const *word;
-	enum opd_cmd cmd;
+	enum op_cmd cmd;
 	int needs_name;
 	int needs_id;
 } const commands[] = {
-	{ "start", OPD_CMD_START, 0, 0 },
-	{ "stop", OPD_CMD_STOP, 0, 0 },
-	{ "dump", OPD_CMD_DUMP, 0, 1 },
-	{ "reset", OPD_CMD_RESET, 0, 0 },
-	{ "save", OPD_CMD_SAVE, 1, 0 },
-	{ "exit", OPD_CMD_EXIT, 0, 0 },
+	{ "start", OP_CMD_START, 0, 0 },
+	{ "stop", OP_CMD_STOP, 0, 0 },
+	{ "dump", OP_CMD_DUMP, 0, 1 },
+	{ "reset", OP_CMD_RESET, 0, 0 },
+	{ "save", OP_CMD_SAVE, 1, 0 },
+	{ "exit", OP_CMD_EXIT, 0, 0 },
 };
 
-int opd_command_parse(char const *line, struct opd_command *c,
-		      char *err, size_t errlen)
+int op_command_parse(char const *line, struct op_command *c,
+		     char *err, size_t errlen)
 {
-	char copy[OPD_CONTROL_LINE_MAX], *words[4], *save = NULL, *w;
+	char copy[OP_CONTROL_LINE_MAX], *words[4], *save = NULL, *w;
 	size_t nr = 0, i;
 
 	memset(c, 0, sizeof(*c));
@@ -80,7 +80,7 @@ int opd_command_parse(char const *line, struct opd_command *c,
 			snprintf(err, errlen, "command '%s' needs a name", words[0]);
 			return -1;
 		}
-		if (!opd_session_name_ok(words[1], err, errlen))
+		if (!op_session_name_ok(words[1], err, errlen))
 			return -1;
 		snprintf(c->name, sizeof(c->name), "%s", words[1]);
 	}
@@ -104,13 +104,13 @@ int opd_command_parse(char const *line, struct opd_command *c,
 	return 0;
 }
 
-int opd_control_open(struct opd_control *c, char const *session_dir)
+int op_control_open(struct op_control *c, char const *session_dir)
 {
 	struct stat st;
 
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
-	c->fifo = opd_path(session_dir, OPD_FIFO_FILE);
+	c->fifo = op_session_path(session_dir, OP_FIFO_FILE);
 	if (lstat(c->fifo, &st) == 0 && !S_ISFIFO(st.st_mode) &&
 	    unlink(c->fifo) < 0)
 		return op_error("cannot remove '%s': %s", c->fifo, strerror(errno));
@@ -125,7 +125,7 @@ int opd_control_open(struct opd_control *c, char const *session_dir)
 }
 
 /* Pop one complete line from buf into line; 1 if there was one. */
-static int pop_line(struct opd_control *c, char *line)
+static int pop_line(struct op_control *c, char *line)
 {
 	char *nl = memchr(c->buf, '\n', c->len);
 	size_t n;
@@ -133,7 +133,7 @@ static int pop_line(struct opd_control *c, char *line)
 	if (!nl) {
 		if (c->len == sizeof(c->buf)) {
 			op_warn("control FIFO '%s': ignoring a line longer than %d bytes",
-				c->fifo, OPD_CONTROL_LINE_MAX - 1);
+				c->fifo, OP_CONTROL_LINE_MAX - 1);
 			c->len = 0;
 			c->discarding = 1;
 		}
@@ -151,9 +151,9 @@ static int pop_line(struct opd_control *c, char *line)
 	return 1;
 }
 
-int opd_control_next(struct opd_control *c, struct opd_command *cmd)
+int op_control_next(struct op_control *c, struct op_command *cmd)
 {
-	char line[OPD_CONTROL_LINE_MAX], err[300];
+	char line[OP_CONTROL_LINE_MAX], err[300];
 
 	for (;;) {
 		ssize_t n;
@@ -161,7 +161,7 @@ int opd_control_next(struct opd_control *c, struct opd_command *cmd)
 		while (pop_line(c, line)) {
 			if (!line[0])
 				continue;
-			if (opd_command_parse(line, cmd, err, sizeof(err)) == 0)
+			if (op_command_parse(line, cmd, err, sizeof(err)) == 0)
 				return 1;
 			op_warn("control FIFO '%s': %s", c->fifo, err);
 		}
@@ -180,7 +180,7 @@ int opd_control_next(struct opd_control *c, struct opd_command *cmd)
 	}
 }
 
-void opd_control_close(struct opd_control *c)
+void op_control_close(struct op_control *c)
 {
 	if (c->fd >= 0)
 		close(c->fd);
@@ -189,10 +189,10 @@ void opd_control_close(struct opd_control *c)
 	c->fifo = NULL;
 }
 
-int opd_control_reply(char const *session_dir, char const *id,
-		      char const *error)
+int op_control_reply(char const *session_dir, char const *id,
+		     char const *error)
 {
-	char *path = opd_path(session_dir, OPD_REPLY_FILE);
+	char *path = op_session_path(session_dir, OP_REPLY_FILE);
 	char text[1024];
 	int ret;
 
@@ -200,19 +200,19 @@ int opd_control_reply(char const *session_dir, char const *id,
 		snprintf(text, sizeof(text), "%s error %s\n", id, error);
 	else
 		snprintf(text, sizeof(text), "%s ok\n", id);
-	ret = opd_write_file_atomic(path, text);
+	ret = op_session_write_text(path, text);
 	free(path);
 	return ret;
 }
 
-int opd_control_dump_done(char const *session_dir, char const *id)
+int op_control_dump_done(char const *session_dir, char const *id)
 {
-	char *path = opd_path(session_dir, OPD_DUMP_FILE);
-	char text[OPD_CONTROL_ID_MAX + 2];
+	char *path = op_session_path(session_dir, OP_DUMP_FILE);
+	char text[OP_CONTROL_ID_MAX + 2];
 	int ret;
 
 	snprintf(text, sizeof(text), "%s\n", id);
-	ret = opd_write_file_atomic(path, text);
+	ret = op_session_write_text(path, text);
 	free(path);
 	return ret;
 }
@@ -225,15 +225,15 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void opd_control_make_id(char *id, size_t size)
+void op_control_make_id(char *id, size_t size)
 {
 	snprintf(id, size, "%" PRIu64 ".%ld", monotonic_ns(), (long)getpid());
 }
 
-int opd_control_send(char const *session_dir, char const *line)
+int op_control_send(char const *session_dir, char const *line)
 {
-	char *fifo = opd_path(session_dir, OPD_FIFO_FILE);
-	char buf[OPD_CONTROL_LINE_MAX];
+	char *fifo = op_session_path(session_dir, OP_FIFO_FILE);
+	char buf[OP_CONTROL_LINE_MAX];
 	size_t n = (size_t)snprintf(buf, sizeof(buf), "%s\n", line);
 	int fd, tries, ret = -1;
 
@@ -305,22 +305,22 @@ static int wait_step(int *waited_ms, int timeout_ms, pid_t pid)
 
 	if (*waited_ms >= timeout_ms)
 		return -1;
-	if (pid > 0 && !opd_pid_is_daemon(pid))
+	if (pid > 0 && !op_pid_is_daemon(pid))
 		return -2;
 	usleep((useconds_t)step * 1000);
 	*waited_ms += step;
 	return 0;
 }
 
-int opd_control_wait_dump(char const *session_dir, char const *id,
-			  pid_t pid, int timeout_ms)
+int op_control_wait_dump(char const *session_dir, char const *id,
+			 pid_t pid, int timeout_ms)
 {
-	char *path = opd_path(session_dir, OPD_DUMP_FILE);
+	char *path = op_session_path(session_dir, OP_DUMP_FILE);
 	char buf[256];
 	int waited = 0, ret;
 
 	for (;;) {
-		if (opd_read_file(path, buf, sizeof(buf)) > 0) {
+		if (op_session_read_small(path, buf, sizeof(buf)) > 0) {
 			buf[strcspn(buf, "\n")] = '\0';
 			if (dump_matches(buf, id)) {
 				ret = 0;
@@ -344,10 +344,10 @@ int opd_control_wait_dump(char const *session_dir, char const *id,
 	return ret;
 }
 
-int opd_control_wait_reply(char const *session_dir, char const *id,
-			   pid_t pid, int timeout_ms, char *err, size_t errlen)
+int op_control_wait_reply(char const *session_dir, char const *id,
+			  pid_t pid, int timeout_ms, char *err, size_t errlen)
 {
-	char *path = opd_path(session_dir, OPD_REPLY_FILE);
+	char *path = op_session_path(session_dir, OP_REPLY_FILE);
 	char buf[1200];
 	size_t idlen = strlen(id);
 	int waited = 0, ret;
@@ -355,7 +355,7 @@ int opd_control_wait_reply(char const *session_dir, char const *id,
 	if (err && errlen)
 		err[0] = '\0';
 	for (;;) {
-		if (opd_read_file(path, buf, sizeof(buf)) > 0 &&
+		if (op_session_read_small(path, buf, sizeof(buf)) > 0 &&
 		    !strncmp(buf, id, idlen) && buf[idlen] == ' ') {
 			char const *rest = buf + idlen + 1;
 

@@ -21,96 +21,94 @@
  * files are replaced atomically (temp file + rename). Everything is also
  * logged in samples/oprofiled.log.
  *
- * Dump ids made by opd_control_make_id() are "NANOSECONDS.PID" with
+ * Dump ids made by op_control_make_id() are "NANOSECONDS.PID" with
  * CLOCK_MONOTONIC nanoseconds taken before the request was written: a
  * waiter may accept a later id, since the daemon handles commands in
  * order and each dump flushes up to the moment it is handled.
  */
-#ifndef OPD_CONTROL_H
-#define OPD_CONTROL_H
+#ifndef OP_SESSION_CONTROL_H
+#define OP_SESSION_CONTROL_H
 
 #include <stddef.h>
 #include <sys/types.h>
 
-#define OPD_FIFO_FILE "opd_pipe"
-#define OPD_DUMP_FILE "complete_dump"
-#define OPD_REPLY_FILE "control_reply"
+#include "op_session.h"  /* OP_FIFO_FILE, OP_DUMP_FILE, OP_REPLY_FILE */
 
-#define OPD_CONTROL_LINE_MAX 512
-#define OPD_CONTROL_ID_MAX 64
+#define OP_CONTROL_LINE_MAX 512
+#define OP_CONTROL_ID_MAX 64
 
-enum opd_cmd {
-	OPD_CMD_START,
-	OPD_CMD_STOP,
-	OPD_CMD_DUMP,
-	OPD_CMD_RESET,
-	OPD_CMD_SAVE,
-	OPD_CMD_EXIT,
+enum op_cmd {
+	OP_CMD_START,
+	OP_CMD_STOP,
+	OP_CMD_DUMP,
+	OP_CMD_RESET,
+	OP_CMD_SAVE,
+	OP_CMD_EXIT,
 };
 
-struct opd_command {
-	enum opd_cmd cmd;
+struct op_command {
+	enum op_cmd cmd;
 	char name[256];                /* save: the session name */
-	char id[OPD_CONTROL_ID_MAX];   /* "" when none was given */
+	char id[OP_CONTROL_ID_MAX];    /* "" when none was given */
 };
 
 /* Parse one line (no newline). 0, or -1 with err saying what is wrong. */
-int opd_command_parse(char const *line, struct opd_command *c,
-		      char *err, size_t errlen);
+int op_command_parse(char const *line, struct op_command *c,
+		     char *err, size_t errlen);
 
 /* --- daemon side --- */
 
-struct opd_control {
+struct op_control {
 	int fd;                 /* the FIFO, O_RDWR: never sees EOF */
 	char *fifo;             /* its path */
-	char buf[OPD_CONTROL_LINE_MAX];
+	char buf[OP_CONTROL_LINE_MAX];
 	size_t len;             /* bytes of an incomplete line in buf */
 	int discarding;         /* skipping the rest of an overlong line */
 };
 
 /* (Re)create SESSION/opd_pipe and open it. 0 or -1 (message printed). */
-int opd_control_open(struct opd_control *c, char const *session_dir);
+int op_control_open(struct op_control *c, char const *session_dir);
 
 /*
  * The next command waiting in the FIFO: 1 (cmd filled), 0 (none now).
  * Malformed lines are reported with op_warn() and skipped.
  */
-int opd_control_next(struct opd_control *c, struct opd_command *cmd);
+int op_control_next(struct op_control *c, struct op_command *cmd);
 
-void opd_control_close(struct opd_control *c);
+void op_control_close(struct op_control *c);
 
 /* Answer a command that carried an id; error NULL for success. */
-int opd_control_reply(char const *session_dir, char const *id,
-		      char const *error);
+int op_control_reply(char const *session_dir, char const *id,
+		     char const *error);
 
 /* Announce that dump id is complete. */
-int opd_control_dump_done(char const *session_dir, char const *id);
+int op_control_dump_done(char const *session_dir, char const *id);
 
 /* --- client side --- */
 
 /* A fresh id "NANOSECONDS.PID". */
-void opd_control_make_id(char *id, size_t size);
+void op_control_make_id(char *id, size_t size);
 
 /*
  * Write one command line (newline added) to the FIFO. 0, or -1 with a
  * message (no daemon reading it, FIFO missing, ...).
  */
-int opd_control_send(char const *session_dir, char const *line);
+int op_control_send(char const *session_dir, char const *line);
 
 /*
  * Wait until SESSION/complete_dump holds id (or a later dump id), polling
  * with short sleeps. Gives up after timeout_ms, or as soon as pid is no
  * longer a running daemon. 0, or -1 with a message.
  */
-int opd_control_wait_dump(char const *session_dir, char const *id,
-			  pid_t pid, int timeout_ms);
+int op_control_wait_dump(char const *session_dir, char const *id,
+			 pid_t pid, int timeout_ms);
 
 /*
  * Wait for the reply to id in SESSION/control_reply. 0 (ok), or -1 with a
  * message: the daemon's error (copied to err too), a timeout or the death
  * of pid.
  */
-int opd_control_wait_reply(char const *session_dir, char const *id,
-			   pid_t pid, int timeout_ms, char *err, size_t errlen);
+int op_control_wait_reply(char const *session_dir, char const *id,
+			  pid_t pid, int timeout_ms, char *err, size_t errlen);
 
-#endif /* OPD_CONTROL_H */
+#endif /* OP_SESSION_CONTROL_H */

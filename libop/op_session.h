@@ -1,0 +1,172 @@
+/*
+ * The session directory: the one place the daemon, opcontrol and the
+ * report tools meet (doc/formats.md section 1). Every name in it is
+ * spelled here and nowhere else:
+ *
+ *   SESSION/lock                  pid of the daemon (op_lock_acquire)
+ *   SESSION/daemonrc              opcontrol's saved settings (op_session_kv.h)
+ *   SESSION/daemon_state          "sampling" or "paused" while the daemon runs
+ *   SESSION/opd_pipe              control FIFO (op_session_control.h)
+ *   SESSION/complete_dump         last completed dump id
+ *   SESSION/control_reply         last command reply
+ *   SESSION/kernel-cache/         kallsyms gzipped once per boot (key,
+ *                                 kernel_range, kallsyms.gz)
+ *   SESSION/samples/oprofiled.log the daemon's log
+ *   SESSION/samples/current/      the live session: session.conf,
+ *                                 session/ (op_session_kernel.h),
+ *                                 {root}/ {kern}/ sample trees, stats/
+ *   SESSION/samples/NAME/         saved sessions
+ *
+ * Also the oprofile driver's directory, which every tool finds the same
+ * way. Functions return 0 or -1 after printing a message through
+ * op_error(), unless they say otherwise.
+ */
+#ifndef OP_SESSION_H
+#define OP_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Default session directory (--session-dir overrides it). */
+#define OP_SESSION_DIR_DEFAULT "/var/lib/oprofile"
+
+/* Entries of the session directory. */
+#define OP_LOCK_FILE "lock"
+#define OP_DAEMONRC_FILE "daemonrc"
+#define OP_STATE_FILE "daemon_state"
+#define OP_FIFO_FILE "opd_pipe"
+#define OP_DUMP_FILE "complete_dump"
+#define OP_REPLY_FILE "control_reply"
+#define OP_KERNEL_CACHE_DIR "kernel-cache"
+#define OP_SAMPLES_DIR "samples"
+#define OP_LOG_FILE OP_SAMPLES_DIR "/oprofiled.log"
+#define OP_CURRENT_SESSION "current"
+
+/* Entries of one session, samples/NAME/, besides its sample trees. */
+#define OP_SESSION_CONF "session.conf"
+#define OP_STATS_DIR "stats"
+#define OP_META_DIR "session"
+
+/* Entries of session/ (the kernel of the sampled boot). */
+#define OP_META_KALLSYMS "kallsyms.gz"
+#define OP_META_KALLSYMS_PLAIN "kallsyms"      /* read too, never written */
+#define OP_META_MODULES "modules"
+#define OP_META_KERNEL_IMAGES "kernel_images"
+
+/* Entries of kernel-cache/. */
+#define OP_KCACHE_KEY "key"
+#define OP_KCACHE_RANGE "kernel_range"
+#define OP_KCACHE_KALLSYMS "kallsyms.gz"
+
+/*
+ * The one rule for what a session holds: a top-level entry whose name
+ * starts with '{' ({root}, {kern}, {anon:...}) is a sample tree; anything
+ * else (session.conf, session/, stats/) is metadata, which report tools
+ * skip.
+ */
+bool op_session_is_sample_tree(char const *name);
+
+/*
+ * What reset removes and save leaves out of the new current session: the
+ * sample trees and the statistics (stats/ and its temporary siblings).
+ */
+bool op_session_is_profile_data(char const *name);
+
+/* malloc'ed "DIR/REL" (dies on allocation failure). */
+char *op_session_path(char const *dir, char const *rel);
+
+/* malloc'ed "SESSION/samples/NAME" (NAME "current": the live session). */
+char *op_session_samples(char const *session_dir, char const *name);
+
+/*
+ * Create SESSION, SESSION/samples and SESSION/samples/current (mode 0755)
+ * as needed and check that each can be written. The error names the
+ * directory that cannot be created or written.
+ */
+int op_session_create(char const *session_dir);
+
+/*
+ * Lock protocol. The lock file holds the decimal pid of its owner and a
+ * newline. It is created atomically with its content (a private temp file
+ * created with O_EXCL, then link(2)ed to "lock"), so a reader never sees
+ * an empty lock. A lock whose pid is dead, or alive but not an oprofiled
+ * (its command name does not contain "oprofiled"), is stale: it is
+ * replaced with a warning.
+ *
+ * op_lock_acquire(): take the lock for pid. Returns 0, or -1 after
+ * "daemon already running (pid N)" (*owner = N) or another error
+ * (*owner = 0).
+ */
+int op_lock_acquire(char const *session_dir, pid_t pid, pid_t *owner);
+
+/* Replace the pid in a lock we own (after daemonising). */
+int op_lock_update(char const *session_dir, pid_t pid);
+
+/* Remove the lock if it still names pid. */
+void op_lock_release(char const *session_dir, pid_t pid);
+
+/*
+ * The pid of the running daemon of this session, or 0 when none is
+ * running (no lock, unreadable lock, or a stale one; stale locks are left
+ * for the daemon to replace).
+ */
+pid_t op_session_daemon_pid(char const *session_dir);
+
+/* Whether pid is alive and its command name is oprofiled. */
+bool op_pid_is_daemon(pid_t pid);
+
+/*
+ * Reset the live session on disk: remove its profile data (sample trees
+ * and stats/), keeping session.conf and session/.
+ */
+int op_session_reset(char const *session_dir);
+
+/* Whether NAME can name a saved session: non-empty, no '/', not "current",
+ * not starting with '.', no white space. On failure err says why. */
+bool op_session_name_ok(char const *name, char *err, size_t errlen);
+
+/*
+ * Save: rename samples/current to samples/NAME (an error if NAME exists)
+ * and recreate samples/current holding copies of everything in the saved
+ * session but its profile data (session.conf, session/). On failure err
+ * (when not NULL) holds the message, which is also printed.
+ */
+int op_session_save(char const *session_dir, char const *name,
+		    char *err, size_t errlen);
+
+/*
+ * Write len bytes to path atomically: PATH.tmp.PID, then rename(2).
+ * 0, or -1 with errno set and no message (callers decide whether a failure
+ * matters: the kernel cache is optional).
+ */
+int op_session_write_atomic(char const *path, void const *data, size_t len);
+
+/* op_session_write_atomic of a string; 0 or -1 after a message. */
+int op_session_write_text(char const *path, char const *text);
+
+/* Copy the file from to to (created or truncated). 0, or -1 with err
+ * naming the file that failed. */
+int op_session_copy(char const *from, char const *to, char *err, size_t errlen);
+
+/* The whole of a file, /proc files too (they have no size to stat),
+ * malloc'ed and NUL-terminated; *len its length. NULL with errno set. */
+char *op_session_read_all(char const *path, size_t *len);
+
+/* rm -rf path (a missing path is fine). 0 or -1. */
+int op_session_remove_tree(char const *path);
+
+/* Read a small file into buf (NUL-terminated, trailing newline kept).
+ * Returns bytes read or -1 (errno set, no message). */
+ssize_t op_session_read_small(char const *path, char *buf, size_t size);
+
+/* The oprofile driver's directory: $OPROFILE_DRIVER_DIR, else this. */
+#define OP_DRIVER_DIR_DEFAULT "/dev/oprofile"
+#define OP_DRIVER_DIR_ENV "OPROFILE_DRIVER_DIR"
+
+char const *op_driver_dir(void);
+
+/* "DRIVER_DIR/name" in buf (name "" for the directory itself). */
+char const *op_driver_path(char *buf, size_t size, char const *name);
+
+#endif /* OP_SESSION_H */

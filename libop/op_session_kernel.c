@@ -1,0 +1,246 @@
+/*
+ * The writer and the reader of a session's kernel metadata (see
+ * op_session_kernel.h): the daemon and the report tools agree on the
+ * names and the formats because both go through here.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "op_message.h"
+#include "op_session.h"
+#include "op_session_kernel.h"
+
+static int path_error(char *err, size_t errlen, char const *verb,
+		      char const *path)
+{
+	snprintf(err, errlen, "cannot %s '%s': %s", verb, path, strerror(errno));
+	return -1;
+}
+
+int op_session_write_gz(char const *path, char const *text, size_t len)
+{
+	size_t n = strlen(path) + 32;
+	char *tmp = op_xmalloc(n);
+	gzFile out;
+	int ok, err;
+
+	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+	out = gzopen(tmp, "wb1");
+	if (!out) {
+		free(tmp);
+		return -1;
+	}
+	ok = gzwrite(out, text, (unsigned)len) == (int)len;
+	if (gzclose(out) != Z_OK || !ok || rename(tmp, path)) {
+		err = errno;
+		unlink(tmp);
+		free(tmp);
+		errno = err;
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+/*
+ * kallsyms.gz: a hard link to the cached copy when there is one (no copy
+ * at all), else a copy of it, else the plain text compressed.
+ */
+static int write_kallsyms(char const *to, struct op_kernel_sources const *src,
+			  char *err, size_t errlen)
+{
+	size_t len = 0;
+	char *text;
+	int ret = 0;
+
+	unlink(to);
+	if (src->kallsyms_gz && link(src->kallsyms_gz, to) == 0)
+		return 0;
+	if (src->kallsyms_gz && op_session_copy(src->kallsyms_gz, to, err,
+						errlen) == 0)
+		return 0;
+	text = op_session_read_all(src->kallsyms, &len);
+	if (!text)
+		return path_error(err, errlen, "read", src->kallsyms);
+	if (op_session_write_gz(to, text, len))
+		ret = path_error(err, errlen, "write", to);
+	free(text);
+	return ret;
+}
+
+/* A kernel built without module support has no /proc/modules. */
+static int write_modules(char const *to, char const *modules,
+			 char *err, size_t errlen)
+{
+	if (access(modules, F_OK) == 0)
+		return op_session_copy(modules, to, err, errlen);
+	return op_session_copy("/dev/null", to, err, errlen);
+}
+
+static int write_images(char const *to, struct op_kernel_image const *v,
+			size_t n, char *err, size_t errlen)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int ret = 0;
+
+	if (!f)
+		op_die("out of memory");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s 0x%" PRIx64 " 0x%" PRIx64 "\n", v[i].name,
+			v[i].start, v[i].end);
+	fclose(f);
+	if (op_session_write_atomic(to, text, len) < 0)
+		ret = path_error(err, errlen, "write", to);
+	free(text);
+	return ret;
+}
+
+int op_session_kernel_write(char const *dir, struct op_kernel_sources const *src,
+			    struct op_kernel_image const *v, size_t n,
+			    char *err, size_t errlen)
+{
+	char *path = op_session_path(dir, OP_META_KALLSYMS);
+	int ret = write_kallsyms(path, src, err, errlen);
+
+	free(path);
+	if (ret)
+		return -1;
+	path = op_session_path(dir, OP_META_MODULES);
+	ret = write_modules(path, src->modules, err, errlen);
+	free(path);
+	if (ret)
+		return -1;
+	path = op_session_path(dir, OP_META_KERNEL_IMAGES);
+	ret = write_images(path, v, n, err, errlen);
+	free(path);
+	return ret;
+}
+
+/* One "NAME 0xSTART 0xEND" line into *img; blank lines give 0. */
+static int parse_image(char const *line, struct op_kernel_image *img)
+{
+	char name[4096];
+
+	if (line[strspn(line, " \t\n")] == '\0')
+		return 0;
+	if (sscanf(line, "%4095s %" SCNx64 " %" SCNx64, name, &img->start,
+		   &img->end) != 3 || img->end < img->start)
+		return -1;
+	img->name = op_xstrdup(name);
+	return 1;
+}
+
+int op_session_kernel_images(char const *dir, struct op_kernel_image **v,
+			     size_t *n, char *err, size_t errlen)
+{
+	char *path = op_session_path(dir, OP_META_KERNEL_IMAGES);
+	FILE *f = fopen(path, "r");
+	char line[8192];
+	unsigned lineno = 0;
+	int ret = 0;
+
+	*v = NULL;
+	*n = 0;
+	if (!f) {
+		path_error(err, errlen, "open", path);
+		free(path);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f) && !ret) {
+		struct op_kernel_image img;
+		int rc = parse_image(line, &img);
+
+		lineno++;
+		if (rc < 0) {
+			snprintf(err, errlen, "%s:%u: expected 'NAME 0xSTART 0xEND'",
+				 path, lineno);
+			op_kernel_images_free(*v, *n);
+			*v = NULL;
+			*n = 0;
+			ret = -1;
+		} else if (rc > 0) {
+			*v = op_xrealloc(*v, (*n + 1) * sizeof(**v));
+			(*v)[(*n)++] = img;
+		}
+	}
+	fclose(f);
+	free(path);
+	return ret;
+}
+
+void op_kernel_images_free(struct op_kernel_image *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+/* "ADDR TYPE NAME[\t[MOD]]" into sym; false for a malformed line. */
+static bool parse_ksym(char *line, struct op_ksym *sym, bool *any_address)
+{
+	char *end, *name, *mod, *save;
+	size_t len;
+
+	sym->addr = strtoull(line, &end, 16);
+	if (end == line || *end != ' ')
+		return false;
+	sym->type = end[1];
+	if (!sym->type || end[2] != ' ')
+		return false;
+	name = strtok_r(end + 3, " \t\n", &save);
+	mod = strtok_r(NULL, " \t\n", &save);
+	if (!name)
+		return false;
+	if (sym->addr)
+		*any_address = true;
+	sym->name = name;
+	sym->module = NULL;
+	if (!mod)
+		return true;
+	len = strlen(mod);
+	if (mod[0] != '[' || mod[len - 1] != ']')
+		return false;
+	mod[len - 1] = '\0';
+	sym->module = mod + 1;
+	return true;
+}
+
+/* The daemon saves it gzipped; gzopen reads a plain copy as well. */
+static gzFile open_kallsyms(char const *dir)
+{
+	char *path = op_session_path(dir, OP_META_KALLSYMS);
+	gzFile f = gzopen(path, "rb");
+
+	free(path);
+	if (f)
+		return f;
+	path = op_session_path(dir, OP_META_KALLSYMS_PLAIN);
+	f = gzopen(path, "rb");
+	free(path);
+	return f;
+}
+
+int op_session_kallsyms(char const *dir, op_ksym_fn fn, void *arg,
+			bool *any_address)
+{
+	gzFile f = open_kallsyms(dir);
+	char line[8192];
+	struct op_ksym sym;
+
+	*any_address = false;
+	if (!f)
+		return -1;
+	while (gzgets(f, line, sizeof(line)))
+		if (parse_ksym(line, &sym, any_address))
+			fn(&sym, arg);
+	gzclose(f);
+	return 0;
+}

@@ -1,0 +1,77 @@
+/*
+ * A session's kernel metadata, samples/NAME/session/: what a report needs
+ * to resolve kernel samples after a reboot, never read from the running
+ * system's /proc. The daemon writes it, the report tools read it, both
+ * through this file:
+ *
+ *   kallsyms.gz     /proc/kallsyms of the sampled boot, gzipped ("kallsyms",
+ *                   a plain copy, is read as well)
+ *   modules         /proc/modules of the sampled boot (empty without
+ *                   module support)
+ *   kernel_images   "NAME 0xSTART 0xEND" per line: the runtime range
+ *                   [START, END) of vmlinux (or the --vmlinux path) and of
+ *                   each module; kernel sample keys are pc - START
+ */
+#ifndef OP_SESSION_KERNEL_H
+#define OP_SESSION_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct op_kernel_image {
+	char *name;          /* "vmlinux", a vmlinux path or a module name */
+	uint64_t start;      /* runtime range [start, end) */
+	uint64_t end;
+};
+
+/* Where the writer takes the boot's data from. */
+struct op_kernel_sources {
+	char const *kallsyms;     /* plain text, e.g. /proc/kallsyms */
+	char const *kallsyms_gz;  /* a gzipped copy to link or copy, or NULL */
+	char const *modules;      /* e.g. /proc/modules; missing: empty copy */
+};
+
+/*
+ * Write dir (an existing session/ directory): kallsyms.gz (a hard link to
+ * src->kallsyms_gz when possible, else a copy of it, else src->kallsyms
+ * gzipped), modules, and kernel_images from the n images v. 0, or -1 with
+ * err naming the file.
+ */
+int op_session_kernel_write(char const *dir, struct op_kernel_sources const *src,
+			    struct op_kernel_image const *v, size_t n,
+			    char *err, size_t errlen);
+
+/* Write len bytes of text gzipped (level 1: fast) to path, atomically.
+ * 0, or -1 with errno set. */
+int op_session_write_gz(char const *path, char const *text, size_t len);
+
+/*
+ * Read dir/kernel_images into a malloc'ed array (*v, *n; free with
+ * op_kernel_images_free). 0, or -1 with err naming the file (and line).
+ */
+int op_session_kernel_images(char const *dir, struct op_kernel_image **v,
+			     size_t *n, char *err, size_t errlen);
+
+void op_kernel_images_free(struct op_kernel_image *v, size_t n);
+
+/* One kallsyms line: "ADDR TYPE NAME[\t[MODULE]]". */
+struct op_ksym {
+	uint64_t addr;
+	char type;               /* 'T', 't', 'W', ... */
+	char const *name;
+	char const *module;      /* NULL: the kernel proper */
+};
+
+typedef void (*op_ksym_fn)(struct op_ksym const *sym, void *arg);
+
+/*
+ * Call fn for every well-formed line of dir's saved kallsyms, in order.
+ * *any_address tells whether some line had a non-zero address (with
+ * kernel.kptr_restrict every address reads 0). 0, or -1 when dir has
+ * no saved kallsyms.
+ */
+int op_session_kallsyms(char const *dir, op_ksym_fn fn, void *arg,
+			bool *any_address);
+
+#endif /* OP_SESSION_KERNEL_H */

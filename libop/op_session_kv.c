@@ -1,0 +1,114 @@
+/*
+ * key=value files (see op_session_kv.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_message.h"
+#include "op_session.h"
+#include "op_session_kv.h"
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' ||
+			 e[-1] == '\r'))
+		*--e = '\0';
+	return s;
+}
+
+int op_kv_read(struct op_kv *kv, char const *path)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned lineno = 0;
+	int ret = 0;
+
+	memset(kv, 0, sizeof(*kv));
+	if (!f)
+		return errno == ENOENT ? 0 :
+			op_error("cannot open '%s': %s", path, strerror(errno));
+	while (getline(&line, &cap, f) > 0) {
+		char *s = trim(line), *eq;
+
+		lineno++;
+		if (!*s || *s == '#')
+			continue;
+		eq = strchr(s, '=');
+		if (!eq) {
+			ret = op_error("%s:%u: expected key=value, found '%s'",
+				       path, lineno, s);
+			break;
+		}
+		*eq = '\0';
+		op_kv_set(kv, trim(s), trim(eq + 1));
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+char const *op_kv_get(struct op_kv const *kv, char const *key)
+{
+	size_t i;
+
+	for (i = 0; i < kv->nr; i++)
+		if (!strcmp(kv->keys[i], key))
+			return kv->values[i];
+	return NULL;
+}
+
+void op_kv_set(struct op_kv *kv, char const *key, char const *value)
+{
+	size_t i;
+
+	for (i = 0; i < kv->nr; i++) {
+		if (!strcmp(kv->keys[i], key)) {
+			free(kv->values[i]);
+			kv->values[i] = op_xstrdup(value);
+			return;
+		}
+	}
+	kv->keys = op_xrealloc(kv->keys, (kv->nr + 1) * sizeof(*kv->keys));
+	kv->values = op_xrealloc(kv->values, (kv->nr + 1) * sizeof(*kv->values));
+	kv->keys[kv->nr] = op_xstrdup(key);
+	kv->values[kv->nr] = op_xstrdup(value);
+	kv->nr++;
+}
+
+int op_kv_write(struct op_kv const *kv, char const *path)
+{
+	size_t i, len = 1;
+	char *text, *p;
+	int ret;
+
+	for (i = 0; i < kv->nr; i++)
+		len += strlen(kv->keys[i]) + strlen(kv->values[i]) + 2;
+	p = text = op_xmalloc(len);
+	for (i = 0; i < kv->nr; i++)
+		p += sprintf(p, "%s=%s\n", kv->keys[i], kv->values[i]);
+	*p = '\0';
+	ret = op_session_write_text(path, text);
+	free(text);
+	return ret;
+}
+
+void op_kv_free(struct op_kv *kv)
+{
+	size_t i;
+
+	for (i = 0; i < kv->nr; i++) {
+		free(kv->keys[i]);
+		free(kv->values[i]);
+	}
+	free(kv->keys);
+	free(kv->values);
+	memset(kv, 0, sizeof(*kv));
+}

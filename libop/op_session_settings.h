@@ -1,0 +1,85 @@
+/*
+ * The settings of a session, as both oprofiled and opcontrol check them:
+ * --separate lists, the callgraph depth, the cpu type, event
+ * specifications (validated against the cpu type's events/ files) and the
+ * privileges live sampling needs. opcontrol checks them before it saves or
+ * starts anything, the daemon again before it samples; one implementation
+ * keeps the two agreeing. The daemon turns the result into its core's
+ * configuration itself: nothing here knows the core.
+ */
+#ifndef OP_SESSION_SETTINGS_H
+#define OP_SESSION_SETTINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "op_cpu_type.h"
+
+/* --separate bits */
+enum op_separate {
+	OP_SEP_LIB = 1 << 0,     /* libraries under their application */
+	OP_SEP_KERNEL = 1 << 1,  /* kernel samples under their application */
+	OP_SEP_THREAD = 1 << 2,  /* per tgid/tid files */
+	OP_SEP_CPU = 1 << 3,     /* per cpu files */
+};
+
+/* Events one session samples at most. */
+#define OP_SETTINGS_MAX_EVENTS 8
+
+/* One checked event; index i is the stream's event index i. */
+struct op_settings_event {
+	char name[64];
+	uint32_t code;        /* events/ code */
+	uint32_t unit_mask;
+	uint32_t count;       /* sampling period */
+	int kernel, user;
+};
+
+struct op_settings_events {
+	size_t nr;
+	struct op_settings_event v[OP_SETTINGS_MAX_EVENTS];
+	char text[1024];      /* normalised NAME:count:um:kernel:user,... */
+};
+
+/*
+ * "none", or a comma list of lib (or library), kernel, thread, cpu, all
+ * into enum op_separate bits; kernel implies lib. 0, or -1 with err.
+ */
+int op_settings_separate(char const *text, unsigned *bits,
+			 char *err, size_t errlen);
+
+/* bits as "lib,kernel,thread,cpu" (the set ones) or "none". */
+void op_settings_separate_text(unsigned bits, char *buf, size_t size);
+
+/*
+ * A --callgraph depth: a decimal number 0 (no backtraces) ..
+ * OP_MAX_BACKTRACE_DEPTH. 0, or -1 with err.
+ */
+int op_settings_callgraph(char const *text, unsigned *depth,
+			  char *err, size_t errlen);
+
+/*
+ * The cpu type: name (events/ directory name or number) when not NULL,
+ * else this machine's. CPU_NO_GOOD with err when unknown or without
+ * events/ files.
+ */
+enum op_cpu op_settings_cpu(char const *name, char *err, size_t errlen);
+
+/*
+ * Check a comma list of NAME:count[:um[:kernel[:user]]] (NULL, "" or
+ * "default": the cpu type's default event) for cpu, with callgraph depth
+ * callgraph (above 0, every event's minimum count is 15 times higher, as
+ * ophelp --callgraph checks). Fills out (the events and their normalised
+ * text) and returns 0; else -1 with err.
+ */
+int op_settings_events(char const *specs, enum op_cpu cpu, unsigned callgraph,
+		       struct op_settings_events *out, char *err, size_t errlen);
+
+/*
+ * Live system-wide sampling needs root (or CAP_PERFMON / CAP_SYS_ADMIN),
+ * or for a plain user kernel.perf_event_paranoid <= 0. 0 when allowed,
+ * else -1 after printing why and how to fix it.
+ */
+int op_settings_check_privilege(void);
+
+#endif /* OP_SESSION_SETTINGS_H */
