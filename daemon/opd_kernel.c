@@ -16,7 +16,6 @@
  * session links to the cached copy.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,63 +25,56 @@
 
 #include <zlib.h>
 
-#include "op_message.h"
+#include "op_util.h"
 #include "opd_kernel.h"
 
 #define KALLSYMS "/proc/kallsyms"
 #define MODULES "/proc/modules"
 
-/* All images ever seen, by id; `sorted` holds the live ones by start. */
-static struct opd_kimage **images;
-static int nr_images;
-static struct opd_kimage **sorted;
-static int nr_sorted;
+/*
+ * All images ever seen, by id; `sorted` holds the live ones by start.
+ * Images are looked up by name only when the module list is read, so a
+ * linear search is enough.
+ */
+struct opd_kernel {
+	struct opd_kimage **images;
+	size_t nr_images, alloc_images;
+	struct opd_kimage **sorted;
+	size_t nr_sorted, alloc_sorted;
+	char *vmlinux_name;
+	char *cache_dir;      /* per-boot cache of kallsyms.gz and the range */
+};
 
-static int image_id(char const *name, uint64_t start, uint64_t end)
+/* /proc/kallsyms is a few MB; a cap far above it catches a runaway read. */
+#define MAX_PROC_FILE (256u << 20)
+
+static int image_id(struct opd_kernel *kt, char const *name, uint64_t start,
+		    uint64_t end)
 {
-	int i;
+	struct opd_kimage *k;
+	size_t i;
 
-	for (i = 0; i < nr_images; i++) {
-		struct opd_kimage *k = images[i];
+	for (i = 0; i < kt->nr_images; i++) {
+		k = kt->images[i];
 		if (!strcmp(k->name, name) && k->start == start) {
 			k->end = end;
-			return i;
+			return (int)i;
 		}
 	}
-	images = op_xrealloc(images, (nr_images + 1) * sizeof(*images));
-	images[nr_images] = op_xcalloc(1, sizeof(struct opd_kimage));
-	images[nr_images]->name = op_xstrdup(name);
-	images[nr_images]->start = start;
-	images[nr_images]->end = end;
-	images[nr_images]->id = nr_images;
-	return nr_images++;
+	k = op_xcalloc(1, sizeof(*k));
+	k->name = op_xstrdup(name);
+	k->start = start;
+	k->end = end;
+	k->id = (int)kt->nr_images;
+	OP_ALLOC_GROW(kt->images, kt->nr_images + 1, kt->alloc_images);
+	kt->images[kt->nr_images++] = k;
+	return k->id;
 }
 
 /* The whole of a /proc file (they have no size to stat). NULL on error. */
 static char *slurp(char const *path, size_t *len)
 {
-	size_t cap = 1 << 16, n = 0;
-	char *buf = op_xmalloc(cap);
-	ssize_t got;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0) {
-		free(buf);
-		return NULL;
-	}
-	while ((got = read(fd, buf + n, cap - n - 1)) > 0) {
-		n += (size_t)got;
-		if (cap - n < 4096)
-			buf = op_xrealloc(buf, cap *= 2);
-	}
-	close(fd);
-	if (got < 0) {
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	*len = n;
-	return buf;
+	return op_read_file(path, MAX_PROC_FILE, len, NULL, 0);
 }
 
 static uint64_t hex(char const *p, char const **end)
@@ -149,14 +141,14 @@ static int cmp_start(void const *a, void const *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static void add_sorted(int id)
+static void add_sorted(struct opd_kernel *k, int id)
 {
-	sorted = op_xrealloc(sorted, (nr_sorted + 1) * sizeof(*sorted));
-	sorted[nr_sorted++] = images[id];
+	OP_ALLOC_GROW(k->sorted, k->nr_sorted + 1, k->alloc_sorted);
+	k->sorted[k->nr_sorted++] = k->images[id];
 }
 
 /* Module lines: "name size refs deps state 0xaddr [taint]". */
-static void read_modules(void)
+static void read_modules(struct opd_kernel *k)
 {
 	FILE *f = fopen(MODULES, "r");
 	char line[1024];
@@ -171,39 +163,20 @@ static void read_modules(void)
 		if (sscanf(line, "%255s %lu %*s %*s %*s %" SCNx64,
 			   name, &size, &addr) != 3 || !addr)
 			continue;
-		add_sorted(image_id(name, addr, addr + size));
+		add_sorted(k, image_id(k, name, addr, addr + size));
 	}
 	fclose(f);
 }
 
-static void clip_overlaps(void)
+static void clip_overlaps(struct opd_kernel *k)
 {
-	int i;
+	struct opd_kimage **sorted = k->sorted;
+	size_t i;
 
-	qsort(sorted, nr_sorted, sizeof(*sorted), cmp_start);
-	for (i = 0; i + 1 < nr_sorted; i++)
+	qsort(sorted, k->nr_sorted, sizeof(*sorted), cmp_start);
+	for (i = 0; i + 1 < k->nr_sorted; i++)
 		if (sorted[i]->end > sorted[i + 1]->start)
 			sorted[i]->end = sorted[i + 1]->start;
-}
-
-static char *vmlinux_name;
-static char *cache_dir;      /* per-boot cache of kallsyms.gz and the range */
-
-static int write_text(char const *path, char const *text, size_t len)
-{
-	char tmp[4200];
-	int fd, ok;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	ok = write(fd, text, len) == (ssize_t)len;
-	if (close(fd) || !ok || rename(tmp, path)) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
 }
 
 /* Write text gzipped (level 1: fast) to path, through a renamed temp file. */
@@ -226,7 +199,8 @@ static int write_gz(char const *path, char const *text, size_t len)
 }
 
 /* The cache's file NAME in buf. */
-static char const *cache_path(char *buf, size_t len, char const *name)
+static char const *cache_path(char const *cache_dir, char *buf, size_t len,
+			      char const *name)
 {
 	snprintf(buf, len, "%s/%s", cache_dir, name);
 	return buf;
@@ -256,7 +230,8 @@ static char *cache_key(size_t *len)
 }
 
 /* The range from a valid cache entry; -1 if there is none. */
-static int cache_lookup(char const *key, size_t klen, uint64_t *start, uint64_t *end)
+static int cache_lookup(char const *cache_dir, char const *key, size_t klen,
+			uint64_t *start, uint64_t *end)
 {
 	char path[4200];
 	size_t n = 0;
@@ -266,10 +241,10 @@ static int cache_lookup(char const *key, size_t klen, uint64_t *start, uint64_t 
 
 	if (!cache_dir)
 		return -1;
-	old = slurp(cache_path(path, sizeof(path), "key"), &n);
-	range = slurp(cache_path(path, sizeof(path), "kernel_range"), &n);
+	old = slurp(cache_path(cache_dir, path, sizeof(path), "key"), &n);
+	range = slurp(cache_path(cache_dir, path, sizeof(path), "kernel_range"), &n);
 	if (old && range && !strcmp(old, key) && strlen(old) == klen &&
-	    access(cache_path(path, sizeof(path), "kallsyms.gz"), R_OK) == 0) {
+	    access(cache_path(cache_dir, path, sizeof(path), "kallsyms.gz"), R_OK) == 0) {
 		*start = hex(range, &q);
 		*end = hex(q + (*q == ' '), &q);
 		rc = *start && *end > *start ? 0 : -1;
@@ -280,30 +255,34 @@ static int cache_lookup(char const *key, size_t klen, uint64_t *start, uint64_t 
 }
 
 /* Compress kallsyms into the cache; the key is written last, as the commit. */
-static void cache_store(char const *key, size_t klen, char const *text,
-			size_t len, uint64_t start, uint64_t end)
+static void cache_store(char const *cache_dir, char const *key, size_t klen,
+			char const *text, size_t len, uint64_t start,
+			uint64_t end)
 {
 	char path[4200], range[64];
 
 	if (!cache_dir || (mkdir(cache_dir, 0755) && errno != EEXIST))
 		return;
-	unlink(cache_path(path, sizeof(path), "key"));
-	if (write_gz(cache_path(path, sizeof(path), "kallsyms.gz"), text, len))
+	unlink(cache_path(cache_dir, path, sizeof(path), "key"));
+	if (write_gz(cache_path(cache_dir, path, sizeof(path), "kallsyms.gz"), text, len))
 		return;
 	snprintf(range, sizeof(range), "%" PRIx64 " %" PRIx64 "\n", start, end);
-	if (write_text(cache_path(path, sizeof(path), "kernel_range"), range, strlen(range)))
+	cache_path(cache_dir, path, sizeof(path), "kernel_range");
+	if (op_write_file_atomic(path, range, strlen(range), NULL, 0))
 		return;
-	write_text(cache_path(path, sizeof(path), "key"), key, klen);
+	op_write_file_atomic(cache_path(cache_dir, path, sizeof(path), "key"),
+			     key, klen, NULL, 0);
 }
 
 /* Kernel text range: from the cache, or by reading kallsyms (and caching it). */
-static int kernel_range(uint64_t *start, uint64_t *end, char *err, size_t errlen)
+static int kernel_range(char const *cache_dir, uint64_t *start, uint64_t *end,
+			char *err, size_t errlen)
 {
 	size_t klen = 0, len = 0;
 	char *key = cache_key(&klen), *text;
 	int rc;
 
-	if (key && cache_lookup(key, klen, start, end) == 0) {
+	if (key && cache_lookup(cache_dir, key, klen, start, end) == 0) {
 		free(key);
 		return 0;
 	}
@@ -315,32 +294,37 @@ static int kernel_range(uint64_t *start, uint64_t *end, char *err, size_t errlen
 	}
 	rc = parse_kernel_range(text, start, end, err, errlen);
 	if (!rc && key)
-		cache_store(key, klen, text, len, *start, *end);
+		cache_store(cache_dir, key, klen, text, len, *start, *end);
 	free(text);
 	free(key);
 	return rc;
 }
 
-static int load(char *err, size_t errlen)
+static int load(struct opd_kernel *k, char *err, size_t errlen)
 {
 	uint64_t start, end;
 
-	if (kernel_range(&start, &end, err, errlen))
+	if (kernel_range(k->cache_dir, &start, &end, err, errlen))
 		return -1;
-	nr_sorted = 0;
-	add_sorted(image_id(vmlinux_name, start, end));
-	read_modules();
-	clip_overlaps();
+	k->nr_sorted = 0;
+	add_sorted(k, image_id(k, k->vmlinux_name, start, end));
+	read_modules(k);
+	clip_overlaps(k);
 	return 0;
 }
 
-int opd_kernel_init(char const *vmlinux, char const *cache, char *err, size_t errlen)
+struct opd_kernel *opd_kernel_new(char const *vmlinux, char const *cache,
+				  char *err, size_t errlen)
 {
-	free(vmlinux_name);
-	free(cache_dir);
-	vmlinux_name = op_xstrdup(vmlinux ? vmlinux : "vmlinux");
-	cache_dir = cache ? op_xstrdup(cache) : NULL;
-	return load(err, errlen);
+	struct opd_kernel *k = op_xcalloc(1, sizeof(*k));
+
+	k->vmlinux_name = op_xstrdup(vmlinux ? vmlinux : "vmlinux");
+	k->cache_dir = cache ? op_xstrdup(cache) : NULL;
+	if (load(k, err, errlen)) {
+		opd_kernel_free(k);
+		return NULL;
+	}
+	return k;
 }
 
 /*
@@ -348,18 +332,18 @@ int opd_kernel_init(char const *vmlinux, char const *cache, char *err, size_t er
  * lookup miss and kallsyms is read again; an unchanged list costs only
  * reading /proc/modules and the boot id.
  */
-int opd_kernel_reload(char *err, size_t errlen)
+int opd_kernel_reload(struct opd_kernel *k, char *err, size_t errlen)
 {
-	return load(err, errlen);
+	return load(k, err, errlen);
 }
 
-struct opd_kimage const *opd_kernel_find(uint64_t pc)
+struct opd_kimage const *opd_kernel_find(struct opd_kernel const *kt, uint64_t pc)
 {
-	int lo = 0, hi = nr_sorted - 1;
+	int lo = 0, hi = (int)kt->nr_sorted - 1;
 
 	while (lo <= hi) {
 		int mid = lo + (hi - lo) / 2;
-		struct opd_kimage const *k = sorted[mid];
+		struct opd_kimage const *k = kt->sorted[mid];
 
 		if (pc < k->start)
 			hi = mid - 1;
@@ -371,56 +355,32 @@ struct opd_kimage const *opd_kernel_find(uint64_t pc)
 	return NULL;
 }
 
-struct opd_kimage const *opd_kernel_by_id(int id)
+struct opd_kimage const *opd_kernel_by_id(struct opd_kernel const *k, int id)
 {
-	return id >= 0 && id < nr_images ? images[id] : NULL;
+	return id >= 0 && (size_t)id < k->nr_images ? k->images[id] : NULL;
 }
 
-int opd_kernel_nr_ids(void)
+int opd_kernel_nr_ids(struct opd_kernel const *k)
 {
-	return nr_images;
-}
-
-static int copy_file(char const *from, char const *to, char *err, size_t errlen)
-{
-	FILE *in = fopen(from, "r"), *out;
-	char buf[65536];
-	size_t n;
-
-	if (!in) {
-		snprintf(err, errlen, "cannot open '%s': %s", from, strerror(errno));
-		return -1;
-	}
-	out = fopen(to, "w");
-	if (!out) {
-		snprintf(err, errlen, "cannot create '%s': %s", to, strerror(errno));
-		fclose(in);
-		return -1;
-	}
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		fwrite(buf, 1, n, out);
-	fclose(in);
-	if (fclose(out)) {
-		snprintf(err, errlen, "cannot write '%s': %s", to, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return (int)k->nr_images;
 }
 
 /*
  * The session's kallsyms.gz: a hard link to the per-boot cached copy when
  * there is one (no copy at all), else a fresh compressed copy.
  */
-static int save_kallsyms(char const *to, char *err, size_t errlen)
+static int save_kallsyms(char const *cache_dir, char const *to, char *err,
+			 size_t errlen)
 {
 	char cached[4200];
 	size_t len = 0;
 	char *text;
 
 	unlink(to);
-	if (cache_dir && link(cache_path(cached, sizeof(cached), "kallsyms.gz"), to) == 0)
+	if (cache_dir &&
+	    link(cache_path(cache_dir, cached, sizeof(cached), "kallsyms.gz"), to) == 0)
 		return 0;
-	if (cache_dir && copy_file(cached, to, err, errlen) == 0)
+	if (cache_dir && op_copy_file(cached, to, err, errlen) == 0)
 		return 0;
 	text = slurp(KALLSYMS, &len);
 	if (!text) {
@@ -436,21 +396,23 @@ static int save_kallsyms(char const *to, char *err, size_t errlen)
 	return 0;
 }
 
-int opd_kernel_save(char const *dir, char *err, size_t errlen)
+int opd_kernel_save(struct opd_kernel const *k, char const *dir, char *err,
+		    size_t errlen)
 {
+	struct opd_kimage *const *sorted = k->sorted;
 	char path[4096];
+	size_t i;
 	FILE *f;
-	int i;
 
 	snprintf(path, sizeof(path), "%s/kallsyms.gz", dir);
-	if (save_kallsyms(path, err, errlen))
+	if (save_kallsyms(k->cache_dir, path, err, errlen))
 		return -1;
 	snprintf(path, sizeof(path), "%s/modules", dir);
 	/* A kernel built without module support has no /proc/modules. */
 	if (access(MODULES, F_OK) == 0) {
-		if (copy_file(MODULES, path, err, errlen))
+		if (op_copy_file(MODULES, path, err, errlen))
 			return -1;
-	} else if (copy_file("/dev/null", path, err, errlen)) {
+	} else if (op_copy_file("/dev/null", path, err, errlen)) {
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/kernel_images", dir);
@@ -459,7 +421,7 @@ int opd_kernel_save(char const *dir, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	for (i = 0; i < nr_sorted; i++)
+	for (i = 0; i < k->nr_sorted; i++)
 		fprintf(f, "%s 0x%" PRIx64 " 0x%" PRIx64 "\n", sorted[i]->name,
 			sorted[i]->start, sorted[i]->end);
 	if (fclose(f)) {
@@ -469,21 +431,19 @@ int opd_kernel_save(char const *dir, char *err, size_t errlen)
 	return 0;
 }
 
-void opd_kernel_exit(void)
+void opd_kernel_free(struct opd_kernel *k)
 {
-	int i;
+	size_t i;
 
-	for (i = 0; i < nr_images; i++) {
-		free(images[i]->name);
-		free(images[i]);
+	if (!k)
+		return;
+	for (i = 0; i < k->nr_images; i++) {
+		free(k->images[i]->name);
+		free(k->images[i]);
 	}
-	free(images);
-	free(sorted);
-	free(vmlinux_name);
-	free(cache_dir);
-	images = NULL;
-	sorted = NULL;
-	vmlinux_name = NULL;
-	cache_dir = NULL;
-	nr_images = nr_sorted = 0;
+	free(k->images);
+	free(k->sorted);
+	free(k->vmlinux_name);
+	free(k->cache_dir);
+	free(k);
 }
