@@ -26,13 +26,13 @@
 /*
  * Make room for nr elements in array, which holds alloc of them now:
  *	OP_ALLOC_GROW(v, n + 1, cap); v[n++] = x;
- * array and alloc are updated (alloc is a size_t lvalue); dies when out
+ * array and alloc are updated (alloc: an integer lvalue); dies when out
  * of memory. New elements are not initialised.
  */
 #define OP_ALLOC_GROW(array, nr, alloc) \
 	do { \
-		if ((size_t)(nr) > (alloc)) { \
-			size_t op_ag_n = OP_ALLOC_NR(alloc); \
+		if ((size_t)(nr) > (size_t)(alloc)) { \
+			size_t op_ag_n = OP_ALLOC_NR((size_t)(alloc)); \
 			if (op_ag_n < (size_t)(nr)) \
 				op_ag_n = (size_t)(nr); \
 			(array) = op_xrealloc((array), \

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op_message.h"
+#include "op_util.h"
 #include "pp_classes.h"
 
 int pp_merge_parse(char const *text, struct pp_merge *m,
@@ -223,7 +223,7 @@ int pp_classify(struct pp_filelist *files, struct pp_merge const *merge,
 
 		if (find_class(out, &k) < out->n)
 			continue;
-		out->v = op_xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+		OP_ALLOC_GROW(out->v, out->n + 1, out->alloc);
 		k.event = op_xstrdup(k.event);
 		out->v[out->n++] = k;
 	}

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op_message.h"
+#include "op_util.h"
 #include "pp_invert.h"
 
 char *pp_image_display(struct op_parsed_name const *n)
@@ -97,14 +97,14 @@ static void add_group(struct pp_inverted *inv, struct pp_sfile const *f,
 {
 	struct pp_group *g;
 
-	inv->groups = op_xrealloc(inv->groups,
-				  (inv->n + 1) * sizeof(*inv->groups));
+	OP_ALLOC_GROW(inv->groups, inv->n + 1, inv->alloc);
 	g = &inv->groups[inv->n++];
 	g->app = merge_lib ? pp_image_display(&f->name) :
 			     op_xstrdup(f->name.app_name);
 	g->cls = f->cls;
 	g->files = NULL;
 	g->n = 0;
+	g->alloc = 0;
 }
 
 void pp_invert(struct pp_filelist const *files, bool merge_lib,
@@ -125,8 +125,7 @@ void pp_invert(struct pp_filelist const *files, bool merge_lib,
 		struct pp_group *g;
 
 		if (!prev || cmp_image(prev, f)) {
-			out->v = op_xrealloc(out->v,
-					     (out->n + 1) * sizeof(*out->v));
+			OP_ALLOC_GROW(out->v, out->n + 1, out->alloc);
 			out->v[out->n++] = (struct pp_inverted){
 				.first = idx[i],
 			};
@@ -136,7 +135,7 @@ void pp_invert(struct pp_filelist const *files, bool merge_lib,
 		if (!prev || cmp_app(prev, f, merge_lib) || prev->cls != f->cls)
 			add_group(inv, f, merge_lib);
 		g = &inv->groups[inv->n - 1];
-		g->files = op_xrealloc(g->files, (g->n + 1) * sizeof(*g->files));
+		OP_ALLOC_GROW(g->files, g->n + 1, g->alloc);
 		g->files[g->n++] = idx[i];
 	}
 	free(idx);
