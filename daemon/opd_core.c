@@ -12,6 +12,9 @@
  * unless --separate=lib, then to APP/{dep}/LIB; a kernel sample goes to
  * {kern}/K/{dep}/{kern}/K unless --separate=kernel (then under its app);
  * an anonymous region always lives under its application.
+ *
+ * All state lives in struct opd_core and the tables it owns (images,
+ * kernel images, sample files): two cores in one process share nothing.
  */
 #include <errno.h>
 #include <stdio.h>
