@@ -286,9 +286,8 @@ static int kernel_range(char const *cache_dir, uint64_t *start, uint64_t *end,
 		free(key);
 		return 0;
 	}
-	text = slurp(KALLSYMS, &len);
+	text = op_read_file(KALLSYMS, MAX_PROC_FILE, &len, err, errlen);
 	if (!text) {
-		snprintf(err, errlen, "cannot read '%s': %s", KALLSYMS, strerror(errno));
 		free(key);
 		return -1;
 	}

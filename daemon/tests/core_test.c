@@ -343,6 +343,10 @@ int main(void)
 	run(dir, OPD_SEP_LIB | OPD_SEP_KERNEL | OPD_SEP_THREAD | OPD_SEP_CPU, 1);
 	check_separated(dir);
 
+	/* a core that cannot make its session fails whole (ASan: no leak) */
+	check(new_core("/proc/no-such-session", 0, 0) == NULL,
+	      "a core without a session directory is not created");
+
 	/* both at once, in two sessions */
 	rm_rf(rel);
 	run_two_cores(dir, dir2);
