@@ -334,6 +334,7 @@ int main(void)
 		check(f && fgets(line, sizeof(line), f), "read the cache key");
 		if (f)
 			fclose(f);
+		line[strcspn(line, "\n")] = '\0';
 		check(strncmp(line, "stale", 5) != 0, "a stale kernel cache is rebuilt (key %s)", line);
 	}
 
