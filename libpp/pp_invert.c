@@ -16,18 +16,11 @@
 
 char *pp_image_display(struct op_parsed_name const *n)
 {
-	char *s;
-	int rc;
-
 	if (n->image_is_anon)
-		rc = asprintf(&s, "%s (tgid:%d range:0x%" PRIx64 "-0x%" PRIx64
-			      ")", n->image_name, n->anon_tgid, n->anon_start,
-			      n->anon_end);
-	else
-		rc = asprintf(&s, "%s", n->image_name);
-	if (rc < 0)
-		op_die("out of memory");
-	return s;
+		return op_xasprintf("%s (tgid:%d range:0x%" PRIx64 "-0x%"
+				    PRIx64 ")", n->image_name, n->anon_tgid,
+				    n->anon_start, n->anon_end);
+	return op_xstrdup(n->image_name);
 }
 
 struct sort_ctx {

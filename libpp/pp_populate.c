@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op_message.h"
+#include "op_util.h"
 #include "pp_binary.h"
 #include "pp_kernel.h"
 #include "pp_notes.h"
@@ -132,8 +132,7 @@ char *pp_symbol_display(struct pp_symtab const *t, struct pp_symbol const *s,
 		return name;
 	next = s->next >= 0 ? pp_demangle(t->v[s->next].name, d) :
 			      op_xstrdup("(end)");
-	if (asprintf(&out, "%s->%s", name, next) < 0)
-		op_die("out of memory");
+	out = op_xasprintf("%s->%s", name, next);
 	free(name);
 	free(next);
 	return out;
