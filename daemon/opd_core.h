@@ -65,7 +65,9 @@ struct opd_core;
 /*
  * A core writing to SESSION/samples/current/. Saves the kernel symbol data
  * of this boot (kallsyms, module list) there. NULL on error (message
- * printed). Cores share no state: several may run in one process.
+ * printed). cfg is copied, its strings (session_dir, vmlinux) are not:
+ * they must outlive the core. Cores share no state: several may run in
+ * one process.
  */
 struct opd_core *opd_core_new(struct opd_config const *cfg);
 
