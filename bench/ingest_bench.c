@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "op_message.h"
+#include "op_util.h"
 #include "opd_core.h"
 #include "stream_file.h"
 
@@ -36,10 +36,7 @@ static unsigned long *load(char const *path, size_t *n)
 	if (stream_reader_open(&sr, path))
 		exit(1);
 	do {
-		if (cap - len < 65536) {
-			cap = cap ? cap * 2 : 1 << 20;
-			w = op_xrealloc(w, cap * sizeof(*w));
-		}
+		OP_ALLOC_GROW(w, len + 65536, cap);
 		got = stream_reader_read(&sr, w + len, cap - len);
 		if (got < 0)
 			exit(1);
@@ -57,6 +54,7 @@ int main(int argc, char **argv)
 	struct opd_config cfg = {
 		.cpu_type = CPU_TIMER_INT, .nr_events = 1,
 	};
+	struct opd_core *core;
 	unsigned long *words;
 	size_t n;
 	int iters, i;
@@ -74,22 +72,23 @@ int main(int argc, char **argv)
 	strcpy(cfg.events[0].name, "CPU_CLOCK");
 	cfg.events[0].count = 100000;
 	cfg.events[0].kernel = cfg.events[0].user = 1;
-	if (opd_core_init(&cfg))
+	core = opd_core_new(&cfg);
+	if (!core)
 		return 1;
 
 	t0 = cpu_seconds();
 	for (i = 0; i < iters; i++) {
-		opd_core_new_stream();
-		opd_core_process(words, n);
+		opd_core_new_stream(core);
+		opd_core_process(core, words, n);
 	}
 	t = cpu_seconds() - t0;
-	samples = opd_core_stats()->received;
+	samples = opd_core_stats(core)->received;
 	printf("ingest: %" PRIu64 " samples (%zu words/pass, %.1f words/sample) in %.3f s CPU\n",
 	       samples, n, (double)n * iters / (samples ? samples : 1), t);
 	printf("ingest rate: %.2f M samples/s per core (written %" PRIu64 ", dropped %" PRIu64 ")\n",
-	       samples / t / 1e6, opd_core_stats()->written,
-	       samples - opd_core_stats()->written);
-	opd_core_exit();
+	       samples / t / 1e6, opd_core_stats(core)->written,
+	       samples - opd_core_stats(core)->written);
+	opd_core_free(core);
 	free(words);
 	if (dir == tmpl) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);

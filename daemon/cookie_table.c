@@ -1,23 +1,52 @@
 /*
  * Path interning for the producer side (see cookie_table.h). Lookups run
  * once per mmap record, not per sample: samples carry the cookie found in
- * the process maps, so a plain open-addressing table is enough.
+ * the process maps. Paths are in the one hash map (op_hashmap.h).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cookie_table.h"
-#include "op_message.h"
 #include "op_stream.h"
+#include "op_util.h"
 #include "word_buffer.h"
+
+/* A path in the table: the cookie of the file it names now. The entry
+ * array moves as it grows, so the map holds nodes of their own. */
+struct path_node {
+	struct op_hashmap_entry ent;
+	unsigned long cookie;
+};
+
+/* A path being looked up: keydata of op_hashmap_get. */
+struct path_key {
+	char const *path;
+	size_t len;
+};
+
+static int path_cmp(void const *data, struct op_hashmap_entry const *a,
+		    struct op_hashmap_entry const *b, void const *keydata)
+{
+	struct cookie_table const *ct = data;
+	struct cookie_entry const *e =
+		&ct->ent[OP_HASHMAP_ENTRY(a, struct path_node, ent)->cookie - 1];
+	struct path_key const *k = keydata;
+
+	(void)b;
+	return e->len != k->len || memcmp(e->name, k->path, k->len);
+}
 
 void ct_init(struct cookie_table *ct)
 {
 	memset(ct, 0, sizeof(*ct));
 	ct->gen = 1;
-	ct->hash_mask = 255;
-	ct->hash = op_xcalloc(ct->hash_mask + 1, sizeof(*ct->hash));
+	op_hashmap_init(&ct->paths, path_cmp, ct, 256);
+}
+
+static void free_path(struct op_hashmap_entry *e)
+{
+	free(OP_HASHMAP_ENTRY(e, struct path_node, ent));
 }
 
 void ct_free(struct cookie_table *ct)
@@ -25,20 +54,8 @@ void ct_free(struct cookie_table *ct)
 	for (size_t i = 0; i < ct->nr; i++)
 		free(ct->ent[i].name);
 	free(ct->ent);
-	free(ct->hash);
+	op_hashmap_clear(&ct->paths, free_path);
 	memset(ct, 0, sizeof(*ct));
-}
-
-/* FNV-1a: short paths, few lookups; anything reasonable will do. */
-static size_t hash_path(char const *s, size_t len)
-{
-	uint64_t h = 14695981039346656037ULL;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
-	}
-	return (size_t)(h ^ (h >> 32));
 }
 
 static unsigned long add_entry(struct cookie_table *ct, char const *name,
@@ -46,10 +63,7 @@ static unsigned long add_entry(struct cookie_table *ct, char const *name,
 {
 	struct cookie_entry *e;
 
-	if (ct->nr == ct->cap) {
-		ct->cap = ct->cap ? ct->cap * 2 : 64;
-		ct->ent = op_xrealloc(ct->ent, ct->cap * sizeof(*ct->ent));
-	}
+	OP_ALLOC_GROW(ct->ent, ct->nr + 1, ct->cap);
 	e = &ct->ent[ct->nr];
 	memset(e, 0, sizeof(*e));
 	e->name = op_xmalloc(len + 1);
@@ -60,62 +74,46 @@ static unsigned long add_entry(struct cookie_table *ct, char const *name,
 	return ++ct->nr;
 }
 
-static void rehash(struct cookie_table *ct)
+/* A new file cookie for path, with the file's identity. */
+static unsigned long add_file(struct cookie_table *ct, char const *path,
+			      size_t len, struct ct_file_id id)
 {
-	size_t mask = ct->hash_mask * 2 + 1;
-	unsigned long *hash = op_xcalloc(mask + 1, sizeof(*hash));
+	unsigned long c = add_entry(ct, path, len, CT_FILE);
 
-	for (size_t i = 0; i <= ct->hash_mask; i++) {
-		unsigned long c = ct->hash[i];
-		struct cookie_entry *e;
-		size_t h;
-
-		if (!c)
-			continue;
-		e = &ct->ent[c - 1];
-		for (h = hash_path(e->name, e->len) & mask; hash[h];
-		     h = (h + 1) & mask)
-			;
-		hash[h] = c;
-	}
-	free(ct->hash);
-	ct->hash = hash;
-	ct->hash_mask = mask;
+	ct->ent[c - 1].dev = id.dev;
+	ct->ent[c - 1].ino = id.ino;
+	return c;
 }
 
 unsigned long ct_intern_file(struct cookie_table *ct, char const *path,
 			     size_t len, struct ct_file_id id)
 {
-	size_t h = hash_path(path, len) & ct->hash_mask;
-	unsigned long c;
+	struct path_key key = { path, len };
+	struct op_hashmap_entry probe, *found;
+	struct path_node *n;
+	struct cookie_entry *e;
 
-	for (; (c = ct->hash[h]); h = (h + 1) & ct->hash_mask) {
-		struct cookie_entry *e = &ct->ent[c - 1];
-
-		if (e->len != len || memcmp(e->name, path, len))
-			continue;
-		if (!id.ino || (e->dev == id.dev && e->ino == id.ino))
-			return c;
-		if (!e->ino) {
-			e->dev = id.dev;
-			e->ino = id.ino;
-			return c;
-		}
-		/* the path names another file now: a new cookie takes
-		 * the path's slot (add_entry may move ent[]) */
-		c = add_entry(ct, path, len, CT_FILE);
-		ct->ent[c - 1].dev = id.dev;
-		ct->ent[c - 1].ino = id.ino;
-		ct->hash[h] = c;
-		return c;
+	op_hashmap_entry_init(&probe, op_hash_mem(path, len));
+	found = op_hashmap_get(&ct->paths, &probe, &key);
+	if (!found) {
+		n = op_xmalloc(sizeof(*n));
+		n->cookie = add_file(ct, path, len, id);
+		op_hashmap_entry_init(&n->ent, probe.hash);
+		op_hashmap_add(&ct->paths, &n->ent);
+		return n->cookie;
 	}
-	c = add_entry(ct, path, len, CT_FILE);
-	ct->ent[c - 1].dev = id.dev;
-	ct->ent[c - 1].ino = id.ino;
-	ct->hash[h] = c;
-	if (++ct->nr_files * 2 > ct->hash_mask)
-		rehash(ct);
-	return c;
+	n = OP_HASHMAP_ENTRY(found, struct path_node, ent);
+	e = &ct->ent[n->cookie - 1];
+	if (!id.ino || (e->dev == id.dev && e->ino == id.ino))
+		return n->cookie;
+	if (!e->ino) {
+		e->dev = id.dev;
+		e->ino = id.ino;
+		return n->cookie;
+	}
+	/* the path names another file now: a new cookie takes the path */
+	n->cookie = add_file(ct, path, len, id);
+	return n->cookie;
 }
 
 unsigned long ct_intern(struct cookie_table *ct, char const *path, size_t len)

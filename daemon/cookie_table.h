@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "op_hashmap.h"
+
 struct word_buffer;
 
 enum ct_kind {
@@ -49,12 +51,11 @@ struct cookie_table {
 	struct cookie_entry *ent;	/* ent[cookie - 1] */
 	size_t nr;			/* cookies handed out */
 	size_t cap;			/* entries allocated */
-	unsigned long *hash;		/* open addressing: file cookie or 0 */
-	size_t hash_mask;		/* hash size - 1 (power of two) */
-	size_t nr_files;		/* entries in hash */
+	struct op_hashmap paths;	/* path -> its current file cookie */
 	unsigned gen;			/* current stream generation, >= 1 */
 };
 
+/* ct must not move after ct_init: its path map refers to it. */
 void ct_init(struct cookie_table *ct);
 void ct_free(struct cookie_table *ct);
 

@@ -12,6 +12,9 @@
  * unless --separate=lib, then to APP/{dep}/LIB; a kernel sample goes to
  * {kern}/K/{dep}/{kern}/K unless --separate=kernel (then under its app);
  * an anonymous region always lives under its application.
+ *
+ * All state lives in struct opd_core and the tables it owns (images,
+ * kernel images, sample files): two cores in one process share nothing.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,61 +25,55 @@
 
 #include "op_config.h"
 #include "op_file.h"
-#include "op_message.h"
+#include "op_hashmap.h"
+#include "op_util.h"
 #include "opd_core.h"
 #include "opd_image.h"
 #include "opd_kernel.h"
 #include "opd_sfile.h"
 #include "opd_trans.h"
 
-static struct opd_config config;
-static struct opd_stats stats;
-static struct opd_trans dec;
-static char *current_dir;     /* SESSION/samples/current */
-static time_t last_kernel_reload;
-
-/* cookie -> image id, open addressing; reset with each new stream. */
-struct cookie_slot {
-	unsigned long cookie;   /* 0 (OP_NO_COOKIE) marks an empty slot */
+/* cookie -> image id, filled on a cookie's first sample; one per stream. */
+struct cookie_image {
+	struct op_hashmap_entry ent;
+	unsigned long cookie;
 	int image;
 };
-static struct cookie_slot *cookies;
-static size_t cookie_mask;
-static size_t nr_cookies;
 
-/* kernel image id (opd_kernel) -> image id (opd_image) */
-static int *kimage_ids;
-static int nr_kimage_ids;
+struct opd_core {
+	struct opd_config config;
+	struct opd_stats stats;
+	struct opd_sink sink;         /* ctx: this core */
+	struct opd_trans dec;
+	char *current_dir;            /* SESSION/samples/current */
+	time_t last_kernel_reload;
+	unsigned errors_printed;      /* stream errors shown so far */
+	struct op_hashmap cookies;    /* struct cookie_image by cookie */
+	int *kimage_ids;              /* kernel image id -> image id, -1: none */
+	size_t nr_kimage_ids;
+	struct opd_images *images;
+	struct opd_kernel *kernel;
+	struct opd_sfiles *sfiles;
+};
 
-static void cookies_clear(void)
+static int cookie_cmp(void const *data, struct op_hashmap_entry const *a,
+		      struct op_hashmap_entry const *b, void const *keydata)
 {
-	free(cookies);
-	cookie_mask = 1023;
-	cookies = op_xcalloc(cookie_mask + 1, sizeof(*cookies));
-	nr_cookies = 0;
+	(void)data;
+	(void)keydata;
+	return OP_HASHMAP_ENTRY(a, struct cookie_image, ent)->cookie !=
+	       OP_HASHMAP_ENTRY(b, struct cookie_image, ent)->cookie;
 }
 
-static size_t cookie_slot(unsigned long cookie)
+static void free_cookie(struct op_hashmap_entry *e)
 {
-	size_t i = (cookie * 0x9e3779b97f4a7c15ul) >> 40;
-
-	for (i &= cookie_mask; cookies[i].cookie && cookies[i].cookie != cookie;
-	     i = (i + 1) & cookie_mask)
-		;
-	return i;
+	free(OP_HASHMAP_ENTRY(e, struct cookie_image, ent));
 }
 
-static void cookies_grow(void)
+static void cookies_reset(struct opd_core *core)
 {
-	struct cookie_slot *old = cookies;
-	size_t i, n = cookie_mask + 1;
-
-	cookie_mask = 2 * n - 1;
-	cookies = op_xcalloc(2 * n, sizeof(*cookies));
-	for (i = 0; i < n; i++)
-		if (old[i].cookie)
-			cookies[cookie_slot(old[i].cookie)] = old[i];
-	free(old);
+	op_hashmap_clear(&core->cookies, free_cookie);
+	op_hashmap_init(&core->cookies, cookie_cmp, NULL, 1024);
 }
 
 /*
@@ -98,306 +95,350 @@ static void anon_name(char const *in, char *out, size_t len)
 	out[i] = '\0';
 }
 
-/* The image a cookie names, interned on first use; -1 if undefined. */
-static int cookie_image(unsigned long cookie)
+/* Intern the image of the decoder's definition of cookie; -1: undefined. */
+static int define_image(struct opd_core *core, unsigned long cookie)
 {
-	struct opd_cookie const *c;
-	size_t i;
+	struct opd_cookie const *c = opd_trans_cookie(&core->dec, cookie);
+	char name[256];
+
+	if (!c)
+		return -1;
+	if (!c->anon)
+		return opd_image_file(core->images, c->name);
+	anon_name(c->name, name, sizeof(name));
+	return opd_image_anon(core->images, (int)c->tgid, c->start, c->end, name);
+}
+
+/* The image a cookie names, interned on first use; -1 if undefined. */
+static int cookie_image(struct opd_core *core, unsigned long cookie)
+{
+	struct cookie_image probe, *ci;
+	struct op_hashmap_entry *e;
 	int id;
 
 	if (cookie == OP_NO_COOKIE || cookie == OP_INVALID_COOKIE)
 		return -1;
-	i = cookie_slot(cookie);
-	if (cookies[i].cookie)
-		return cookies[i].image;
-	c = opd_trans_cookie(&dec, cookie);
-	if (!c)
+	probe.cookie = cookie;
+	op_hashmap_entry_init(&probe.ent, op_hash_u64(cookie));
+	e = op_hashmap_get(&core->cookies, &probe.ent, NULL);
+	if (e)
+		return OP_HASHMAP_ENTRY(e, struct cookie_image, ent)->image;
+	id = define_image(core, cookie);
+	if (id < 0)
 		return -1;
-	if (c->anon) {
-		char name[256];
-
-		anon_name(c->name, name, sizeof(name));
-		id = opd_image_anon((int)c->tgid, c->start, c->end, name);
-	} else
-		id = opd_image_file(c->name);
-	cookies[i].cookie = cookie;
-	cookies[i].image = id;
-	if (++nr_cookies * 2 > cookie_mask)
-		cookies_grow();
+	ci = op_xmalloc(sizeof(*ci));
+	ci->cookie = cookie;
+	ci->image = id;
+	op_hashmap_entry_init(&ci->ent, probe.ent.hash);
+	op_hashmap_add(&core->cookies, &ci->ent);
 	return id;
 }
 
-static int kernel_image_id(struct opd_kimage const *k)
+static int kernel_image_id(struct opd_core *core, struct opd_kimage const *k)
 {
-	if (k->id >= nr_kimage_ids) {
-		int n = k->id + 16, i;
-		kimage_ids = op_xrealloc(kimage_ids, n * sizeof(int));
-		for (i = nr_kimage_ids; i < n; i++)
-			kimage_ids[i] = -1;
-		nr_kimage_ids = n;
+	size_t id = (size_t)k->id;
+
+	if (id >= core->nr_kimage_ids) {
+		size_t i, alloc = core->nr_kimage_ids;
+
+		OP_ALLOC_GROW(core->kimage_ids, id + 1, alloc);
+		for (i = core->nr_kimage_ids; i < alloc; i++)
+			core->kimage_ids[i] = -1;
+		core->nr_kimage_ids = alloc;
 	}
-	if (kimage_ids[k->id] < 0)
-		kimage_ids[k->id] = opd_image_kernel(k->name, k->start, k->end);
-	return kimage_ids[k->id];
+	if (core->kimage_ids[id] < 0)
+		core->kimage_ids[id] = opd_image_kernel(core->images, k->name,
+							k->start, k->end);
+	return core->kimage_ids[id];
 }
 
 /* A kernel pc outside every known image may be in a new module. */
-static struct opd_kimage const *find_kernel(unsigned long pc)
+static struct opd_kimage const *find_kernel(struct opd_core *core,
+					    unsigned long pc)
 {
-	struct opd_kimage const *k = opd_kernel_find(pc);
+	struct opd_kimage const *k = opd_kernel_find(core->kernel, pc);
 	time_t now;
 
 	if (k)
 		return k;
 	now = time(NULL);
-	if (now == last_kernel_reload)
+	if (now == core->last_kernel_reload)
 		return NULL;  /* at most one re-read per second */
-	last_kernel_reload = now;
-	opd_core_reload_kernel();
-	return opd_kernel_find(pc);
+	core->last_kernel_reload = now;
+	opd_core_reload_kernel(core);
+	return opd_kernel_find(core->kernel, pc);
 }
 
 /*
  * Resolve one frame: image id and key offset. Returns 0, or a pointer to
  * the drop counter to bump.
  */
-static uint64_t *resolve(int in_kernel, unsigned long pc, unsigned long cookie,
-			 int *image, uint64_t *offset)
+static uint64_t *resolve(struct opd_core *core, int in_kernel, unsigned long pc,
+			 unsigned long cookie, int *image, uint64_t *offset)
 {
 	if (in_kernel) {
-		struct opd_kimage const *k = find_kernel(pc);
+		struct opd_kimage const *k = find_kernel(core, pc);
 		if (!k)
-			return &stats.unresolved_kernel;
-		*image = kernel_image_id(k);
+			return &core->stats.unresolved_kernel;
+		*image = kernel_image_id(core, k);
 		*offset = pc - k->start;
 		return NULL;
 	}
 	if (cookie == OP_NO_COOKIE || cookie == OP_INVALID_COOKIE)
-		return &stats.no_mapping;
-	*image = cookie_image(cookie);
+		return &core->stats.no_mapping;
+	*image = cookie_image(core, cookie);
 	if (*image < 0)
-		return &stats.unknown_cookie;
+		return &core->stats.unknown_cookie;
 	*offset = pc;
 	return NULL;
 }
 
 /* Which application (A) a sample in image belongs to; -1: drop it. */
-static int app_of(struct opd_transient const *t, int image)
+static int app_of(struct opd_core *core, struct opd_transient const *t,
+		  int image)
 {
-	struct opd_image const *img = opd_image_get(image);
-	int app = (t->known & OPD_KNOWN_TASK) ? cookie_image(t->app_cookie) : -1;
+	struct opd_image const *img = opd_image_get(core->images, image);
+	unsigned separate = core->config.separate;
+	int app = (t->known & OPD_KNOWN_TASK) ?
+		cookie_image(core, t->app_cookie) : -1;
 
 	switch (img->kind) {
 	case OPD_IMAGE_ANON:
 		return app;
 	case OPD_IMAGE_KERNEL:
-		return (config.separate & OPD_SEP_KERNEL) && app >= 0 ? app : image;
+		return (separate & OPD_SEP_KERNEL) && app >= 0 ? app : image;
 	default:
-		return (config.separate & OPD_SEP_LIB) && app >= 0 ? app : image;
+		return (separate & OPD_SEP_LIB) && app >= 0 ? app : image;
 	}
 }
 
-static void fill_task_fields(struct opd_sfile_key *k, struct opd_transient const *t)
+static void fill_task_fields(struct opd_core const *core,
+			     struct opd_sfile_key *k,
+			     struct opd_transient const *t)
 {
-	int thread = (config.separate & OPD_SEP_THREAD) && (t->known & OPD_KNOWN_TASK);
+	unsigned separate = core->config.separate;
+	int thread = (separate & OPD_SEP_THREAD) && (t->known & OPD_KNOWN_TASK);
 
 	k->tgid = thread ? (int32_t)t->tgid : -1;
 	/* a thread being torn down has no id any more (perf: tid -1): its
 	 * samples go to TGID.all (doc/formats.md section 3) */
 	k->tid = thread ? (int32_t)t->tid : -1;
-	k->cpu = (config.separate & OPD_SEP_CPU) && (t->known & OPD_KNOWN_CPU) ?
+	k->cpu = (separate & OPD_SEP_CPU) && (t->known & OPD_KNOWN_CPU) ?
 		(int32_t)t->cpu : -1;
 }
 
 static void on_sample(void *ctx, struct opd_transient const *t,
 		      unsigned long pc, unsigned long event)
 {
+	struct opd_core *core = ctx;
 	struct opd_sfile_key k;
 	uint64_t offset, *drop;
 	int image;
 
-	(void)ctx;
-	stats.received++;
-	if (event >= config.nr_events) {
-		stats.bad_event++;
+	core->stats.received++;
+	if (event >= core->config.nr_events) {
+		core->stats.bad_event++;
 		return;
 	}
-	drop = resolve(t->in_kernel, pc, t->cookie, &image, &offset);
+	drop = resolve(core, t->in_kernel, pc, t->cookie, &image, &offset);
 	if (drop) {
 		(*drop)++;
 		return;
 	}
-	k.app = app_of(t, image);
+	k.app = app_of(core, t, image);
 	if (k.app < 0) {
-		stats.no_app++;
+		core->stats.no_app++;
 		return;
 	}
 	k.image = image;
 	k.cg = -1;
 	k.event = (int32_t)event;
-	fill_task_fields(&k, t);
-	opd_sfile_add(&k, offset);
+	fill_task_fields(core, &k, t);
+	opd_sfile_add(core->sfiles, &k, offset);
 }
 
 /* An arc lives in the caller's file, with the callee as the {cg} image. */
 static void on_arc(void *ctx, struct opd_transient const *t,
 		   struct opd_frame const *caller, struct opd_frame const *callee)
 {
+	struct opd_core *core = ctx;
 	struct opd_sfile_key k;
 	uint64_t from, to;
-	(void)ctx;
-	if (t->event >= config.nr_events)
+
+	if (t->event >= core->config.nr_events)
 		return;
-	if (resolve(caller->in_kernel, caller->pc, caller->cookie, &k.image, &from) ||
-	    resolve(callee->in_kernel, callee->pc, callee->cookie, &k.cg, &to))
+	if (resolve(core, caller->in_kernel, caller->pc, caller->cookie,
+		    &k.image, &from) ||
+	    resolve(core, callee->in_kernel, callee->pc, callee->cookie,
+		    &k.cg, &to))
 		return;  /* unresolvable frames end the chain: not a sample */
-	k.app = app_of(t, k.image);
+	k.app = app_of(core, t, k.image);
 	if (k.app < 0)
 		return;
 	k.event = (int32_t)t->event;
-	fill_task_fields(&k, t);
-	opd_sfile_add(&k, (from << 32) | (to & 0xffffffffu));
+	fill_task_fields(core, &k, t);
+	opd_sfile_add(core->sfiles, &k, (from << 32) | (to & 0xffffffffu));
 }
 
 static void on_lost(void *ctx, unsigned long category, unsigned long count)
 {
-	(void)ctx;
+	struct opd_core *core = ctx;
+
 	if (category < OP_LOST_CATEGORY_MAX)
-		stats.lost[category] += count;
+		core->stats.lost[category] += count;
 }
 
 static void on_count(void *ctx, unsigned long counter, unsigned long n)
 {
-	(void)ctx;
+	struct opd_core *core = ctx;
+
 	if (counter < OP_COUNT_MAX)
-		stats.count[counter] += n;
+		core->stats.count[counter] += n;
 }
 
 static void on_module_loaded(void *ctx)
 {
-	(void)ctx;
-	opd_core_reload_kernel();
+	opd_core_reload_kernel(ctx);
 }
 
 /* Stream errors are counted by the decoder; print only the first few. */
 static void on_error(void *ctx, uint64_t pos, char const *msg)
 {
-	static unsigned printed;
+	struct opd_core *core = ctx;
 
-	(void)ctx;
-	if (printed++ < 10)
+	if (core->errors_printed++ < 10)
 		op_warn("event stream word %llu: %s", (unsigned long long)pos, msg);
 }
 
-static struct opd_sink const sink = {
-	.sample = on_sample,
-	.arc = on_arc,
-	.lost = on_lost,
-	.count = on_count,
-	.module_loaded = on_module_loaded,
-	.error = on_error,
-};
-
-int opd_core_write_session(void)
+int opd_core_write_session(struct opd_core *core)
 {
 	char dir[4096], err[512];
 	int rc;
 
-	snprintf(dir, sizeof(dir), "%s/session", current_dir);
+	snprintf(dir, sizeof(dir), "%s/session", core->current_dir);
 	rc = op_mkdir_p(dir);
 	if (rc)
 		return op_error("cannot create '%s': %s", dir, strerror(-rc));
-	if (opd_kernel_save(dir, err, sizeof(err)))
+	if (opd_kernel_save(core->kernel, dir, err, sizeof(err)))
 		return op_error("%s", err);
 	return 0;
 }
 
-int opd_core_init(struct opd_config const *cfg)
+/* The parts that can fail: directories, kernel images, session data. */
+static int core_open(struct opd_core *core)
 {
-	char err[512], cache[4096];
-	size_t len;
+	struct opd_config const *cfg = &core->config;
+	char err[512], *cache;
 	int rc;
 
-	config = *cfg;
-	memset(&stats, 0, sizeof(stats));
-	len = strlen(cfg->session_dir) + sizeof("/" OP_SAMPLES_DIR "/" OP_CURRENT_SESSION);
-	current_dir = op_xmalloc(len);
-	snprintf(current_dir, len, "%s/%s/%s", cfg->session_dir, OP_SAMPLES_DIR,
-		 OP_CURRENT_SESSION);
-	rc = op_mkdir_p(current_dir);
+	core->current_dir = op_xasprintf("%s/%s/%s", cfg->session_dir,
+					 OP_SAMPLES_DIR, OP_CURRENT_SESSION);
+	rc = op_mkdir_p(core->current_dir);
 	if (rc)
-		return op_error("cannot create '%s': %s", current_dir, strerror(-rc));
-	snprintf(cache, sizeof(cache), "%s/kernel-cache", cfg->session_dir);
-	if (opd_kernel_init(cfg->vmlinux, cache, err, sizeof(err)))
+		return op_error("cannot create '%s': %s", core->current_dir,
+				strerror(-rc));
+	cache = op_xasprintf("%s/kernel-cache", cfg->session_dir);
+	core->kernel = opd_kernel_new(cfg->vmlinux, cache, err, sizeof(err));
+	free(cache);
+	if (!core->kernel)
 		return op_error("%s", err);
-	opd_sfile_init(&config, current_dir);
-	opd_trans_init(&dec, &sink, "event stream");
-	cookies_clear();
-	return opd_core_write_session();
+	core->sfiles = opd_sfiles_new(cfg, core->images, core->current_dir);
+	return opd_core_write_session(core);
 }
 
-void opd_core_process(unsigned long const *words, size_t n)
+struct opd_core *opd_core_new(struct opd_config const *cfg)
 {
-	opd_trans_feed(&dec, words, n);
+	struct opd_core *core = op_xcalloc(1, sizeof(*core));
+
+	core->config = *cfg;
+	core->sink = (struct opd_sink){
+		.ctx = core,
+		.sample = on_sample,
+		.arc = on_arc,
+		.lost = on_lost,
+		.count = on_count,
+		.module_loaded = on_module_loaded,
+		.error = on_error,
+	};
+	core->images = opd_images_new();
+	op_hashmap_init(&core->cookies, cookie_cmp, NULL, 1024);
+	opd_trans_init(&core->dec, &core->sink, "event stream");
+	if (core_open(core)) {
+		opd_core_free(core);
+		return NULL;
+	}
+	return core;
 }
 
-void opd_core_new_stream(void)
+void opd_core_process(struct opd_core *core, unsigned long const *words,
+		      size_t n)
 {
-	opd_trans_free(&dec);
-	opd_trans_init(&dec, &sink, "event stream");
-	cookies_clear();
+	opd_trans_feed(&core->dec, words, n);
 }
 
-void opd_core_sync(void)
+void opd_core_new_stream(struct opd_core *core)
 {
-	opd_sfile_sync_all();
+	opd_trans_free(&core->dec);
+	opd_trans_init(&core->dec, &core->sink, "event stream");
+	cookies_reset(core);
 }
 
-void opd_core_close_files(void)
+void opd_core_sync(struct opd_core *core)
 {
-	opd_sfile_close_all();
+	opd_sfile_sync_all(core->sfiles);
 }
 
-void opd_core_reload_kernel(void)
+void opd_core_close_files(struct opd_core *core)
+{
+	opd_sfile_close_all(core->sfiles);
+}
+
+void opd_core_reload_kernel(struct opd_core *core)
 {
 	char err[512];
 
-	if (opd_kernel_reload(err, sizeof(err)))
+	if (opd_kernel_reload(core->kernel, err, sizeof(err)))
 		op_warn("%s", err);
 	else
-		opd_core_write_session();
+		opd_core_write_session(core);
 }
 
-struct opd_stats const *opd_core_stats(void)
+struct opd_stats const *opd_core_stats(struct opd_core *core)
 {
-	struct opd_sfile_counts const *c = opd_sfile_counts();
+	struct opd_sfile_counts const *c = opd_sfile_counts(core->sfiles);
+	struct opd_stats *stats = &core->stats;
 
-	stats.written = c->written;
-	stats.saturated = c->saturated;
-	stats.sfile_errors = c->errors;
-	stats.arcs = c->arcs;
-	stats.stream_errors = dec.stats.errors;
-	return &stats;
+	stats->written = c->written;
+	stats->saturated = c->saturated;
+	stats->sfile_errors = c->errors;
+	stats->arcs = c->arcs;
+	stats->stream_errors = core->dec.stats.errors;
+	return stats;
 }
 
-void opd_core_reset_stats(void)
+void opd_core_reset_stats(struct opd_core *core)
 {
-	opd_sfile_reset_counts();
-	memset(&stats, 0, sizeof(stats));
-	dec.stats.errors = 0;
+	opd_sfile_reset_counts(core->sfiles);
+	memset(&core->stats, 0, sizeof(core->stats));
+	core->dec.stats.errors = 0;
 }
 
-void opd_core_exit(void)
+size_t opd_core_nr_open_files(struct opd_core const *core)
 {
-	opd_sfile_exit();
-	opd_trans_free(&dec);
-	opd_image_exit();
-	opd_kernel_exit();
-	free(cookies);
-	free(kimage_ids);
-	free(current_dir);
-	cookies = NULL;
-	kimage_ids = NULL;
-	current_dir = NULL;
-	nr_kimage_ids = 0;
+	return opd_sfile_nr_open(core->sfiles);
+}
+
+void opd_core_free(struct opd_core *core)
+{
+	if (!core)
+		return;
+	/* the files first: closing flushes samples named after images */
+	opd_sfiles_free(core->sfiles);
+	opd_trans_free(&core->dec);
+	op_hashmap_clear(&core->cookies, free_cookie);
+	opd_images_free(core->images);
+	opd_kernel_free(core->kernel);
+	free(core->kimage_ids);
+	free(core->current_dir);
+	free(core);
 }

@@ -60,40 +60,48 @@ struct opd_stats {
 	uint64_t arcs;               /* callgraph arcs recorded (not samples) */
 };
 
+struct opd_core;
+
 /*
- * Set up: sample files go to SESSION/samples/current/. Saves the kernel
- * symbol data of this boot (kallsyms, module list) there. 0 or -1 (message
- * printed).
+ * A core writing to SESSION/samples/current/. Saves the kernel symbol data
+ * of this boot (kallsyms, module list) there. NULL on error (message
+ * printed). cfg is copied, its strings (session_dir, vmlinux) are not:
+ * they must outlive the core. Cores share no state: several may run in
+ * one process.
  */
-int opd_core_init(struct opd_config const *cfg);
+struct opd_core *opd_core_new(struct opd_config const *cfg);
+
+/* Close everything and free the core (NULL is allowed). */
+void opd_core_free(struct opd_core *core);
 
 /* Decode and record a chunk of stream words (may end mid-record). */
-void opd_core_process(unsigned long const *words, size_t n);
+void opd_core_process(struct opd_core *core, unsigned long const *words,
+		      size_t n);
 
 /* A new stream begins (new producer or file): forget in-band definitions. */
-void opd_core_new_stream(void);
+void opd_core_new_stream(struct opd_core *core);
 
 /* msync every open sample file. */
-void opd_core_sync(void);
+void opd_core_sync(struct opd_core *core);
 
 /*
  * (Re)write the session data a later report needs into
  * SESSION/samples/current/session/: kallsyms, modules, kernel_images. Call
- * after init (done by opd_core_init), and after reset or save recreated
+ * after creation (done by opd_core_new), and after reset or save recreated
  * the current session. 0 or -1 (message printed).
  */
-int opd_core_write_session(void);
+int opd_core_write_session(struct opd_core *core);
 
 /* Close every sample file (HUP, reset, save); they reopen lazily. */
-void opd_core_close_files(void);
+void opd_core_close_files(struct opd_core *core);
 
 /* Re-read kernel images (module list) now. */
-void opd_core_reload_kernel(void);
+void opd_core_reload_kernel(struct opd_core *core);
 
-struct opd_stats const *opd_core_stats(void);
-void opd_core_reset_stats(void);
+struct opd_stats const *opd_core_stats(struct opd_core *core);
+void opd_core_reset_stats(struct opd_core *core);
 
-/* Close everything. */
-void opd_core_exit(void);
+/* Sample files open now (for tests of the LRU bound). */
+size_t opd_core_nr_open_files(struct opd_core const *core);
 
 #endif /* OPD_CORE_H */

@@ -1,7 +1,7 @@
 /*
- * Image interning. Lookups go through one hash table over a string key
+ * Image interning. Lookups go through one hash map over a string key
  * that encodes kind and identity; ids index a growing array. Images are
- * never freed while the daemon runs: there are few of them (binaries and
+ * never freed while the core runs: there are few of them (binaries and
  * regions seen), and ids must stay stable for the sample file cache.
  */
 #include <inttypes.h>
@@ -10,56 +10,79 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "op_message.h"
+#include "op_hashmap.h"
+#include "op_util.h"
 #include "opd_image.h"
 
-struct entry {
+struct image_node {
+	struct op_hashmap_entry ent;
 	char *key;
-	int id;
-	struct entry *next;
+	struct opd_image img;
 };
 
-#define NR_BUCKETS 4096
+struct opd_images {
+	struct op_hashmap by_key;     /* image_node by key */
+	struct image_node **nodes;    /* by id */
+	size_t nr, alloc;
+};
 
-static struct entry *buckets[NR_BUCKETS];
-static struct opd_image **images;
-static int nr_images;
-
-static uint32_t hash_str(char const *s)
+static int key_cmp(void const *data, struct op_hashmap_entry const *a,
+		   struct op_hashmap_entry const *b, void const *key)
 {
-	uint32_t h = 2166136261u;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
+	(void)data;
+	(void)b;
+	return strcmp(OP_HASHMAP_ENTRY(a, struct image_node, ent)->key, key);
 }
 
-static int intern(char const *key, struct opd_image const *proto)
+struct opd_images *opd_images_new(void)
 {
-	uint32_t b = hash_str(key) % NR_BUCKETS;
-	struct entry *e;
-	struct opd_image *img;
+	struct opd_images *images = op_xcalloc(1, sizeof(*images));
 
-	for (e = buckets[b]; e; e = e->next)
-		if (!strcmp(e->key, key))
-			return e->id;
-
-	img = op_xcalloc(1, sizeof(*img));
-	*img = *proto;
-	img->name = op_xstrdup(proto->name);
-	img->id = nr_images;
-	images = op_xrealloc(images, (nr_images + 1) * sizeof(*images));
-	images[nr_images] = img;
-
-	e = op_xmalloc(sizeof(*e));
-	e->key = op_xstrdup(key);
-	e->id = nr_images;
-	e->next = buckets[b];
-	buckets[b] = e;
-	return nr_images++;
+	op_hashmap_init(&images->by_key, key_cmp, NULL, 1024);
+	return images;
 }
 
-int opd_image_file(char const *path)
+void opd_images_free(struct opd_images *images)
+{
+	size_t i;
+
+	if (!images)
+		return;
+	op_hashmap_clear(&images->by_key, NULL);
+	for (i = 0; i < images->nr; i++) {
+		free(images->nodes[i]->key);
+		free(images->nodes[i]->img.name);
+		free(images->nodes[i]);
+	}
+	free(images->nodes);
+	free(images);
+}
+
+static int intern(struct opd_images *images, char const *key,
+		  struct opd_image const *proto)
+{
+	struct op_hashmap_entry probe;
+	struct op_hashmap_entry *e;
+	struct image_node *n;
+
+	op_hashmap_entry_init(&probe, op_hash_str(key));
+	e = op_hashmap_get(&images->by_key, &probe, key);
+	if (e)
+		return OP_HASHMAP_ENTRY(e, struct image_node, ent)->img.id;
+
+	n = op_xcalloc(1, sizeof(*n));
+	n->key = op_xstrdup(key);
+	n->img = *proto;
+	n->img.name = op_xstrdup(proto->name);
+	n->img.id = (int)images->nr;
+	op_hashmap_entry_init(&n->ent, probe.hash);
+	op_hashmap_add(&images->by_key, &n->ent);
+	OP_ALLOC_GROW(images->nodes, images->nr + 1, images->alloc);
+	images->nodes[images->nr++] = n;
+	return n->img.id;
+}
+
+int opd_image_file(struct opd_images *images, char const *path)
 {
 	struct opd_image proto = { .kind = OPD_IMAGE_FILE, .name = (char *)path };
 	char key[4200];
@@ -70,10 +93,11 @@ int opd_image_file(char const *path)
 		proto.mtime = (uint64_t)st.st_mtime;
 	/* one image per build: a rebuilt binary is a new image */
 	snprintf(key, sizeof(key), "f:%" PRIu64 ":%s", proto.mtime, path);
-	return intern(key, &proto);
+	return intern(images, key, &proto);
 }
 
-int opd_image_anon(int tgid, uint64_t start, uint64_t end, char const *name)
+int opd_image_anon(struct opd_images *images, int tgid, uint64_t start,
+		   uint64_t end, char const *name)
 {
 	struct opd_image proto = {
 		.kind = OPD_IMAGE_ANON, .name = (char *)name,
@@ -83,10 +107,11 @@ int opd_image_anon(int tgid, uint64_t start, uint64_t end, char const *name)
 
 	snprintf(key, sizeof(key), "a:%d:%" PRIx64 ":%" PRIx64 ":%.200s",
 		 tgid, start, end, name);
-	return intern(key, &proto);
+	return intern(images, key, &proto);
 }
 
-int opd_image_kernel(char const *name, uint64_t start, uint64_t end)
+int opd_image_kernel(struct opd_images *images, char const *name,
+		     uint64_t start, uint64_t end)
 {
 	struct opd_image proto = {
 		.kind = OPD_IMAGE_KERNEL, .name = (char *)name,
@@ -95,32 +120,10 @@ int opd_image_kernel(char const *name, uint64_t start, uint64_t end)
 	char key[4200];
 
 	snprintf(key, sizeof(key), "k:%" PRIx64 ":%s", start, name);
-	return intern(key, &proto);
+	return intern(images, key, &proto);
 }
 
-struct opd_image const *opd_image_get(int id)
+struct opd_image const *opd_image_get(struct opd_images const *images, int id)
 {
-	return id >= 0 && id < nr_images ? images[id] : NULL;
-}
-
-void opd_image_exit(void)
-{
-	int i;
-
-	for (i = 0; i < NR_BUCKETS; i++) {
-		struct entry *e = buckets[i], *next;
-		for (; e; e = next) {
-			next = e->next;
-			free(e->key);
-			free(e);
-		}
-		buckets[i] = NULL;
-	}
-	for (i = 0; i < nr_images; i++) {
-		free(images[i]->name);
-		free(images[i]);
-	}
-	free(images);
-	images = NULL;
-	nr_images = 0;
+	return id >= 0 && (size_t)id < images->nr ? &images->nodes[id]->img : NULL;
 }

@@ -3,6 +3,7 @@
  * mtime: each build of a binary is an image of its own),
  * anonymous regions (tgid, range, name) and kernel images. Sample files are
  * keyed by image ids, so the hot path compares integers, not strings.
+ * Each daemon core owns one table (struct opd_images).
  */
 #ifndef OPD_IMAGE_H
 #define OPD_IMAGE_H
@@ -20,14 +21,20 @@ struct opd_image {
 	int id;
 };
 
+struct opd_images;
+
+struct opd_images *opd_images_new(void);
+void opd_images_free(struct opd_images *images);
+
 /* The image of the binary path as it is now: stats it each call (the
  * core calls it once per cookie, and a rebuilt binary has a new cookie). */
-int opd_image_file(char const *path);
-int opd_image_anon(int tgid, uint64_t start, uint64_t end, char const *name);
-int opd_image_kernel(char const *name, uint64_t start, uint64_t end);
+int opd_image_file(struct opd_images *images, char const *path);
+int opd_image_anon(struct opd_images *images, int tgid, uint64_t start,
+		   uint64_t end, char const *name);
+int opd_image_kernel(struct opd_images *images, char const *name,
+		     uint64_t start, uint64_t end);
 
-struct opd_image const *opd_image_get(int id);
-
-void opd_image_exit(void);
+/* The image of id, or NULL. */
+struct opd_image const *opd_image_get(struct opd_images const *images, int id);
 
 #endif /* OPD_IMAGE_H */

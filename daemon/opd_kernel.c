@@ -16,7 +16,6 @@
  * session links to the cached copy.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,62 +26,56 @@
 #include "op_message.h"
 #include "op_session.h"
 #include "op_session_kernel.h"
+#include "op_util.h"
 #include "opd_kernel.h"
 
 #define KALLSYMS "/proc/kallsyms"
 #define MODULES "/proc/modules"
 
-/* All images ever seen, by id; `sorted` holds the live ones by start. */
-static struct opd_kimage **images;
-static int nr_images;
-static struct opd_kimage **sorted;
-static int nr_sorted;
+/*
+ * All images ever seen, by id; `sorted` holds the live ones by start.
+ * Images are looked up by name only when the module list is read, so a
+ * linear search is enough.
+ */
+struct opd_kernel {
+	struct opd_kimage **images;
+	size_t nr_images, alloc_images;
+	struct opd_kimage **sorted;
+	size_t nr_sorted, alloc_sorted;
+	char *vmlinux_name;
+	char *cache_dir;      /* per-boot cache of kallsyms.gz and the range */
+};
 
-static int image_id(char const *name, uint64_t start, uint64_t end)
+/* /proc/kallsyms is a few MB; a cap far above it catches a runaway read. */
+#define MAX_PROC_FILE (256u << 20)
+
+static int image_id(struct opd_kernel *kt, char const *name, uint64_t start,
+		    uint64_t end)
 {
-	int i;
+	struct opd_kimage *k;
+	size_t i;
 
-	for (i = 0; i < nr_images; i++) {
-		struct opd_kimage *k = images[i];
+	for (i = 0; i < kt->nr_images; i++) {
+		k = kt->images[i];
 		if (!strcmp(k->name, name) && k->start == start) {
 			k->end = end;
-			return i;
+			return (int)i;
 		}
 	}
-	images = op_xrealloc(images, (nr_images + 1) * sizeof(*images));
-	images[nr_images] = op_xcalloc(1, sizeof(struct opd_kimage));
-	images[nr_images]->name = op_xstrdup(name);
-	images[nr_images]->start = start;
-	images[nr_images]->end = end;
-	images[nr_images]->id = nr_images;
-	return nr_images++;
+	k = op_xcalloc(1, sizeof(*k));
+	k->name = op_xstrdup(name);
+	k->start = start;
+	k->end = end;
+	k->id = (int)kt->nr_images;
+	OP_ALLOC_GROW(kt->images, kt->nr_images + 1, kt->alloc_images);
+	kt->images[kt->nr_images++] = k;
+	return k->id;
 }
 
 /* The whole of a /proc file (they have no size to stat). NULL on error. */
 static char *slurp(char const *path, size_t *len)
 {
-	size_t cap = 1 << 16, n = 0;
-	char *buf = op_xmalloc(cap);
-	ssize_t got;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0) {
-		free(buf);
-		return NULL;
-	}
-	while ((got = read(fd, buf + n, cap - n - 1)) > 0) {
-		n += (size_t)got;
-		if (cap - n < 4096)
-			buf = op_xrealloc(buf, cap *= 2);
-	}
-	close(fd);
-	if (got < 0) {
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	*len = n;
-	return buf;
+	return op_read_file(path, MAX_PROC_FILE, len, NULL, 0);
 }
 
 static uint64_t hex(char const *p, char const **end)
@@ -149,14 +142,14 @@ static int cmp_start(void const *a, void const *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static void add_sorted(int id)
+static void add_sorted(struct opd_kernel *k, int id)
 {
-	sorted = op_xrealloc(sorted, (nr_sorted + 1) * sizeof(*sorted));
-	sorted[nr_sorted++] = images[id];
+	OP_ALLOC_GROW(k->sorted, k->nr_sorted + 1, k->alloc_sorted);
+	k->sorted[k->nr_sorted++] = k->images[id];
 }
 
 /* Module lines: "name size refs deps state 0xaddr [taint]". */
-static void read_modules(void)
+static void read_modules(struct opd_kernel *k)
 {
 	FILE *f = fopen(MODULES, "r");
 	char line[1024];
@@ -171,26 +164,25 @@ static void read_modules(void)
 		if (sscanf(line, "%255s %lu %*s %*s %*s %" SCNx64,
 			   name, &size, &addr) != 3 || !addr)
 			continue;
-		add_sorted(image_id(name, addr, addr + size));
+		add_sorted(k, image_id(k, name, addr, addr + size));
 	}
 	fclose(f);
 }
 
-static void clip_overlaps(void)
+static void clip_overlaps(struct opd_kernel *k)
 {
-	int i;
+	struct opd_kimage **sorted = k->sorted;
+	size_t i;
 
-	qsort(sorted, nr_sorted, sizeof(*sorted), cmp_start);
-	for (i = 0; i + 1 < nr_sorted; i++)
+	qsort(sorted, k->nr_sorted, sizeof(*sorted), cmp_start);
+	for (i = 0; i + 1 < k->nr_sorted; i++)
 		if (sorted[i]->end > sorted[i + 1]->start)
 			sorted[i]->end = sorted[i + 1]->start;
 }
 
-static char *vmlinux_name;
-static char *cache_dir;      /* per-boot cache of kallsyms.gz and the range */
-
 /* The cache's file NAME in buf. */
-static char const *cache_path(char *buf, size_t len, char const *name)
+static char const *cache_path(char const *cache_dir, char *buf, size_t len,
+			      char const *name)
 {
 	snprintf(buf, len, "%s/%s", cache_dir, name);
 	return buf;
@@ -220,7 +212,8 @@ static char *cache_key(size_t *len)
 }
 
 /* The range from a valid cache entry; -1 if there is none. */
-static int cache_lookup(char const *key, size_t klen, uint64_t *start, uint64_t *end)
+static int cache_lookup(char const *cache_dir, char const *key, size_t klen,
+			uint64_t *start, uint64_t *end)
 {
 	char path[4200];
 	size_t n = 0;
@@ -230,10 +223,10 @@ static int cache_lookup(char const *key, size_t klen, uint64_t *start, uint64_t 
 
 	if (!cache_dir)
 		return -1;
-	old = slurp(cache_path(path, sizeof(path), OP_KCACHE_KEY), &n);
-	range = slurp(cache_path(path, sizeof(path), OP_KCACHE_RANGE), &n);
+	old = slurp(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_KEY), &n);
+	range = slurp(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_RANGE), &n);
 	if (old && range && !strcmp(old, key) && strlen(old) == klen &&
-	    access(cache_path(path, sizeof(path), OP_KCACHE_KALLSYMS), R_OK) == 0) {
+	    access(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_KALLSYMS), R_OK) == 0) {
 		*start = hex(range, &q);
 		*end = hex(q + (*q == ' '), &q);
 		rc = *start && *end > *start ? 0 : -1;
@@ -244,69 +237,76 @@ static int cache_lookup(char const *key, size_t klen, uint64_t *start, uint64_t 
 }
 
 /* Compress kallsyms into the cache; the key is written last, as the commit. */
-static void cache_store(char const *key, size_t klen, char const *text,
-			size_t len, uint64_t start, uint64_t end)
+static void cache_store(char const *cache_dir, char const *key, size_t klen,
+			char const *text, size_t len, uint64_t start,
+			uint64_t end)
 {
 	char path[4200], range[64];
 
 	if (!cache_dir || (mkdir(cache_dir, 0755) && errno != EEXIST))
 		return;
-	unlink(cache_path(path, sizeof(path), OP_KCACHE_KEY));
-	if (op_session_write_gz(cache_path(path, sizeof(path), OP_KCACHE_KALLSYMS),
+	unlink(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_KEY));
+	if (op_session_write_gz(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_KALLSYMS),
 				text, len))
 		return;
 	snprintf(range, sizeof(range), "%" PRIx64 " %" PRIx64 "\n", start, end);
-	if (op_session_write_atomic(cache_path(path, sizeof(path), OP_KCACHE_RANGE),
-				    range, strlen(range)))
+	cache_path(cache_dir, path, sizeof(path), OP_KCACHE_RANGE);
+	if (op_write_file_atomic(path, range, strlen(range), NULL, 0))
 		return;
-	op_session_write_atomic(cache_path(path, sizeof(path), OP_KCACHE_KEY), key, klen);
+	op_write_file_atomic(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_KEY),
+			     key, klen, NULL, 0);
 }
 
 /* Kernel text range: from the cache, or by reading kallsyms (and caching it). */
-static int kernel_range(uint64_t *start, uint64_t *end, char *err, size_t errlen)
+static int kernel_range(char const *cache_dir, uint64_t *start, uint64_t *end,
+			char *err, size_t errlen)
 {
 	size_t klen = 0, len = 0;
 	char *key = cache_key(&klen), *text;
 	int rc;
 
-	if (key && cache_lookup(key, klen, start, end) == 0) {
+	if (key && cache_lookup(cache_dir, key, klen, start, end) == 0) {
 		free(key);
 		return 0;
 	}
-	text = slurp(KALLSYMS, &len);
+	text = op_read_file(KALLSYMS, MAX_PROC_FILE, &len, err, errlen);
 	if (!text) {
-		snprintf(err, errlen, "cannot read '%s': %s", KALLSYMS, strerror(errno));
 		free(key);
 		return -1;
 	}
 	rc = parse_kernel_range(text, start, end, err, errlen);
 	if (!rc && key)
-		cache_store(key, klen, text, len, *start, *end);
+		cache_store(cache_dir, key, klen, text, len, *start, *end);
 	free(text);
 	free(key);
 	return rc;
 }
 
-static int load(char *err, size_t errlen)
+static int load(struct opd_kernel *k, char *err, size_t errlen)
 {
 	uint64_t start, end;
 
-	if (kernel_range(&start, &end, err, errlen))
+	if (kernel_range(k->cache_dir, &start, &end, err, errlen))
 		return -1;
-	nr_sorted = 0;
-	add_sorted(image_id(vmlinux_name, start, end));
-	read_modules();
-	clip_overlaps();
+	k->nr_sorted = 0;
+	add_sorted(k, image_id(k, k->vmlinux_name, start, end));
+	read_modules(k);
+	clip_overlaps(k);
 	return 0;
 }
 
-int opd_kernel_init(char const *vmlinux, char const *cache, char *err, size_t errlen)
+struct opd_kernel *opd_kernel_new(char const *vmlinux, char const *cache,
+				  char *err, size_t errlen)
 {
-	free(vmlinux_name);
-	free(cache_dir);
-	vmlinux_name = op_xstrdup(vmlinux ? vmlinux : "vmlinux");
-	cache_dir = cache ? op_xstrdup(cache) : NULL;
-	return load(err, errlen);
+	struct opd_kernel *k = op_xcalloc(1, sizeof(*k));
+
+	k->vmlinux_name = op_xstrdup(vmlinux ? vmlinux : "vmlinux");
+	k->cache_dir = cache ? op_xstrdup(cache) : NULL;
+	if (load(k, err, errlen)) {
+		opd_kernel_free(k);
+		return NULL;
+	}
+	return k;
 }
 
 /*
@@ -314,18 +314,18 @@ int opd_kernel_init(char const *vmlinux, char const *cache, char *err, size_t er
  * lookup miss and kallsyms is read again; an unchanged list costs only
  * reading /proc/modules and the boot id.
  */
-int opd_kernel_reload(char *err, size_t errlen)
+int opd_kernel_reload(struct opd_kernel *k, char *err, size_t errlen)
 {
-	return load(err, errlen);
+	return load(k, err, errlen);
 }
 
-struct opd_kimage const *opd_kernel_find(uint64_t pc)
+struct opd_kimage const *opd_kernel_find(struct opd_kernel const *kt, uint64_t pc)
 {
-	int lo = 0, hi = nr_sorted - 1;
+	int lo = 0, hi = (int)kt->nr_sorted - 1;
 
 	while (lo <= hi) {
 		int mid = lo + (hi - lo) / 2;
-		struct opd_kimage const *k = sorted[mid];
+		struct opd_kimage const *k = kt->sorted[mid];
 
 		if (pc < k->start)
 			hi = mid - 1;
@@ -337,56 +337,55 @@ struct opd_kimage const *opd_kernel_find(uint64_t pc)
 	return NULL;
 }
 
-struct opd_kimage const *opd_kernel_by_id(int id)
+struct opd_kimage const *opd_kernel_by_id(struct opd_kernel const *k, int id)
 {
-	return id >= 0 && id < nr_images ? images[id] : NULL;
+	return id >= 0 && (size_t)id < k->nr_images ? k->images[id] : NULL;
 }
 
-int opd_kernel_nr_ids(void)
+int opd_kernel_nr_ids(struct opd_kernel const *k)
 {
-	return nr_images;
+	return (int)k->nr_images;
 }
 
 /*
- * The session's kernel metadata, written by libop (op_session_kernel.h):
- * kallsyms.gz is a hard link to the per-boot cached copy when there is
- * one, so saving a session costs no compression.
+ * The session's kallsyms.gz: a hard link to the per-boot cached copy when
+ * there is one (no copy at all), else a fresh compressed copy.
  */
-int opd_kernel_save(char const *dir, char *err, size_t errlen)
+int opd_kernel_save(struct opd_kernel const *k, char const *dir, char *err,
+		    size_t errlen)
 {
 	char cached[4200];
 	struct op_kernel_sources src = {
 		.kallsyms = KALLSYMS,
-		.kallsyms_gz = cache_dir ? cache_path(cached, sizeof(cached),
-						      OP_KCACHE_KALLSYMS) : NULL,
+		.kallsyms_gz = k->cache_dir ? cache_path(k->cache_dir, cached,
+			sizeof(cached), OP_KCACHE_KALLSYMS) : NULL,
 		.modules = MODULES,
 	};
-	struct op_kernel_image *v = op_xcalloc((size_t)nr_sorted + 1, sizeof(*v));
-	int i, ret;
+	struct op_kernel_image *v = op_xcalloc(k->nr_sorted + 1, sizeof(*v));
+	size_t i;
+	int ret;
 
-	for (i = 0; i < nr_sorted; i++)
-		v[i] = (struct op_kernel_image){ .name = sorted[i]->name,
-			.start = sorted[i]->start, .end = sorted[i]->end };
-	ret = op_session_kernel_write(dir, &src, v, (size_t)nr_sorted, err, errlen);
+	for (i = 0; i < k->nr_sorted; i++)
+		v[i] = (struct op_kernel_image){ .name = k->sorted[i]->name,
+			.start = k->sorted[i]->start, .end = k->sorted[i]->end };
+	ret = op_session_kernel_write(dir, &src, v, k->nr_sorted, err, errlen);
 	free(v);
 	return ret;
 }
 
-void opd_kernel_exit(void)
+void opd_kernel_free(struct opd_kernel *k)
 {
-	int i;
+	size_t i;
 
-	for (i = 0; i < nr_images; i++) {
-		free(images[i]->name);
-		free(images[i]);
+	if (!k)
+		return;
+	for (i = 0; i < k->nr_images; i++) {
+		free(k->images[i]->name);
+		free(k->images[i]);
 	}
-	free(images);
-	free(sorted);
-	free(vmlinux_name);
-	free(cache_dir);
-	images = NULL;
-	sorted = NULL;
-	vmlinux_name = NULL;
-	cache_dir = NULL;
-	nr_images = nr_sorted = 0;
+	free(k->images);
+	free(k->sorted);
+	free(k->vmlinux_name);
+	free(k->cache_dir);
+	free(k);
 }

@@ -17,32 +17,35 @@ struct opd_kimage {
 	int id;           /* stable index for the sample file cache */
 };
 
+struct opd_kernel;
+
 /*
  * Read the kernel text range and the module list. vmlinux: the path given
  * with --vmlinux, or NULL to name the kernel image "vmlinux". cache: a
  * directory where kallsyms is kept once per boot (NULL: no cache). Returns
- * 0 or -1 with err set (e.g. kallsyms shows zero addresses: kptr_restrict).
+ * the table, or NULL with err set (e.g. kallsyms shows zero addresses:
+ * kptr_restrict).
  */
-int opd_kernel_init(char const *vmlinux, char const *cache, char *err,
-		    size_t errlen);
+struct opd_kernel *opd_kernel_new(char const *vmlinux, char const *cache,
+				  char *err, size_t errlen);
+void opd_kernel_free(struct opd_kernel *k);
 
 /* Re-read the module list (new modules get new ids; old ones keep theirs). */
-int opd_kernel_reload(char *err, size_t errlen);
+int opd_kernel_reload(struct opd_kernel *k, char *err, size_t errlen);
 
 /* Image containing pc, or NULL. */
-struct opd_kimage const *opd_kernel_find(uint64_t pc);
+struct opd_kimage const *opd_kernel_find(struct opd_kernel const *k, uint64_t pc);
 
 /* Images by id (ids are 0 .. opd_kernel_nr_ids() - 1; some may be NULL). */
-struct opd_kimage const *opd_kernel_by_id(int id);
-int opd_kernel_nr_ids(void);
+struct opd_kimage const *opd_kernel_by_id(struct opd_kernel const *k, int id);
+int opd_kernel_nr_ids(struct opd_kernel const *k);
 
 /*
  * Save what a report needs to resolve kernel symbols after a reboot into
  * dir, a session's session/ (op_session_kernel.h: kallsyms.gz, modules,
  * kernel_images). 0 or -1 with err set.
  */
-int opd_kernel_save(char const *dir, char *err, size_t errlen);
-
-void opd_kernel_exit(void);
+int opd_kernel_save(struct opd_kernel const *k, char const *dir, char *err,
+		    size_t errlen);
 
 #endif /* OPD_KERNEL_H */

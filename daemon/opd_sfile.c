@@ -1,8 +1,8 @@
 /*
  * Sample file cache.
  *
- * Entries live in a hash table keyed by struct opd_sfile_key; the last
- * entry used is checked first, since consecutive samples mostly hit the
+ * Entries live in a hash map (op_hashmap) keyed by struct opd_sfile_key;
+ * the last entry used is checked first, since consecutive samples mostly hit the
  * same file. Open files are on an LRU list; past the bound (or on EMFILE)
  * the least recently used is closed. Each file is created with its header
  * (OProfile 1.x layout, op_sample_file.h) the first time it is opened.
@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "op_file.h"
+#include "op_hashmap.h"
 #include "op_mangle.h"
 #include "op_message.h"
 #include "op_sample_file.h"
@@ -39,45 +40,71 @@
 #include "opd_sfile.h"
 
 #define DEFAULT_MAX_OPEN 256
-#define NR_BUCKETS 8192
 
 struct opd_sfile {
+	struct op_hashmap_entry ent;
 	struct opd_sfile_key key;
 	struct odb db;
 	int is_open;
 	int failed;                  /* reported once; further adds just fail */
 	int stale;                   /* an old build: dropped until close_all */
-	struct opd_sfile *hash_next;
 	struct opd_sfile *lru_prev, *lru_next;
 };
 
-static struct opd_config const *config;
-static char *samples_dir;
-static size_t max_open;
-static size_t nr_open;
-static struct opd_sfile *buckets[NR_BUCKETS];
-static struct opd_sfile *last;
-static struct opd_sfile lru = { .lru_prev = &lru, .lru_next = &lru };
-
+/*
+ * The aggregation table: a fixed-size open-addressing cache of (file, key)
+ * -> count on the per-sample path, emptied as a whole by a flush; it is
+ * not a general map (no removal, no growth), so it stays its own.
+ */
 #define AGG_SIZE (1u << 13)
 struct agg_slot {
 	struct opd_sfile *sf;   /* NULL: empty */
 	uint64_t key;
 	uint32_t count;
 };
-static struct agg_slot agg[AGG_SIZE];
-static unsigned agg_used;
-static struct opd_sfile_counts counts;
 
-void opd_sfile_init(struct opd_config const *cfg, char const *dir)
+struct opd_sfiles {
+	struct opd_config const *config;
+	struct opd_images const *images;
+	char *samples_dir;
+	size_t max_open;
+	size_t nr_open;
+	struct op_hashmap files;      /* struct opd_sfile by key */
+	struct opd_sfile *last;       /* the entry of the previous sample */
+	struct opd_sfile lru;         /* list head: most recent first */
+	struct opd_sfile_counts counts;
+	unsigned agg_used;
+	unsigned mru;                 /* the agg slot of the previous sample */
+	struct agg_slot agg[AGG_SIZE];
+};
+
+static int sfile_cmp(void const *data, struct op_hashmap_entry const *a,
+		     struct op_hashmap_entry const *b, void const *keydata)
 {
-	config = cfg;
-	free(samples_dir);
-	samples_dir = op_xstrdup(dir);
-	max_open = cfg->max_open_files ? cfg->max_open_files : DEFAULT_MAX_OPEN;
+	(void)data;
+	(void)keydata;
+	return memcmp(&OP_HASHMAP_ENTRY(a, struct opd_sfile, ent)->key,
+		      &OP_HASHMAP_ENTRY(b, struct opd_sfile, ent)->key,
+		      sizeof(struct opd_sfile_key));
 }
 
-static uint32_t key_hash(struct opd_sfile_key const *k)
+struct opd_sfiles *opd_sfiles_new(struct opd_config const *cfg,
+				  struct opd_images const *images,
+				  char const *dir)
+{
+	struct opd_sfiles *sfs = op_xcalloc(1, sizeof(*sfs));
+
+	sfs->config = cfg;
+	sfs->images = images;
+	sfs->samples_dir = op_xstrdup(dir);
+	sfs->max_open = cfg->max_open_files ? cfg->max_open_files : DEFAULT_MAX_OPEN;
+	sfs->lru.lru_prev = sfs->lru.lru_next = &sfs->lru;
+	op_hashmap_init(&sfs->files, sfile_cmp, NULL, 4096);
+	return sfs;
+}
+
+/* FNV-1a by words: the key is seven int32s */
+static unsigned key_hash(struct opd_sfile_key const *k)
 {
 	uint32_t const *w = (uint32_t const *)k;
 	uint32_t h = 2166136261u;
@@ -88,52 +115,50 @@ static uint32_t key_hash(struct opd_sfile_key const *k)
 	return h ^ (h >> 15);
 }
 
-static int key_equal(struct opd_sfile_key const *a, struct opd_sfile_key const *b)
-{
-	return !memcmp(a, b, sizeof(*a));
-}
-
 static void lru_unlink(struct opd_sfile *sf)
 {
 	sf->lru_prev->lru_next = sf->lru_next;
 	sf->lru_next->lru_prev = sf->lru_prev;
 }
 
-static void lru_push_front(struct opd_sfile *sf)
+static void lru_push_front(struct opd_sfiles *sfs, struct opd_sfile *sf)
 {
-	sf->lru_next = lru.lru_next;
-	sf->lru_prev = &lru;
-	lru.lru_next->lru_prev = sf;
-	lru.lru_next = sf;
+	struct opd_sfile *head = &sfs->lru;
+
+	sf->lru_next = head->lru_next;
+	sf->lru_prev = head;
+	head->lru_next->lru_prev = sf;
+	head->lru_next = sf;
 }
 
-static void close_file(struct opd_sfile *sf)
+static void close_file(struct opd_sfiles *sfs, struct opd_sfile *sf)
 {
 	if (!sf->is_open)
 		return;
 	lru_unlink(sf);
 	odb_close(&sf->db);
 	sf->is_open = 0;
-	nr_open--;
+	sfs->nr_open--;
 }
 
-static void close_lru(void)
+static void close_lru(struct opd_sfiles *sfs)
 {
-	if (lru.lru_prev != &lru)
-		close_file(lru.lru_prev);
+	if (sfs->lru.lru_prev != &sfs->lru)
+		close_file(sfs, sfs->lru.lru_prev);
 }
 
 /* Close every open file; pending samples stay pending (no flush). */
-static void close_open_files(void)
+static void close_open_files(struct opd_sfiles *sfs)
 {
-	while (lru.lru_next != &lru)
-		close_file(lru.lru_next);
+	while (sfs->lru.lru_next != &sfs->lru)
+		close_file(sfs, sfs->lru.lru_next);
 }
 
 /* One image as the mangler wants it. */
-static void set_image(struct op_mangle_values *v, int which, int id)
+static void set_image(struct opd_sfiles const *sfs, struct op_mangle_values *v,
+		      int which, int id)
 {
-	struct opd_image const *img = opd_image_get(id);
+	struct opd_image const *img = opd_image_get(sfs->images, id);
 	int anon = img->kind == OPD_IMAGE_ANON;
 	char const *name = img->name;
 
@@ -161,23 +186,24 @@ static void set_image(struct op_mangle_values *v, int which, int id)
 	}
 }
 
-static int build_path(struct opd_sfile_key const *k, char *buf, size_t len)
+static int build_path(struct opd_sfiles const *sfs, struct opd_sfile_key const *k,
+		      char *buf, size_t len)
 {
-	struct opd_event const *ev = &config->events[k->event];
-	struct opd_image const *img = opd_image_get(k->image);
+	struct opd_event const *ev = &sfs->config->events[k->event];
+	struct opd_image const *img = opd_image_get(sfs->images, k->image);
 	struct op_mangle_values v = {
 		.event_name = ev->name,
 		.count = (int)ev->count,
 		.unit_mask = (int)ev->unit_mask,
 		.tgid = k->tgid, .tid = k->tid, .cpu = k->cpu,
 	};
-	size_t n = snprintf(buf, len, "%s/", samples_dir);
+	size_t n = snprintf(buf, len, "%s/", sfs->samples_dir);
 	char err[256];
 
-	set_image(&v, 0, k->app);
-	set_image(&v, 1, k->image);
+	set_image(sfs, &v, 0, k->app);
+	set_image(sfs, &v, 1, k->image);
 	if (k->cg >= 0)
-		set_image(&v, 2, k->cg);
+		set_image(sfs, &v, 2, k->cg);
 	if (img->kind == OPD_IMAGE_ANON)
 		v.tgid = img->tgid;  /* the region's owner names the region */
 	if (k->tgid >= 0)
@@ -193,11 +219,14 @@ static int build_path(struct opd_sfile_key const *k, char *buf, size_t len)
 	return 0;
 }
 
-static void fill_header(struct opd_sfile const *sf, struct opd_header *h)
+static void fill_header(struct opd_sfiles const *sfs, struct opd_sfile const *sf,
+			struct opd_header *h)
 {
+	struct opd_config const *config = sfs->config;
 	struct opd_event const *ev = &config->events[sf->key.event];
-	struct opd_image const *img = opd_image_get(sf->key.image);
-	struct opd_image const *cg = sf->key.cg >= 0 ? opd_image_get(sf->key.cg) : NULL;
+	struct opd_image const *img = opd_image_get(sfs->images, sf->key.image);
+	struct opd_image const *cg = sf->key.cg >= 0 ?
+		opd_image_get(sfs->images, sf->key.cg) : NULL;
 
 	op_header_init(h);
 	h->cpu_type = (uint32_t)config->cpu_type;
@@ -218,7 +247,8 @@ static void fill_header(struct opd_sfile const *sf, struct opd_header *h)
 
 /* odb_create: a new file appears with its header, or not at all */
 /* Open or create path; its directories are made only when missing. */
-static int create(struct opd_sfile *sf, char const *path, struct opd_header const *h)
+static int create(struct opd_sfiles *sfs, struct opd_sfile *sf, char const *path,
+		  struct opd_header const *h)
 {
 	int rc = odb_create(&sf->db, path, h, sizeof(*h));
 
@@ -232,8 +262,8 @@ static int create(struct opd_sfile *sf, char const *path, struct opd_header cons
 		}
 		rc = odb_create(&sf->db, path, h, sizeof(*h));
 	}
-	while (rc == -EMFILE && nr_open > 0) {
-		close_lru();
+	while (rc == -EMFILE && sfs->nr_open > 0) {
+		close_lru(sfs);
 		rc = odb_create(&sf->db, path, h, sizeof(*h));
 	}
 	return rc;
@@ -245,10 +275,11 @@ static int create(struct opd_sfile *sf, char const *path, struct opd_header cons
  * 1: the file's build is gone from disk, replace the file; -1: the file
  * is the build on disk and this one is stale.
  */
-static int other_build(struct opd_sfile *sf, struct opd_header const *want)
+static int other_build(struct opd_sfiles const *sfs, struct opd_sfile *sf,
+		       struct opd_header const *want)
 {
 	struct opd_header const *have = odb_get_header(&sf->db);
-	struct opd_image const *img = opd_image_get(sf->key.image);
+	struct opd_image const *img = opd_image_get(sfs->images, sf->key.image);
 	struct stat st;
 	uint64_t on_disk;
 
@@ -258,19 +289,20 @@ static int other_build(struct opd_sfile *sf, struct opd_header const *want)
 	return have->mtime == on_disk ? -1 : 1;
 }
 
-static int open_file(struct opd_sfile *sf)
+static int open_file(struct opd_sfiles *sfs, struct opd_sfile *sf)
 {
 	char path[PATH_MAX + 512];
+	char const *name = opd_image_get(sfs->images, sf->key.image)->name;
 	struct opd_header h;
 	int rc;
 
-	if (sf->stale || build_path(&sf->key, path, sizeof(path)))
+	if (sf->stale || build_path(sfs, &sf->key, path, sizeof(path)))
 		return -1;
-	if (nr_open >= max_open)
-		close_lru();
-	fill_header(sf, &h);
-	rc = create(sf, path, &h);
-	if (!rc && (rc = other_build(sf, &h))) {
+	if (sfs->nr_open >= sfs->max_open)
+		close_lru(sfs);
+	fill_header(sfs, sf, &h);
+	rc = create(sfs, sf, path, &h);
+	if (!rc && (rc = other_build(sfs, sf, &h))) {
 		uint64_t had = ((struct opd_header const *)
 				odb_get_header(&sf->db))->mtime;
 
@@ -279,24 +311,23 @@ static int open_file(struct opd_sfile *sf)
 			op_warn("samples of an old build (mtime %" PRIu64 ") of "
 				"'%s' dropped: '%s' holds another build's, the "
 				"one on disk (mtime %" PRIu64 ")", h.mtime,
-				opd_image_get(sf->key.image)->name, path, had);
+				name, path, had);
 			sf->stale = 1;
 			return -1;
 		}
 		op_warn("'%s' holds samples of another build (mtime %" PRIu64
 			") of '%s' (mtime %" PRIu64 "): replaced", path, had,
-			opd_image_get(sf->key.image)->name, h.mtime);
+			name, h.mtime);
 		/* No open file may keep writing to the old one: the other
 		 * build's entries reopen, and see they are stale. */
-		close_open_files();
+		close_open_files(sfs);
 		if (unlink(path) && errno != ENOENT) {
 			if (!sf->failed)
-				op_warn("cannot remove '%s': %s", path,
-					strerror(errno));
+				op_warn_errno("cannot remove '%s'", path);
 			sf->failed = 1;
 			return -1;
 		}
-		rc = create(sf, path, &h);
+		rc = create(sfs, sf, path, &h);
 	}
 	if (rc && !sf->failed)
 		op_warn("cannot open sample file: %s", sf->db.err);
@@ -306,46 +337,49 @@ static int open_file(struct opd_sfile *sf)
 	}
 	sf->is_open = 1;
 	sf->failed = 0;
-	nr_open++;
-	lru_push_front(sf);
+	sfs->nr_open++;
+	lru_push_front(sfs, sf);
 	return 0;
 }
 
-static struct opd_sfile *lookup(struct opd_sfile_key const *k)
+static struct opd_sfile *lookup(struct opd_sfiles *sfs,
+				struct opd_sfile_key const *k)
 {
-	uint32_t b;
-	struct opd_sfile *sf;
+	struct opd_sfile *sf = sfs->last, probe;
+	struct op_hashmap_entry *e;
 
-	if (last && key_equal(&last->key, k))
-		return last;
-	b = key_hash(k) % NR_BUCKETS;
-	for (sf = buckets[b]; sf; sf = sf->hash_next)
-		if (key_equal(&sf->key, k))
-			return last = sf;
+	if (sf && !memcmp(&sf->key, k, sizeof(*k)))
+		return sf;
+	probe.key = *k;
+	op_hashmap_entry_init(&probe.ent, key_hash(k));
+	e = op_hashmap_get(&sfs->files, &probe.ent, NULL);
+	if (e)
+		return sfs->last = OP_HASHMAP_ENTRY(e, struct opd_sfile, ent);
 	sf = op_xcalloc(1, sizeof(*sf));
 	sf->key = *k;
 	sf->db.fd = -1;
-	sf->hash_next = buckets[b];
-	buckets[b] = sf;
-	return last = sf;
+	op_hashmap_entry_init(&sf->ent, probe.ent.hash);
+	op_hashmap_add(&sfs->files, &sf->ent);
+	return sfs->last = sf;
 }
 
 /*
  * Write n at key into sf's file and count the outcome. Callgraph ({cg})
  * files hold arcs, not samples: they have a counter of their own.
  */
-static void write_one(struct opd_sfile *sf, uint64_t key, uint32_t n)
+static void write_one(struct opd_sfiles *sfs, struct opd_sfile *sf,
+		      uint64_t key, uint32_t n)
 {
 	uint64_t *fate;
 	int rc;
 
 	if (!sf->is_open) {
-		rc = open_file(sf) ? -1 : 0;
+		rc = open_file(sfs, sf) ? -1 : 0;
 	} else {
 		rc = 0;
-		if (lru.lru_next != sf) {
+		if (sfs->lru.lru_next != sf) {
 			lru_unlink(sf);
-			lru_push_front(sf);
+			lru_push_front(sfs, sf);
 		}
 	}
 	if (rc == 0) {
@@ -354,40 +388,43 @@ static void write_one(struct opd_sfile *sf, uint64_t key, uint32_t n)
 			op_warn("cannot add to sample file: %s", sf->db.err);
 	}
 	if (sf->key.cg >= 0)
-		fate = &counts.arcs;
+		fate = &sfs->counts.arcs;
 	else if (rc < 0)
-		fate = &counts.errors;
+		fate = &sfs->counts.errors;
 	else if (rc == ODB_SATURATED)
-		fate = &counts.saturated;
+		fate = &sfs->counts.saturated;
 	else
-		fate = &counts.written;
+		fate = &sfs->counts.written;
 	*fate += n;
 }
 
-void opd_sfile_flush(void)
+void opd_sfile_flush(struct opd_sfiles *sfs)
 {
 	unsigned i;
 
-	if (!agg_used)
+	if (!sfs->agg_used)
 		return;
 	for (i = 0; i < AGG_SIZE; i++) {
-		if (!agg[i].sf)
+		struct agg_slot *a = &sfs->agg[i];
+
+		if (!a->sf)
 			continue;
-		write_one(agg[i].sf, agg[i].key, agg[i].count);
-		agg[i].sf = NULL;
+		write_one(sfs, a->sf, a->key, a->count);
+		a->sf = NULL;
 	}
-	agg_used = 0;
+	sfs->agg_used = 0;
 }
 
-void opd_sfile_add(struct opd_sfile_key const *k, uint64_t key)
+void opd_sfile_add(struct opd_sfiles *sfs, struct opd_sfile_key const *k,
+		   uint64_t key)
 {
-	static unsigned mru;  /* the slot of the previous sample */
-	struct opd_sfile *sf = lookup(k);
+	struct opd_sfile *sf = lookup(sfs, k);
+	struct agg_slot *agg = sfs->agg, *mru = &agg[sfs->mru];
 	uintptr_t h;
 	unsigned i;
 
-	if (agg[mru].sf == sf && agg[mru].key == key && agg[mru].count < UINT32_MAX) {
-		agg[mru].count++;
+	if (mru->sf == sf && mru->key == key && mru->count < UINT32_MAX) {
+		mru->count++;
 		return;
 	}
 	h = ((uintptr_t)sf >> 4) ^ (key * 0x9e3779b97f4a7c15ull >> 20);
@@ -396,79 +433,75 @@ void opd_sfile_add(struct opd_sfile_key const *k, uint64_t key)
 
 		if (a->sf == sf && a->key == key) {
 			if (a->count == UINT32_MAX) {
-				write_one(sf, key, a->count);
+				write_one(sfs, sf, key, a->count);
 				a->count = 0;
 			}
 			a->count++;
-			mru = i;
+			sfs->mru = i;
 			return;
 		}
 		if (!a->sf) {
 			a->sf = sf;
 			a->key = key;
 			a->count = 1;
-			mru = i;
-			if (++agg_used >= AGG_SIZE / 2)
-				opd_sfile_flush();
+			sfs->mru = i;
+			if (++sfs->agg_used >= AGG_SIZE / 2)
+				opd_sfile_flush(sfs);
 			return;
 		}
 	}
 }
 
-struct opd_sfile_counts const *opd_sfile_counts(void)
+struct opd_sfile_counts const *opd_sfile_counts(struct opd_sfiles *sfs)
 {
-	opd_sfile_flush();
-	return &counts;
+	opd_sfile_flush(sfs);
+	return &sfs->counts;
 }
 
-void opd_sfile_reset_counts(void)
+void opd_sfile_reset_counts(struct opd_sfiles *sfs)
 {
-	opd_sfile_flush();
-	memset(&counts, 0, sizeof(counts));
+	opd_sfile_flush(sfs);
+	memset(&sfs->counts, 0, sizeof(sfs->counts));
 }
 
-void opd_sfile_sync_all(void)
+void opd_sfile_sync_all(struct opd_sfiles *sfs)
 {
 	struct opd_sfile *sf;
 
-	opd_sfile_flush();
-	for (sf = lru.lru_next; sf != &lru; sf = sf->lru_next)
+	opd_sfile_flush(sfs);
+	for (sf = sfs->lru.lru_next; sf != &sfs->lru; sf = sf->lru_next)
 		odb_sync(&sf->db);
 }
 
-void opd_sfile_close_all(void)
+void opd_sfile_close_all(struct opd_sfiles *sfs)
 {
-	unsigned i;
-	struct opd_sfile *sf;
+	struct op_hashmap_iter it;
+	struct op_hashmap_entry *e;
 
-	opd_sfile_flush();
-	close_open_files();
+	opd_sfile_flush(sfs);
+	close_open_files(sfs);
 	/* after a reset, save or HUP an old build may have a file again */
-	for (i = 0; i < NR_BUCKETS; i++)
-		for (sf = buckets[i]; sf; sf = sf->hash_next)
-			sf->stale = 0;
+	for (e = op_hashmap_iter_first(&sfs->files, &it); e;
+	     e = op_hashmap_iter_next(&it))
+		OP_HASHMAP_ENTRY(e, struct opd_sfile, ent)->stale = 0;
 }
 
-void opd_sfile_exit(void)
+static void free_sfile(struct op_hashmap_entry *e)
 {
-	int i;
-
-	opd_sfile_close_all();
-	memset(&counts, 0, sizeof(counts));
-	for (i = 0; i < NR_BUCKETS; i++) {
-		struct opd_sfile *sf = buckets[i], *next;
-		for (; sf; sf = next) {
-			next = sf->hash_next;
-			free(sf);
-		}
-		buckets[i] = NULL;
-	}
-	last = NULL;
-	free(samples_dir);
-	samples_dir = NULL;
+	free(OP_HASHMAP_ENTRY(e, struct opd_sfile, ent));
 }
 
-size_t opd_sfile_nr_open(void)
+void opd_sfiles_free(struct opd_sfiles *sfs)
 {
-	return nr_open;
+	if (!sfs)
+		return;
+	opd_sfile_close_all(sfs);
+	op_hashmap_clear(&sfs->files, free_sfile);
+	free(sfs->samples_dir);
+	free(sfs);
+}
+
+size_t opd_sfile_nr_open(struct opd_sfiles const *sfs)
+{
+	return sfs->nr_open;
 }

@@ -24,18 +24,28 @@ struct opd_sfile_key {
 };
 
 struct opd_sfile;
+struct opd_sfiles;
+struct opd_images;
 
-/* samples_dir: SESSION/samples/current. Keeps a pointer to cfg. */
-void opd_sfile_init(struct opd_config const *cfg, char const *samples_dir);
+/*
+ * A cache of the sample files under samples_dir (SESSION/samples/current),
+ * named after the images of images. Keeps pointers to cfg and images.
+ */
+struct opd_sfiles *opd_sfiles_new(struct opd_config const *cfg,
+				  struct opd_images const *images,
+				  char const *samples_dir);
+/* Flush, close the files and free the cache. */
+void opd_sfiles_free(struct opd_sfiles *sfs);
 
 /*
  * Count one sample at key in the file for k. Samples are summed in memory
  * and reach the files on opd_sfile_flush (and sync, close, counts); their
  * fate is then counted in struct opd_sfile_counts.
  */
-void opd_sfile_add(struct opd_sfile_key const *k, uint64_t key);
+void opd_sfile_add(struct opd_sfiles *sfs, struct opd_sfile_key const *k,
+		   uint64_t key);
 /* Write every pending sample to its file. */
-void opd_sfile_flush(void);
+void opd_sfile_flush(struct opd_sfiles *sfs);
 
 /* What became of the samples flushed so far (flushes first). */
 struct opd_sfile_counts {
@@ -44,15 +54,13 @@ struct opd_sfile_counts {
 	uint64_t errors;     /* the file could not be opened or written */
 	uint64_t arcs;       /* callgraph arcs, whatever their fate */
 };
-struct opd_sfile_counts const *opd_sfile_counts(void);
-void opd_sfile_reset_counts(void);
+struct opd_sfile_counts const *opd_sfile_counts(struct opd_sfiles *sfs);
+void opd_sfile_reset_counts(struct opd_sfiles *sfs);
 
-void opd_sfile_sync_all(void);
-void opd_sfile_close_all(void);
-/* Close files and forget every entry (images may be renumbered). */
-void opd_sfile_exit(void);
+void opd_sfile_sync_all(struct opd_sfiles *sfs);
+void opd_sfile_close_all(struct opd_sfiles *sfs);
 
 /* Files currently open (for tests of the LRU bound). */
-size_t opd_sfile_nr_open(void);
+size_t opd_sfile_nr_open(struct opd_sfiles const *sfs);
 
 #endif /* OPD_SFILE_H */

@@ -47,6 +47,7 @@
 struct daemon {
 	struct opd_options opt;
 	struct opd_config cfg;
+	struct opd_core *core;
 	char *session_dir;              /* absolute */
 	struct opd_source src;
 	struct op_control ctl;
@@ -62,19 +63,25 @@ struct daemon {
 
 static void log_msg(char const *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* An informational line in the log, with the time. */
-static void log_msg(char const *fmt, ...)
+/* Every message a line of the log, with the time. */
+static void log_sink(void *ctx, enum op_message_kind kind, char const *text)
 {
 	char stamp[32];
 	time_t now = time(NULL);
+
+	(void)ctx;
+	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", localtime(&now));
+	op_message_write(stderr, stamp, kind, text);
+}
+
+/* An informational line in the log. */
+static void log_msg(char const *fmt, ...)
+{
 	va_list ap;
 
-	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", localtime(&now));
-	fprintf(stderr, "%s: %s ", op_progname(), stamp);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	op_vmessage(OP_MSG_INFO, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static uint64_t monotonic_ns(void)
@@ -121,7 +128,7 @@ static void write_state(struct daemon *d)
 
 static void write_stats(struct daemon *d)
 {
-	opd_stats_write(d->session_dir, opd_core_stats());
+	opd_stats_write(d->session_dir, opd_core_stats(d->core));
 }
 
 /* Emit everything sampled up to until_ns into the files and sync them. */
@@ -129,7 +136,7 @@ static void flush_to(struct daemon *d, uint64_t until_ns)
 {
 	if (d->src.ops && d->src.ops->flush(&d->src, until_ns) < 0)
 		op_error("cannot flush the %s source", d->src.ops->name);
-	opd_core_sync();
+	opd_core_sync(d->core);
 	write_stats(d);
 }
 
@@ -144,7 +151,7 @@ static void deliver(unsigned long const *words, size_t n, void *arg)
 		stream_writer_close(&d->rec);
 		d->recording = 0;
 	}
-	opd_core_process(words, n);
+	opd_core_process(d->core, words, n);
 }
 
 static int start_sampling(struct daemon *d)
@@ -178,9 +185,9 @@ static int do_reset(struct daemon *d)
 	int ret;
 
 	flush_to(d, monotonic_ns());
-	opd_core_close_files();
+	opd_core_close_files(d->core);
 	ret = op_session_reset(d->session_dir);
-	opd_core_reset_stats();
+	opd_core_reset_stats(d->core);
 	write_stats(d);
 	log_msg("session reset");
 	return ret;
@@ -189,11 +196,11 @@ static int do_reset(struct daemon *d)
 static int do_save(struct daemon *d, char const *name, char *err, size_t errlen)
 {
 	flush_to(d, monotonic_ns());
-	opd_core_close_files();
+	opd_core_close_files(d->core);
 	if (op_session_save(d->session_dir, name, err, errlen) < 0)
 		return -1;
-	opd_core_write_session();
-	opd_core_reset_stats();
+	opd_core_write_session(d->core);
+	opd_core_reset_stats(d->core);
 	write_stats(d);
 	log_msg("session saved as '%s'", name);
 	return 0;
@@ -256,7 +263,7 @@ static void handle_signals(struct daemon *d)
 	while (read(d->sigfd, &si, sizeof(si)) == sizeof(si)) {
 		switch (si.ssi_signo) {
 		case SIGHUP:
-			opd_core_close_files();
+			opd_core_close_files(d->core);
 			if (d->log_fd >= 0 && log_open(d) == 0)
 				log_redirect(d);
 			log_msg("SIGHUP: sample files closed, log reopened");
@@ -282,7 +289,7 @@ static void handle_timer(struct daemon *d)
 
 	if (read(d->timerfd, &ticks, sizeof(ticks)) != sizeof(ticks))
 		return;
-	opd_core_sync();
+	opd_core_sync(d->core);
 	write_stats(d);
 }
 
@@ -404,11 +411,11 @@ static void shutdown_daemon(struct daemon *d)
 	stop_sampling(d);
 	flush_to(d, UINT64_MAX);
 	d->src.ops->close(&d->src);
-	opd_core_sync();
+	opd_core_sync(d->core);
 	write_stats(d);
 	log_msg("exiting; statistics:");
-	opd_stats_log(opd_core_stats(), d->opt.verbose);
-	opd_core_exit();
+	opd_stats_log(opd_core_stats(d->core), d->opt.verbose);
+	opd_core_free(d->core);
 	if (d->recording && stream_writer_close(&d->rec) == 0)
 		log_msg("recorded the stream to '%s'", d->opt.record_stream);
 	op_control_close(&d->ctl);
@@ -431,18 +438,18 @@ static int replay(struct daemon *d)
 	if (op_lock_acquire(d->session_dir, getpid(), &owner) < 0)
 		return 1;
 	d->lock_pid = getpid();
-	if (opd_options_save(&d->opt, &d->cfg) < 0 || opd_core_init(&d->cfg) < 0)
+	if (opd_options_save(&d->opt, &d->cfg) < 0 || !(d->core = opd_core_new(&d->cfg)))
 		goto out;
 	if (stream_reader_open(&sr, d->opt.replay) == 0) {
 		while ((n = stream_reader_read(&sr, words, sizeof(words) / sizeof(words[0]))) > 0)
-			opd_core_process(words, (size_t)n);
+			opd_core_process(d->core, words, (size_t)n);
 		stream_reader_close(&sr);
 	}
-	opd_core_sync();
+	opd_core_sync(d->core);
 	write_stats(d);
 	if (d->opt.verbose)
-		opd_stats_log(opd_core_stats(), 1);
-	opd_core_exit();
+		opd_stats_log(opd_core_stats(d->core), 1);
+	opd_core_free(d->core);
 out:
 	op_lock_release(d->session_dir, d->lock_pid);
 	return n == 0 ? 0 : 1;
@@ -478,7 +485,7 @@ static int run(struct daemon *d)
 		close(d->log_fd);
 		d->log_fd = -1;
 	}
-	if (opd_core_init(&d->cfg) < 0)
+	if (!(d->core = opd_core_new(&d->cfg)))
 		goto fail_unlock;
 	if (d->opt.record_stream) {
 		if (stream_writer_open(&d->rec, d->opt.record_stream) < 0)
@@ -512,7 +519,7 @@ fail_source:
 fail_core:
 	if (d->recording)
 		stream_writer_close(&d->rec);
-	opd_core_exit();
+	opd_core_free(d->core);
 fail_unlock:
 	op_lock_release(d->session_dir, d->lock_pid);
 	return 1;
@@ -528,6 +535,7 @@ int main(int argc, char const **argv)
 	d.sigfd = d.timerfd = -1;
 	op_set_progname("oprofiled");
 	opd_options_parse(&d.opt, &d.cfg, argc, argv);
+	op_set_message_sink(log_sink, NULL);
 	if (op_session_create(d.opt.session_dir) < 0)
 		return 1;
 	d.session_dir = realpath(d.opt.session_dir, NULL);

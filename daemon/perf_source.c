@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "op_message.h"
+#include "op_util.h"
 #include "perf_source_int.h"
 
 uint64_t perf_source_now(void)
@@ -34,14 +34,14 @@ static int online_cpus(int **cpus)
 {
 	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
 	char line[4096], *p = line, *end;
-	int n = 0, cap = 64;
+	size_t n = 0, cap = 0;
 
 	if (!f)
 		return -errno;
 	if (!fgets(line, sizeof(line), f))
 		line[0] = '\0';
 	fclose(f);
-	*cpus = op_xmalloc(cap * sizeof(**cpus));
+	*cpus = NULL;
 	for (;;) {
 		long a = strtol(p, &end, 10), b = a;
 
@@ -50,17 +50,14 @@ static int online_cpus(int **cpus)
 		if (*end == '-')
 			b = strtol(end + 1, &end, 10);
 		for (; a <= b; a++) {
-			if (n == cap) {
-				cap *= 2;
-				*cpus = op_xrealloc(*cpus, cap * sizeof(**cpus));
-			}
+			OP_ALLOC_GROW(*cpus, n + 1, cap);
 			(*cpus)[n++] = (int)a;
 		}
 		if (*end != ',')
 			break;
 		p = end + 1;
 	}
-	return n ? n : -ENOENT;
+	return n ? (int)n : -ENOENT;
 }
 
 static void fill_attr(struct perf_source const *ps,
@@ -109,12 +106,11 @@ static int open_event(struct perf_source *ps, unsigned ci, unsigned e)
 			  PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		op_error("cannot open perf event '%s' on cpu %d: %s",
-			 ev->name ? ev->name : "?", ps->cpus[ci],
-			 strerror(errno));
+		op_error_errno("cannot open perf event '%s' on cpu %d",
+			       ev->name ? ev->name : "?", ps->cpus[ci]);
 		if (err == -EACCES || err == -EPERM)
-			fprintf(stderr, "hint: run as root, or lower "
-				"/proc/sys/kernel/perf_event_paranoid\n");
+			op_hint("run as root, or lower "
+				"/proc/sys/kernel/perf_event_paranoid");
 		return err;
 	}
 	ps->fds[ci * ps->nr_events + e] = fd;
@@ -155,14 +151,13 @@ static int attach_event(struct perf_source *ps, unsigned ci, unsigned e)
 
 	if (e && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, lead)) {
 		err = -errno;
-		return op_error("cannot share cpu %d's ring with event '%s': %s",
-				ps->cpus[ci], ps->events[e].name ?
-				ps->events[e].name : "?", strerror(errno)), err;
+		return op_error_errno("cannot share cpu %d's ring with event '%s'",
+				      ps->cpus[ci], ps->events[e].name ?
+				      ps->events[e].name : "?"), err;
 	}
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &id)) {
 		err = -errno;
-		return op_error("cannot get the id of a perf event: %s",
-				strerror(errno)), err;
+		return op_error_errno("cannot get the id of a perf event"), err;
 	}
 	ps->ids[ps->nr_ids].id = id;
 	ps->ids[ps->nr_ids].event = e;
@@ -354,11 +349,7 @@ static void handle_grouped(struct perf_source *ps, size_t i, size_t j)
 		start[q->ent[k].src + 1]++;
 	for (unsigned c = 0; c < ps->nr_cpus; c++)
 		start[c + 1] += start[c];
-	if (ps->group_cap < j - i) {
-		ps->group_cap = q->cap;
-		ps->group = op_xrealloc(ps->group,
-					ps->group_cap * sizeof(*ps->group));
-	}
+	OP_ALLOC_GROW(ps->group, j - i, ps->group_cap);
 	for (size_t k = i; k < j; k++)
 		ps->group[start[q->ent[k].src]++] = k;
 	for (size_t k = 0; k < j - i; k++)

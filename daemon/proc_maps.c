@@ -7,14 +7,22 @@
 #include <string.h>
 
 #include "cookie_table.h"
-#include "op_message.h"
 #include "op_stream.h"
+#include "op_util.h"
 #include "proc_maps.h"
+
+static int proc_cmp(void const *data, struct op_hashmap_entry const *a,
+		    struct op_hashmap_entry const *b, void const *keydata)
+{
+	(void)data;
+	(void)keydata;
+	return OP_HASHMAP_ENTRY(a, struct proc, ent)->tgid !=
+	       OP_HASHMAP_ENTRY(b, struct proc, ent)->tgid;
+}
 
 void pm_init(struct proc_table *pt)
 {
-	pt->mask = 255;
-	pt->bucket = op_xcalloc(pt->mask + 1, sizeof(*pt->bucket));
+	op_hashmap_init(&pt->procs, proc_cmp, NULL, 256);
 	pt->nr = 0;
 	pt->cache = NULL;
 	pt->dead = NULL;
@@ -29,77 +37,44 @@ static void proc_free(struct proc *p)
 	free(p);
 }
 
+static void free_entry(struct op_hashmap_entry *e)
+{
+	proc_free(OP_HASHMAP_ENTRY(e, struct proc, ent));
+}
+
 void pm_free(struct proc_table *pt)
 {
-	for (size_t i = 0; i <= pt->mask; i++) {
-		struct proc *p = pt->bucket[i], *next;
-
-		for (; p; p = next) {
-			next = p->next;
-			proc_free(p);
-		}
-	}
-	free(pt->bucket);
+	op_hashmap_clear(&pt->procs, free_entry);
 	free(pt->dead);
 	memset(pt, 0, sizeof(*pt));
 }
 
-static size_t bucket_of(struct proc_table const *pt, unsigned long tgid)
-{
-	return (tgid * 0x9E3779B97F4A7C15ULL >> 20) & pt->mask;
-}
-
 struct proc *pm_find(struct proc_table *pt, unsigned long tgid)
 {
-	struct proc *p;
+	struct proc key;
+	struct op_hashmap_entry *e;
 
 	if (pt->cache && pt->cache->tgid == tgid)
 		return pt->cache;
-	for (p = pt->bucket[bucket_of(pt, tgid)]; p; p = p->next) {
-		if (p->tgid == tgid) {
-			pt->cache = p;
-			return p;
-		}
-	}
-	return NULL;
-}
-
-static void grow_buckets(struct proc_table *pt)
-{
-	size_t old_mask = pt->mask;
-	struct proc **old = pt->bucket;
-
-	pt->mask = old_mask * 2 + 1;
-	pt->bucket = op_xcalloc(pt->mask + 1, sizeof(*pt->bucket));
-	for (size_t i = 0; i <= old_mask; i++) {
-		struct proc *p = old[i], *next;
-
-		for (; p; p = next) {
-			size_t b = bucket_of(pt, p->tgid);
-
-			next = p->next;
-			p->next = pt->bucket[b];
-			pt->bucket[b] = p;
-		}
-	}
-	free(old);
+	key.tgid = tgid;
+	op_hashmap_entry_init(&key.ent, op_hash_u64(tgid));
+	e = op_hashmap_get(&pt->procs, &key.ent, NULL);
+	if (!e)
+		return NULL;
+	return pt->cache = OP_HASHMAP_ENTRY(e, struct proc, ent);
 }
 
 struct proc *pm_get(struct proc_table *pt, unsigned long tgid)
 {
 	struct proc *p = pm_find(pt, tgid);
-	size_t b;
 
 	if (p)
 		return p;
-	if (pt->nr >= pt->mask)
-		grow_buckets(pt);
 	p = op_xcalloc(1, sizeof(*p));
 	p->tgid = tgid;
 	p->app_cookie = OP_NO_COOKIE;
-	b = bucket_of(pt, tgid);
-	p->next = pt->bucket[b];
-	pt->bucket[b] = p;
+	op_hashmap_entry_init(&p->ent, op_hash_u64(tgid));
+	op_hashmap_add(&pt->procs, &p->ent);
 	pt->nr++;
 	pt->cache = p;
 	return p;
@@ -107,20 +82,15 @@ struct proc *pm_get(struct proc_table *pt, unsigned long tgid)
 
 void pm_drop(struct proc_table *pt, unsigned long tgid)
 {
-	struct proc **pp = &pt->bucket[bucket_of(pt, tgid)];
+	struct proc *p = pm_find(pt, tgid);
 
-	for (; *pp; pp = &(*pp)->next) {
-		struct proc *p = *pp;
-
-		if (p->tgid != tgid)
-			continue;
-		*pp = p->next;
-		if (pt->cache == p)
-			pt->cache = NULL;
-		proc_free(p);
-		pt->nr--;
+	if (!p)
 		return;
-	}
+	op_hashmap_remove(&pt->procs, &p->ent, NULL);
+	if (pt->cache == p)
+		pt->cache = NULL;
+	proc_free(p);
+	pt->nr--;
 }
 
 struct proc *pm_fork(struct proc_table *pt, unsigned long parent,
@@ -140,10 +110,7 @@ struct proc *pm_fork(struct proc_table *pt, unsigned long parent,
 		return c;
 	c->app_cookie = p->app_cookie;
 	c->exec_pending = p->exec_pending;
-	if (c->cap < p->nr) {
-		c->cap = p->nr;
-		c->vma = op_xrealloc(c->vma, c->cap * sizeof(*c->vma));
-	}
+	OP_ALLOC_GROW(c->vma, p->nr, c->cap);
 	for (size_t i = 0; i < p->nr; i++) {
 		c->vma[i] = p->vma[i];
 		if (c->vma[i].flags & VMA_ANON)
@@ -167,11 +134,7 @@ void pm_exit(struct proc_table *pt, unsigned long tgid, unsigned long round)
 	if (!p)
 		return;
 	p->exit_round = round;
-	if (pt->nr_dead == pt->cap_dead) {
-		pt->cap_dead = pt->cap_dead ? pt->cap_dead * 2 : 64;
-		pt->dead = op_xrealloc(pt->dead,
-				       pt->cap_dead * sizeof(*pt->dead));
-	}
+	OP_ALLOC_GROW(pt->dead, pt->nr_dead + 1, pt->cap_dead);
 	pt->dead[pt->nr_dead].tgid = tgid;
 	pt->dead[pt->nr_dead].round = round;
 	pt->nr_dead++;
@@ -223,12 +186,7 @@ bool pm_is_anon_name(char const *name, size_t len)
 /* Room for n more VMAs. */
 static void reserve(struct proc *p, size_t n)
 {
-	if (p->cap - p->nr >= n)
-		return;
-	p->cap = p->cap ? p->cap * 2 : 16;
-	if (p->cap - p->nr < n)
-		p->cap = p->nr + n;
-	p->vma = op_xrealloc(p->vma, p->cap * sizeof(*p->vma));
+	OP_ALLOC_GROW(p->vma, p->nr + n, p->cap);
 }
 
 /*

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "op_hashmap.h"
+
 struct cookie_table;
 
 #define VMA_ANON 0x1u
@@ -35,6 +37,7 @@ struct vma {
 };
 
 struct proc {
+	struct op_hashmap_entry ent;	/* in proc_table.procs, by tgid */
 	unsigned long tgid;
 	unsigned long app_cookie;	/* main binary, or OP_NO_COOKIE */
 	bool exec_pending;	/* exec'ed: the next file VMA is the app */
@@ -44,7 +47,6 @@ struct proc {
 	size_t last;		/* index of the last hit: samples cluster */
 	unsigned long exit_round;	/* 0: alive; else the round it exited */
 	uint64_t reread_ns;	/* last /proc/PID/maps re-read; 0: never */
-	struct proc *next;	/* hash chain */
 };
 
 /* A process that exited, kept until pm_reap says it is old enough. */
@@ -54,9 +56,8 @@ struct pm_dead {
 };
 
 struct proc_table {
-	struct proc **bucket;	/* chains by tgid */
-	size_t mask;		/* buckets - 1 (power of two) */
-	size_t nr;		/* processes */
+	struct op_hashmap procs;	/* struct proc by tgid */
+	size_t nr;		/* processes (the map's size) */
 	struct proc *cache;	/* last process found */
 	struct pm_dead *dead;	/* exited, not yet dropped */
 	size_t nr_dead;

@@ -20,12 +20,10 @@ int stream_writer_open(struct stream_writer *sw, char const *path)
 	sw->words = 0;
 	sw->f = fopen(path, "we");
 	if (!sw->f)
-		return op_error("cannot create stream file '%s': %s", path,
-				strerror(errno));
+		return op_error_errno("cannot create stream file '%s'", path);
 	sw->path = op_xstrdup(path);
 	if (fwrite(&h, sizeof(h), 1, sw->f) != 1) {
-		op_error("cannot write stream file '%s': %s", path,
-			 strerror(errno));
+		op_error_errno("cannot write stream file '%s'", path);
 		fclose(sw->f);
 		free(sw->path);
 		return -1;
@@ -37,8 +35,7 @@ int stream_writer_write(struct stream_writer *sw, unsigned long const *w,
 			size_t n)
 {
 	if (n && fwrite(w, W, n, sw->f) != n)
-		return op_error("cannot write stream file '%s': %s", sw->path,
-				strerror(errno));
+		return op_error_errno("cannot write stream file '%s'", sw->path);
 	sw->words += n;
 	return 0;
 }
@@ -48,8 +45,7 @@ int stream_writer_close(struct stream_writer *sw)
 	int err = 0;
 
 	if (fclose(sw->f))
-		err = op_error("cannot write stream file '%s': %s", sw->path,
-			       strerror(errno));
+		err = op_error_errno("cannot write stream file '%s'", sw->path);
 	free(sw->path);
 	sw->f = NULL;
 	sw->path = NULL;
@@ -80,8 +76,7 @@ int stream_reader_open(struct stream_reader *sr, char const *path)
 	sr->words = 0;
 	sr->f = fopen(path, "re");
 	if (!sr->f)
-		return op_error("cannot open stream file '%s': %s", path,
-				strerror(errno));
+		return op_error_errno("cannot open stream file '%s'", path);
 	sr->path = op_xstrdup(path);
 	if (check_header(sr)) {
 		stream_reader_close(sr);
@@ -95,8 +90,7 @@ long stream_reader_read(struct stream_reader *sr, unsigned long *w, size_t max)
 	size_t got = fread(w, 1, max * W, sr->f);
 
 	if (ferror(sr->f))
-		return op_error("cannot read stream file '%s': %s", sr->path,
-				strerror(errno));
+		return op_error_errno("cannot read stream file '%s'", sr->path);
 	/* fread fills the request unless the file ends */
 	if (got % W)
 		return op_error("stream file '%s' ends with a partial word at byte %llu",

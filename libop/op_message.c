@@ -1,4 +1,5 @@
-/* Shared error/warning output and allocation helpers; see op_message.h. */
+/* Shared message output and allocation helpers; see op_message.h. */
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,11 @@
 #include "op_message.h"
 
 static char const *progname = "oprofile";
+
+static void default_sink(void *ctx, enum op_message_kind kind, char const *text);
+
+static op_message_sink sink = default_sink;
+static void *sink_ctx;
 
 void op_set_progname(char const *name)
 {
@@ -19,18 +25,70 @@ char const *op_progname(void)
 	return progname;
 }
 
-static void report(char const *kind, char const *fmt, va_list ap)
+char const *op_message_kind_name(enum op_message_kind kind)
 {
-	fprintf(stderr, "%s: %s: ", progname, kind);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	static char const *const names[] = {
+		[OP_MSG_FATAL] = "fatal", [OP_MSG_ERROR] = "error",
+		[OP_MSG_WARN] = "warning", [OP_MSG_INFO] = "",
+		[OP_MSG_HINT] = "hint",
+	};
+
+	return kind <= OP_MSG_HINT ? names[kind] : "";
+}
+
+void op_message_write(FILE *out, char const *stamp, enum op_message_kind kind,
+		      char const *text)
+{
+	/* a hint continues the message above it: no program name */
+	if (kind == OP_MSG_HINT)
+		fprintf(out, "hint: %s\n", text);
+	else if (kind == OP_MSG_INFO)
+		fprintf(out, "%s: %s%s%s\n", progname, stamp ? stamp : "",
+			stamp ? " " : "", text);
+	else
+		fprintf(out, "%s: %s%s%s: %s\n", progname, stamp ? stamp : "",
+			stamp ? " " : "", op_message_kind_name(kind), text);
+}
+
+static void default_sink(void *ctx, enum op_message_kind kind, char const *text)
+{
+	(void)ctx;
+	op_message_write(stderr, NULL, kind, text);
+}
+
+void op_set_message_sink(op_message_sink new_sink, void *ctx)
+{
+	sink = new_sink ? new_sink : default_sink;
+	sink_ctx = new_sink ? ctx : NULL;
+}
+
+/* Format into a buffer (long messages are cut) and hand it to the sink. */
+static void emit(enum op_message_kind kind, char const *suffix,
+		 char const *fmt, va_list ap)
+{
+	char text[4096];
+	int n = vsnprintf(text, sizeof(text), fmt, ap);
+
+	if (n < 0)
+		text[0] = '\0';
+	if (suffix) {
+		size_t len = strlen(text);
+
+		snprintf(text + len, sizeof(text) - len, ": %s", suffix);
+	}
+	sink(sink_ctx, kind, text);
+}
+
+void op_vmessage(enum op_message_kind kind, char const *fmt, va_list ap)
+{
+	emit(kind, NULL, fmt, ap);
 }
 
 void op_die(char const *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	report("fatal", fmt, ap);
+	emit(OP_MSG_FATAL, NULL, fmt, ap);
 	va_end(ap);
 	exit(1);
 }
@@ -39,7 +97,7 @@ int op_error(char const *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	report("error", fmt, ap);
+	emit(OP_MSG_ERROR, NULL, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -48,8 +106,68 @@ void op_warn(char const *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	report("warning", fmt, ap);
+	emit(OP_MSG_WARN, NULL, fmt, ap);
 	va_end(ap);
+}
+
+void op_info(char const *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	emit(OP_MSG_INFO, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void op_hint(char const *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	emit(OP_MSG_HINT, NULL, fmt, ap);
+	va_end(ap);
+}
+
+int op_error_errno(char const *fmt, ...)
+{
+	char const *why = strerror(errno);
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(OP_MSG_ERROR, why, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void op_die_errno(char const *fmt, ...)
+{
+	char const *why = strerror(errno);
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(OP_MSG_FATAL, why, fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+void op_warn_errno(char const *fmt, ...)
+{
+	char const *why = strerror(errno);
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(OP_MSG_WARN, why, fmt, ap);
+	va_end(ap);
+}
+
+void op_usage_error(char const *usage, char const *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(OP_MSG_ERROR, NULL, fmt, ap);
+	va_end(ap);
+	if (usage)
+		op_hint("%s", usage);
+	exit(2);
 }
 
 void *op_xmalloc(size_t n)

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op_message.h"
+#include "op_util.h"
 #include "pp_binary.h"
 
 static bool is_code_symbol(asymbol const *s)
@@ -106,8 +106,7 @@ static void map_sections(struct pp_binary *b, bfd *abfd)
 		if ((f & (SEC_ALLOC | SEC_LOAD | SEC_HAS_CONTENTS)) !=
 		    (SEC_ALLOC | SEC_LOAD | SEC_HAS_CONTENTS))
 			continue;
-		b->secs = op_xrealloc(b->secs,
-				      (b->nr_secs + 1) * sizeof(*b->secs));
+		OP_ALLOC_GROW(b->secs, b->nr_secs + 1, b->alloc_secs);
 		b->secs[b->nr_secs++] = (struct pp_section_map){
 			.filepos = (uint64_t)sec->filepos,
 			.size = bfd_section_size(sec),

@@ -1,15 +1,18 @@
 /*
- * Sample keys to addresses, and releasing a binary (see pp_binary.h):
- * the part of a binary handle that does not depend on where its symbols
- * came from.
+ * Sample keys to addresses, releasing a binary, and opening a sampled
+ * image's symbols from wherever they come from (see pp_binary.h).
  */
 #include "config.h"
 
 #include <bfd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pp_binary.h"
+#include "pp_kernel.h"
+#include "pp_locate.h"
 
 bool pp_binary_vma(struct pp_binary const *b, uint64_t key, uint64_t *vma)
 {
@@ -40,4 +43,56 @@ void pp_binary_free(struct pp_binary *b)
 	if (b->abfd)
 		bfd_close(b->abfd);
 	memset(b, 0, sizeof(*b));
+}
+
+void pp_image_locate(struct pp_image *im, struct pp_image_ref const *ref,
+		     struct pp_locate *locate)
+{
+	struct stat st;
+
+	if (ref->kern || ref->anon)
+		return;
+	im->path = pp_locate_image(locate, ref->name, im->why, sizeof(im->why));
+	if (im->path && !stat(im->path, &st)) {
+		im->have_mtime = true;
+		im->mtime = (uint64_t)st.st_mtime;
+	}
+}
+
+enum pp_image_failure pp_image_open(struct pp_image *im,
+				    struct pp_image_ref const *ref,
+				    bool is_kernel, struct pp_kernels *kernels,
+				    char *what, size_t whatlen)
+{
+	char err[1024];
+
+	if (ref->anon)
+		return PP_IMAGE_OK;
+	if (ref->kern || (is_kernel && !im->path)) {
+		struct pp_kernel *k = pp_kernels_get(kernels, ref->session);
+
+		if (!k || !pp_kernel_binary(k, ref->name, &im->bin, err,
+					    sizeof(err)))
+			return PP_IMAGE_OK;
+		snprintf(what, whatlen, "no symbols for kernel image '%s': %s",
+			 ref->display, err);
+		return PP_IMAGE_NO_KERNEL_SYMBOLS;
+	}
+	if (!im->path) {
+		snprintf(what, whatlen, "cannot find binary '%s' (%s)",
+			 ref->display, im->why);
+		return PP_IMAGE_NOT_FOUND;
+	}
+	if (!pp_bfd_open(&im->bin, im->path, is_kernel, err, sizeof(err)))
+		return PP_IMAGE_OK;
+	snprintf(what, whatlen, "cannot read symbols of '%s': %s", im->path,
+		 err);
+	return PP_IMAGE_UNREADABLE;
+}
+
+void pp_image_free(struct pp_image *im)
+{
+	pp_binary_free(&im->bin);
+	free(im->path);
+	memset(im, 0, sizeof(*im));
 }

@@ -35,7 +35,7 @@ struct pp_binary {
 	enum pp_keymap keymap;
 	uint64_t base;                  /* PP_KEY_BASE */
 	struct pp_section_map *secs;    /* PP_KEY_FILEPOS, sorted by filepos */
-	size_t nr_secs;
+	size_t nr_secs, alloc_secs;
 	struct bfd *abfd;               /* when read with libbfd: line info */
 	struct bfd_symbol **bfd_syms;   /* its full symbol table (may be empty) */
 	bool dynamic;                   /* symbols are dynamic-symbol ranges */
@@ -60,5 +60,66 @@ int pp_bfd_open(struct pp_binary *b, char const *path, bool is_kernel,
  */
 int pp_binary_linenr(struct pp_binary const *b, uint64_t vma, char **file,
 		     unsigned *line);
+
+/*
+ * Opening a sampled image's symbols: the one path for the sample report
+ * (pp_populate.c) and the call graph (pp_callgraph.c). A user binary is
+ * located (pp_locate.h) and read with libbfd; a kernel image (by its
+ * {kern} name, or a binary a sample header calls kernel that cannot be
+ * found) takes its symbols from its session's saved kallsyms; an
+ * anonymous region has none.
+ *
+ *	struct pp_image im = { 0 };
+ *	pp_image_locate(&im, &ref, locate);	(before reading samples:
+ *						 im.mtime tells stale ones)
+ *	failure = pp_image_open(&im, &ref, is_kernel, kernels, what, len);
+ *	... im.bin ...
+ *	pp_image_free(&im);
+ */
+struct pp_kernels;
+struct pp_locate;
+
+/* A sampled image, as its sample files name it. */
+struct pp_image_ref {
+	char const *name;       /* sampled path, or kernel image name */
+	char const *display;    /* as reports name it */
+	bool kern;              /* a {kern} image */
+	bool anon;              /* an anonymous region */
+	size_t session;         /* its session (for kernel symbols) */
+};
+
+struct pp_image {
+	char *path;             /* the located binary, or NULL */
+	char why[1024];         /* why path is NULL */
+	bool have_mtime;
+	uint64_t mtime;         /* of path */
+	struct pp_binary bin;   /* its symbols; empty when it has none */
+};
+
+/* Why an image has no symbols; the caller says what that costs. */
+enum pp_image_failure {
+	PP_IMAGE_OK,            /* symbols, or none to expect (anon, no kallsyms) */
+	PP_IMAGE_NO_KERNEL_SYMBOLS,
+	PP_IMAGE_NOT_FOUND,
+	PP_IMAGE_UNREADABLE,
+};
+
+/* Locate a user binary (not kernel, not anon) and take its mtime. */
+void pp_image_locate(struct pp_image *im, struct pp_image_ref const *ref,
+		     struct pp_locate *locate);
+
+/*
+ * Open the symbols of a located image. is_kernel: a sample header calls
+ * the image kernel. On failure what gets "no symbols for kernel image
+ * 'X': ERR", "cannot find binary 'X' (WHY)" or "cannot read symbols of
+ * 'PATH': ERR".
+ */
+enum pp_image_failure pp_image_open(struct pp_image *im,
+				    struct pp_image_ref const *ref,
+				    bool is_kernel, struct pp_kernels *kernels,
+				    char *what, size_t whatlen);
+
+/* Close the binary and forget the path; im can be located again. */
+void pp_image_free(struct pp_image *im);
 
 #endif /* PP_BINARY_H */

@@ -29,9 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "op_message.h"
+#include "op_util.h"
 #include "pp_binary.h"
 #include "pp_invert.h"
 #include "pp_kernel.h"
@@ -60,9 +59,7 @@ struct cgimg {
 	size_t session;          /* a file's session (kernel symbols) */
 	bool is_kernel;          /* a header says so (a vmlinux by path) */
 	char *display;           /* as reports name it */
-	struct pp_binary bin;    /* while its side is being resolved */
-	bool have_mtime;
-	uint64_t mtime;          /* of the located binary */
+	struct pp_image img;     /* while its side is being resolved */
 	struct cgsym *syms;      /* per symbol of bin, kept after closing */
 	size_t nr_syms;
 	uint64_t nr_stale;       /* arcs from a changed binary */
@@ -217,65 +214,42 @@ static void note_image(struct cg *ctx, struct cgimg const *im,
 			"without symbols", what);
 }
 
-/* The symbols of an image, as pp_populate.c opens them. */
+/* The symbols of an image, through the same opener as the samples'. */
 static void open_image(struct cg *ctx, struct cgimg *im)
 {
-	char why[1024], err[1024], what[2560];
-	char *path = NULL;
-	struct stat st;
+	struct pp_image_ref ref = {
+		.name = im->name, .display = im->display, .kern = im->kern,
+		.anon = im->anon, .session = im->session,
+	};
+	char what[8192];
 
 	if (im->anon)
 		return;
-	if (!im->kern) {
-		path = pp_locate_image(ctx->opts->locate, im->name, why,
-				       sizeof(why));
-		if (path && !stat(path, &st)) {
-			im->have_mtime = true;
-			im->mtime = (uint64_t)st.st_mtime;
-		}
-	}
-	if (im->kern || (im->is_kernel && !path)) {
-		struct pp_kernel *k = pp_kernels_get(ctx->kernels, im->session);
-
-		if (k && pp_kernel_binary(k, im->name, &im->bin, err,
-					  sizeof(err))) {
-			snprintf(what, sizeof(what), "no symbols for kernel "
-				 "image '%s': %s", im->display, err);
-			note_image(ctx, im, what);
-		}
-	} else if (!path) {
-		snprintf(what, sizeof(what), "cannot find binary '%s' (%s)",
-			 im->display, why);
+	pp_image_locate(&im->img, &ref, ctx->opts->locate);
+	if (pp_image_open(&im->img, &ref, im->is_kernel, ctx->kernels, what,
+			  sizeof(what)))
 		note_image(ctx, im, what);
-	} else if (pp_bfd_open(&im->bin, path, im->is_kernel, err,
-			       sizeof(err))) {
-		snprintf(what, sizeof(what), "cannot read symbols of '%s': %s",
-			 path, err);
-		note_image(ctx, im, what);
-	}
-	free(path);
-	if (!im->syms && im->bin.symtab.n) {
-		im->nr_syms = im->bin.symtab.n;
+	if (!im->syms && im->img.bin.symtab.n) {
+		im->nr_syms = im->img.bin.symtab.n;
 		im->syms = op_xcalloc(im->nr_syms, sizeof(*im->syms));
 	}
 }
 
 static void close_image(struct cgimg *im)
 {
-	pp_binary_free(&im->bin);
-	memset(&im->bin, 0, sizeof(im->bin));
+	pp_image_free(&im->img);
 }
 
 /* The symbol of an image's key, named on first use; NO_SYMBOL if none. */
 static long symbol_at(struct cg *ctx, struct cgimg *im, uint64_t key)
 {
 	struct pp_populate_opts const *o = ctx->opts;
-	struct pp_symtab const *t = &im->bin.symtab;
+	struct pp_symtab const *t = &im->img.bin.symtab;
 	struct pp_symbol const *s;
 	struct cgsym *cs;
 	uint64_t vma;
 
-	if (!pp_binary_vma(&im->bin, key, &vma) ||
+	if (!pp_binary_vma(&im->img.bin, key, &vma) ||
 	    !(s = pp_symtab_find(t, vma)))
 		return NO_SYMBOL;
 	if ((size_t)(s - t->v) >= im->nr_syms)
@@ -287,7 +261,7 @@ static long symbol_at(struct cg *ctx, struct cgimg *im, uint64_t key)
 		cs->wanted = pp_symbol_wanted(o, s->name, cs->name);
 		cs->vma = s->start;
 		if (o->debug_info)
-			pp_binary_linenr(&im->bin, s->start, &cs->file,
+			pp_binary_linenr(&im->img.bin, s->start, &cs->file,
 					 &cs->line);
 	}
 	return s - t->v;
@@ -295,10 +269,7 @@ static long symbol_at(struct cg *ctx, struct cgimg *im, uint64_t key)
 
 static void add_pending(struct cg *ctx, struct pending const *a)
 {
-	if (ctx->n == ctx->alloc) {
-		ctx->alloc = ctx->alloc ? 2 * ctx->alloc : 1024;
-		ctx->v = op_xrealloc(ctx->v, ctx->alloc * sizeof(*ctx->v));
-	}
+	OP_ALLOC_GROW(ctx->v, ctx->n + 1, ctx->alloc);
 	ctx->v[ctx->n++] = *a;
 }
 
@@ -357,8 +328,8 @@ static void read_caller_image(struct cg *ctx, size_t const *files, size_t n,
 	open_image(ctx, im);
 	for (size_t i = 0; i < n; i++) {
 		struct pp_sfile const *f = &ctx->files->cg[files[i]];
-		bool stale = im->have_mtime && r[i].h.mtime &&
-			     r[i].h.mtime != im->mtime;
+		bool stale = im->img.have_mtime && r[i].h.mtime &&
+			     r[i].h.mtime != im->img.mtime;
 		struct pending a = {
 			.file = files[i], .from_img = b,
 			.to_img = ctx->c_of[files[i]],
@@ -557,8 +528,7 @@ static void make_arcs(struct cg *ctx)
 
 		if (!last || last->caller != raw[i].caller ||
 		    last->callee != raw[i].callee) {
-			p->arcs = op_xrealloc(p->arcs, (p->nr_arcs + 1) *
-					      sizeof(*p->arcs));
+			OP_ALLOC_GROW(p->arcs, p->nr_arcs + 1, p->alloc_arcs);
 			last = &p->arcs[p->nr_arcs++];
 			*last = (struct pp_arc){
 				.caller = raw[i].caller,

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op_message.h"
+#include "op_util.h"
 #include "pp_classes.h"
 
 int pp_merge_parse(char const *text, struct pp_merge *m,
@@ -223,7 +223,7 @@ int pp_classify(struct pp_filelist *files, struct pp_merge const *merge,
 
 		if (find_class(out, &k) < out->n)
 			continue;
-		out->v = op_xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+		OP_ALLOC_GROW(out->v, out->n + 1, out->alloc);
 		k.event = op_xstrdup(k.event);
 		out->v[out->n++] = k;
 	}
@@ -264,25 +264,16 @@ void pp_classes_free(struct pp_classes *c)
 char *pp_class_describe(struct pp_classes const *c, size_t i)
 {
 	struct pp_class const *k = &c->v[i];
-	char *s;
-	int rc;
 
 	switch (c->axis) {
 	case PP_AXIS_TGID:
-		rc = asprintf(&s, "Processes with a thread group ID of %d",
-			      k->tgid);
-		break;
+		return op_xasprintf("Processes with a thread group ID of %d",
+				    k->tgid);
 	case PP_AXIS_TID:
-		rc = asprintf(&s, "Processes with a thread ID of %d", k->tid);
-		break;
+		return op_xasprintf("Processes with a thread ID of %d", k->tid);
 	case PP_AXIS_CPU:
-		rc = asprintf(&s, "Samples on CPU %d", k->cpu);
-		break;
+		return op_xasprintf("Samples on CPU %d", k->cpu);
 	default:
-		rc = asprintf(&s, "%s", "");
-		break;
+		return op_xstrdup("");
 	}
-	if (rc < 0)
-		op_die("out of memory");
-	return s;
 }

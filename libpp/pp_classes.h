@@ -43,7 +43,7 @@ struct pp_class {
 
 struct pp_classes {
 	struct pp_class *v;
-	size_t n;
+	size_t n, alloc;
 	enum pp_axis axis;
 };
 

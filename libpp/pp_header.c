@@ -7,7 +7,7 @@
 
 #include "op_cpu_type.h"
 #include "op_events.h"
-#include "op_message.h"
+#include "op_util.h"
 #include "pp_header.h"
 
 static char const *um_value_desc(struct op_unit_mask const *um, int value)
@@ -54,7 +54,6 @@ char *pp_header_cpu_line(struct pp_classes const *c)
 {
 	char const *pretty = NULL;
 	double mhz = 0;
-	char *s;
 
 	for (size_t i = 0; i < c->n && !pretty; i++) {
 		if (!c->v[i].has_header)
@@ -64,41 +63,31 @@ char *pp_header_cpu_line(struct pp_classes const *c)
 		if (!pretty)
 			pretty = "unknown cpu type";
 	}
-	if (asprintf(&s, "CPU: %s, speed %g MHz (estimated)",
-		     pretty ? pretty : "unknown cpu type", mhz) < 0)
-		op_die("out of memory");
-	return s;
+	return op_xasprintf("CPU: %s, speed %g MHz (estimated)",
+			    pretty ? pretty : "unknown cpu type", mhz);
 }
 
 char *pp_header_event_line(struct pp_events *ev, struct pp_class const *k)
 {
 	char const *desc, *um_desc;
 	char um[64];
-	char *s;
-	int rc;
 
 	pp_event_text(ev, k, &desc, &um_desc);
-	if (k->has_header && k->header.cpu_type == CPU_TIMER_INT) {
-		rc = asprintf(&s, "Profiling through timer interrupt / software "
-			      "clock%s%s%s, count %d ns",
-			      strcmp(k->event, "CPU_CLOCK") ? " (" : "",
-			      strcmp(k->event, "CPU_CLOCK") ? k->event : "",
-			      strcmp(k->event, "CPU_CLOCK") ? ")" : "",
-			      k->count);
-	} else {
-		if (k->unit_mask < 0)
-			snprintf(um, sizeof(um), "any unit mask (merged)");
-		else
-			snprintf(um, sizeof(um), "a unit mask of 0x%02x",
-				 k->unit_mask);
-		rc = asprintf(&s, "Counted %s events (%s) with %s (%s) count %d",
-			      k->event, desc ? desc : "no description",
-			      um, um_desc ? um_desc : k->unit_mask < 0 ?
-			      "all" : "no description", k->count);
-	}
-	if (rc < 0)
-		op_die("out of memory");
-	return s;
+	if (k->has_header && k->header.cpu_type == CPU_TIMER_INT)
+		return op_xasprintf("Profiling through timer interrupt / "
+				    "software clock%s%s%s, count %d ns",
+				    strcmp(k->event, "CPU_CLOCK") ? " (" : "",
+				    strcmp(k->event, "CPU_CLOCK") ? k->event : "",
+				    strcmp(k->event, "CPU_CLOCK") ? ")" : "",
+				    k->count);
+	if (k->unit_mask < 0)
+		snprintf(um, sizeof(um), "any unit mask (merged)");
+	else
+		snprintf(um, sizeof(um), "a unit mask of 0x%02x", k->unit_mask);
+	return op_xasprintf("Counted %s events (%s) with %s (%s) count %d",
+			    k->event, desc ? desc : "no description", um,
+			    um_desc ? um_desc : k->unit_mask < 0 ?
+			    "all" : "no description", k->count);
 }
 
 void pp_header_write(FILE *out, struct pp_classes const *c)

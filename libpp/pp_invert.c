@@ -11,23 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op_message.h"
+#include "op_util.h"
 #include "pp_invert.h"
 
 char *pp_image_display(struct op_parsed_name const *n)
 {
-	char *s;
-	int rc;
-
 	if (n->image_is_anon)
-		rc = asprintf(&s, "%s (tgid:%d range:0x%" PRIx64 "-0x%" PRIx64
-			      ")", n->image_name, n->anon_tgid, n->anon_start,
-			      n->anon_end);
-	else
-		rc = asprintf(&s, "%s", n->image_name);
-	if (rc < 0)
-		op_die("out of memory");
-	return s;
+		return op_xasprintf("%s (tgid:%d range:0x%" PRIx64 "-0x%"
+				    PRIx64 ")", n->image_name, n->anon_tgid,
+				    n->anon_start, n->anon_end);
+	return op_xstrdup(n->image_name);
 }
 
 struct sort_ctx {
@@ -97,14 +90,14 @@ static void add_group(struct pp_inverted *inv, struct pp_sfile const *f,
 {
 	struct pp_group *g;
 
-	inv->groups = op_xrealloc(inv->groups,
-				  (inv->n + 1) * sizeof(*inv->groups));
+	OP_ALLOC_GROW(inv->groups, inv->n + 1, inv->alloc);
 	g = &inv->groups[inv->n++];
 	g->app = merge_lib ? pp_image_display(&f->name) :
 			     op_xstrdup(f->name.app_name);
 	g->cls = f->cls;
 	g->files = NULL;
 	g->n = 0;
+	g->alloc = 0;
 }
 
 void pp_invert(struct pp_filelist const *files, bool merge_lib,
@@ -125,8 +118,7 @@ void pp_invert(struct pp_filelist const *files, bool merge_lib,
 		struct pp_group *g;
 
 		if (!prev || cmp_image(prev, f)) {
-			out->v = op_xrealloc(out->v,
-					     (out->n + 1) * sizeof(*out->v));
+			OP_ALLOC_GROW(out->v, out->n + 1, out->alloc);
 			out->v[out->n++] = (struct pp_inverted){
 				.first = idx[i],
 			};
@@ -136,7 +128,7 @@ void pp_invert(struct pp_filelist const *files, bool merge_lib,
 		if (!prev || cmp_app(prev, f, merge_lib) || prev->cls != f->cls)
 			add_group(inv, f, merge_lib);
 		g = &inv->groups[inv->n - 1];
-		g->files = op_xrealloc(g->files, (g->n + 1) * sizeof(*g->files));
+		OP_ALLOC_GROW(g->files, g->n + 1, g->alloc);
 		g->files[g->n++] = idx[i];
 	}
 	free(idx);

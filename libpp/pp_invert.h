@@ -16,18 +16,18 @@ struct pp_group {
 	char *app;               /* the application these samples are shown under */
 	int cls;                 /* class (column) */
 	size_t *files;           /* indexes into the file list */
-	size_t n;
+	size_t n, alloc;
 };
 
 struct pp_inverted {
 	size_t first;            /* index of a file naming the image */
 	struct pp_group *groups; /* by application, then class */
-	size_t n;
+	size_t n, alloc;
 };
 
 struct pp_invlist {
 	struct pp_inverted *v;
-	size_t n;
+	size_t n, alloc;
 };
 
 /* merge_lib: show dependent images on their own (app = image). */

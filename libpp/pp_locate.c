@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "op_message.h"
+#include "op_util.h"
 #include "pp_locate.h"
 
 #define INDEX_DEPTH 16
@@ -49,8 +49,7 @@ static void index_dir(struct pp_locate *l, char const *dir, int depth)
 		if (e->d_name[0] == '.' && (!e->d_name[1] ||
 		    (e->d_name[1] == '.' && !e->d_name[2])))
 			continue;
-		if (asprintf(&p, "%s/%s", dir, e->d_name) < 0)
-			op_die("out of memory");
+		p = op_xasprintf("%s/%s", dir, e->d_name);
 		if (!lstat(p, &st) && S_ISDIR(st.st_mode) && depth < INDEX_DEPTH)
 			index_dir(l, p, depth + 1);
 		else if (is_file(p)) {
@@ -96,8 +95,7 @@ char *pp_locate_image(struct pp_locate *l, char const *image,
 {
 	char *path, *dirs;
 
-	if (asprintf(&path, "%s%s", l->root ? l->root : "", image) < 0)
-		op_die("out of memory");
+	path = op_xasprintf("%s%s", l->root ? l->root : "", image);
 	if (is_file(path))
 		return path;
 	why[0] = '\0';

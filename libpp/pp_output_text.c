@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op_message.h"
+#include "op_util.h"
 #include "pp_header.h"
 #include "pp_output.h"
 
@@ -150,9 +150,7 @@ static void linenr(struct text *t, char const *file, unsigned line)
 		field(t->out, "(no location information)", W_NAME);
 		return;
 	}
-	if (asprintf(&s, "%s:%u", pp_short_name(file, t->o->long_names),
-		     line) < 0)
-		op_die("out of memory");
+	s = op_xasprintf("%s:%u", pp_short_name(file, t->o->long_names), line);
 	field(t->out, s, W_NAME);
 	free(s);
 }

@@ -14,9 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "op_message.h"
+#include "op_util.h"
 #include "pp_binary.h"
 #include "pp_kernel.h"
 #include "pp_notes.h"
@@ -40,21 +39,13 @@ struct image {
 	struct pp_inverted const *inv;
 	struct pp_sfile const *first; /* a file naming the image */
 	char *name;                   /* display name */
-	char *path;                   /* located binary, or NULL */
-	char why[1024];               /* why path is NULL */
-	bool have_mtime;
-	uint64_t mtime;               /* of path */
+	struct pp_image_ref ref;      /* what to open */
+	struct pp_image img;          /* located binary and its symbols */
 	bool is_kernel;               /* a sample header said so */
-	struct pp_binary bin;
 	struct pp_samples *fresh;     /* per group */
 	struct pp_samples *stale;     /* per group: the binary changed */
 	uint64_t nr_fresh, nr_stale;
 };
-
-static bool is_user_image(struct op_parsed_name const *n)
-{
-	return !n->image_is_kernel && !n->image_is_anon;
-}
 
 static void read_file(struct populate *ctx, struct image *im,
 		      struct pp_sfile const *f, int cls, size_t gi)
@@ -75,7 +66,7 @@ static void read_file(struct populate *ctx, struct image *im,
 	}
 	if (h.is_kernel)
 		im->is_kernel = true;
-	if (im->have_mtime && h.mtime && h.mtime != im->mtime)
+	if (im->img.have_mtime && h.mtime && h.mtime != im->img.mtime)
 		pp_samples_move(&im->stale[gi], &tmp);
 	else
 		pp_samples_move(&im->fresh[gi], &tmp);
@@ -100,54 +91,26 @@ static void read_samples(struct populate *ctx, struct image *im)
 	}
 }
 
-static void locate(struct populate *ctx, struct image *im)
-{
-	struct stat st;
-
-	im->path = pp_locate_image(ctx->opts->locate, im->first->name.image_name,
-				   im->why, sizeof(im->why));
-	if (im->path && !stat(im->path, &st)) {
-		im->have_mtime = true;
-		im->mtime = (uint64_t)st.st_mtime;
-	}
-}
-
-/* Kernel image symbols from the session's kallsyms. */
-static void open_kallsyms(struct populate *ctx, struct image *im)
-{
-	struct pp_kernel *k = pp_kernels_get(&ctx->kernels, im->first->session);
-	char err[1024];
-
-	if (!k)
-		return;
-	if (pp_kernel_binary(k, im->first->name.image_name, &im->bin, err,
-			     sizeof(err)))
-		pp_note(ctx->notes, "no symbols for kernel image '%s': %s; "
-			"its %" PRIu64 " samples are shown without symbols",
-			im->name, err, im->nr_fresh);
-}
-
 static void open_binary(struct populate *ctx, struct image *im)
 {
-	char err[1024];
+	char what[8192];
+	char const *sep;
 
-	if (im->first->name.image_is_anon || !im->nr_fresh)
+	if (im->ref.anon || !im->nr_fresh)
 		return;
-	if (im->first->name.image_is_kernel ||
-	    (im->is_kernel && !im->path)) {
-		open_kallsyms(ctx, im);
+	switch (pp_image_open(&im->img, &im->ref, im->is_kernel, &ctx->kernels,
+			      what, sizeof(what))) {
+	case PP_IMAGE_OK:
 		return;
+	case PP_IMAGE_NOT_FOUND:
+		sep = ":";
+		break;
+	default:
+		sep = ";";
+		break;
 	}
-	if (!im->path) {
-		pp_note(ctx->notes, "cannot find binary '%s' (%s): its %"
-			PRIu64 " samples are shown without symbols", im->name,
-			im->why, im->nr_fresh);
-		return;
-	}
-	if (pp_bfd_open(&im->bin, im->path, im->is_kernel, err, sizeof(err)))
-		pp_note(ctx->notes, "cannot read symbols of '%s': %s; its %"
-			PRIu64 " samples are shown without symbols", im->path,
-			err, im->nr_fresh);
+	pp_note(ctx->notes, "%s%s its %" PRIu64 " samples are shown without "
+		"symbols", what, sep, im->nr_fresh);
 }
 
 bool pp_symbol_wanted(struct pp_populate_opts const *o, char const *raw,
@@ -169,8 +132,7 @@ char *pp_symbol_display(struct pp_symtab const *t, struct pp_symbol const *s,
 		return name;
 	next = s->next >= 0 ? pp_demangle(t->v[s->next].name, d) :
 			      op_xstrdup("(end)");
-	if (asprintf(&out, "%s->%s", name, next) < 0)
-		op_die("out of memory");
+	out = op_xasprintf("%s->%s", name, next);
 	free(name);
 	free(next);
 	return out;
@@ -185,7 +147,7 @@ static size_t new_entry(struct populate *ctx, struct image *im,
 	size_t i;
 
 	if (s) {
-		name = pp_symbol_display(&im->bin.symtab, s, o->demangle);
+		name = pp_symbol_display(&im->img.bin.symtab, s, o->demangle);
 		if (!pp_symbol_wanted(o, s->name, name)) {
 			free(name);
 			return EXCLUDED;
@@ -197,7 +159,7 @@ static size_t new_entry(struct populate *ctx, struct image *im,
 			   s ? s->start : 0);
 	e = &ctx->p->v[i];
 	if (s && o->debug_info)
-		pp_binary_linenr(&im->bin, s->start, &e->file, &e->line);
+		pp_binary_linenr(&im->img.bin, s->start, &e->file, &e->line);
 	return i;
 }
 
@@ -211,7 +173,7 @@ static void add_samples(struct populate *ctx, struct image *im,
 			struct pp_group const *g, struct pp_samples const *s,
 			bool symbolise, size_t *map)
 {
-	struct pp_symtab const *t = &im->bin.symtab;
+	struct pp_symtab const *t = &im->img.bin.symtab;
 
 	for (size_t i = 0; i < s->n; i++) {
 		struct pp_symbol const *sym = NULL;
@@ -219,7 +181,7 @@ static void add_samples(struct populate *ctx, struct image *im,
 		size_t si;
 
 		if (symbolise && ctx->opts->symbols &&
-		    pp_binary_vma(&im->bin, s->v[i].key, &vma))
+		    pp_binary_vma(&im->img.bin, s->v[i].key, &vma))
 			sym = pp_symtab_find(t, vma);
 		si = sym ? (size_t)(sym - t->v) : t->n;
 		if (map[si] == NO_ENTRY)
@@ -236,7 +198,7 @@ static void add_samples(struct populate *ctx, struct image *im,
 
 static void add_groups(struct populate *ctx, struct image *im)
 {
-	size_t nsyms = im->bin.symtab.n;
+	size_t nsyms = im->img.bin.symtab.n;
 	size_t *map = op_xmalloc((nsyms + 1) * sizeof(*map));
 	size_t *stale_map = op_xmalloc((nsyms + 1) * sizeof(*map));
 
@@ -261,7 +223,7 @@ static void details_linenr(struct populate *ctx, struct image *im,
 		struct pp_entry *e = &ctx->p->v[i];
 
 		for (size_t d = 0; e->has_vma && d < e->nr_details; d++)
-			pp_binary_linenr(&im->bin, e->details[d].vma,
+			pp_binary_linenr(&im->img.bin, e->details[d].vma,
 					 &e->details[d].file,
 					 &e->details[d].line);
 	}
@@ -274,15 +236,21 @@ static void populate_image(struct populate *ctx, struct pp_inverted const *inv)
 
 	im.first = &ctx->files->v[inv->first];
 	im.name = pp_image_display(&im.first->name);
-	if (ctx->opts->symbols && is_user_image(&im.first->name))
-		locate(ctx, &im);
+	im.ref = (struct pp_image_ref){
+		.name = im.first->name.image_name, .display = im.name,
+		.kern = im.first->name.image_is_kernel,
+		.anon = im.first->name.image_is_anon,
+		.session = im.first->session,
+	};
+	if (ctx->opts->symbols)
+		pp_image_locate(&im.img, &im.ref, ctx->opts->locate);
 	read_samples(ctx, &im);
 	if (ctx->opts->symbols)
 		open_binary(ctx, &im);
 	if (im.nr_stale)
 		pp_note(ctx->notes, "'%s' has changed since it was profiled: "
 			"%" PRIu64 " of its samples are shown without symbols",
-			im.path, im.nr_stale);
+			im.img.path, im.nr_stale);
 	add_groups(ctx, &im);
 	pp_profile_fold_details(ctx->p, from);
 	if (ctx->opts->debug_info && ctx->opts->details)
@@ -293,8 +261,7 @@ static void populate_image(struct populate *ctx, struct pp_inverted const *inv)
 	}
 	free(im.fresh);
 	free(im.stale);
-	pp_binary_free(&im.bin);
-	free(im.path);
+	pp_image_free(&im.img);
 	free(im.name);
 }
 

@@ -8,17 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op_message.h"
+#include "op_util.h"
 #include "pp_profile.h"
 
 size_t pp_profile_add(struct pp_profile *p, char const *app,
 		      char const *image, char *symbol, bool has_vma,
 		      uint64_t vma)
 {
-	if (p->n == p->alloc) {
-		p->alloc = p->alloc ? 2 * p->alloc : 64;
-		p->v = op_xrealloc(p->v, p->alloc * sizeof(*p->v));
-	}
+	OP_ALLOC_GROW(p->v, p->n + 1, p->alloc);
 	p->v[p->n] = (struct pp_entry){
 		.app = op_xstrdup(app),
 		.image = op_xstrdup(image),
@@ -33,10 +30,7 @@ size_t pp_profile_add(struct pp_profile *p, char const *app,
 void pp_entry_add_detail(struct pp_entry *e, uint64_t vma, int cls,
 			 uint64_t count)
 {
-	if (e->nr_raw == e->alloc_raw) {
-		e->alloc_raw = e->alloc_raw ? 2 * e->alloc_raw : 16;
-		e->raw = op_xrealloc(e->raw, e->alloc_raw * sizeof(*e->raw));
-	}
+	OP_ALLOC_GROW(e->raw, e->nr_raw + 1, e->alloc_raw);
 	e->raw[e->nr_raw++] = (struct pp_raw_detail){ vma, cls, count };
 }
 
@@ -56,8 +50,8 @@ static void fold_entry(struct pp_entry *e, size_t nr_classes)
 				      &e->details[e->nr_details - 1] : NULL;
 
 		if (!d || d->vma != e->raw[i].vma) {
-			e->details = op_xrealloc(e->details,
-				(e->nr_details + 1) * sizeof(*e->details));
+			OP_ALLOC_GROW(e->details, e->nr_details + 1,
+				      e->alloc_details);
 			d = &e->details[e->nr_details++];
 			*d = (struct pp_detail){
 				.vma = e->raw[i].vma,
@@ -110,6 +104,7 @@ static void free_details(struct pp_entry *e)
 	free(e->details);
 	e->details = NULL;
 	e->nr_details = 0;
+	e->alloc_details = 0;
 }
 
 static void free_entry(struct pp_entry *e)

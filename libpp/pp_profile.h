@@ -45,7 +45,7 @@ struct pp_entry {
 	unsigned line;
 	uint64_t *counts;        /* per class */
 	struct pp_detail *details;   /* -d: by address */
-	size_t nr_details;
+	size_t nr_details, alloc_details;
 	struct pp_raw_detail *raw;   /* while populating: unsorted details */
 	size_t nr_raw, alloc_raw;
 	bool hidden;             /* -c: an arc's end that -i/-e leave out:
@@ -71,7 +71,7 @@ struct pp_profile {
 	uint64_t *totals;        /* per class: sum over all entries */
 	size_t nr_bad_files;     /* sample files skipped */
 	struct pp_arc *arcs;     /* -c: sorted by caller, then callee */
-	size_t nr_arcs;
+	size_t nr_arcs, alloc_arcs;
 	size_t *arcs_in;         /* -c: arc indexes by callee, then caller */
 };
 

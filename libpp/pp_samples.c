@@ -14,17 +14,14 @@
 #include <time.h>
 
 #include "odb.h"
-#include "op_message.h"
+#include "op_util.h"
 #include "pp_samples.h"
 
 #define CHECK_TRIES 3
 
 static void push(struct pp_samples *s, uint64_t key, uint64_t count)
 {
-	if (s->n == s->alloc) {
-		s->alloc = s->alloc ? 2 * s->alloc : 256;
-		s->v = op_xrealloc(s->v, s->alloc * sizeof(*s->v));
-	}
+	OP_ALLOC_GROW(s->v, s->n + 1, s->alloc);
 	s->v[s->n].key = key;
 	s->v[s->n].count = count;
 	s->n++;

@@ -8,16 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op_message.h"
+#include "op_util.h"
 #include "pp_symtab.h"
 
 void pp_symtab_add(struct pp_symtab *t, char const *name, uint64_t start,
 		   uint64_t limit, int rank, bool is_range)
 {
-	if (t->n == t->alloc) {
-		t->alloc = t->alloc ? 2 * t->alloc : 256;
-		t->v = op_xrealloc(t->v, t->alloc * sizeof(*t->v));
-	}
+	OP_ALLOC_GROW(t->v, t->n + 1, t->alloc);
 	t->v[t->n] = (struct pp_symbol){
 		.name = op_xstrdup(name), .start = start, .end = limit,
 		.limit = limit, .rank = rank, .is_range = is_range, .next = -1,

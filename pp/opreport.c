@@ -119,13 +119,9 @@ static void free_strings(void)
 		replace(s[i], NULL);
 }
 
-static _Noreturn void usage_error(char const *fmt, char const *what)
-{
-	fprintf(stderr, "%s: error: ", op_progname());
-	fprintf(stderr, fmt, what);
-	fprintf(stderr, "\nhint: opreport --help lists the options\n");
-	exit(2);
-}
+/* A bad command line: the error, a hint, exit 2. */
+#define usage_error(...) \
+	op_usage_error("opreport --help lists the options", __VA_ARGS__)
 
 static void parse_lists(struct run *run)
 {
@@ -229,7 +225,7 @@ static int write_report(struct run *run, struct pp_profile const *p,
 	int rc = 0;
 
 	if (opts.output && !(out = fopen(opts.output, "w")))
-		return op_error("cannot write '%s': %s", opts.output, strerror(errno));
+		return op_error_errno("cannot write '%s'", opts.output);
 	if (opts.xml)
 		rc = pp_output_xml(out, &r, &run->output, err, sizeof(err));
 	else
@@ -237,7 +233,7 @@ static int write_report(struct run *run, struct pp_profile const *p,
 	if (rc)
 		op_error("%s", err);
 	if ((out != stdout ? fclose(out) : fflush(out)) && !rc)
-		rc = op_error("writing the report failed: %s", strerror(errno));
+		rc = op_error_errno("writing the report failed");
 	return rc;
 }
 

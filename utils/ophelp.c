@@ -36,12 +36,9 @@ static struct ophelp_opts {
 	int version;		/* -v */
 } opts;
 
-static _Noreturn void usage_error(poptContext ctx, char const *what,
-				  char const *why)
+static _Noreturn void usage_error(char const *what, char const *why)
 {
-	fprintf(stderr, "%s: error: %s: %s\n", op_progname(), what, why);
-	poptPrintUsage(ctx, stderr, 0);
-	exit(2);
+	op_usage_error("ophelp --help lists the options", "%s: %s", what, why);
 }
 
 static enum op_cpu pick_cpu(char const *name)
@@ -73,8 +70,8 @@ static void load_events(enum op_cpu cpu, struct op_event_set *set)
 		op_die("cpu type '%s' has no event descriptions (%s)",
 		       op_cpu_name(cpu), err);
 	op_error("%s", err);
-	fprintf(stderr, "hint: event files are read from '%s'; "
-		"set OPROFILE_EVENTS_DIR to use another events/ directory\n",
+	op_hint("event files are read from '%s'; "
+		"set OPROFILE_EVENTS_DIR to use another events/ directory",
 		op_events_dir());
 	exit(1);
 }
@@ -151,9 +148,9 @@ static poptContext parse_options(int argc, char const **argv)
 	while ((rc = poptGetNextOpt(ctx)) > 0)
 		;
 	if (rc < -1)
-		usage_error(ctx, poptBadOption(ctx, 0), poptStrerror(rc));
+		usage_error(poptBadOption(ctx, 0), poptStrerror(rc));
 	if (opts.callgraph < 0)
-		usage_error(ctx, "--callgraph", "the depth cannot be negative");
+		usage_error("--callgraph", "the depth cannot be negative");
 	return ctx;
 }
 

@@ -2,7 +2,8 @@
  * The daemon core end to end on a hand-built event stream: which sample
  * files it creates under each --separate mode, their headers, the counts
  * in them, and that the stats balance. Real kernel addresses come from
- * /proc/kallsyms, so this needs root (skip, 77, otherwise).
+ * /proc/kallsyms, so this needs root (skip, 77, otherwise). Two cores
+ * also run side by side in this one process: a core owns all its state.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,36 +15,26 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "odb.h"
 #include "op_sample_file.h"
 #include "op_stream.h"
 #include "opd_core.h"
-#include "opd_sfile.h"
 #include "word_buffer.h"
 
 #define ESC OP_ESCAPE_CODE
 #define EVENT_NAME "CPU_CLOCK"
 
-static int failures;
 static char exe[PATH_MAX];
 static char lib[PATH_MAX];
 static uint64_t ktext;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		failures++; \
-		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-	} \
-} while (0)
 
 static void find_lib(void)
 {
 	FILE *f = fopen("/proc/self/maps", "r");
 	char line[4096];
 
-	while (fgets(line, sizeof(line), f)) {
+	while (f && fgets(line, sizeof(line), f)) {
 		char *p = strchr(line, '/');
 		if (p && strstr(p, "libc.so")) {
 			p[strcspn(p, "\n")] = '\0';
@@ -51,7 +42,8 @@ static void find_lib(void)
 			break;
 		}
 	}
-	fclose(f);
+	if (f)
+		fclose(f);
 }
 
 static uint64_t kallsyms_text(void)
@@ -128,6 +120,11 @@ static void build_stream(struct word_buffer *wb)
 
 struct expect { uint64_t key; uint32_t value; };
 
+static char const *strip(char const *p)
+{
+	return p + 1;
+}
+
 static int sum_visit(odb_key_t key, odb_value_t value, void *arg)
 {
 	struct expect *e = arg;
@@ -147,88 +144,93 @@ static void check_file(char const *dir, char const *rel, int is_kernel,
 	struct odb db;
 	char err[512];
 	struct expect *e;
+	int right = 1;
 
 	snprintf(path, sizeof(path), "%s/samples/current/%s", dir, rel);
-	if (op_header_read(path, &h, err, sizeof(err))) {
-		CHECK(0, "%s", err);
+	if (!check(!op_header_read(path, &h, err, sizeof(err)), "%s: header read", rel)) {
+		check_note("%s", err);
 		return;
 	}
-	CHECK(h.cpu_type == 4 && h.ctr_count == 1000000 && h.ctr_event == 0,
-	      "%s: header cpu %u count %u event %u", rel, h.cpu_type, h.ctr_count, h.ctr_event);
-	CHECK(h.is_kernel == (uint32_t)is_kernel, "%s: is_kernel %u", rel, h.is_kernel);
-	CHECK(h.anon_start == anon_start, "%s: anon_start 0x%" PRIx64, rel, h.anon_start);
-	if (odb_open(&db, path, ODB_RDONLY, sizeof(struct opd_header))) {
-		CHECK(0, "%s", db.err);
+	check(h.cpu_type == 4 && h.ctr_count == 1000000 && h.ctr_event == 0,
+	      "%s: header cpu %u count %u event %u", rel, h.cpu_type, h.ctr_count,
+	      h.ctr_event);
+	check_int(h.is_kernel, is_kernel, "%s: is_kernel", rel);
+	check_int((long long)h.anon_start, (long long)anon_start, "%s: anon_start", rel);
+	if (!check(!odb_open(&db, path, ODB_RDONLY, sizeof(struct opd_header)),
+		   "%s: opens", rel)) {
+		check_note("%s", db.err);
 		return;
 	}
-	CHECK(odb_check(&db) == 0, "%s", db.err);
-	CHECK(odb_for_each(&db, sum_visit, want) == 0, "%s: unexpected key", rel);
+	check(odb_check(&db) == 0, "%s: odb_check %s", rel, db.err);
+	check(odb_for_each(&db, sum_visit, want) == 0, "%s: no unexpected key", rel);
 	for (e = want; e->value; e++)
-		CHECK(e->value == UINT32_MAX, "%s: key 0x%" PRIx64 " wrong count", rel, e->key);
+		if (e->value != UINT32_MAX) {
+			check_note("%s: key 0x%" PRIx64 " wrong count", rel, e->key);
+			right = 0;
+		}
+	check(right, "%s: every key has its count", rel);
 	odb_close(&db);
-	printf("ok: %s\n", rel);
 }
 
-static void run(char const *dir, unsigned separate, size_t max_open)
+static struct opd_core *new_core(char const *dir, unsigned separate,
+				 size_t max_open)
 {
 	struct opd_config cfg = {
 		.session_dir = dir, .cpu_type = CPU_TIMER_INT, .cpu_speed = 2000.0,
 		.separate = separate, .nr_events = 1, .max_open_files = max_open,
 	};
-	struct word_buffer wb;
-	struct opd_stats const *st;
-	size_t i;
 
 	strcpy(cfg.events[0].name, EVENT_NAME);
 	cfg.events[0].count = 1000000;
 	cfg.events[0].kernel = cfg.events[0].user = 1;
-	if (opd_core_init(&cfg)) {
-		CHECK(0, "opd_core_init failed");
+	return opd_core_new(&cfg);
+}
+
+/* Feed in small pieces: records straddle chunk boundaries. */
+static void feed(struct opd_core *core, struct word_buffer const *wb,
+		 size_t from, size_t to)
+{
+	size_t i;
+
+	for (i = from; i < to; i += 3)
+		opd_core_process(core, wb->w + i, to - i < 3 ? to - i : 3);
+}
+
+static void check_stats(struct opd_core *core, char const *what)
+{
+	struct opd_stats const *st;
+
+	opd_core_sync(core);
+	st = opd_core_stats(core);
+	check(st->received == 13 && st->written == 12 && st->bad_event == 1,
+	      "%s: stats received %" PRIu64 " written %" PRIu64 " bad_event %" PRIu64,
+	      what, st->received, st->written, st->bad_event);
+	check_int((long long)st->lost[OP_LOST_NO_MAPPING], 5, "%s: lost no_mapping", what);
+	check_int((long long)st->stream_errors, 0, "%s: stream errors", what);
+}
+
+static void run(char const *dir, unsigned separate, size_t max_open)
+{
+	struct opd_core *core = new_core(dir, separate, max_open);
+	struct word_buffer wb;
+
+	if (!check(core != NULL, "opd_core_new"))
 		return;
-	}
 	wb_init(&wb);
 	build_stream(&wb);
-	/* Feed in small pieces: records straddle chunk boundaries. */
-	for (i = 0; i < wb.len; i += 3)
-		opd_core_process(wb.w + i, wb.len - i < 3 ? wb.len - i : 3);
-	CHECK(opd_sfile_nr_open() <= (max_open ? max_open : 256),
-	      "%zu files open, bound %zu", opd_sfile_nr_open(), max_open);
-	opd_core_sync();
-	st = opd_core_stats();
-	CHECK(st->received == 13 && st->written == 12 && st->bad_event == 1,
-	      "stats received %" PRIu64 " written %" PRIu64 " bad_event %" PRIu64,
-	      st->received, st->written, st->bad_event);
-	CHECK(st->lost[OP_LOST_NO_MAPPING] == 5, "lost no_mapping %" PRIu64,
-	      st->lost[OP_LOST_NO_MAPPING]);
-	CHECK(st->stream_errors == 0, "stream errors %" PRIu64, st->stream_errors);
-	opd_core_exit();
+	feed(core, &wb, 0, wb.len);
+	check(opd_core_nr_open_files(core) <= (max_open ? max_open : 256),
+	      "%zu files open, bound %zu", opd_core_nr_open_files(core), max_open);
+	check_stats(core, "one core");
+	opd_core_free(core);
 	wb_free(&wb);
 }
 
-static char const *strip(char const *p)
+/* The --separate=none files of build_stream's samples in dir. */
+static void check_unseparated(char const *dir)
 {
-	return p + 1;
-}
-
-int main(void)
-{
-	char dir[] = "/tmp/opd-core-test-XXXXXX";
 	char rel[PATH_MAX * 4];
-	char cmd[PATH_MAX];
-	ssize_t n;
 
-	if (geteuid() != 0 || !(ktext = kallsyms_text())) {
-		printf("skip: needs root to read kernel addresses from /proc/kallsyms\n");
-		return 77;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = '\0';
-	find_lib();
-	if (!mkdtemp(dir))
-		return 1;
-
-	/* --separate=none */
-	run(dir, 0, 0);
 	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{root}/%s/CPU_CLOCK.1000000.0.all.all.all", strip(exe), strip(exe));
 	check_file(dir, rel, 0, 0, (struct expect[]){ {0x1000, 3}, {0x2000, 1}, {0} });
 	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{root}/%s/CPU_CLOCK.1000000.0.all.all.all", strip(lib), strip(lib));
@@ -239,39 +241,120 @@ int main(void)
 	check_file(dir, rel, 0, 0x7f0000000000ul, (struct expect[]){ {0x10, 1}, {0} });
 	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{anon:anon}/100.0x7f0000100000.0x7f0000200000/CPU_CLOCK.1000000.0.all.all.all", strip(exe));
 	check_file(dir, rel, 0, 0x7f0000100000ul, (struct expect[]){ {0x30, 1}, {0} });
-	snprintf(rel, sizeof(rel), "%s/samples/current/session/kallsyms.gz", dir);
-	CHECK(access(rel, R_OK) == 0, "no saved kallsyms");
-	snprintf(rel, sizeof(rel), "%s/samples/current/session/kernel_images", dir);
-	CHECK(access(rel, R_OK) == 0, "no saved kernel_images");
+}
 
-	/* the per-boot kallsyms cache: a stale key is replaced, not trusted */
-	snprintf(rel, sizeof(rel), "%s/kernel-cache/key", dir);
-	{
-		FILE *f = fopen(rel, "w");
-		char line[128] = "";
-		CHECK(f && fputs("stale boot id\n", f) >= 0 && fclose(f) == 0, "write key");
-		run(dir, 0, 0);
-		f = fopen(rel, "r");
-		CHECK(f && fgets(line, sizeof(line), f), "read key");
-		if (f)
-			fclose(f);
-		CHECK(strncmp(line, "stale", 5) != 0, "stale cache key kept: %s", line);
-		printf("ok: a stale kernel cache is rebuilt\n");
+/*
+ * Two cores alive at once in one process, each with its own session and
+ * --separate mode, fed the same stream interleaved chunk by chunk: each
+ * must write exactly what it writes alone.
+ */
+static void run_two_cores(char const *dir_a, char const *dir_b)
+{
+	struct opd_core *a = new_core(dir_a, 0, 0);
+	struct opd_core *b = new_core(dir_b, OPD_SEP_LIB | OPD_SEP_KERNEL |
+				      OPD_SEP_THREAD | OPD_SEP_CPU, 1);
+	struct word_buffer wb;
+	size_t i, step = 7;
+
+	if (!check(a && b, "two cores at once")) {
+		opd_core_free(a);
+		opd_core_free(b);
+		return;
 	}
+	wb_init(&wb);
+	build_stream(&wb);
+	for (i = 0; i < wb.len; i += step) {
+		size_t end = i + step < wb.len ? i + step : wb.len;
 
-	/* --separate=all, with an LRU bound of one open file */
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s/samples'", dir);
-	CHECK(system(cmd) == 0, "rm");
-	run(dir, OPD_SEP_LIB | OPD_SEP_KERNEL | OPD_SEP_THREAD | OPD_SEP_CPU, 1);
+		feed(a, &wb, i, end);
+		feed(b, &wb, i, end);
+	}
+	check_stats(a, "core a of two");
+	check_stats(b, "core b of two");
+	check(opd_core_nr_open_files(b) <= 1, "core b keeps its own bound of 1");
+	opd_core_free(a);
+	check_stats(b, "core b after core a is gone");
+	opd_core_free(b);
+	wb_free(&wb);
+}
+/* The --separate=all files of build_stream's samples in dir. */
+static void check_separated(char const *dir)
+{
+	char rel[PATH_MAX * 4];
+
 	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{root}/%s/CPU_CLOCK.1000000.0.100.101.1", strip(exe), strip(exe));
 	check_file(dir, rel, 0, 0, (struct expect[]){ {0x1000, 3}, {0x2000, 1}, {0} });
 	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{root}/%s/CPU_CLOCK.1000000.0.100.101.1", strip(exe), strip(lib));
 	check_file(dir, rel, 0, 0, (struct expect[]){ {0x500, 2}, {0} });
 	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{kern}/vmlinux/CPU_CLOCK.1000000.0.100.101.1", strip(exe));
 	check_file(dir, rel, 1, 0, (struct expect[]){ {0x100, 4}, {0} });
+}
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	CHECK(system(cmd) == 0, "rm");
-	printf("%s\n", failures ? "core_test: FAILED" : "core_test: all checks passed");
-	return failures ? 1 : 0;
+static void rm_rf(char const *path)
+{
+	char cmd[PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
+	check(system(cmd) == 0, "rm -rf %s", path);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/opd-core-test-XXXXXX";
+	char dir2[] = "/tmp/opd-core-test2-XXXXXX";
+	char rel[PATH_MAX * 4];
+	ssize_t n;
+
+	if (geteuid() != 0 || !(ktext = kallsyms_text()))
+		check_skip("needs root to read kernel addresses from /proc/kallsyms");
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	find_lib();
+	if (!mkdtemp(dir) || !mkdtemp(dir2))
+		check_bail("mkdtemp: %s", strerror(errno));
+
+	/* --separate=none */
+	run(dir, 0, 0);
+	check_unseparated(dir);
+	snprintf(rel, sizeof(rel), "%s/samples/current/session/kallsyms.gz", dir);
+	check(access(rel, R_OK) == 0, "kallsyms saved with the session");
+	snprintf(rel, sizeof(rel), "%s/samples/current/session/kernel_images", dir);
+	check(access(rel, R_OK) == 0, "kernel_images saved with the session");
+
+	/* the per-boot kallsyms cache: a stale key is replaced, not trusted */
+	snprintf(rel, sizeof(rel), "%s/kernel-cache/key", dir);
+	{
+		FILE *f = fopen(rel, "w");
+		char line[128] = "";
+
+		check(f && fputs("stale boot id\n", f) >= 0 && fclose(f) == 0,
+		      "write a stale cache key");
+		run(dir, 0, 0);
+		f = fopen(rel, "r");
+		check(f && fgets(line, sizeof(line), f), "read the cache key");
+		if (f)
+			fclose(f);
+		line[strcspn(line, "\n")] = '\0';
+		check(strncmp(line, "stale", 5) != 0, "a stale kernel cache is rebuilt (key %s)", line);
+	}
+
+	/* --separate=all, with an LRU bound of one open file */
+	snprintf(rel, sizeof(rel), "%s/samples", dir);
+	rm_rf(rel);
+	run(dir, OPD_SEP_LIB | OPD_SEP_KERNEL | OPD_SEP_THREAD | OPD_SEP_CPU, 1);
+	check_separated(dir);
+
+	/* a core that cannot make its session fails whole (ASan: no leak) */
+	check(new_core("/proc/no-such-session", 0, 0) == NULL,
+	      "a core without a session directory is not created");
+
+	/* both at once, in two sessions */
+	rm_rf(rel);
+	run_two_cores(dir, dir2);
+	check_unseparated(dir);
+	check_separated(dir2);
+
+	rm_rf(dir);
+	rm_rf(dir2);
+	return check_done();
 }

@@ -26,6 +26,8 @@
 static char dir[] = "/tmp/sfile-build-XXXXXX";
 static char bin[256], sfile_path[1024];
 static struct opd_config cfg;
+static struct opd_images *images;
+static struct opd_sfiles *sfiles;
 
 static void set_mtime(time_t t)
 {
@@ -38,9 +40,10 @@ static void set_mtime(time_t t)
 /* The daemon (re)starting: a fresh image table and sample file cache. */
 static void start(void)
 {
-	opd_sfile_exit();
-	opd_image_exit();
-	opd_sfile_init(&cfg, dir);
+	opd_sfiles_free(sfiles);
+	opd_images_free(images);
+	images = opd_images_new();
+	sfiles = opd_sfiles_new(&cfg, images, dir);
 }
 
 static void add(int image, uint64_t key, int n)
@@ -49,7 +52,7 @@ static void add(int image, uint64_t key, int n)
 				   .tgid = -1, .tid = -1, .cpu = -1, .event = 0 };
 
 	while (n--)
-		opd_sfile_add(&k, key);
+		opd_sfile_add(sfiles, &k, key);
 }
 
 struct seen {
@@ -76,7 +79,7 @@ static void expect(char const *what, uint64_t mtime, uint64_t key, uint32_t n)
 	struct seen s = { .n = 0 };
 	struct odb db;
 
-	opd_sfile_close_all();
+	opd_sfile_close_all(sfiles);
 	if (odb_open(&db, sfile_path, ODB_RDONLY, sizeof(struct opd_header))) {
 		check(0, "%s: %s", what, db.err);
 		return;
@@ -117,27 +120,27 @@ int main(void)
 	/* build 1 */
 	set_mtime(1000);
 	start();
-	add(opd_image_file(bin), 0x10, 3);
+	add(opd_image_file(images, bin), 0x10, 3);
 	expect("build 1", 1000, 0x10, 3);
 
 	/* the same build after a restart: its samples add up */
 	start();
-	add(opd_image_file(bin), 0x10, 1);
+	add(opd_image_file(images, bin), 0x10, 1);
 	expect("build 1 again", 1000, 0x10, 4);
 
 	/* rebuilt, then the daemon restarts: the file is replaced */
 	set_mtime(2000);
 	start();
-	add(opd_image_file(bin), 0x20, 2);
+	add(opd_image_file(images, bin), 0x20, 2);
 	expect("build 2 after a restart", 2000, 0x20, 2);
-	c = opd_sfile_counts();
+	c = opd_sfile_counts(sfiles);
 	check(c->written == 2 && c->errors == 0, "written %" PRIu64 " errors %"
 	      PRIu64, c->written, c->errors);
 
 	/* an unknown mtime (a deleted binary) disables the check */
 	unlink(bin);
 	start();
-	add(opd_image_file(bin), 0x20, 1);
+	add(opd_image_file(images, bin), 0x20, 1);
 	expect("deleted binary", 2000, 0x20, 3);
 
 	/* rebuilt while the daemon runs, the old build still running */
@@ -147,32 +150,32 @@ int main(void)
 	fclose(f);
 	set_mtime(3000);
 	start();
-	old = opd_image_file(bin);
-	check(opd_image_file(bin) == old, "the same build is one image");
+	old = opd_image_file(images, bin);
+	check(opd_image_file(images, bin) == old, "the same build is one image");
 	add(old, 0x30, 2);
 	expect("build 3", 3000, 0x30, 2);
 	set_mtime(4000);
-	new = opd_image_file(bin);
-	check(new != old && opd_image_get(new)->mtime == 4000 &&
-	      opd_image_get(old)->mtime == 3000, "a rebuilt binary is a new image");
-	opd_sfile_reset_counts();
+	new = opd_image_file(images, bin);
+	check(new != old && opd_image_get(images, new)->mtime == 4000 &&
+	      opd_image_get(images, old)->mtime == 3000, "a rebuilt binary is a new image");
+	opd_sfile_reset_counts(sfiles);
 	add(new, 0x40, 5);
-	opd_sfile_flush();
+	opd_sfile_flush(sfiles);
 	add(old, 0x30, 7);
 	expect("build 4 replaces build 3", 4000, 0x40, 5);
-	c = opd_sfile_counts();
+	c = opd_sfile_counts(sfiles);
 	check(c->written == 5 && c->errors == 7, "old build's samples dropped: "
 	      "written %" PRIu64 " errors %" PRIu64, c->written, c->errors);
 	/* expect() closed every file: still an old build when reopened */
 	add(old, 0x30, 1);
 	add(new, 0x40, 1);
 	expect("build 4 again", 4000, 0x40, 6);
-	c = opd_sfile_counts();
+	c = opd_sfile_counts(sfiles);
 	check(c->written == 6 && c->errors == 8, "written %" PRIu64 " errors %"
 	      PRIu64, c->written, c->errors);
 
-	opd_sfile_exit();
-	opd_image_exit();
+	opd_sfiles_free(sfiles);
+	opd_images_free(images);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	check(!system(cmd), "the scratch directory is removed");
 	return check_done();

@@ -1,0 +1,238 @@
+/* Small utilities; see op_util.h. */
+#define _GNU_SOURCE	/* vasprintf, mkostemp */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "op_util.h"
+
+char *op_xasprintf(char const *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		op_die("out of memory formatting a string");
+	return s;
+}
+
+ssize_t op_read_full(int fd, void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = read(fd, (char *)buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+ssize_t op_write_full(int fd, void const *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(fd, (char const *)buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			errno = EIO;
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)len;
+}
+
+/* Set err to "WHAT 'path': strerror(errno)", keeping errno. */
+static void set_err(char *err, size_t errlen, char const *what,
+		    char const *path)
+{
+	int saved = errno;
+
+	if (err && errlen)
+		snprintf(err, errlen, "cannot %s '%s': %s", what, path,
+			 strerror(saved));
+	errno = saved;
+}
+
+/* Read fd to its end into a growing buffer (sizes of /proc files lie). */
+static char *read_all(int fd, size_t max, size_t *len)
+{
+	size_t alloc = 0, n = 0, want;
+	char *buf = NULL;
+	ssize_t got;
+
+	do {
+		OP_ALLOC_GROW(buf, n + 4096 + 1, alloc);
+		want = alloc - n - 1;
+		got = op_read_full(fd, buf + n, want);
+		if (got < 0)
+			goto fail;
+		n += (size_t)got;
+		if (max && n > max) {
+			errno = EFBIG;
+			goto fail;
+		}
+	} while ((size_t)got == want);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+fail:
+	free(buf);
+	return NULL;
+}
+
+char *op_read_file(char const *path, size_t max, size_t *len, char *err,
+		   size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t n = 0;
+	char *buf;
+
+	if (fd < 0) {
+		set_err(err, errlen, "open", path);
+		return NULL;
+	}
+	buf = read_all(fd, max, &n);
+	if (!buf)
+		set_err(err, errlen, "read", path);
+	close(fd);
+	if (buf && len)
+		*len = n;
+	return buf;
+}
+
+/* A new temporary file next to path: its fd, its name in *tmp. */
+static int open_temp(char const *path, char **tmp, char *err, size_t errlen)
+{
+	int fd;
+
+	*tmp = op_xasprintf("%s.tmpXXXXXX", path);
+	fd = mkostemp(*tmp, O_CLOEXEC);
+	if (fd < 0) {
+		set_err(err, errlen, "create a temporary file for", path);
+		free(*tmp);
+		*tmp = NULL;
+	}
+	return fd;
+}
+
+/* Make the finished temporary file tmp (open as fd) become path. */
+static int commit_temp(int fd, char *tmp, char const *path, char *err,
+		       size_t errlen)
+{
+	int rc = -1;
+
+	if (fchmod(fd, 0644))
+		set_err(err, errlen, "set the mode of", tmp);
+	else if (fsync(fd))
+		set_err(err, errlen, "sync", tmp);
+	else
+		rc = 0;
+	if (close(fd) && !rc) {
+		set_err(err, errlen, "close", tmp);
+		rc = -1;
+	}
+	if (!rc && rename(tmp, path)) {
+		set_err(err, errlen, "rename a temporary file to", path);
+		rc = -1;
+	}
+	if (rc) {
+		int saved = errno;
+
+		unlink(tmp);
+		errno = saved;
+	}
+	free(tmp);
+	return rc;
+}
+
+int op_write_file_atomic(char const *path, void const *buf, size_t len,
+			 char *err, size_t errlen)
+{
+	char *tmp;
+	int fd = open_temp(path, &tmp, err, errlen);
+
+	if (fd < 0)
+		return -1;
+	if (op_write_full(fd, buf, len) < 0) {
+		int saved = errno;
+
+		set_err(err, errlen, "write", tmp);
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		errno = saved;
+		return -1;
+	}
+	return commit_temp(fd, tmp, path, err, errlen);
+}
+
+/* Copy in to out; -1 with err naming the file that failed. */
+static int copy_fd(int in, char const *from, int out, char const *to,
+		   char *err, size_t errlen)
+{
+	char buf[65536];
+	ssize_t n;
+
+	while ((n = op_read_full(in, buf, sizeof(buf))) > 0) {
+		if (op_write_full(out, buf, (size_t)n) < 0) {
+			set_err(err, errlen, "write", to);
+			return -1;
+		}
+	}
+	if (n < 0) {
+		set_err(err, errlen, "read", from);
+		return -1;
+	}
+	return 0;
+}
+
+int op_copy_file(char const *from, char const *to, char *err, size_t errlen)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC), out, saved;
+	char *tmp;
+
+	if (in < 0) {
+		set_err(err, errlen, "open", from);
+		return -1;
+	}
+	out = open_temp(to, &tmp, err, errlen);
+	if (out < 0) {
+		saved = errno;
+		close(in);
+		errno = saved;
+		return -1;
+	}
+	if (copy_fd(in, from, out, tmp, err, errlen)) {
+		saved = errno;
+		close(in);
+		close(out);
+		unlink(tmp);
+		free(tmp);
+		errno = saved;
+		return -1;
+	}
+	close(in);
+	return commit_temp(out, tmp, to, err, errlen);
+}

@@ -1,0 +1,76 @@
+/*
+ * Small utilities every component uses (git's ALLOC_GROW and wrapper.c,
+ * OProfile's libutil): array growth, formatted allocation, full reads and
+ * writes, whole-file reading and safe file replacement.
+ *
+ * Conventions: functions that can fail return 0 (or a length) on success
+ * and -1 on failure with errno set; those that take an err buffer also
+ * write there a message that names the file ("cannot write '/x': No space
+ * left on device"), ready for op_error("%s", err). op_x* die instead.
+ */
+#ifndef OP_UTIL_H
+#define OP_UTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "op_message.h"
+
+/* The number of elements of an array (not a pointer). */
+#define OP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Next capacity when nr elements are needed: at least nr, and 3/2 of
+ * the current one plus 16, so n appends cost O(n) copies. */
+#define OP_ALLOC_NR(alloc) (((alloc) + 16) * 3 / 2)
+
+/*
+ * Make room for nr elements in array, which holds alloc of them now:
+ *	OP_ALLOC_GROW(v, n + 1, cap); v[n++] = x;
+ * array and alloc are updated (alloc: an integer lvalue); dies when out
+ * of memory. New elements are not initialised.
+ */
+#define OP_ALLOC_GROW(array, nr, alloc) \
+	do { \
+		if ((size_t)(nr) > (size_t)(alloc)) { \
+			size_t op_ag_n = OP_ALLOC_NR((size_t)(alloc)); \
+			if (op_ag_n < (size_t)(nr)) \
+				op_ag_n = (size_t)(nr); \
+			(array) = op_xrealloc((array), \
+					      op_ag_n * sizeof(*(array))); \
+			(alloc) = op_ag_n; \
+		} \
+	} while (0)
+
+/* A malloc'ed formatted string; dies when out of memory. */
+char *op_xasprintf(char const *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * read()/write() of exactly len bytes, retrying on EINTR and short
+ * transfers. op_read_full returns the bytes read (less than len only at
+ * end of file) or -1; op_write_full returns len or -1.
+ */
+ssize_t op_read_full(int fd, void *buf, size_t len);
+ssize_t op_write_full(int fd, void const *buf, size_t len);
+
+/*
+ * The whole of path in a malloc'ed buffer, NUL-terminated (the NUL is not
+ * counted in *len, which may be NULL). max: the largest size accepted
+ * (0: no limit); a larger file fails with EFBIG. NULL on failure, with
+ * errno set and err (may be NULL) naming path.
+ */
+char *op_read_file(char const *path, size_t max, size_t *len, char *err,
+		   size_t errlen);
+
+/*
+ * Write buf to path through a temporary file in the same directory, then
+ * fsync and rename it over path, so readers see the old or the new
+ * contents, never a part. 0, or -1 with errno set and err naming the file
+ * (every write, fsync, close and rename is checked).
+ */
+int op_write_file_atomic(char const *path, void const *buf, size_t len,
+			 char *err, size_t errlen);
+
+/* Copy the file from to to (replaced atomically, as above). 0 or -1. */
+int op_copy_file(char const *from, char const *to, char *err, size_t errlen);
+
+#endif /* OP_UTIL_H */
