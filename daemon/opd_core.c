@@ -25,20 +25,12 @@
 
 #include "op_config.h"
 #include "op_file.h"
-#include "op_hashmap.h"
 #include "op_util.h"
 #include "opd_core.h"
 #include "opd_image.h"
 #include "opd_kernel.h"
 #include "opd_sfile.h"
 #include "opd_trans.h"
-
-/* cookie -> image id, filled on a cookie's first sample; one per stream. */
-struct cookie_image {
-	struct op_hashmap_entry ent;
-	unsigned long cookie;
-	int image;
-};
 
 struct opd_core {
 	struct opd_config config;
@@ -48,33 +40,12 @@ struct opd_core {
 	char *current_dir;            /* SESSION/samples/current */
 	time_t last_kernel_reload;
 	unsigned errors_printed;      /* stream errors shown so far */
-	struct op_hashmap cookies;    /* struct cookie_image by cookie */
 	int *kimage_ids;              /* kernel image id -> image id, -1: none */
 	size_t nr_kimage_ids;
 	struct opd_images *images;
 	struct opd_kernel *kernel;
 	struct opd_sfiles *sfiles;
 };
-
-static int cookie_cmp(void const *data, struct op_hashmap_entry const *a,
-		      struct op_hashmap_entry const *b, void const *keydata)
-{
-	(void)data;
-	(void)keydata;
-	return OP_HASHMAP_ENTRY(a, struct cookie_image, ent)->cookie !=
-	       OP_HASHMAP_ENTRY(b, struct cookie_image, ent)->cookie;
-}
-
-static void free_cookie(struct op_hashmap_entry *e)
-{
-	free(OP_HASHMAP_ENTRY(e, struct cookie_image, ent));
-}
-
-static void cookies_reset(struct opd_core *core)
-{
-	op_hashmap_clear(&core->cookies, free_cookie);
-	op_hashmap_init(&core->cookies, cookie_cmp, NULL, 1024);
-}
 
 /*
  * The name of an anonymous region in a sample file name: the producer's
@@ -95,43 +66,27 @@ static void anon_name(char const *in, char *out, size_t len)
 	out[i] = '\0';
 }
 
-/* Intern the image of the decoder's definition of cookie; -1: undefined. */
-static int define_image(struct opd_core *core, unsigned long cookie)
+/*
+ * The image a cookie names, interned on its first sample and kept in the
+ * decoder's definition (the one cookie table); -1 if undefined.
+ */
+static int cookie_image(struct opd_core *core, unsigned long cookie)
 {
-	struct opd_cookie const *c = opd_trans_cookie(&core->dec, cookie);
+	struct opd_cookie *c = opd_trans_cookie_mut(&core->dec, cookie);
 	char name[256];
 
 	if (!c)
 		return -1;
-	if (!c->anon)
-		return opd_image_file(core->images, c->name);
-	anon_name(c->name, name, sizeof(name));
-	return opd_image_anon(core->images, (int)c->tgid, c->start, c->end, name);
-}
-
-/* The image a cookie names, interned on first use; -1 if undefined. */
-static int cookie_image(struct opd_core *core, unsigned long cookie)
-{
-	struct cookie_image probe, *ci;
-	struct op_hashmap_entry *e;
-	int id;
-
-	if (cookie == OP_NO_COOKIE || cookie == OP_INVALID_COOKIE)
-		return -1;
-	probe.cookie = cookie;
-	op_hashmap_entry_init(&probe.ent, op_hash_u64(cookie));
-	e = op_hashmap_get(&core->cookies, &probe.ent, NULL);
-	if (e)
-		return OP_HASHMAP_ENTRY(e, struct cookie_image, ent)->image;
-	id = define_image(core, cookie);
-	if (id < 0)
-		return -1;
-	ci = op_xmalloc(sizeof(*ci));
-	ci->cookie = cookie;
-	ci->image = id;
-	op_hashmap_entry_init(&ci->ent, probe.ent.hash);
-	op_hashmap_add(&core->cookies, &ci->ent);
-	return id;
+	if (c->image >= 0)
+		return c->image;
+	if (!c->anon) {
+		c->image = opd_image_file(core->images, c->name);
+	} else {
+		anon_name(c->name, name, sizeof(name));
+		c->image = opd_image_anon(core->images, (int)c->tgid, c->start,
+					  c->end, name);
+	}
+	return c->image;
 }
 
 static int kernel_image_id(struct opd_core *core, struct opd_kimage const *k)
@@ -361,7 +316,6 @@ struct opd_core *opd_core_new(struct opd_config const *cfg)
 		.error = on_error,
 	};
 	core->images = opd_images_new();
-	op_hashmap_init(&core->cookies, cookie_cmp, NULL, 1024);
 	opd_trans_init(&core->dec, &core->sink, "event stream");
 	if (core_open(core)) {
 		opd_core_free(core);
@@ -380,7 +334,6 @@ void opd_core_new_stream(struct opd_core *core)
 {
 	opd_trans_free(&core->dec);
 	opd_trans_init(&core->dec, &core->sink, "event stream");
-	cookies_reset(core);
 }
 
 void opd_core_sync(struct opd_core *core)
@@ -435,7 +388,6 @@ void opd_core_free(struct opd_core *core)
 	/* the files first: closing flushes samples named after images */
 	opd_sfiles_free(core->sfiles);
 	opd_trans_free(&core->dec);
-	op_hashmap_clear(&core->cookies, free_cookie);
 	opd_images_free(core->images);
 	opd_kernel_free(core->kernel);
 	free(core->kimage_ids);

@@ -40,6 +40,10 @@ char const *opd_code_name(unsigned long code)
 	return code < OP_CODE_LAST ? code_names[code] : NULL;
 }
 
+static int cookie_cmp(void const *data, struct op_hashmap_entry const *a,
+		      struct op_hashmap_entry const *b, void const *key);
+static void cookie_free(struct op_hashmap_entry *e);
+
 void opd_trans_init(struct opd_trans *dec, struct opd_sink const *sink,
 		    char const *name)
 {
@@ -48,16 +52,12 @@ void opd_trans_init(struct opd_trans *dec, struct opd_sink const *sink,
 	memset(dec, 0, offsetof(struct opd_trans, carry));
 	dec->sink = sink ? sink : &none;
 	dec->name = name ? name : "stream";
+	op_hashmap_init(&dec->tab, cookie_cmp, NULL, 0);
 }
 
 void opd_trans_free(struct opd_trans *dec)
 {
-	for (size_t i = 0; dec->tab_mask && i <= dec->tab_mask; i++)
-		free(dec->tab[i].name);
-	free(dec->tab);
-	dec->tab = NULL;
-	dec->tab_mask = 0;
-	dec->tab_nr = 0;
+	op_hashmap_clear(&dec->tab, cookie_free);
 }
 
 /* Count an error at word pos and say so (first few only). */
@@ -93,39 +93,41 @@ static size_t framing_error(struct opd_trans *dec, size_t consumed)
 
 /* --- the cookie table ------------------------------------------------ */
 
-static size_t tab_slot(struct opd_trans const *dec, unsigned long cookie)
+static int cookie_cmp(void const *data, struct op_hashmap_entry const *a,
+		      struct op_hashmap_entry const *b, void const *key)
 {
-	size_t mask = dec->tab_mask;
-	size_t h = (size_t)(cookie * 0x9E3779B97F4A7C15ULL >> 16) & mask;
+	(void)data;
+	(void)key;
+	return OP_HASHMAP_ENTRY(a, struct opd_cookie, ent)->cookie !=
+	       OP_HASHMAP_ENTRY(b, struct opd_cookie, ent)->cookie;
+}
 
-	for (; dec->tab[h].cookie; h = (h + 1) & mask)
-		if (dec->tab[h].cookie == cookie)
-			break;
-	return h;
+static void cookie_free(struct op_hashmap_entry *e)
+{
+	struct opd_cookie *c = OP_HASHMAP_ENTRY(e, struct opd_cookie, ent);
+
+	free(c->name);
+	free(c);
+}
+
+struct opd_cookie *opd_trans_cookie_mut(struct opd_trans *dec,
+					unsigned long cookie)
+{
+	return (struct opd_cookie *)opd_trans_cookie(dec, cookie);
 }
 
 struct opd_cookie const *opd_trans_cookie(struct opd_trans const *dec,
 					  unsigned long cookie)
 {
-	size_t h;
+	struct opd_cookie key;
+	struct op_hashmap_entry *e;
 
-	if (!dec->tab_mask || cookie == OP_NO_COOKIE)
+	if (cookie == OP_NO_COOKIE || cookie == OP_INVALID_COOKIE)
 		return NULL;
-	h = tab_slot(dec, cookie);
-	return dec->tab[h].cookie ? &dec->tab[h] : NULL;
-}
-
-static void tab_grow(struct opd_trans *dec)
-{
-	struct opd_cookie *old = dec->tab;
-	size_t old_mask = dec->tab_mask;
-
-	dec->tab_mask = old_mask ? old_mask * 2 + 1 : 63;
-	dec->tab = op_xcalloc(dec->tab_mask + 1, sizeof(*dec->tab));
-	for (size_t i = 0; old && i <= old_mask; i++)
-		if (old[i].cookie)
-			dec->tab[tab_slot(dec, old[i].cookie)] = old[i];
-	free(old);
+	key.cookie = cookie;
+	op_hashmap_entry_init(&key.ent, op_hash_u64(cookie));
+	e = op_hashmap_get(&dec->tab, &key.ent, NULL);
+	return e ? OP_HASHMAP_ENTRY(e, struct opd_cookie, ent) : NULL;
 }
 
 static bool same_def(struct opd_cookie const *a, struct opd_cookie const *b)
@@ -139,20 +141,21 @@ static bool same_def(struct opd_cookie const *a, struct opd_cookie const *b)
 static bool tab_define(struct opd_trans *dec, struct opd_cookie *c,
 		       bool *is_new)
 {
-	size_t h;
+	struct opd_cookie const *old = opd_trans_cookie(dec, c->cookie);
+	struct opd_cookie *n;
 	bool same;
 
-	if ((dec->tab_nr + 1) * 2 > dec->tab_mask)
-		tab_grow(dec);
-	h = tab_slot(dec, c->cookie);
-	*is_new = !dec->tab[h].cookie;
+	*is_new = !old;
 	if (*is_new) {
-		dec->tab[h] = *c;
-		dec->tab_nr++;
+		n = op_xmalloc(sizeof(*n));
+		*n = *c;
+		n->image = -1;
+		op_hashmap_entry_init(&n->ent, op_hash_u64(n->cookie));
+		op_hashmap_add(&dec->tab, &n->ent);
 		return true;
 	}
 	/* the same definition again is harmless (a restarted producer) */
-	same = same_def(&dec->tab[h], c);
+	same = same_def(old, c);
 	free(c->name);
 	return same;
 }

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "op_hashmap.h"
 #include "op_stream.h"
 
 /* Which parts of struct opd_transient the stream has established
@@ -57,12 +58,16 @@ struct opd_frame {
 
 /* An in-band definition (COOKIE_DEF or ANON_DEF). */
 struct opd_cookie {
+	struct op_hashmap_entry ent;	/* in the decoder's table */
 	unsigned long cookie;	/* never OP_NO_COOKIE or OP_INVALID_COOKIE */
 	char *name;		/* path, or anon region name */
 	bool anon;		/* ANON_DEF: the fields below are valid */
 	unsigned long tgid;
 	unsigned long start;	/* region [start, end); offsets from start */
 	unsigned long end;
+	int image;		/* the consumer's id for it (opd_core: its
+				 * image), so that cookie -> image is this one
+				 * table; -1 until the consumer sets it */
 };
 
 /*
@@ -117,9 +122,7 @@ struct opd_trans {
 	bool trace_broken;	/* in_trace: drop frames (bad sample/frame) */
 	struct opd_frame callee;	/* in_trace: the frame below the next */
 	unsigned errors_printed;
-	struct opd_cookie *tab;	/* cookie definitions, open addressing */
-	size_t tab_mask;	/* table size - 1; 0: no table yet */
-	size_t tab_nr;
+	struct op_hashmap tab;	/* struct opd_cookie by cookie */
 	size_t carry_len;	/* words of an incomplete record kept */
 	unsigned long carry[OP_MAX_RECORD];	/* the longest record */
 };
@@ -135,6 +138,9 @@ int opd_trans_finish(struct opd_trans *dec);
 /* The definition of cookie, or NULL. */
 struct opd_cookie const *opd_trans_cookie(struct opd_trans const *dec,
 					  unsigned long cookie);
+/* The same, for the consumer to set its image id in. */
+struct opd_cookie *opd_trans_cookie_mut(struct opd_trans *dec,
+					unsigned long cookie);
 /* A name for an escape code ("ctx_switch", ...), or NULL if unknown. */
 char const *opd_code_name(unsigned long code);
 
