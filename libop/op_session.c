@@ -21,6 +21,7 @@
 #include "op_file.h"
 #include "op_message.h"
 #include "op_session.h"
+#include "op_util.h"
 
 char *op_session_path(char const *dir, char const *rel)
 {
@@ -55,24 +56,6 @@ ssize_t op_session_read_small(char const *path, char *buf, size_t size)
 	return n;
 }
 
-static int write_all(int fd, void const *data, size_t n)
-{
-	char const *p = data;
-
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Create tmp (O_EXCL) holding data; 0 or -1 with errno set. */
 static int create_with(char const *tmp, void const *data, size_t len)
 {
@@ -82,7 +65,7 @@ static int create_with(char const *tmp, void const *data, size_t len)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
-	if (write_all(fd, data, len) < 0 || close(fd) < 0) {
+	if (op_write_full(fd, data, len) < 0 || close(fd) < 0) {
 		err = errno;
 		close(fd);
 		unlink(tmp);
@@ -101,27 +84,12 @@ static char *tmp_name(char const *path)
 	return p;
 }
 
-int op_session_write_atomic(char const *path, void const *data, size_t len)
-{
-	char *tmp = tmp_name(path);
-	int ret = 0, err;
-
-	if (create_with(tmp, data, len) < 0) {
-		ret = -1;
-	} else if (rename(tmp, path) < 0) {
-		err = errno;
-		unlink(tmp);
-		errno = err;
-		ret = -1;
-	}
-	free(tmp);
-	return ret;
-}
-
 int op_session_write_text(char const *path, char const *text)
 {
-	if (op_session_write_atomic(path, text, strlen(text)) < 0)
-		return op_error("cannot write '%s': %s", path, strerror(errno));
+	char err[1024];
+
+	if (op_write_file_atomic(path, text, strlen(text), err, sizeof(err)) < 0)
+		return op_error("%s", err);
 	return 0;
 }
 
@@ -392,77 +360,13 @@ bool op_session_name_ok(char const *name, char *err, size_t errlen)
 	return false;
 }
 
-/* err: "cannot VERB 'path': why"; returns -1. */
-static int copy_error(char *err, size_t errlen, char const *verb,
-		      char const *path)
-{
-	snprintf(err, errlen, "cannot %s '%s': %s", verb, path, strerror(errno));
-	return -1;
-}
-
-int op_session_copy(char const *from, char const *to, char *err, size_t errlen)
-{
-	char buf[65536];
-	int in, out, ret = 0;
-	ssize_t n;
-
-	in = open(from, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return copy_error(err, errlen, "open", from);
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out < 0) {
-		ret = copy_error(err, errlen, "create", to);
-		close(in);
-		return ret;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0) {
-		if (write_all(out, buf, (size_t)n) < 0) {
-			ret = copy_error(err, errlen, "write", to);
-			break;
-		}
-	}
-	if (n < 0)
-		ret = copy_error(err, errlen, "read", from);
-	if (close(out) < 0 && !ret)
-		ret = copy_error(err, errlen, "write", to);
-	close(in);
-	return ret;
-}
-
 static int copy_file(char const *from, char const *to)
 {
 	char err[1024];
 
-	if (op_session_copy(from, to, err, sizeof(err)) < 0)
+	if (op_copy_file(from, to, err, sizeof(err)) < 0)
 		return op_error("%s", err);
 	return 0;
-}
-
-char *op_session_read_all(char const *path, size_t *len)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *buf;
-	ssize_t got;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
-
-	if (fd < 0)
-		return NULL;
-	buf = op_xmalloc(cap);
-	while ((got = read(fd, buf + n, cap - n - 1)) > 0) {
-		n += (size_t)got;
-		if (cap - n < 4096)
-			buf = op_xrealloc(buf, cap *= 2);
-	}
-	err = errno;
-	close(fd);
-	if (got < 0) {
-		free(buf);
-		errno = err;
-		return NULL;
-	}
-	buf[n] = '\0';
-	*len = n;
-	return buf;
 }
 
 /*

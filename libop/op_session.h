@@ -135,23 +135,8 @@ bool op_session_name_ok(char const *name, char *err, size_t errlen);
 int op_session_save(char const *session_dir, char const *name,
 		    char *err, size_t errlen);
 
-/*
- * Write len bytes to path atomically: PATH.tmp.PID, then rename(2).
- * 0, or -1 with errno set and no message (callers decide whether a failure
- * matters: the kernel cache is optional).
- */
-int op_session_write_atomic(char const *path, void const *data, size_t len);
-
-/* op_session_write_atomic of a string; 0 or -1 after a message. */
+/* op_write_file_atomic (op_util.h) of a string; 0 or -1 after a message. */
 int op_session_write_text(char const *path, char const *text);
-
-/* Copy the file from to to (created or truncated). 0, or -1 with err
- * naming the file that failed. */
-int op_session_copy(char const *from, char const *to, char *err, size_t errlen);
-
-/* The whole of a file, /proc files too (they have no size to stat),
- * malloc'ed and NUL-terminated; *len its length. NULL with errno set. */
-char *op_session_read_all(char const *path, size_t *len);
 
 /* rm -rf path (a missing path is fine). 0 or -1. */
 int op_session_remove_tree(char const *path);

@@ -15,6 +15,7 @@
 #include "op_message.h"
 #include "op_session.h"
 #include "op_session_kernel.h"
+#include "op_util.h"
 
 static int path_error(char *err, size_t errlen, char const *verb,
 		      char const *path)
@@ -62,10 +63,10 @@ static int write_kallsyms(char const *to, struct op_kernel_sources const *src,
 	unlink(to);
 	if (src->kallsyms_gz && link(src->kallsyms_gz, to) == 0)
 		return 0;
-	if (src->kallsyms_gz && op_session_copy(src->kallsyms_gz, to, err,
+	if (src->kallsyms_gz && op_copy_file(src->kallsyms_gz, to, err,
 						errlen) == 0)
 		return 0;
-	text = op_session_read_all(src->kallsyms, &len);
+	text = op_read_file(src->kallsyms, 0, &len, NULL, 0);
 	if (!text)
 		return path_error(err, errlen, "read", src->kallsyms);
 	if (op_session_write_gz(to, text, len))
@@ -79,8 +80,8 @@ static int write_modules(char const *to, char const *modules,
 			 char *err, size_t errlen)
 {
 	if (access(modules, F_OK) == 0)
-		return op_session_copy(modules, to, err, errlen);
-	return op_session_copy("/dev/null", to, err, errlen);
+		return op_copy_file(modules, to, err, errlen);
+	return op_copy_file("/dev/null", to, err, errlen);
 }
 
 static int write_images(char const *to, struct op_kernel_image const *v,
@@ -97,7 +98,7 @@ static int write_images(char const *to, struct op_kernel_image const *v,
 		fprintf(f, "%s 0x%" PRIx64 " 0x%" PRIx64 "\n", v[i].name,
 			v[i].start, v[i].end);
 	fclose(f);
-	if (op_session_write_atomic(to, text, len) < 0)
+	if (op_write_file_atomic(to, text, len, NULL, 0) < 0)
 		ret = path_error(err, errlen, "write", to);
 	free(text);
 	return ret;

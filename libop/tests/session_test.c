@@ -24,6 +24,7 @@
 #include "op_session_kernel.h"
 #include "op_session_kv.h"
 #include "op_session_settings.h"
+#include "op_util.h"
 
 static char session[256];
 
@@ -457,10 +458,10 @@ static void test_atomic_write(void)
 	char *path = op_session_path(session, "atomic");
 	char buf[64];
 
-	check(op_session_write_atomic(path, "abc\n", 4) == 0, "atomic write");
+	check(op_write_file_atomic(path, "abc\n", 4, NULL, 0) == 0, "atomic write");
 	check(op_session_read_small(path, buf, sizeof(buf)) == 4 &&
 	      !strcmp(buf, "abc\n"), "read it back");
-	check(op_session_write_atomic("/nonexistent/dir/x", "a", 1) < 0 &&
+	check(op_write_file_atomic("/nonexistent/dir/x", "a", 1, NULL, 0) < 0 &&
 	      errno == ENOENT, "write in a missing directory fails with errno");
 	free(path);
 }
