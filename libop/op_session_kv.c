@@ -34,7 +34,7 @@ int op_kv_read(struct op_kv *kv, char const *path)
 	memset(kv, 0, sizeof(*kv));
 	if (!f)
 		return errno == ENOENT ? 0 :
-			op_error("cannot open '%s': %s", path, strerror(errno));
+			op_error_errno("cannot open '%s'", path);
 	while (getline(&line, &cap, f) > 0) {
 		char *s = trim(line), *eq;
 
