@@ -48,7 +48,7 @@ ssize_t op_session_read_small(char const *path, char *buf, size_t size)
 
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf, size - 1);
+	n = op_read_full(fd, buf, size - 1);
 	close(fd);
 	if (n < 0)
 		return -1;
