@@ -57,18 +57,10 @@ static int write_file(char const *name, unsigned long value)
 static int read_file(char const *name, unsigned long *value)
 {
 	char path[512], text[64];
-	int fd;
-	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/%s", op_driver_dir(), name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
+	if (op_session_read_small(path, text, sizeof(text)) <= 0)
 		return -1;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	text[n] = '\0';
 	*value = strtoul(text, NULL, 10);
 	return 0;
 }

@@ -27,6 +27,7 @@
 #include "op_session_control.h"
 #include "op_session_kv.h"
 #include "op_session_settings.h"
+#include "op_util.h"
 #include "opcontrol.h"
 
 
@@ -86,10 +87,11 @@ static struct poptOption const options[] = {
 
 static void add_event(char const *spec)
 {
-	size_t old = opt.events ? strlen(opt.events) : 0;
+	char *joined = opt.events ? op_xasprintf("%s,%s", opt.events, spec) :
+				    op_xstrdup(spec);
 
-	opt.events = op_xrealloc(opt.events, old + strlen(spec) + 2);
-	sprintf(opt.events + old, "%s%s", old ? "," : "", spec);
+	free(opt.events);
+	opt.events = joined;
 }
 
 /* A bad command line: the error, a hint, exit 2. */
