@@ -125,7 +125,8 @@ static struct cpu_descr const cpu_descrs[] = {
 _Static_assert(sizeof(cpu_descrs) / sizeof(cpu_descrs[0]) == MAX_CPU_TYPE,
 	       "cpu_descrs must have one entry per cpu type number");
 
-/* Types that have files under events/ (kept in step by libop/tests/events_load_test.c). */
+/* Types that have files under events/ (kept in step by
+ * libop/tests/events_load_test.c). */
 static enum op_cpu const cpus_with_events[] = {
 	CPU_TIMER_INT, CPU_ARCH_PERFMON, CPU_HASWELL, CPU_FAMILY15H,
 	CPU_AMD64_GENERIC,
@@ -183,8 +184,8 @@ enum op_cpu op_cpu_from_name(char const *name)
 static enum op_cpu cpu_from_driver(void)
 {
 	char buf[128], path[4096];
-	ssize_t n = op_session_read_small(op_driver_path(path, sizeof(path), "cpu_type"),
-					  buf, sizeof(buf));
+	char const *file = op_driver_path(path, sizeof(path), "cpu_type");
+	ssize_t n = op_session_read_small(file, buf, sizeof(buf));
 	size_t len;
 
 	if (n < 0)
