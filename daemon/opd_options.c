@@ -73,33 +73,28 @@ static struct poptOption const options[] = {
 	POPT_TABLEEND
 };
 
-static _Noreturn void usage_error(poptContext ctx, char const *fmt, char const *arg)
-{
-	fprintf(stderr, "%s: error: ", op_progname());
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	poptPrintUsage(ctx, stderr, 0);
-	exit(2);
-}
+/* A bad command line: the error, a hint, exit 2. */
+#define usage_error(...) \
+	op_usage_error("oprofiled --help lists the options", __VA_ARGS__)
 
 static void parse_argv(poptContext ctx)
 {
 	int rc = poptGetNextOpt(ctx);
 
 	if (rc < -1)
-		usage_error(ctx, "%s", poptStrerror(rc));
+		usage_error("%s", poptStrerror(rc));
 	if (poptPeekArg(ctx))
-		usage_error(ctx, "unexpected argument '%s'", poptPeekArg(ctx));
+		usage_error("unexpected argument '%s'", poptPeekArg(ctx));
 	if (vmlinux_arg && no_vmlinux_arg)
-		usage_error(ctx, "%s", "--vmlinux and --no-vmlinux exclude each other");
+		usage_error("--vmlinux and --no-vmlinux exclude each other");
 	if (replay_arg && record_arg)
-		usage_error(ctx, "%s", "--replay and --record-stream exclude each other");
+		usage_error("--replay and --record-stream exclude each other");
 	if (buffer_pages_arg < 0 || (buffer_pages_arg & (buffer_pages_arg - 1)))
-		usage_error(ctx, "%s", "--buffer-pages must be a power of two");
+		usage_error("--buffer-pages must be a power of two");
 	if (max_open_files_arg < 0)
-		usage_error(ctx, "%s", "--max-open-files must not be negative");
+		usage_error("--max-open-files must not be negative");
 	if (sync_interval_arg < 1)
-		usage_error(ctx, "%s", "--sync-interval must be at least 1 second");
+		usage_error("--sync-interval must be at least 1 second");
 }
 
 /* An absolute, existing path for a file given relative to the cwd. */
@@ -108,7 +103,7 @@ static char *absolute_file(char const *what, char const *path)
 	char *abs = realpath(path, NULL);
 
 	if (!abs)
-		op_die("cannot use %s '%s': %s", what, path, strerror(errno));
+		op_die_errno("cannot use %s '%s'", what, path);
 	return abs;
 }
 
@@ -122,7 +117,7 @@ static char *absolute_new_file(char const *path)
 	if (path[0] == '/')
 		return op_xstrdup(path);
 	if (!getcwd(cwd, sizeof(cwd)))
-		op_die("cannot get the current directory: %s", strerror(errno));
+		op_die_errno("cannot get the current directory");
 	n = strlen(cwd) + strlen(path) + 2;
 	abs = op_xmalloc(n);
 	snprintf(abs, n, "%s/%s", cwd, path);

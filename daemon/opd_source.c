@@ -128,9 +128,10 @@ static int perf_read(struct opd_source *src)
 	int err = perf_source_read(p->ps, 0);
 
 	perf_emit(p);
-	if (err)
-		return op_error("cannot read the perf rings: %s", strerror(-err));
-	return 0;
+	if (!err)
+		return 0;
+	errno = -err;
+	return op_error_errno("cannot read the perf rings");
 }
 
 static int perf_flush(struct opd_source *src, uint64_t until_ns)

@@ -47,10 +47,9 @@ static int write_file(char const *name, unsigned long value)
 	n = snprintf(text, sizeof(text), "%lu\n", value);
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
-		return op_error("cannot open '%s': %s", path, strerror(errno));
+		return op_error_errno("cannot open '%s'", path);
 	if (write(fd, text, n) != n)
-		ret = op_error("cannot write %lu to '%s': %s", value, path,
-			       strerror(errno));
+		ret = op_error_errno("cannot write %lu to '%s'", value, path);
 	close(fd);
 	return ret;
 }
@@ -58,18 +57,10 @@ static int write_file(char const *name, unsigned long value)
 static int read_file(char const *name, unsigned long *value)
 {
 	char path[512], text[64];
-	int fd;
-	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/%s", op_driver_dir(), name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
+	if (op_session_read_small(path, text, sizeof(text)) <= 0)
 		return -1;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	text[n] = '\0';
 	*value = strtoul(text, NULL, 10);
 	return 0;
 }
@@ -153,8 +144,7 @@ static int drain(struct driver_priv *p)
 		if (n < 0 && errno == EAGAIN)
 			return 0;
 		if (n < 0)
-			return op_error("cannot read %s/buffer: %s", op_driver_dir(),
-					strerror(errno));
+			return op_error_errno("cannot read %s/buffer", op_driver_dir());
 		if (n == 0)
 			return 0;
 		if (n % sizeof(unsigned long))

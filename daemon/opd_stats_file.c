@@ -67,8 +67,7 @@ static int write_counters(char const *dir, struct opd_stats const *st)
 	struct opd_stat_field const *f;
 
 	if (mkdir(dir, 0755) < 0)
-		return op_error("cannot create stats directory '%s': %s", dir,
-				strerror(errno));
+		return op_error_errno("cannot create stats directory '%s'", dir);
 	for (f = opd_stat_fields; f->name; f++) {
 		char *path = op_session_path(dir, f->name);
 		char text[32];
@@ -90,15 +89,14 @@ static int move_counters(char const *from, char const *to)
 	int ret = 0;
 
 	if (mkdir(to, 0755) < 0 && errno != EEXIST)
-		return op_error("cannot create stats directory '%s': %s", to,
-				strerror(errno));
+		return op_error_errno("cannot create stats directory '%s'", to);
 	for (f = opd_stat_fields; f->name && !ret; f++) {
 		char *src = op_session_path(from, f->name);
 		char *dst = op_session_path(to, f->name);
 
 		if (rename(src, dst) < 0)
-			ret = op_error("cannot rename '%s' to '%s': %s", src,
-				       dst, strerror(errno));
+			ret = op_error_errno("cannot rename '%s' to '%s'", src,
+					     dst);
 		free(src);
 		free(dst);
 	}
@@ -122,15 +120,13 @@ int opd_stats_write(char const *session_dir, struct opd_stats const *st)
 	if (rename(tmp, dir) == 0) {
 		ret = 0;  /* there was no stats/ yet */
 	} else if (errno != EEXIST && errno != ENOTEMPTY) {
-		op_error("cannot rename '%s' to '%s': %s", tmp, dir,
-			 strerror(errno));
+		op_error_errno("cannot rename '%s' to '%s'", tmp, dir);
 	} else if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) == 0) {
 		ret = 0;
 	} else if (errno == EINVAL || errno == ENOSYS) {
 		ret = move_counters(tmp, dir);
 	} else {
-		op_error("cannot exchange '%s' and '%s': %s", tmp, dir,
-			 strerror(errno));
+		op_error_errno("cannot exchange '%s' and '%s'", tmp, dir);
 	}
 	op_session_remove_tree(tmp);
 out:

@@ -99,7 +99,7 @@ static int log_open(struct daemon *d)
 	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 
 	if (fd < 0) {
-		op_error("cannot open log '%s': %s", path, strerror(errno));
+		op_error_errno("cannot open log '%s'", path);
 		free(path);
 		return -1;
 	}
@@ -308,7 +308,7 @@ static int main_loop(struct daemon *d)
 		/* The source is read at least every 100 ms while sampling: its
 		 * rings wake us only past a watermark. */
 		if (poll(fds, n, d->sampling ? 100 : -1) < 0 && errno != EINTR)
-			return op_error("poll failed: %s", strerror(errno));
+			return op_error_errno("poll failed");
 		if (d->sampling && d->src.ops->read(&d->src) < 0)
 			op_error("cannot read the %s source", d->src.ops->name);
 		if (fds[0].revents)
@@ -344,10 +344,10 @@ static int setup_fds(struct daemon *d)
 
 	d->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (d->sigfd < 0)
-		return op_error("cannot create signalfd: %s", strerror(errno));
+		return op_error_errno("cannot create signalfd");
 	d->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (d->timerfd < 0 || timerfd_settime(d->timerfd, 0, &its, NULL) < 0)
-		return op_error("cannot create the sync timer: %s", strerror(errno));
+		return op_error_errno("cannot create the sync timer");
 	return op_control_open(&d->ctl, d->session_dir);
 }
 
@@ -363,10 +363,10 @@ static void daemonise(int *ready_fd)
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
-		op_die("cannot create a pipe: %s", strerror(errno));
+		op_die_errno("cannot create a pipe");
 	pid = fork();
 	if (pid < 0)
-		op_die("cannot fork: %s", strerror(errno));
+		op_die_errno("cannot fork");
 	if (pid > 0) {
 		char b = 1;
 
@@ -378,14 +378,14 @@ static void daemonise(int *ready_fd)
 	}
 	close(p[0]);
 	if (setsid() < 0)
-		op_die("setsid failed: %s", strerror(errno));
+		op_die_errno("setsid failed");
 	pid = fork();
 	if (pid < 0)
-		op_die("cannot fork: %s", strerror(errno));
+		op_die_errno("cannot fork");
 	if (pid > 0)
 		_exit(0);
 	if (chdir("/") < 0)
-		op_die("cannot chdir to '/': %s", strerror(errno));
+		op_die_errno("cannot chdir to '/'");
 	*ready_fd = p[1];
 }
 
@@ -540,14 +540,14 @@ int main(int argc, char const **argv)
 		return 1;
 	d.session_dir = realpath(d.opt.session_dir, NULL);
 	if (!d.session_dir)
-		op_die("cannot resolve session directory '%s': %s",
-		       d.opt.session_dir, strerror(errno));
+		op_die_errno("cannot resolve session directory '%s'",
+			     d.opt.session_dir);
 	d.opt.session_dir = d.session_dir;
 	d.cfg.session_dir = d.session_dir;
 	if (d.opt.replay)
 		return replay(&d);
 	signal(SIGPIPE, SIG_IGN);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-		op_die("cannot block signals: %s", strerror(errno));
+		op_die_errno("cannot block signals");
 	return run(&d);
 }

@@ -7,7 +7,7 @@
  * at the end, never renumbered. Each entry is placed by its number, and the
  * types the header names are placed by their enum constant instead, so a
  * mismatch is a duplicate initializer (-Woverride-init, an error with
- * --enable-werror) or a hole (caught by libop/tests/cpu_type_tests.c).
+ * --enable-werror) or a hole (caught by libop/tests/cpu_type_test.c).
  *
  * Detection order: $OPROFILE_CPU_TYPE, then DRIVER_DIR/cpu_type (our
  * driver; op_driver_dir()), then CPUID when perf_event_open shows a usable
@@ -125,7 +125,8 @@ static struct cpu_descr const cpu_descrs[] = {
 _Static_assert(sizeof(cpu_descrs) / sizeof(cpu_descrs[0]) == MAX_CPU_TYPE,
 	       "cpu_descrs must have one entry per cpu type number");
 
-/* Types that have files under events/ (kept in step by events_load_tests). */
+/* Types that have files under events/ (kept in step by
+ * libop/tests/events_load_test.c). */
 static enum op_cpu const cpus_with_events[] = {
 	CPU_TIMER_INT, CPU_ARCH_PERFMON, CPU_HASWELL, CPU_FAMILY15H,
 	CPU_AMD64_GENERIC,
@@ -183,14 +184,13 @@ enum op_cpu op_cpu_from_name(char const *name)
 static enum op_cpu cpu_from_driver(void)
 {
 	char buf[128], path[4096];
+	char const *file = op_driver_path(path, sizeof(path), "cpu_type");
+	ssize_t n = op_session_read_small(file, buf, sizeof(buf));
 	size_t len;
-	FILE *f = fopen(op_driver_path(path, sizeof(path), "cpu_type"), "r");
 
-	if (!f)
+	if (n < 0)
 		return CPU_NO_GOOD;
-	len = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[len] = '\0';
+	len = (size_t)n;
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
 		buf[--len] = '\0';
 	return op_cpu_from_name(buf);

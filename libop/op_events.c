@@ -30,6 +30,7 @@
 #include "op_config.h"
 #include "op_events_priv.h"
 #include "op_message.h"
+#include "op_util.h"
 
 /* Counter count when CPUID leaf 0xA shows none (VMs): the v1 minimum. */
 #define CPUID_COUNTERS_FALLBACK 2
@@ -263,11 +264,12 @@ static int event_slot(struct op_loader *l, struct op_src *src,
 		return 0;
 	}
 	if (set->nr_events == l->ev_cap) {
-		l->ev_cap = l->ev_cap ? 2 * l->ev_cap : 32;
+		/* four parallel arrays: one capacity, grown together */
+		l->ev_cap = OP_ALLOC_NR(l->ev_cap);
 		set->events = op_xrealloc(set->events, l->ev_cap * sizeof(*set->events));
-		l->ev_um = op_xrealloc(l->ev_um, l->ev_cap * sizeof(size_t));
-		l->ev_depth = op_xrealloc(l->ev_depth, l->ev_cap * sizeof(int));
-		l->ev_file = op_xrealloc(l->ev_file, l->ev_cap * sizeof(int));
+		l->ev_um = op_xrealloc(l->ev_um, l->ev_cap * sizeof(*l->ev_um));
+		l->ev_depth = op_xrealloc(l->ev_depth, l->ev_cap * sizeof(*l->ev_depth));
+		l->ev_file = op_xrealloc(l->ev_file, l->ev_cap * sizeof(*l->ev_file));
 	}
 	memset(&set->events[set->nr_events], 0, sizeof(struct op_event));
 	*slot = (long)set->nr_events++;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "op_sample_file.h"
+#include "op_util.h"
 
 _Static_assert(offsetof(struct opd_header, version) == 4, "version at 4");
 _Static_assert(offsetof(struct opd_header, ctr_count) == 20, "ctr_count at 20");
@@ -66,25 +67,6 @@ int op_header_validate(struct opd_header const *h, char const *path,
 				      "sample file version 0x%x, this tool reads version 0x%x",
 				      h->version, OPD_VERSION);
 	return 0;
-}
-
-/* read() until len bytes, end of file or an error; returns bytes read. */
-static ssize_t op_read_full(int fd, void *buf, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = read(fd, (char *)buf + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			break;
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
 }
 
 int op_header_read(char const *path, struct opd_header *h,

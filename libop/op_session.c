@@ -48,7 +48,7 @@ ssize_t op_session_read_small(char const *path, char *buf, size_t size)
 
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf, size - 1);
+	n = op_read_full(fd, buf, size - 1);
 	close(fd);
 	if (n < 0)
 		return -1;
@@ -99,11 +99,11 @@ static int make_dir(char const *dir)
 	struct stat st;
 
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return op_error("cannot create session directory '%s': %s",
-				dir, strerror(errno));
+		return op_error_errno("cannot create session directory '%s'",
+				      dir);
 	if (stat(dir, &st) < 0)
-		return op_error("cannot access session directory '%s': %s",
-				dir, strerror(errno));
+		return op_error_errno("cannot access session directory '%s'",
+				      dir);
 	if (!S_ISDIR(st.st_mode))
 		return op_error("session directory '%s' is not a directory", dir);
 	return 0;
@@ -118,8 +118,8 @@ static int check_writable(char const *dir)
 	int ret = 0;
 
 	if (create_with(tmp, "", 0) < 0)
-		ret = op_error("session directory '%s' is not writable: %s",
-			       dir, strerror(errno));
+		ret = op_error_errno("session directory '%s' is not writable",
+				     dir);
 	unlink(tmp);
 	free(tmp);
 	free(probe);
@@ -131,8 +131,10 @@ static int make_parents(char const *dir)
 {
 	int rc = op_mkdir_parents(dir);
 
-	return rc ? op_error("cannot create session directory '%s': %s",
-			     dir, strerror(-rc)) : 0;
+	if (!rc)
+		return 0;
+	errno = -rc;
+	return op_error_errno("cannot create session directory '%s'", dir);
 }
 
 int op_session_create(char const *session_dir)
@@ -216,8 +218,7 @@ int op_lock_acquire(char const *session_dir, pid_t pid, pid_t *owner)
 		pid_t old;
 
 		if (create_with(tmp, text, strlen(text)) < 0) {
-			op_error("cannot create lock file '%s': %s", tmp,
-				 strerror(errno));
+			op_error_errno("cannot create lock file '%s'", tmp);
 			break;
 		}
 		if (link(tmp, lock) == 0) {
@@ -225,8 +226,7 @@ int op_lock_acquire(char const *session_dir, pid_t pid, pid_t *owner)
 			break;
 		}
 		if (errno != EEXIST) {
-			op_error("cannot create lock file '%s': %s", lock,
-				 strerror(errno));
+			op_error_errno("cannot create lock file '%s'", lock);
 			break;
 		}
 		old = lock_read(lock);
@@ -241,8 +241,7 @@ int op_lock_acquire(char const *session_dir, pid_t pid, pid_t *owner)
 		else if (old == 0)
 			op_warn("removing stale lock '%s': it holds no pid", lock);
 		if (old >= 0 && unlink(lock) < 0 && errno != ENOENT) {
-			op_error("cannot remove stale lock '%s': %s", lock,
-				 strerror(errno));
+			op_error_errno("cannot remove stale lock '%s'", lock);
 			break;
 		}
 	}
@@ -271,7 +270,7 @@ void op_lock_release(char const *session_dir, pid_t pid)
 	char *lock = op_session_path(session_dir, OP_LOCK_FILE);
 
 	if (lock_read(lock) == pid && unlink(lock) < 0)
-		op_warn("cannot remove lock '%s': %s", lock, strerror(errno));
+		op_warn_errno("cannot remove lock '%s'", lock);
 	free(lock);
 }
 
@@ -282,7 +281,7 @@ static int rm_entry(char const *path, struct stat const *st, int flag,
 	(void)flag;
 	(void)ftw;
 	if (remove(path) < 0 && errno != ENOENT)
-		return op_error("cannot remove '%s': %s", path, strerror(errno));
+		return op_error_errno("cannot remove '%s'", path);
 	return 0;
 }
 
@@ -292,7 +291,7 @@ int op_session_remove_tree(char const *path)
 
 	if (lstat(path, &st) < 0)
 		return errno == ENOENT ? 0 :
-			op_error("cannot access '%s': %s", path, strerror(errno));
+			op_error_errno("cannot access '%s'", path);
 	if (!S_ISDIR(st.st_mode))
 		return rm_entry(path, &st, 0, NULL);
 	return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) ? -1 : 0;
@@ -318,8 +317,7 @@ int op_session_reset(char const *session_dir)
 
 	if (!d) {
 		if (errno != ENOENT)
-			ret = op_error("cannot open '%s': %s", current,
-				       strerror(errno));
+			ret = op_error_errno("cannot open '%s'", current);
 		free(current);
 		return ret;
 	}
@@ -381,7 +379,7 @@ static int copy_settings(char const *from, char const *to, int top)
 	int ret = 0;
 
 	if (!d)
-		return op_error("cannot open '%s': %s", from, strerror(errno));
+		return op_error_errno("cannot open '%s'", from);
 	while ((de = readdir(d)) && !ret) {
 		char *src, *dst;
 		struct stat st;
@@ -395,8 +393,7 @@ static int copy_settings(char const *from, char const *to, int top)
 			ret = copy_file(src, dst);
 		} else if (lstat(src, &st) == 0 && S_ISDIR(st.st_mode)) {
 			if (mkdir(dst, 0755) < 0 && errno != EEXIST)
-				ret = op_error("cannot create '%s': %s", dst,
-					       strerror(errno));
+				ret = op_error_errno("cannot create '%s'", dst);
 			else
 				ret = copy_settings(src, dst, 0);
 		}

@@ -113,14 +113,12 @@ int op_control_open(struct op_control *c, char const *session_dir)
 	c->fifo = op_session_path(session_dir, OP_FIFO_FILE);
 	if (lstat(c->fifo, &st) == 0 && !S_ISFIFO(st.st_mode) &&
 	    unlink(c->fifo) < 0)
-		return op_error("cannot remove '%s': %s", c->fifo, strerror(errno));
+		return op_error_errno("cannot remove '%s'", c->fifo);
 	if (mkfifo(c->fifo, 0600) < 0 && errno != EEXIST)
-		return op_error("cannot create control FIFO '%s': %s", c->fifo,
-				strerror(errno));
+		return op_error_errno("cannot create control FIFO '%s'", c->fifo);
 	c->fd = open(c->fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (c->fd < 0)
-		return op_error("cannot open control FIFO '%s': %s", c->fifo,
-				strerror(errno));
+		return op_error_errno("cannot open control FIFO '%s'", c->fifo);
 	return 0;
 }
 
@@ -172,8 +170,8 @@ int op_control_next(struct op_control *c, struct op_command *cmd)
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0 && errno != EAGAIN)
-				op_warn("cannot read control FIFO '%s': %s",
-					c->fifo, strerror(errno));
+				op_warn_errno("cannot read control FIFO '%s'",
+					      c->fifo);
 			return 0;
 		}
 		c->len += (size_t)n;
@@ -247,8 +245,7 @@ int op_control_send(char const *session_dir, char const *line)
 			op_error("cannot send '%s': no daemon reads the control FIFO '%s'",
 				 line, fifo);
 		else
-			op_error("cannot open control FIFO '%s': %s", fifo,
-				 strerror(errno));
+			op_error_errno("cannot open control FIFO '%s'", fifo);
 		free(fifo);
 		return -1;
 	}
@@ -261,8 +258,7 @@ int op_control_send(char const *session_dir, char const *line)
 			break;
 		}
 		if (w < 0 && errno != EAGAIN && errno != EINTR) {
-			op_error("cannot write to control FIFO '%s': %s", fifo,
-				 strerror(errno));
+			op_error_errno("cannot write to control FIFO '%s'", fifo);
 			break;
 		}
 		usleep(10000);

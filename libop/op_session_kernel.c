@@ -146,6 +146,7 @@ int op_session_kernel_images(char const *dir, struct op_kernel_image **v,
 	FILE *f = fopen(path, "r");
 	char line[8192];
 	unsigned lineno = 0;
+	size_t alloc = 0;
 	int ret = 0;
 
 	*v = NULL;
@@ -168,7 +169,7 @@ int op_session_kernel_images(char const *dir, struct op_kernel_image **v,
 			*n = 0;
 			ret = -1;
 		} else if (rc > 0) {
-			*v = op_xrealloc(*v, (*n + 1) * sizeof(**v));
+			OP_ALLOC_GROW(*v, *n + 1, alloc);
 			(*v)[(*n)++] = img;
 		}
 	}

@@ -9,6 +9,7 @@
 #include "op_message.h"
 #include "op_session.h"
 #include "op_session_kv.h"
+#include "op_util.h"
 
 static char *trim(char *s)
 {
@@ -34,7 +35,7 @@ int op_kv_read(struct op_kv *kv, char const *path)
 	memset(kv, 0, sizeof(*kv));
 	if (!f)
 		return errno == ENOENT ? 0 :
-			op_error("cannot open '%s': %s", path, strerror(errno));
+			op_error_errno("cannot open '%s'", path);
 	while (getline(&line, &cap, f) > 0) {
 		char *s = trim(line), *eq;
 
@@ -67,7 +68,7 @@ char const *op_kv_get(struct op_kv const *kv, char const *key)
 
 void op_kv_set(struct op_kv *kv, char const *key, char const *value)
 {
-	size_t i;
+	size_t i, alloc;
 
 	for (i = 0; i < kv->nr; i++) {
 		if (!strcmp(kv->keys[i], key)) {
@@ -76,8 +77,10 @@ void op_kv_set(struct op_kv *kv, char const *key, char const *value)
 			return;
 		}
 	}
-	kv->keys = op_xrealloc(kv->keys, (kv->nr + 1) * sizeof(*kv->keys));
-	kv->values = op_xrealloc(kv->values, (kv->nr + 1) * sizeof(*kv->values));
+	/* both arrays grow alike, so they share one capacity */
+	alloc = kv->alloc;
+	OP_ALLOC_GROW(kv->keys, kv->nr + 1, kv->alloc);
+	OP_ALLOC_GROW(kv->values, kv->nr + 1, alloc);
 	kv->keys[kv->nr] = op_xstrdup(key);
 	kv->values[kv->nr] = op_xstrdup(value);
 	kv->nr++;

@@ -11,6 +11,7 @@
 
 struct op_kv {
 	size_t nr;
+	size_t alloc;	/* of keys and of values */
 	char **keys;
 	char **values;
 };

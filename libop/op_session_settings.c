@@ -247,8 +247,8 @@ int op_settings_check_privilege(void)
 		return 0;
 	op_error("%s must run as root: system-wide sampling needs CAP_PERFMON or CAP_SYS_ADMIN",
 		 op_progname());
-	fprintf(stderr, "hint: kernel.perf_event_paranoid is %d, too high for a non-root user; "
+	op_hint("kernel.perf_event_paranoid is %d, too high for a non-root user; "
 		"system-wide sampling without root needs it at 0 or less "
-		"(sysctl kernel.perf_event_paranoid=0)\n", paranoid);
+		"(sysctl kernel.perf_event_paranoid=0)", paranoid);
 	return -1;
 }

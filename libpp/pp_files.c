@@ -15,6 +15,7 @@
 
 #include "op_message.h"
 #include "op_session.h"
+#include "op_util.h"
 #include "pp_files.h"
 #include "pp_notes.h"
 
@@ -34,11 +35,7 @@ static bool is_dir(char const *path)
 
 static char *path_join(char const *a, char const *b)
 {
-	char *p;
-
-	if (asprintf(&p, "%s/%s", a, b) < 0)
-		op_die("out of memory");
-	return p;
+	return op_xasprintf("%s/%s", a, b);
 }
 
 char *pp_files_session_base(struct pp_spec const *spec,
@@ -138,7 +135,7 @@ static int resolve_sessions(struct pp_spec const *spec, char const *base,
 	struct pp_strlist present = { 0 };
 	struct pp_strlist const *want = &spec->v[PP_TAG_SESSION];
 	char *samples = path_join(base, OP_SAMPLES_DIR);
-	struct pp_strlist dflt = { 1, (char **)current };
+	struct pp_strlist dflt = { .n = 1, .v = (char **)current };
 	int rc = 0;
 
 	if (!spec->given[PP_TAG_SESSION])
@@ -172,10 +169,7 @@ static void add_candidate(struct candidates *c, char const *path,
 		c->nr_unparsable++;
 		return;
 	}
-	if (c->n == c->alloc) {
-		c->alloc = c->alloc ? 2 * c->alloc : 64;
-		c->v = op_xrealloc(c->v, c->alloc * sizeof(*c->v));
-	}
+	OP_ALLOC_GROW(c->v, c->n + 1, c->alloc);
 	c->v[c->n].path = op_xstrdup(path);
 	c->v[c->n].session = session;
 	c->v[c->n].name = name;
@@ -444,10 +438,7 @@ static void split_callgraph(struct candidates *c, struct candidates *cg,
 			drop(&c->v[i]);
 			continue;
 		}
-		if (cg->n == cg->alloc) {
-			cg->alloc = cg->alloc ? 2 * cg->alloc : 64;
-			cg->v = op_xrealloc(cg->v, cg->alloc * sizeof(*cg->v));
-		}
+		OP_ALLOC_GROW(cg->v, cg->n + 1, cg->alloc);
 		cg->v[cg->n++] = c->v[i];
 	}
 	c->n = kept;

@@ -11,11 +11,12 @@
 #include <string.h>
 
 #include "op_message.h"
+#include "op_util.h"
 #include "pp_strlist.h"
 
 void pp_strlist_add(struct pp_strlist *l, char const *s)
 {
-	l->v = op_xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	OP_ALLOC_GROW(l->v, l->n + 1, l->alloc);
 	l->v[l->n++] = op_xstrdup(s);
 }
 
@@ -89,6 +90,7 @@ void pp_strlist_free(struct pp_strlist *l)
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;
+	l->alloc = 0;
 }
 
 bool pp_strlist_match(struct pp_strlist const *l, char const *s)

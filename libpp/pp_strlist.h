@@ -12,6 +12,7 @@
 
 struct pp_strlist {
 	size_t n;        /* number of strings */
+	size_t alloc;    /* room in v */
 	char **v;        /* owned strings */
 };
 

@@ -27,6 +27,7 @@
 #include "op_session_control.h"
 #include "op_session_kv.h"
 #include "op_session_settings.h"
+#include "op_util.h"
 #include "opcontrol.h"
 
 
@@ -86,11 +87,16 @@ static struct poptOption const options[] = {
 
 static void add_event(char const *spec)
 {
-	size_t old = opt.events ? strlen(opt.events) : 0;
+	char *joined = opt.events ? op_xasprintf("%s,%s", opt.events, spec) :
+				    op_xstrdup(spec);
 
-	opt.events = op_xrealloc(opt.events, old + strlen(spec) + 2);
-	sprintf(opt.events + old, "%s%s", old ? "," : "", spec);
+	free(opt.events);
+	opt.events = joined;
 }
+
+/* A bad command line: the error, a hint, exit 2. */
+#define usage_error(...) \
+	op_usage_error("opcontrol --help lists the options", __VA_ARGS__)
 
 static void parse_options(int argc, char const **argv)
 {
@@ -100,16 +106,12 @@ static void parse_options(int argc, char const **argv)
 	while ((rc = poptGetNextOpt(ctx)) == OPT_EVENT)
 		add_event(poptGetOptArg(ctx));
 	if (rc < -1 || poptPeekArg(ctx)) {
-		fprintf(stderr, "opcontrol: error: %s '%s'\n",
-			rc < -1 ? poptStrerror(rc) : "unexpected argument",
-			rc < -1 ? poptBadOption(ctx, 0) : poptPeekArg(ctx));
-		poptPrintUsage(ctx, stderr, 0);
-		exit(2);
+		usage_error("%s '%s'",
+			    rc < -1 ? poptStrerror(rc) : "unexpected argument",
+			    rc < -1 ? poptBadOption(ctx, 0) : poptPeekArg(ctx));
 	}
-	if (opt.vmlinux && opt.no_vmlinux) {
-		fprintf(stderr, "opcontrol: error: --vmlinux and --no-vmlinux exclude each other\n");
-		exit(2);
-	}
+	if (opt.vmlinux && opt.no_vmlinux)
+		usage_error("--vmlinux and --no-vmlinux exclude each other");
 	if (argc < 2) {
 		poptPrintHelp(ctx, stdout, 0);
 		exit(2);
@@ -124,7 +126,7 @@ static _Noreturn void exec_ophelp(void)
 	char *prog = opc_find_program("ophelp", NULL);
 
 	execvp(prog, (char *[]){ prog, NULL });
-	op_die("cannot run '%s': %s", prog, strerror(errno));
+	op_die_errno("cannot run '%s'", prog);
 }
 
 /*
@@ -175,8 +177,7 @@ static int merge_settings(struct op_kv *kv)
 		char *abs = realpath(opt.vmlinux, NULL);
 
 		if (!abs)
-			return op_error("cannot use vmlinux '%s': %s", opt.vmlinux,
-					strerror(errno));
+			return op_error_errno("cannot use vmlinux '%s'", opt.vmlinux);
 		op_kv_set(kv, "vmlinux", abs);
 		free(abs);
 	}
@@ -255,8 +256,8 @@ static int do_shutdown(pid_t pid)
 		return 0;
 	}
 	if (kill(pid, SIGTERM) < 0)
-		return op_error("cannot signal the daemon (pid %ld): %s",
-				(long)pid, strerror(errno));
+		return op_error_errno("cannot signal the daemon (pid %ld)",
+				      (long)pid);
 	while (op_pid_is_daemon(pid)) {
 		if (waited >= OPC_WAIT_MS)
 			return op_error("daemon (pid %ld) still running %d s after SIGTERM; see '%s/%s'",

@@ -35,7 +35,7 @@ static int run(char *const argv[])
 		return -1;
 	if (pid == 0) {
 		execvp(argv[0], argv);
-		fprintf(stderr, "opcontrol: cannot run '%s': %s\n", argv[0], strerror(errno));
+		op_error_errno("cannot run '%s'", argv[0]);
 		_exit(127);
 	}
 	if (waitpid(pid, &status, 0) < 0)
@@ -134,9 +134,9 @@ int opc_driver_init(void)
 	}
 	free(built);
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return op_error("cannot create %s: %s", dir, strerror(errno));
+		return op_error_errno("cannot create %s", dir);
 	if (mount("nodev", dir, "oprofilefs", 0, NULL) < 0)
-		return op_error("cannot mount oprofilefs on %s: %s", dir, strerror(errno));
+		return op_error_errno("cannot mount oprofilefs on %s", dir);
 	printf("Mounted oprofilefs on %s.\n", dir);
 	return 0;
 }

@@ -155,15 +155,15 @@ static int run_daemon(char const *dir, int verbose, struct op_kv const *kv,
 	fflush(stdout);
 	child = fork();
 	if (child < 0)
-		return op_error("cannot fork: %s", strerror(errno));
+		return op_error_errno("cannot fork");
 	if (child == 0) {
 		execvp(prog, args);
-		op_error("cannot run '%s': %s", prog, strerror(errno));
+		op_error_errno("cannot run '%s'", prog);
 		_exit(127);
 	}
 	free(prog);
 	if (waitpid(child, &status, 0) < 0)
-		return op_error("cannot wait for oprofiled: %s", strerror(errno));
+		return op_error_errno("cannot wait for oprofiled");
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return op_error("oprofiled failed to start; see the message above and '%s/%s'",
 				dir, OP_LOG_FILE);
