@@ -280,20 +280,16 @@ unsigned long pm_vma_cookie(struct cookie_table *ct, struct proc *p,
 	return v->cookie;
 }
 
+static int vma_ends_by(void const *vma, void const *addr)
+{
+	return ((struct vma const *)vma)->end <= *(unsigned long const *)addr;
+}
+
 /* Index of the first VMA of p that ends after addr (p->nr if none). */
 static size_t first_ending_after(struct proc const *p, unsigned long addr)
 {
-	size_t lo = 0, hi = p->nr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->vma[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return op_partition_point(p->vma, p->nr, sizeof(p->vma[0]),
+				  vma_ends_by, &addr);
 }
 
 void pm_map_gaps(struct proc_table *pt, struct cookie_table *ct,

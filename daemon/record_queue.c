@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "op_message.h"
+#include "op_util.h"
 #include "record_queue.h"
 
 void rq_init(struct record_queue *q)
@@ -97,19 +98,15 @@ void rq_sort(struct record_queue *q)
 		memcpy(q->ent, src, n * sizeof(*src));
 }
 
+static int entry_by(void const *ent, void const *until)
+{
+	return ((struct rq_entry const *)ent)->time <= *(uint64_t const *)until;
+}
+
 size_t rq_ready(struct record_queue const *q, uint64_t until)
 {
-	size_t lo = 0, hi = q->nr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (q->ent[mid].time <= until)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return op_partition_point(q->ent, q->nr, sizeof(q->ent[0]), entry_by,
+				  &until);
 }
 
 /*

@@ -236,3 +236,21 @@ int op_copy_file(char const *from, char const *to, char *err, size_t errlen)
 	close(in);
 	return commit_temp(out, tmp, to, err, errlen);
 }
+
+size_t op_partition_point(void const *base, size_t n, size_t size,
+			  int (*before)(void const *elem, void const *key),
+			  void const *key)
+{
+	char const *b = base;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (before(b + mid * size, key))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}

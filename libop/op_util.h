@@ -73,4 +73,13 @@ int op_write_file_atomic(char const *path, void const *buf, size_t len,
 /* Copy the file from to to (replaced atomically, as above). 0 or -1. */
 int op_copy_file(char const *from, char const *to, char *err, size_t errlen);
 
+/*
+ * Binary search over n sorted elements of size bytes at base: the index
+ * of the first element for which before(elem, key) is false (n if none).
+ * before must be true for a prefix of the array and false after it.
+ */
+size_t op_partition_point(void const *base, size_t n, size_t size,
+			  int (*before)(void const *elem, void const *key),
+			  void const *key);
+
 #endif /* OP_UTIL_H */

@@ -134,35 +134,34 @@ static int cmp_cand(void const *a, void const *b)
 		       &((struct cand const *)b)->img);
 }
 
+/* An image of file f from one side's fields of its parsed name. */
+static struct cgimg image_of(struct pp_sfile const *f, char *name, int kern,
+			     int anon, int tgid, uint64_t start, uint64_t end)
+{
+	struct op_parsed_name shown = {
+		.image_name = name, .image_is_anon = anon,
+		.anon_tgid = tgid, .anon_start = start, .anon_end = end,
+	};
+	struct cgimg im = {
+		.name = name, .kern = kern, .anon = anon, .tgid = tgid,
+		.start = start, .end = end, .session = f->session,
+	};
+
+	im.display = pp_image_display(&shown);
+	return im;
+}
+
 /* Side B (callee false) or C of a file as an image. */
 static struct cgimg side_of(struct pp_sfile const *f, bool callee)
 {
 	struct op_parsed_name const *n = &f->name;
-	struct op_parsed_name shown = { 0 };
-	struct cgimg im = { .session = f->session };
 
-	if (callee) {
-		im.name = n->cg_image_name;
-		im.kern = n->cg_is_kernel;
-		im.anon = n->cg_is_anon;
-		im.tgid = n->cg_anon_tgid;
-		im.start = n->cg_anon_start;
-		im.end = n->cg_anon_end;
-	} else {
-		im.name = n->image_name;
-		im.kern = n->image_is_kernel;
-		im.anon = n->image_is_anon;
-		im.tgid = n->anon_tgid;
-		im.start = n->anon_start;
-		im.end = n->anon_end;
-	}
-	shown.image_name = (char *)im.name;
-	shown.image_is_anon = im.anon;
-	shown.anon_tgid = im.tgid;
-	shown.anon_start = im.start;
-	shown.anon_end = im.end;
-	im.display = pp_image_display(&shown);
-	return im;
+	if (callee)
+		return image_of(f, n->cg_image_name, n->cg_is_kernel,
+				n->cg_is_anon, n->cg_anon_tgid,
+				n->cg_anon_start, n->cg_anon_end);
+	return image_of(f, n->image_name, n->image_is_kernel, n->image_is_anon,
+			n->anon_tgid, n->anon_start, n->anon_end);
 }
 
 /* The distinct images of the files, and each file's two. */

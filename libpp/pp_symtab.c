@@ -61,19 +61,17 @@ void pp_symtab_finish(struct pp_symtab *t)
 	}
 }
 
+static int starts_by(void const *sym, void const *vma)
+{
+	return ((struct pp_symbol const *)sym)->start <= *(uint64_t const *)vma;
+}
+
 struct pp_symbol const *pp_symtab_find(struct pp_symtab const *t,
 				       uint64_t vma)
 {
-	size_t lo = 0, hi = t->n;
+	size_t lo = op_partition_point(t->v, t->n, sizeof(t->v[0]),
+				       starts_by, &vma);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid].start <= vma)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || vma >= t->v[lo - 1].end)
 		return NULL;
 	return &t->v[lo - 1];

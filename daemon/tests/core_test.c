@@ -20,9 +20,8 @@
 #include "op_sample_file.h"
 #include "op_stream.h"
 #include "opd_core.h"
-#include "word_buffer.h"
+#include "stream_words.h"
 
-#define ESC OP_ESCAPE_CODE
 #define EVENT_NAME "CPU_CLOCK"
 
 static char exe[PATH_MAX];
@@ -63,13 +62,6 @@ static uint64_t kallsyms_text(void)
 	return text;
 }
 
-static void push_def(struct word_buffer *wb, unsigned long cookie, char const *path)
-{
-	wb_push2(wb, ESC, OP_CODE_COOKIE_DEF);
-	wb_push2(wb, cookie, strlen(path));
-	wb_push_string(wb, path, strlen(path));
-}
-
 static void push_samples(struct word_buffer *wb, unsigned long pc, int n, unsigned long ev)
 {
 	while (n--)
@@ -79,42 +71,27 @@ static void push_samples(struct word_buffer *wb, unsigned long pc, int n, unsign
 /* Task 100 (tid 101) on cpu 1: 4 in exe, 2 in libc, 4 kernel, 2 anon, 1 bad. */
 static void build_stream(struct word_buffer *wb)
 {
-	wb_push2(wb, ESC, OP_CODE_CPU_SWITCH);
-	wb_push(wb, 1);
-	push_def(wb, 5, exe);
-	push_def(wb, 6, lib);
-	wb_push2(wb, ESC, OP_CODE_ANON_DEF);
-	wb_push2(wb, 7, 100);
-	wb_push2(wb, 0x7f0000000000ul, 0x7f0000010000ul);
-	wb_push(wb, strlen("[heap]"));
-	wb_push_string(wb, "[heap]", strlen("[heap]"));
-	wb_push2(wb, ESC, OP_CODE_ANON_DEF);  /* the perf source's name for anon */
-	wb_push2(wb, 8, 100);
-	wb_push2(wb, 0x7f0000100000ul, 0x7f0000200000ul);
-	wb_push(wb, strlen("//anon"));
-	wb_push_string(wb, "//anon", strlen("//anon"));
-	wb_push2(wb, ESC, OP_CODE_CTX_SWITCH);
-	wb_push2(wb, 101, 5);
-	wb_push2(wb, ESC, OP_CODE_CTX_TGID);
-	wb_push(wb, 100);
-	wb_push2(wb, ESC, OP_CODE_USER_ENTER);
-	wb_push2(wb, ESC, OP_CODE_COOKIE_SWITCH);
-	wb_push(wb, 5);
+	sw_cpu(wb, 1);
+	sw_cookie_def(wb, 5, exe);
+	sw_cookie_def(wb, 6, lib);
+	sw_anon_def(wb, 7, 100, 0x7f0000000000ul, 0x7f0000010000ul, "[heap]");
+	/* the perf source's name for anon */
+	sw_anon_def(wb, 8, 100, 0x7f0000100000ul, 0x7f0000200000ul, "//anon");
+	sw_ctx(wb, 101, 5, 100);
+	sw_user(wb);
+	sw_cookie(wb, 5);
 	push_samples(wb, 0x1000, 3, 0);
 	push_samples(wb, 0x2000, 1, 0);
-	wb_push2(wb, ESC, OP_CODE_COOKIE_SWITCH);
-	wb_push(wb, 6);
+	sw_cookie(wb, 6);
 	push_samples(wb, 0x500, 2, 0);
-	wb_push2(wb, ESC, OP_CODE_COOKIE_SWITCH);
-	wb_push(wb, 7);
+	sw_cookie(wb, 7);
 	push_samples(wb, 0x10, 1, 0);
 	push_samples(wb, 0x20, 1, 3);  /* event 3 is not configured */
-	wb_push2(wb, ESC, OP_CODE_COOKIE_SWITCH);
-	wb_push(wb, 8);
+	sw_cookie(wb, 8);
 	push_samples(wb, 0x30, 1, 0);
-	wb_push2(wb, ESC, OP_CODE_KERNEL_ENTER);
+	sw_kernel(wb);
 	push_samples(wb, ktext + 0x100, 4, 0);
-	wb_push2(wb, ESC, OP_CODE_LOST);
+	sw_esc(wb, OP_CODE_LOST);
 	wb_push2(wb, OP_LOST_NO_MAPPING, 5);
 }
 

@@ -11,7 +11,7 @@
 #include "check.h"
 #include "op_message.h"
 #include "opd_trans.h"
-#include "word_buffer.h"
+#include "stream_words.h"
 
 #define ESC OP_ESCAPE_CODE
 
@@ -128,75 +128,44 @@ static void check_log(struct log const *l, char const *expect, char const *what)
 		       l->buf);
 }
 
-static void esc(struct word_buffer *wb, unsigned long code)
-{
-	wb_push2(wb, ESC, code);
-}
-
-static void def(struct word_buffer *wb, unsigned long cookie, char const *path)
-{
-	esc(wb, OP_CODE_COOKIE_DEF);
-	wb_push2(wb, cookie, strlen(path));
-	wb_push_string(wb, path, strlen(path));
-}
-
-static void ctx(struct word_buffer *wb, unsigned long tid, unsigned long app,
-		unsigned long tgid)
-{
-	esc(wb, OP_CODE_CTX_SWITCH);
-	wb_push2(wb, tid, app);
-	esc(wb, OP_CODE_CTX_TGID);
-	wb_push(wb, tgid);
-}
-
 /* A stream that uses every code we produce or accept. */
 static void build_all_codes(struct word_buffer *wb)
 {
 	char const *name = "[vdso]";
 
-	esc(wb, OP_CODE_CPU_SWITCH);
-	wb_push(wb, 1);
-	def(wb, 5, "/usr/bin/app");
-	ctx(wb, 101, 5, 100);
-	esc(wb, OP_CODE_KERNEL_ENTER);
+	sw_cpu(wb, 1);
+	sw_cookie_def(wb, 5, "/usr/bin/app");
+	sw_ctx(wb, 101, 5, 100);
+	sw_kernel(wb);
 	wb_push2(wb, 0xffffffff81000010UL, 0);
-	esc(wb, OP_CODE_USER_ENTER);
-	def(wb, 6, "/lib/libc.so.6 (deleted)");
-	esc(wb, OP_CODE_COOKIE_SWITCH);
-	wb_push(wb, 6);
+	sw_user(wb);
+	sw_cookie_def(wb, 6, "/lib/libc.so.6 (deleted)");
+	sw_cookie(wb, 6);
 	wb_push2(wb, 0x1234, 1);
-	esc(wb, OP_CODE_ANON_DEF);
-	wb_push2(wb, 7, 100);
-	wb_push2(wb, 0x7000, 0x9000);
-	wb_push(wb, strlen(name));
-	wb_push_string(wb, name, strlen(name));
-	esc(wb, OP_CODE_COOKIE_SWITCH);
-	wb_push(wb, 7);
+	sw_anon_def(wb, 7, 100, 0x7000, 0x9000, name);
+	sw_cookie(wb, 7);
 	wb_push2(wb, 0x10, 0);
-	esc(wb, OP_CODE_MODULE_LOADED);
-	esc(wb, OP_CODE_KERNEL_IMAGE);
+	sw_esc(wb, OP_CODE_MODULE_LOADED);
+	sw_esc(wb, OP_CODE_KERNEL_IMAGE);
 	wb_push2(wb, 0xffffffffc0000000UL, 0xffffffffc0001000UL);
 	wb_push(wb, 3);
 	wb_push_string(wb, "ext", 3);
-	esc(wb, OP_CODE_LOST);
+	sw_esc(wb, OP_CODE_LOST);
 	wb_push2(wb, OP_LOST_NO_MAPPING, 3);
 	/* a backtrace: kernel sample, one kernel frame, two user frames */
-	esc(wb, OP_CODE_TRACE_BEGIN);
-	esc(wb, OP_CODE_KERNEL_ENTER);
+	sw_esc(wb, OP_CODE_TRACE_BEGIN);
+	sw_kernel(wb);
 	wb_push2(wb, 0xffffffff81000020UL, 2);
 	wb_push2(wb, 0xffffffff81000030UL, 0);
-	esc(wb, OP_CODE_USER_ENTER);
-	esc(wb, OP_CODE_COOKIE_SWITCH);
-	wb_push(wb, 6);
+	sw_user(wb);
+	sw_cookie(wb, 6);
 	wb_push2(wb, 0x2000, 0);
-	esc(wb, OP_CODE_COOKIE_SWITCH);
-	wb_push(wb, 5);
+	sw_cookie(wb, 5);
 	wb_push2(wb, 0x3000, 0);
 	/* a new cpu resets task and mode: the next sample re-establishes */
-	esc(wb, OP_CODE_CPU_SWITCH);
-	wb_push(wb, 0);
-	ctx(wb, 0, OP_NO_COOKIE, 0);
-	esc(wb, OP_CODE_KERNEL_ENTER);
+	sw_cpu(wb, 0);
+	sw_ctx(wb, 0, OP_NO_COOKIE, 0);
+	sw_kernel(wb);
 	wb_push2(wb, 0xffffffff81000040UL, 0);
 }
 
@@ -380,9 +349,9 @@ static void test_opd_trans__redefine(void)
 	struct opd_trans_stats st;
 
 	wb_init(&wb);
-	def(&wb, 5, "/a");
-	def(&wb, 5, "/a");
-	def(&wb, 5, "/b");
+	sw_cookie_def(&wb, 5, "/a");
+	sw_cookie_def(&wb, 5, "/a");
+	sw_cookie_def(&wb, 5, "/b");
 	st = decode(wb.w, wb.len, 0, &l);
 	check(st.errors == 1 && strstr(l.buf, "cookie 0x5 redefined differently"),
 	      "redefinition with another path is an error");

@@ -1,11 +1,12 @@
 /* Shared by the process-map unit tests: a mapping by its bounds, and a
- * process's VMAs as text. */
+ * process's VMAs as text, to check against the expected text. */
 #ifndef PROC_LAYOUT_H
 #define PROC_LAYOUT_H
 
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "cookie_table.h"
 #include "proc_maps.h"
 
@@ -37,6 +38,13 @@ static inline char const *layout(struct cookie_table *ct, struct proc *p)
 					e ? e->name : "?");
 	}
 	return buf;
+}
+
+/* p's layout is expect (both shown when it is not). */
+static inline void check_layout(struct cookie_table *ct, struct proc *p,
+				char const *expect, char const *what)
+{
+	check_str(layout(ct, p), expect, "%s", what);
 }
 
 #endif

@@ -27,23 +27,22 @@ static void test_proc_maps__overlaps(void)
 	map(&pt, &ct, p, 0x3000, 0x4000, 0, "/c");
 	map(&pt, &ct, p, 0x1000, 0x2000, 0, "/a");
 	map(&pt, &ct, p, 0x2000, 0x3000, 0x5000, "/b");
-	check(!strcmp(layout(&ct, p), "1000-2000:0:/a 2000-3000:5000:/b "
-		      "3000-4000:0:/c"), "inserts keep order");
+	check_layout(&ct, p, "1000-2000:0:/a 2000-3000:5000:/b 3000-4000:0:/c",
+		     "inserts keep order");
 	/* a mapping inside /b splits it; pgoff of the right part moves */
 	map(&pt, &ct, p, 0x2400, 0x2800, 0, "/d");
-	check(!strcmp(layout(&ct, p), "1000-2000:0:/a 2000-2400:5000:/b "
-		      "2400-2800:0:/d 2800-3000:5800:/b 3000-4000:0:/c"),
-	      "a mapping inside another splits it");
+	check_layout(&ct, p, "1000-2000:0:/a 2000-2400:5000:/b "
+		     "2400-2800:0:/d 2800-3000:5800:/b 3000-4000:0:/c",
+		     "a mapping inside another splits it");
 	/* one mapping across several replaces them and trims the ends */
 	map(&pt, &ct, p, 0x1800, 0x3800, 0x100000, "/e");
-	check(!strcmp(layout(&ct, p), "1000-1800:0:/a 1800-3800:100000:/e "
-		      "3800-4000:800:/c"), "a wide mapping replaces and trims");
+	check_layout(&ct, p, "1000-1800:0:/a 1800-3800:100000:/e 3800-4000:800:/c",
+		     "a wide mapping replaces and trims");
 	check(pm_lookup(p, 0x1800) == &p->vma[1] && !pm_lookup(p, 0x4000) &&
 	      !pm_lookup(p, 0xfff) && pm_lookup(p, 0x3fff) == &p->vma[2],
 	      "lookups at the edges");
 	map(&pt, &ct, p, 0x1000, 0x4000, 0, "/f");
-	check(!strcmp(layout(&ct, p), "1000-4000:0:/f"),
-	      "an exact cover replaces everything");
+	check_layout(&ct, p, "1000-4000:0:/f", "an exact cover replaces everything");
 	pm_free(&pt);
 	ct_free(&ct);
 }

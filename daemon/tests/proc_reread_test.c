@@ -22,12 +22,6 @@
 
 #define MS 1000000ULL
 
-static void check_layout(struct cookie_table *ct, struct proc *p,
-			 char const *expect, char const *what)
-{
-	check_str(layout(ct, p), expect, "%s", what);
-}
-
 static char const *app_name(struct cookie_table *ct, struct proc *p)
 {
 	struct cookie_entry *e = ct_get(ct, p->app_cookie);

@@ -19,10 +19,9 @@
 #include "cookie_table.h"
 #include "opd_trans.h"
 #include "stream_emit.h"
+#include "stream_words.h"
 #include "sync_encode.h"
-#include "word_buffer.h"
 
-#define ESC OP_ESCAPE_CODE
 #define NR(a) (sizeof(a) / sizeof((a)[0]))
 
 /* --- the input ----------------------------------------------------------- */
@@ -387,62 +386,23 @@ static void note_diff(struct word_buffer const *a, struct word_buffer const *b)
 /*
  * What the driver's sync wrote for the input before it encoded through
  * op_stream.h (its own rec_put/rec_def/rec_mode/rec_cookie, run on the
- * input above), so the module's stream is unchanged word for word. The
- * helpers write the records by hand, as doc/formats.md lists them.
+ * input above), so the module's stream is unchanged word for word. These
+ * helpers and stream_words.h's write the records by hand, as
+ * doc/formats.md lists them.
  */
-static void esc(struct word_buffer *g, unsigned long code)
-{
-	wb_push2(g, ESC, code);
-}
-
-static void cpu(struct word_buffer *g, unsigned long cpu)
-{
-	esc(g, OP_CODE_CPU_SWITCH);
-	wb_push(g, cpu);
-}
-
-static void ctx(struct word_buffer *g, unsigned long tid, unsigned long app,
-		unsigned long tgid)
-{
-	esc(g, OP_CODE_CTX_SWITCH);
-	wb_push2(g, tid, app);
-	esc(g, OP_CODE_CTX_TGID);
-	wb_push(g, tgid);
-}
-
-static void kernel(struct word_buffer *g)
-{
-	esc(g, OP_CODE_KERNEL_ENTER);
-}
-
-static void user(struct word_buffer *g)
-{
-	esc(g, OP_CODE_USER_ENTER);
-}
-
 static void trace_begin(struct word_buffer *g)
 {
-	esc(g, OP_CODE_TRACE_BEGIN);
-}
-
-static void cookie(struct word_buffer *g, unsigned long cookie)
-{
-	esc(g, OP_CODE_COOKIE_SWITCH);
-	wb_push(g, cookie);
+	sw_esc(g, OP_CODE_TRACE_BEGIN);
 }
 
 static void def(struct word_buffer *g, unsigned long cookie)
 {
 	struct in_cookie const *c = &cookies[cookie - 1];
 
-	esc(g, c->anon ? OP_CODE_ANON_DEF : OP_CODE_COOKIE_DEF);
-	wb_push(g, cookie);
-	if (c->anon) {
-		wb_push2(g, c->tgid, c->start);
-		wb_push(g, c->end);
-	}
-	wb_push(g, strlen(c->name));
-	wb_push_string(g, c->name, strlen(c->name));
+	if (c->anon)
+		sw_anon_def(g, cookie, c->tgid, c->start, c->end, c->name);
+	else
+		sw_cookie_def(g, cookie, c->name);
 }
 
 static void pair(struct word_buffer *g, unsigned long pc, unsigned long event)
@@ -458,50 +418,50 @@ static void frame(struct word_buffer *g, unsigned long pc)
 static void golden_plain(struct word_buffer *g)
 {
 	/* sample 0 */
-	cpu(g, 0);
+	sw_cpu(g, 0);
 	def(g, 1);
-	ctx(g, 100, 1, 100);
-	user(g);
-	cookie(g, 1);
+	sw_ctx(g, 100, 1, 100);
+	sw_user(g);
+	sw_cookie(g, 1);
 	pair(g, 0x1000, 0);
 	/* sample 1 */
-	kernel(g);
+	sw_kernel(g);
 	pair(g, K(0x10), 0);
 	/* sample 2 */
 	def(g, 2);
-	user(g);
-	cookie(g, 2);
+	sw_user(g);
+	sw_cookie(g, 2);
 	pair(g, 0x2040, 1);
 	/* sample 3 */
 	pair(g, 0x2048, 1);
 	/* sample 4 */
-	cpu(g, 1);
-	ctx(g, 201, 1, 200);
-	kernel(g);
+	sw_cpu(g, 1);
+	sw_ctx(g, 201, 1, 200);
+	sw_kernel(g);
 	pair(g, K(0x20), 0);
 	/* sample 5 */
 	def(g, 3);
-	user(g);
-	cookie(g, 3);
+	sw_user(g);
+	sw_cookie(g, 3);
 	pair(g, 0x40, 0);
 	/* sample 6 */
 	def(g, 4);
-	ctx(g, 201, 4, 200);
-	cookie(g, 4);
+	sw_ctx(g, 201, 4, 200);
+	sw_cookie(g, 4);
 	pair(g, 0x50, 0);
 	/* sample 7 */
-	cpu(g, 0);
-	ctx(g, 100, 1, 100);
-	kernel(g);
+	sw_cpu(g, 0);
+	sw_ctx(g, 100, 1, 100);
+	sw_kernel(g);
 	pair(g, K(0x30), 1);
 	/* sample 8 */
-	cpu(g, 1);
-	ctx(g, 202, 4, 200);
-	user(g);
-	cookie(g, 4);
+	sw_cpu(g, 1);
+	sw_ctx(g, 202, 4, 200);
+	sw_user(g);
+	sw_cookie(g, 4);
 	pair(g, 0x60, 0);
 	/* sample 9 */
-	cookie(g, 1);
+	sw_cookie(g, 1);
 	pair(g, 0x1010, 0);
 }
 
@@ -509,70 +469,70 @@ static void golden_traced(struct word_buffer *g)
 {
 	/* sample 0 */
 	def(g, 2);	/* a frame's, in a record of its own */
-	cpu(g, 0);
+	sw_cpu(g, 0);
 	def(g, 1);
-	ctx(g, 100, 1, 100);
+	sw_ctx(g, 100, 1, 100);
 	trace_begin(g);
-	kernel(g);
+	sw_kernel(g);
 	pair(g, K(0x100), 0);
 	frame(g, K(0x200));
 	frame(g, K(0x300));
-	user(g);
-	cookie(g, 1);
+	sw_user(g);
+	sw_cookie(g, 1);
 	frame(g, 0x1100);
-	cookie(g, 2);
+	sw_cookie(g, 2);
 	frame(g, 0x2200);
 	/* sample 1 */
 	def(g, 5);	/* a frame's, in a record of its own */
 	def(g, 6);	/* a frame's, in a record of its own */
 	trace_begin(g);
-	cookie(g, 1);
+	sw_cookie(g, 1);
 	pair(g, 0x1110, 0);
-	cookie(g, 5);
+	sw_cookie(g, 5);
 	frame(g, 0x300);
-	cookie(g, 6);
+	sw_cookie(g, 6);
 	frame(g, 0x40);
-	cookie(g, 1);
+	sw_cookie(g, 1);
 	frame(g, 0x1120);
 	/* sample 2 */
-	cpu(g, 1);
+	sw_cpu(g, 1);
 	def(g, 3);
-	ctx(g, 201, 1, 200);
+	sw_ctx(g, 201, 1, 200);
 	trace_begin(g);
-	user(g);
-	cookie(g, 3);
+	sw_user(g);
+	sw_cookie(g, 3);
 	pair(g, 0x48, 0);
 	/* sample 3 */
 	trace_begin(g);
-	kernel(g);
+	sw_kernel(g);
 	pair(g, K(0x400), 0);
 	frame(g, K(0x500));
 	/* sample 4 */
 	trace_begin(g);
-	user(g);
-	cookie(g, 2);
+	sw_user(g);
+	sw_cookie(g, 2);
 	pair(g, 0x2300, 0);
 	frame(g, 0x2400);
-	cookie(g, 1);
+	sw_cookie(g, 1);
 	frame(g, 0x1130);
 }
 
 static void golden_restarted(struct word_buffer *g)
 {
 	/* sample 0 */
-	cpu(g, 0);
+	sw_cpu(g, 0);
 	def(g, 1);
-	ctx(g, 100, 1, 100);
-	user(g);
-	cookie(g, 1);
+	sw_ctx(g, 100, 1, 100);
+	sw_user(g);
+	sw_cookie(g, 1);
 	pair(g, 0x1000, 0);
 	/* sample 1 */
-	ctx(g, 100, 1, 100);
-	cookie(g, 1);
+	sw_ctx(g, 100, 1, 100);
+	sw_cookie(g, 1);
 	pair(g, 0x1008, 0);
 	/* sample 2 */
-	ctx(g, 100, 1, 100);
-	cookie(g, 1);
+	sw_ctx(g, 100, 1, 100);
+	sw_cookie(g, 1);
 	pair(g, 0x1010, 0);
 }
 

@@ -11,27 +11,17 @@
 #include "op_message.h"
 #include "opd_trans.h"
 #include "stream_file.h"
-#include "word_buffer.h"
-
-#define ESC OP_ESCAPE_CODE
-
+#include "stream_words.h"
 
 static char path[64];
 
 static void build(struct word_buffer *wb, int samples)
 {
-	wb_push2(wb, ESC, OP_CODE_CPU_SWITCH);
-	wb_push(wb, 0);
-	wb_push2(wb, ESC, OP_CODE_COOKIE_DEF);
-	wb_push2(wb, 1, 4);
-	wb_push_string(wb, "/bin", 4);
-	wb_push2(wb, ESC, OP_CODE_CTX_SWITCH);
-	wb_push2(wb, 7, 1);
-	wb_push2(wb, ESC, OP_CODE_CTX_TGID);
-	wb_push(wb, 7);
-	wb_push2(wb, ESC, OP_CODE_USER_ENTER);
-	wb_push2(wb, ESC, OP_CODE_COOKIE_SWITCH);
-	wb_push(wb, 1);
+	sw_cpu(wb, 0);
+	sw_cookie_def(wb, 1, "/bin");
+	sw_ctx(wb, 7, 1, 7);
+	sw_user(wb);
+	sw_cookie(wb, 1);
 	for (int i = 0; i < samples; i++)
 		wb_push2(wb, (unsigned long)i * 4, 0);
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "odb_test_util.h"
+#include "op_util.h"
 
 #define HASH_OFF (104 + 128 * 16)
 #define NODE_OFF(i) (104 + 16 * (i))
@@ -311,17 +312,9 @@ static void writer_survives(char const *path)
 static char const *copy_file(char const *from)
 {
 	char const *to = t_path("writer-copy.samples");
-	off_t len = t_file_size(from);
-	char *buf = malloc(len > 0 ? (size_t)len : 1);
-	FILE *f;
+	char err[600];
 
-	check_assert(len >= 0 && buf, "copy %s", from);
-	if (len)
-		t_pread(from, buf, (size_t)len, 0);
-	f = fopen(to, "w");
-	check_assert(f && fwrite(buf, 1, (size_t)len, f) == (size_t)len &&
-		     fclose(f) == 0, "write %s", to);
-	free(buf);
+	check_assert(op_copy_file(from, to, err, sizeof(err)) == 0, "%s", err);
 	return to;
 }
 

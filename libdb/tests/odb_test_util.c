@@ -194,26 +194,28 @@ void t_compare(struct odb *db, struct t_model const *m, char const *what)
 	t_model_free(&c.seen);
 }
 
-void t_pread(char const *path, void *buf, size_t len, off_t off)
+/* pwrite wbuf, or else pread into rbuf, exactly len bytes at off of
+ * path, or fail the test. */
+static void t_pio(char const *path, void *rbuf, void const *wbuf, size_t len,
+		  off_t off)
 {
-	int fd = open(path, O_RDONLY);
+	char const *op = wbuf ? "pwrite" : "pread";
+	int fd = open(path, wbuf ? O_WRONLY : O_RDONLY);
 	ssize_t n;
 
 	check_assert(fd >= 0, "open %s: %s", path, strerror(errno));
-	n = pread(fd, buf, len, off);
-	check_assert(n == (ssize_t)len, "pread %s at %lld: %zd of %zu bytes",
-		     path, (long long)off, n, len);
+	n = wbuf ? pwrite(fd, wbuf, len, off) : pread(fd, rbuf, len, off);
+	check_assert(n == (ssize_t)len, "%s %s at %lld: %zd of %zu bytes",
+		     op, path, (long long)off, n, len);
 	close(fd);
+}
+
+void t_pread(char const *path, void *buf, size_t len, off_t off)
+{
+	t_pio(path, buf, NULL, len, off);
 }
 
 void t_pwrite(char const *path, void const *buf, size_t len, off_t off)
 {
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	check_assert(fd >= 0, "open %s: %s", path, strerror(errno));
-	n = pwrite(fd, buf, len, off);
-	check_assert(n == (ssize_t)len, "pwrite %s at %lld: %zd of %zu bytes",
-		     path, (long long)off, n, len);
-	close(fd);
+	t_pio(path, NULL, buf, len, off);
 }

@@ -14,6 +14,19 @@ static char root[512];
 #define UM_ZERO "name:zero type:mandatory default:0x0\n\t0x0 No unit mask\n"
 #define EV_OK "event:0x1 counters:0,1 um:zero minimum:10 name:OK : fine\n"
 
+#define DIR_LEN 1024
+
+/* Write the cpu type directory root/name, its path into dir (DIR_LEN
+ * bytes): an events file and, unless NULL, a unit_masks file. */
+static void write_cpu_dir(char *dir, char const *name, char const *events,
+			  char const *unit_masks)
+{
+	snprintf(dir, DIR_LEN, "%s/%s", root, name);
+	if (unit_masks)
+		test_write(dir, "unit_masks", unit_masks);
+	test_write(dir, "events", events);
+}
+
 struct err_case {
 	char const *title;
 	char const *events;
@@ -107,14 +120,13 @@ static struct err_case const cases[] = {
 
 static void test_errors__cases(void)
 {
-	char dir[1024], err[1024], where[2048];
+	char dir[DIR_LEN], err[1024], where[2048], name[32];
 	struct op_event_set set;
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		snprintf(dir, sizeof(dir), "%s/case%zu", root, i);
-		test_write(dir, "events", cases[i].events);
-		test_write(dir, "unit_masks", cases[i].unit_masks);
+		snprintf(name, sizeof(name), "case%zu", i);
+		write_cpu_dir(dir, name, cases[i].events, cases[i].unit_masks);
 		err[0] = '\0';
 		if (!check_that(op_events_load_dir(dir, &set, err, sizeof(err)) == -1)) {
 			fprintf(stderr, "  case '%s' loaded\n", cases[i].title);
@@ -133,11 +145,10 @@ static void test_errors__cases(void)
 
 static void test_errors__missing_files(void)
 {
-	char dir[1024], err[1024];
+	char dir[DIR_LEN], err[1024];
 	struct op_event_set set;
 
-	snprintf(dir, sizeof(dir), "%s/only_events", root);
-	test_write(dir, "events", EV_OK);
+	write_cpu_dir(dir, "only_events", EV_OK, NULL);
 	check_that(op_events_load_dir(dir, &set, err, sizeof(err)) == -1);
 	check_contains(err, "cannot open '",
 		       "line %d: the message", __LINE__);
@@ -148,12 +159,12 @@ static void test_errors__missing_files(void)
 /* A cpu type directory bounds the counters to what that cpu has. */
 static void test_errors__counter_out_of_range(void)
 {
-	char dir[1024], err[1024];
+	char dir[DIR_LEN], err[1024];
 	struct op_event_set set;
 
-	snprintf(dir, sizeof(dir), "%s/timer", root);
-	test_write(dir, "unit_masks", UM_ZERO);
-	test_write(dir, "events", EV_OK "event:0x2 counters:1,5 um:zero minimum:1 name:B : d\n");
+	write_cpu_dir(dir, "timer",
+		      EV_OK "event:0x2 counters:1,5 um:zero minimum:1 name:B : d\n",
+		      UM_ZERO);
 	check_that(op_events_load_dir(dir, &set, err, sizeof(err)) == -1);
 	check_contains(err, "timer/events:2: counter 5 out of range: cpu type 'timer' has 4 counters",
 		       "line %d: the message", __LINE__);
@@ -171,7 +182,7 @@ static struct op_event const *find(struct op_event_set const *set,
 /* base defines A and B; top includes base and redefines A, before or after. */
 static void test_include__own_definition_wins(void)
 {
-	char dir[1024], err[1024];
+	char dir[DIR_LEN], err[1024];
 	struct op_event_set set;
 	struct op_event const *ev;
 	int order;
@@ -214,30 +225,19 @@ static void test_include__own_definition_wins(void)
 
 static void test_include__cycle_and_clash(void)
 {
-	char dir[1024], err[1024];
+	char dir[DIR_LEN], err[1024];
 	struct op_event_set set;
 
-	snprintf(dir, sizeof(dir), "%s/loop1", root);
-	test_write(dir, "unit_masks", UM_ZERO);
-	test_write(dir, "events", EV_OK "include:loop2\n");
-	snprintf(dir, sizeof(dir), "%s/loop2", root);
-	test_write(dir, "unit_masks", UM_ZERO);
-	test_write(dir, "events", "include:loop1\n");
-	snprintf(dir, sizeof(dir), "%s/loop1", root);
+	write_cpu_dir(dir, "loop2", "include:loop1\n", UM_ZERO);
+	write_cpu_dir(dir, "loop1", EV_OK "include:loop2\n", UM_ZERO);
 	check_that(op_events_load_dir(dir, &set, err, sizeof(err)) == -1);
 	check_contains(err, "nested too deep",
 		       "line %d: the message", __LINE__);
 
 	/* two includes at the same depth may not both define OK */
-	snprintf(dir, sizeof(dir), "%s/loop2x", root);
-	test_write(dir, "unit_masks", UM_ZERO);
-	test_write(dir, "events", EV_OK);
-	snprintf(dir, sizeof(dir), "%s/base0", root);
-	test_write(dir, "unit_masks", UM_ZERO);
-	test_write(dir, "events", EV_OK);
-	snprintf(dir, sizeof(dir), "%s/clash", root);
-	test_write(dir, "unit_masks", UM_ZERO);
-	test_write(dir, "events", "include:base0\ninclude:loop2x\n");
+	write_cpu_dir(dir, "loop2x", EV_OK, UM_ZERO);
+	write_cpu_dir(dir, "base0", EV_OK, UM_ZERO);
+	write_cpu_dir(dir, "clash", "include:base0\ninclude:loop2x\n", UM_ZERO);
 	check_that(op_events_load_dir(dir, &set, err, sizeof(err)) == -1);
 	check_contains(err, "loop2x/events:1: event 'OK' also defined by another included file",
 		       "line %d: the message", __LINE__);
@@ -245,7 +245,7 @@ static void test_include__cycle_and_clash(void)
 
 static void test_unit_masks__merge_and_names(void)
 {
-	char dir[1024], err[1024];
+	char dir[DIR_LEN], err[1024];
 	struct op_event_set set;
 	struct op_event const *ev;
 

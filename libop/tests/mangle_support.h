@@ -100,42 +100,34 @@ static inline int mangle_parsed_equal(struct op_parsed_name const *a,
 				      struct op_parsed_name const *b,
 				      char *why, size_t len)
 {
-	return mangle_cmp_str("app_name", a->app_name, b->app_name, why, len) &&
-	       mangle_cmp_int("app_is_kernel", a->app_is_kernel,
-			      b->app_is_kernel, why, len) &&
-	       mangle_cmp_str("image_name", a->image_name, b->image_name,
-			      why, len) &&
-	       mangle_cmp_int("image_is_kernel", a->image_is_kernel,
-			      b->image_is_kernel, why, len) &&
-	       mangle_cmp_int("image_is_anon", a->image_is_anon,
-			      b->image_is_anon, why, len) &&
-	       mangle_cmp_u64("anon_start", a->anon_start, b->anon_start,
-			      why, len) &&
-	       mangle_cmp_u64("anon_end", a->anon_end, b->anon_end, why, len) &&
-	       mangle_cmp_int("anon_tgid", a->anon_tgid, b->anon_tgid,
-			      why, len) &&
-	       mangle_cmp_int("is_callgraph", a->is_callgraph,
-			      b->is_callgraph, why, len) &&
-	       mangle_cmp_str("cg_image_name", a->cg_image_name,
-			      b->cg_image_name, why, len) &&
-	       mangle_cmp_int("cg_is_kernel", a->cg_is_kernel,
-			      b->cg_is_kernel, why, len) &&
-	       mangle_cmp_int("cg_is_anon", a->cg_is_anon, b->cg_is_anon,
-			      why, len) &&
-	       mangle_cmp_u64("cg_anon_start", a->cg_anon_start,
-			      b->cg_anon_start, why, len) &&
-	       mangle_cmp_u64("cg_anon_end", a->cg_anon_end, b->cg_anon_end,
-			      why, len) &&
-	       mangle_cmp_int("cg_anon_tgid", a->cg_anon_tgid,
-			      b->cg_anon_tgid, why, len) &&
-	       mangle_cmp_str("event_name", a->event_name, b->event_name,
-			      why, len) &&
-	       mangle_cmp_int("count", a->count, b->count, why, len) &&
-	       mangle_cmp_int("unit_mask", a->unit_mask, b->unit_mask,
-			      why, len) &&
-	       mangle_cmp_int("tgid", a->tgid, b->tgid, why, len) &&
-	       mangle_cmp_int("tid", a->tid, b->tid, why, len) &&
-	       mangle_cmp_int("cpu", a->cpu, b->cpu, why, len);
+/* Compare one field of a and b by its name. */
+#define SAME_STR(f) mangle_cmp_str(#f, a->f, b->f, why, len)
+#define SAME_INT(f) mangle_cmp_int(#f, a->f, b->f, why, len)
+#define SAME_U64(f) mangle_cmp_u64(#f, a->f, b->f, why, len)
+	return SAME_STR(app_name) &&
+	       SAME_INT(app_is_kernel) &&
+	       SAME_STR(image_name) &&
+	       SAME_INT(image_is_kernel) &&
+	       SAME_INT(image_is_anon) &&
+	       SAME_U64(anon_start) &&
+	       SAME_U64(anon_end) &&
+	       SAME_INT(anon_tgid) &&
+	       SAME_INT(is_callgraph) &&
+	       SAME_STR(cg_image_name) &&
+	       SAME_INT(cg_is_kernel) &&
+	       SAME_INT(cg_is_anon) &&
+	       SAME_U64(cg_anon_start) &&
+	       SAME_U64(cg_anon_end) &&
+	       SAME_INT(cg_anon_tgid) &&
+	       SAME_STR(event_name) &&
+	       SAME_INT(count) &&
+	       SAME_INT(unit_mask) &&
+	       SAME_INT(tgid) &&
+	       SAME_INT(tid) &&
+	       SAME_INT(cpu);
+#undef SAME_STR
+#undef SAME_INT
+#undef SAME_U64
 }
 
 /*

@@ -228,6 +228,29 @@ static void test_usage_error(void)
 		  "an error line then a hint line");
 }
 
+static int int_at_most(void const *elem, void const *key)
+{
+	return *(int const *)elem <= *(int const *)key;
+}
+
+static void test_partition_point(void)
+{
+	static int const v[] = { 1, 3, 3, 3, 7, 9 };
+	static int const keys[] = { 0, 1, 2, 3, 8, 9, 10 };
+	static size_t const want[] = { 0, 1, 1, 4, 5, 6, 6 };
+	size_t i, got;
+	int k = 5;
+
+	for (i = 0; i < OP_ARRAY_SIZE(keys); i++) {
+		got = op_partition_point(v, OP_ARRAY_SIZE(v), sizeof(v[0]),
+					 int_at_most, &keys[i]);
+		check(got == want[i], "partition point of <= %d is %zu (got %zu)",
+		      keys[i], want[i], got);
+	}
+	check(op_partition_point(v, 0, sizeof(v[0]), int_at_most, &k) == 0,
+	      "an empty array's partition point is 0");
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -239,6 +262,7 @@ int main(void)
 	test_atomic_and_copy();
 	test_messages();
 	test_usage_error();
+	test_partition_point();
 	rmdir(dir);
 	return check_done();
 }

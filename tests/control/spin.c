@@ -3,17 +3,10 @@
  * spin_hot() for the given seconds (default 1), then exits.
  */
 #include <stdlib.h>
-#include <time.h>
+
+#include "../workloads/spin.h"
 
 static volatile unsigned long sink;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 __attribute__((noinline)) static void spin_hot(void)
 {
@@ -25,9 +18,10 @@ __attribute__((noinline)) static void spin_hot(void)
 
 int main(int argc, char **argv)
 {
-	double end = now() + (argc > 1 ? atof(argv[1]) : 1.0);
+	double end = clock_seconds(CLOCK_MONOTONIC) +
+		     (argc > 1 ? atof(argv[1]) : 1.0);
 
-	while (now() < end)
+	while (clock_seconds(CLOCK_MONOTONIC) < end)
 		spin_hot();
 	return 0;
 }

@@ -8,19 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "../workloads/spin.h"
 
 static double seconds = 0.8;
 static volatile unsigned long sink;
-
-static double thread_cpu(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 __attribute__((noinline)) static void thread_hot(void)
 {
@@ -31,10 +24,10 @@ __attribute__((noinline)) static void thread_hot(void)
 /* Spin for seconds of this thread's CPU time; return its tid. */
 static void *spin(void *arg)
 {
-	double end = thread_cpu() + seconds;
+	double end = clock_seconds(CLOCK_THREAD_CPUTIME_ID) + seconds;
 
 	(void)arg;
-	while (thread_cpu() < end)
+	while (clock_seconds(CLOCK_THREAD_CPUTIME_ID) < end)
 		thread_hot();
 	return (void *)(long)syscall(SYS_gettid);
 }

@@ -8,13 +8,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "elf_range.h"
 #include "perf_run.h"
+#include "sample_count.h"
 #include "word_buffer.h"
 
-int perf_run_start(struct perf_run *r, unsigned long period_ns,
-		   unsigned depth)
+struct perf_source_event perf_run_cpu_clock(unsigned long period_ns)
 {
-	struct perf_source_event ev = {
+	return (struct perf_source_event){
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_CPU_CLOCK,
 		.period = period_ns,
@@ -22,6 +23,12 @@ int perf_run_start(struct perf_run *r, unsigned long period_ns,
 		.user = true,
 		.name = "cpu-clock",
 	};
+}
+
+int perf_run_start(struct perf_run *r, unsigned long period_ns,
+		   unsigned depth)
+{
+	struct perf_source_event ev = perf_run_cpu_clock(period_ns);
 
 	return perf_run_start_events(r, &ev, 1, depth);
 }
@@ -184,4 +191,11 @@ char const *perf_run_realpath(char const *path, char *buf)
 		snprintf(buf, PATH_MAX, "%s", path);
 	}
 	return buf;
+}
+
+int perf_run_workload_func(char const *name, char const *func, char *bin,
+			   unsigned long *start, unsigned long *end)
+{
+	perf_run_realpath(workload_path(name), bin);
+	return elf_func_range(bin, func, start, end);
 }

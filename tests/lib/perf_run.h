@@ -28,6 +28,8 @@ struct perf_run {
 	bool no_replay;			/* tally holds only part of the file */
 };
 
+/* The cpu-clock event every period_ns, kernel and user. */
+struct perf_source_event perf_run_cpu_clock(unsigned long period_ns);
 /* Open and enable the source: cpu-clock every period_ns, kernel and
  * user, callgraph depth. 0, SKIP, or 1 on a failure (reported). */
 int perf_run_start(struct perf_run *r, unsigned long period_ns,
@@ -54,5 +56,10 @@ void perf_run_free(struct perf_run *r);
 
 /* realpath() of path, in a static buffer per call site's array. */
 char const *perf_run_realpath(char const *path, char *buf);
+/* The workload name (see workload_path) at its real path in bin, a
+ * PATH_MAX array, and the file offsets [*start, *end) of its function
+ * func. 0, or -1 with a message. */
+int perf_run_workload_func(char const *name, char const *func, char *bin,
+			   unsigned long *start, unsigned long *end);
 
 #endif /* PERF_RUN_H */

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "op_message.h"
+#include "op_util.h"
 #include "tally.h"
 
 static void on_sample(void *ctx, struct opd_transient const *tr,
@@ -11,10 +11,7 @@ static void on_sample(void *ctx, struct opd_transient const *tr,
 	struct tally *t = ctx;
 	struct tally_sample *s;
 
-	if (t->nr == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 4096;
-		t->s = op_xrealloc(t->s, t->cap * sizeof(*t->s));
-	}
+	OP_ALLOC_GROW(t->s, t->nr + 1, t->cap);
 	s = &t->s[t->nr++];
 	s->cpu = tr->cpu;
 	s->tid = tr->tid;
@@ -33,10 +30,7 @@ static void on_arc(void *ctx, struct opd_transient const *tr,
 	struct tally *t = ctx;
 	struct tally_arc *a;
 
-	if (t->nr_arcs == t->cap_arcs) {
-		t->cap_arcs = t->cap_arcs ? t->cap_arcs * 2 : 4096;
-		t->a = op_xrealloc(t->a, t->cap_arcs * sizeof(*t->a));
-	}
+	OP_ALLOC_GROW(t->a, t->nr_arcs + 1, t->cap_arcs);
 	a = &t->a[t->nr_arcs++];
 	a->tgid = tr->tgid;
 	a->caller = *caller;

@@ -22,8 +22,7 @@ int main(void)
 	int rc;
 	pid_t pid;
 
-	perf_run_realpath(workload_path("hot_main"), bin);
-	if (elf_func_range(bin, "hot_main_loop", &hs, &he) ||
+	if (perf_run_workload_func("hot_main", "hot_main_loop", bin, &hs, &he) ||
 	    elf_func_range(bin, "main", &ms, &me))
 		return 1;
 	rc = perf_run_start(&r, 1000000UL, 8);

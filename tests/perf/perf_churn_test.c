@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "check.h"
-#include "elf_range.h"
 #include "perf_run.h"
 #include "sample_count.h"
 
@@ -45,8 +44,7 @@ int main(void)
 	size_t n, in, procs;
 	int rc;
 
-	perf_run_realpath(workload_path("churn"), churn);
-	if (elf_func_range(churn, "churn_spin", &s, &e))
+	if (perf_run_workload_func("churn", "churn_spin", churn, &s, &e))
 		return 1;
 	rc = perf_run_start(&r, 1000000UL, 0);
 	if (rc)

@@ -9,7 +9,6 @@
 #include <stdio.h>
 
 #include "check.h"
-#include "elf_range.h"
 #include "perf_run.h"
 #include "sample_count.h"
 
@@ -30,8 +29,7 @@ int main(void)
 	int rc;
 	pid_t pid;
 
-	perf_run_realpath(workload_path("hot_main"), bin);
-	if (elf_func_range(bin, "hot_main_loop", &hs, &he))
+	if (perf_run_workload_func("hot_main", "hot_main_loop", bin, &hs, &he))
 		return 1;
 	rc = perf_run_start_events(&r, ev, 2, 0);
 	if (rc)

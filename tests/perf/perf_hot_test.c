@@ -9,7 +9,6 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "elf_range.h"
 #include "perf_run.h"
 #include "sample_count.h"
 
@@ -24,11 +23,11 @@ int main(void)
 	size_t n, in, napp, nall, inapp;
 	int rc;
 
-	perf_run_realpath(workload_path("hot_main"), main_bin);
 	perf_run_realpath(workload_path("hot_lib"), lib_bin);
-	perf_run_realpath(workload_path("libhot.so"), lib_so);
-	if (elf_func_range(main_bin, "hot_main_loop", &ms, &me) ||
-	    elf_func_range(lib_so, "hot_lib_loop", &ls, &le))
+	if (perf_run_workload_func("hot_main", "hot_main_loop", main_bin,
+				   &ms, &me) ||
+	    perf_run_workload_func("libhot.so", "hot_lib_loop", lib_so,
+				   &ls, &le))
 		return 1;
 	rc = perf_run_start(&r, PERIOD_NS, 0);
 	if (rc)

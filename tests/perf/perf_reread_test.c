@@ -16,14 +16,12 @@
  *    both processes, and records were lost all the same.
  */
 #include <limits.h>
-#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "check.h"
-#include "elf_range.h"
 #include "perf_run.h"
 #include "sample_count.h"
 
@@ -86,14 +84,7 @@ static void tally_workload(struct tally const *t, pid_t parent,
 static int run(bool reread, char const *storm, char const *lib,
 	       unsigned long s, unsigned long e, struct outcome *o)
 {
-	struct perf_source_event ev = {
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.period = PERIOD_NS,
-		.kernel = true,
-		.user = true,
-		.name = "cpu-clock",
-	};
+	struct perf_source_event ev = perf_run_cpu_clock(PERIOD_NS);
 	struct perf_source_config cfg = {
 		.events = &ev,
 		.nr_events = 1,
@@ -151,8 +142,7 @@ int main(void)
 	int rc;
 
 	perf_run_realpath(workload_path("mapstorm"), storm);
-	perf_run_realpath(workload_path("libhot.so"), lib);
-	if (elf_func_range(lib, "hot_lib_loop", &s, &e))
+	if (perf_run_workload_func("libhot.so", "hot_lib_loop", lib, &s, &e))
 		return 1;
 
 	rc = run(false, storm, lib, s, e, &without);
