@@ -4,7 +4,7 @@
  * opcontrol when it does not, so the lock protocol and the on-disk
  * "reset" and "save" exist once.
  */
-#include "config.h"
+#define _GNU_SOURCE	/* nftw, O_CLOEXEC, ... also without config.h (fuzz builds) */
 
 #include <dirent.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
  * arguments (a dump id, a session name) and the answer files let the
  * sender know when, and how, its command was carried out.
  */
-#include "config.h"
+#define _GNU_SOURCE	/* nftw, O_CLOEXEC, ... also without config.h (fuzz builds) */
 
 #include <errno.h>
 #include <fcntl.h>
