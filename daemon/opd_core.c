@@ -37,6 +37,9 @@ struct opd_core {
 	struct opd_stats stats;
 	struct opd_sink sink;         /* ctx: this core */
 	struct opd_trans dec;
+	/* The last definitions looked up for a sample and for its app: runs
+	 * of samples share them. Valid until the decoder is reset. */
+	struct opd_cookie *last_def, *last_app_def;
 	char *current_dir;            /* SESSION/samples/current */
 	time_t last_kernel_reload;
 	unsigned errors_printed;      /* stream errors shown so far */
@@ -70,13 +73,18 @@ static void anon_name(char const *in, char *out, size_t len)
  * The image a cookie names, interned on its first sample and kept in the
  * decoder's definition (the one cookie table); -1 if undefined.
  */
-static int cookie_image(struct opd_core *core, unsigned long cookie)
+static int cookie_image(struct opd_core *core, unsigned long cookie,
+			struct opd_cookie **last)
 {
-	struct opd_cookie *c = opd_trans_cookie_mut(&core->dec, cookie);
+	struct opd_cookie *c = *last;
 	char name[256];
 
-	if (!c)
-		return -1;
+	if (!c || c->cookie != cookie) {
+		c = opd_trans_cookie_mut(&core->dec, cookie);
+		if (!c)
+			return -1;
+		*last = c;
+	}
 	if (c->image >= 0)
 		return c->image;
 	if (!c->anon) {
@@ -141,7 +149,7 @@ static uint64_t *resolve(struct opd_core *core, int in_kernel, unsigned long pc,
 	}
 	if (cookie == OP_NO_COOKIE || cookie == OP_INVALID_COOKIE)
 		return &core->stats.no_mapping;
-	*image = cookie_image(core, cookie);
+	*image = cookie_image(core, cookie, &core->last_def);
 	if (*image < 0)
 		return &core->stats.unknown_cookie;
 	*offset = pc;
@@ -155,7 +163,7 @@ static int app_of(struct opd_core *core, struct opd_transient const *t,
 	struct opd_image const *img = opd_image_get(core->images, image);
 	unsigned separate = core->config.separate;
 	int app = (t->known & OPD_KNOWN_TASK) ?
-		cookie_image(core, t->app_cookie) : -1;
+		cookie_image(core, t->app_cookie, &core->last_app_def) : -1;
 
 	switch (img->kind) {
 	case OPD_IMAGE_ANON:
@@ -334,6 +342,7 @@ void opd_core_new_stream(struct opd_core *core)
 {
 	opd_trans_free(&core->dec);
 	opd_trans_init(&core->dec, &core->sink, "event stream");
+	core->last_def = core->last_app_def = NULL;
 }
 
 void opd_core_sync(struct opd_core *core)

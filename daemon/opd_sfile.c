@@ -342,14 +342,14 @@ static int open_file(struct opd_sfiles *sfs, struct opd_sfile *sf)
 	return 0;
 }
 
-static struct opd_sfile *lookup(struct opd_sfiles *sfs,
-				struct opd_sfile_key const *k)
+/* The file of key k, created (not opened) on first use; out of line
+ * when the last file used is not it, so the per-sample path stays small. */
+static struct opd_sfile *lookup_slow(struct opd_sfiles *sfs,
+				     struct opd_sfile_key const *k)
 {
-	struct opd_sfile *sf = sfs->last, probe;
+	struct opd_sfile *sf, probe;
 	struct op_hashmap_entry *e;
 
-	if (sf && !memcmp(&sf->key, k, sizeof(*k)))
-		return sf;
 	probe.key = *k;
 	op_hashmap_entry_init(&probe.ent, key_hash(k));
 	e = op_hashmap_get(&sfs->files, &probe.ent, NULL);
@@ -361,6 +361,16 @@ static struct opd_sfile *lookup(struct opd_sfiles *sfs,
 	op_hashmap_entry_init(&sf->ent, probe.ent.hash);
 	op_hashmap_add(&sfs->files, &sf->ent);
 	return sfs->last = sf;
+}
+
+static inline struct opd_sfile *lookup(struct opd_sfiles *sfs,
+				       struct opd_sfile_key const *k)
+{
+	struct opd_sfile *sf = sfs->last;
+
+	if (sf && !memcmp(&sf->key, k, sizeof(*k)))
+		return sf;
+	return lookup_slow(sfs, k);
 }
 
 /*

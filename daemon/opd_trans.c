@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "op_message.h"
+#include "op_util.h"
 #include "opd_trans.h"
 
 #define ESC OP_ESCAPE_CODE
@@ -113,7 +114,21 @@ static void cookie_free(struct op_hashmap_entry *e)
 struct opd_cookie *opd_trans_cookie_mut(struct opd_trans *dec,
 					unsigned long cookie)
 {
-	return (struct opd_cookie *)opd_trans_cookie(dec, cookie);
+	unsigned h = op_hash_u64(cookie);
+	struct opd_cookie **slot = &dec->recent[h % OP_ARRAY_SIZE(dec->recent)];
+	struct opd_cookie key;
+	struct op_hashmap_entry *e;
+
+	if (*slot && (*slot)->cookie == cookie)
+		return *slot;
+	if (cookie == OP_NO_COOKIE || cookie == OP_INVALID_COOKIE)
+		return NULL;
+	key.cookie = cookie;
+	op_hashmap_entry_init(&key.ent, h);
+	e = op_hashmap_get(&dec->tab, &key.ent, NULL);
+	if (!e)
+		return NULL;
+	return *slot = OP_HASHMAP_ENTRY(e, struct opd_cookie, ent);
 }
 
 struct opd_cookie const *opd_trans_cookie(struct opd_trans const *dec,
@@ -160,10 +175,10 @@ static bool tab_define(struct opd_trans *dec, struct opd_cookie *c,
 	return same;
 }
 
-static bool is_defined(struct opd_trans const *dec, unsigned long cookie)
+static bool is_defined(struct opd_trans *dec, unsigned long cookie)
 {
 	return cookie == OP_NO_COOKIE || cookie == OP_INVALID_COOKIE ||
-	       opd_trans_cookie(dec, cookie);
+	       opd_trans_cookie_mut(dec, cookie);
 }
 
 /* --- records ----------------------------------------------------------- */

@@ -123,6 +123,9 @@ struct opd_trans {
 	struct opd_frame callee;	/* in_trace: the frame below the next */
 	unsigned errors_printed;
 	struct op_hashmap tab;	/* struct opd_cookie by cookie */
+	/* Recently used definitions, direct-mapped by hash: switches come
+	 * back to the same few cookies (entries live until the free). */
+	struct opd_cookie *recent[16];
 	size_t carry_len;	/* words of an incomplete record kept */
 	unsigned long carry[OP_MAX_RECORD];	/* the longest record */
 };
