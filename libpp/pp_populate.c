@@ -255,6 +255,9 @@ static void populate_image(struct populate *ctx, struct pp_inverted const *inv)
 	pp_profile_fold_details(ctx->p, from);
 	if (ctx->opts->debug_info && ctx->opts->details)
 		details_linenr(ctx, &im, from);
+	if (ctx->opts->image_done)
+		ctx->opts->image_done(ctx->opts->image_done_arg, &im.img.bin,
+				      ctx->p, from, im.name);
 	for (size_t gi = 0; gi < inv->n; gi++) {
 		pp_samples_free(&im.fresh[gi]);
 		pp_samples_free(&im.stale[gi]);
