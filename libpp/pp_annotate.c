@@ -34,6 +34,18 @@ static uint64_t *copy_counts(uint64_t const *c, size_t n)
 	return out;
 }
 
+/* The source line of vma; file NULL when there is none to show. */
+static void source_line(struct pp_binary const *bin, uint64_t vma,
+			char **file, unsigned *line)
+{
+	pp_binary_linenr(bin, vma, file, line);
+	if (*file && (!(*file)[0] || !*line)) {
+		free(*file);
+		*file = NULL;
+		*line = 0;
+	}
+}
+
 static void add_samples(struct pp_annotation *a, struct pp_annot_func *f,
 			struct pp_binary const *bin, struct pp_entry const *e)
 {
@@ -44,7 +56,7 @@ static void add_samples(struct pp_annotation *a, struct pp_annot_func *f,
 
 		s->vma = e->details[i].vma;
 		s->counts = copy_counts(e->details[i].counts, a->nr_classes);
-		pp_binary_linenr(bin, s->vma, &s->file, &s->line);
+		source_line(bin, s->vma, &s->file, &s->line);
 	}
 }
 
@@ -85,7 +97,7 @@ static void disassemble(struct pp_annotation *a, struct pp_annot_func *f,
 		in->counts = op_xcalloc(a->nr_classes, sizeof(uint64_t));
 		insn_counts(a, f, vma, len, in->counts);
 		if (a->source)
-			pp_binary_linenr(bin, vma, &in->file, &in->line);
+			source_line(bin, vma, &in->file, &in->line);
 		vma += len;
 	}
 }
@@ -135,7 +147,7 @@ void pp_annotation_image(void *arg, struct pp_binary const *bin,
 		f->image = op_xstrdup(image);
 		f->start = e->vma;
 		f->counts = copy_counts(e->counts, a->nr_classes);
-		pp_binary_linenr(bin, e->vma, &f->file, &f->line);
+		source_line(bin, e->vma, &f->file, &f->line);
 		add_samples(a, f, bin, e);
 		if (!a->assembly)
 			continue;
