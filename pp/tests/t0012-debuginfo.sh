@@ -23,8 +23,20 @@ cp -p "$prog" "$tmp/prog.full"
 	"$(symoff "$prog" alpha)=70" "$(symoff "$prog" alpha 9)=5" \
 	"$(symoff "$prog" beta)=30" "$(symoff "$prog" gamma_fn 4)=12" ||
 	fail mksample
-run_report "$tmp/ref" -l -g image:"$prog"
+# both reports of a case into OUT and OUT.ann
+reports() {
+	local out=$1
+	run_report "$out" -l -g image:"$prog"
+	"$OPANNOTATE" --session-dir="$SD" -s image:"$prog" >"$out.ann" 2>"$out.ann.err" ||
+		{ cat "$out.ann.err"; fail "opannotate -s failed"; }
+}
+same() {  # same OUT WHAT: OUT's reports are the -g binary's
+	check_eq "$(cat "$1")" "$(cat "$tmp/ref")" "$2: opreport -l -g"
+	check_eq "$(cat "$1.ann")" "$(cat "$tmp/ref.ann")" "$2: opannotate -s"
+}
+reports "$tmp/ref"
 cat "$tmp/ref"
+check_grep "$tmp/ref.ann" 'alpha total: +75 ' "the -g binary: opannotate -s has alpha's total"
 check_grep "$tmp/ref" '^75 .*funcs\.c:[0-9]+ +alpha$' "the -g binary: alpha with its line"
 
 id=$(readelf -n "$prog" | awk '/Build ID:/ {print $3}')
@@ -43,14 +55,14 @@ strip_prog() {
 strip_prog
 mkdir -p "$tmp/dbg/.build-id/$id_dir"
 cp "$tmp/prog.debug" "$tmp/dbg/.build-id/$id_dir/$id_rest.debug"
-OPROFILE_DEBUG_DIRS=$tmp/dbg run_report "$tmp/byid" -l -g image:"$prog"
-check_eq "$(cat "$tmp/byid")" "$(cat "$tmp/ref")" "by build-id: the -g binary's report"
+OPROFILE_DEBUG_DIRS=$tmp/dbg reports "$tmp/byid"
+same "$tmp/byid" "by build-id"
 check_eq "$(cat "$tmp/byid.err")" "" "by build-id: no warning"
 
 # --- by .gnu_debuglink, next to the binary and in its .debug/
 objcopy -p --add-gnu-debuglink="$tmp/prog.debug" "$prog" || bail debuglink
-run_report "$tmp/link" -l -g image:"$prog"
-check_eq "$(cat "$tmp/link")" "$(cat "$tmp/ref")" "by debuglink next to the binary"
+reports "$tmp/link"
+same "$tmp/link" "by debuglink next to the binary"
 mkdir "$tmp/.debug"
 mv "$tmp/prog.debug" "$tmp/.debug/prog.debug"
 run_report "$tmp/link2" -l -g image:"$prog"
@@ -95,8 +107,8 @@ else
 	}
 	for _ in $(seq 60); do served && break; sleep 0.5; done
 	served || { cat "$tmp/srv.log"; fail "debuginfod never served $id"; }
-	run_report "$tmp/dind" -l -g image:"$prog"
-	check_eq "$(cat "$tmp/dind")" "$(cat "$tmp/ref")" "from debuginfod: the -g binary's report"
+	reports "$tmp/dind"
+	same "$tmp/dind" "from debuginfod"
 	check_eq "$(find "$tmp/cache" -name debuginfo | wc -l)" "1" "debuginfod's cache holds the file"
 	kill "$srv"
 	wait "$srv" 2>/dev/null
