@@ -8,10 +8,11 @@
 #    opreport -l's counts;
 #  - opannotate -a's per-instruction counts sum to the same totals;
 #  - -s -a interleaves the source lines with the instructions;
-#  - --output-dir, --search-dirs/--base-dirs, a missing source, -t and -i.
+#  - --output-dir, --search-dirs/--base-dirs, a missing source, -t and -i;
+#  - opgprof: gprof's share of the hot function is opreport -l's.
 # Needs root and perf_event_open (skips with 77 otherwise).
 . "$SRCDIR/tests/lib.sh"
-: "${abs_top_builddir:?}" "${OPANNOTATE:?}"
+: "${abs_top_builddir:?}" "${OPANNOTATE:?}" "${OPGPROF:?}"
 [ "$(id -u)" -eq 0 ] || skip "opcontrol samples system-wide and needs root"
 PATH=$abs_top_builddir/daemon:$abs_top_builddir/utils:$PATH
 export PATH
@@ -112,6 +113,21 @@ run_annotate "$tmp/srch" -s --base-dirs="$tmp/src" --search-dirs="$tmp/moved" "$
 check_eq "$(ann_total "$tmp/srch" annot_main_hot)" "$(count annot_main_hot)" "--search-dirs/--base-dirs: found again"
 check_eq "$(hot_lines "$tmp/srch" annot_lib_hot)" "$(hot_lines "$tmp/s" annot_lib_hot)" "--search-dirs: the same lines"
 check_eq "$(cat "$tmp/srch.err")" "" "--search-dirs: no warning"
+
+# opgprof on the same session: gprof's shares within the image are
+# opreport -l's (within 1 point)
+(cd "$tmp" && "$OPGPROF" --session-dir="$SD" "$spec" "$tmp/annot_main") ||
+	fail "opgprof failed"
+gprof -b -p "$tmp/annot_main" "$tmp/gmon.out" >"$tmp/flat" 2>&1 || fail "gprof failed"
+head -8 "$tmp/flat"
+check_eq "$(awk '$1 ~ /^[0-9.]+$/ && NF >= 4 {print $NF; exit}' "$tmp/flat")" \
+	"annot_main_hot" "gprof: annot_main_hot first"
+want=$(awk -v img=annot_main '$3 == img { t += $1; if ($NF == "annot_main_hot") h = $1 }
+	END { printf "%.2f", 100 * h / t }' "$tmp/l")
+got=$(awk '$NF == "annot_main_hot" {print $1}' "$tmp/flat")
+awk -v a="$want" -v b="$got" 'BEGIN { d = a - b; exit !(d <= 1 && d >= -1) }' ||
+	fail "gprof's annot_main_hot $got% vs opreport's $want% of the image"
+test_ok "gprof: annot_main_hot $got% of the image, opreport -l $want%"
 
 # bad use
 "$OPANNOTATE" --session-dir="$SD" "$spec" >/dev/null 2>"$tmp/u.err"
