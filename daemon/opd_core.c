@@ -66,6 +66,22 @@ static void anon_name(char const *in, char *out, size_t len)
 	out[i] = '\0';
 }
 
+/* A new binary's build-id into the session (reports compare it). */
+static void save_build_id(struct opd_core *core, int id)
+{
+	struct opd_image const *img = opd_image_get(core->images, id);
+	char *path;
+
+	if (!img || !img->build_id[0])
+		return;
+	path = op_xasprintf("%s/%s/%s", core->current_dir, OP_META_DIR,
+			    OP_META_BUILD_IDS);
+	if (opd_image_append_build_id(img, path))
+		op_warn_errno("cannot record the build-id of '%s' in '%s'",
+			      img->name, path);
+	free(path);
+}
+
 /*
  * The image a cookie names, interned on its first sample and kept in the
  * decoder's definition (the one cookie table); -1 if undefined.
@@ -80,7 +96,11 @@ static int cookie_image(struct opd_core *core, unsigned long cookie)
 	if (c->image >= 0)
 		return c->image;
 	if (!c->anon) {
+		size_t nr = opd_images_nr(core->images);
+
 		c->image = opd_image_file(core->images, c->name);
+		if (opd_images_nr(core->images) > nr)
+			save_build_id(core, c->image);
 	} else {
 		anon_name(c->name, name, sizeof(name));
 		c->image = opd_image_anon(core->images, (int)c->tgid, c->start,
@@ -275,6 +295,9 @@ int opd_core_write_session(struct opd_core *core)
 	if (rc)
 		return op_error("cannot create '%s': %s", dir, strerror(-rc));
 	if (opd_kernel_save(core->kernel, dir, err, sizeof(err)))
+		return op_error("%s", err);
+	strncat(dir, "/" OP_META_BUILD_IDS, sizeof(dir) - strlen(dir) - 1);
+	if (opd_images_write_build_ids(core->images, dir, err, sizeof(err)))
 		return op_error("%s", err);
 	return 0;
 }

@@ -175,16 +175,19 @@ int pp_archive(struct pp_filelist const *files,
 	for (size_t i = 0; i < files->nr_cg; i++)
 		put_sample_file(&a, &files->cg[i]);
 	for (size_t s = 0; s < files->nr_sessions; s++) {
-		char *meta = op_session_path(files->sessions[s].dir,
-					     OP_META_DIR);
+		char const *dir = files->sessions[s].dir;
+		char *meta = op_session_path(dir, OP_META_DIR);
+		char *stats = op_session_path(dir, OP_STATS_DIR);
 
 		put_tree(&a, meta);
+		put_tree(&a, stats);
 		free(meta);
+		free(stats);
+		conf = op_session_path(dir, OP_SESSION_CONF);
+		if (!stat(conf, &st))
+			put(&a, conf, conf);
+		free(conf);
 	}
-	conf = op_session_path(o->session_dir, OP_SESSION_CONF);
-	if (!stat(conf, &st))
-		put(&a, conf, conf);
-	free(conf);
 	pp_strlist_free(&a.done);
 	pp_strlist_free(&a.images);
 	return a.rc;

@@ -3,7 +3,8 @@
  * layout (every file at its own absolute path below DIR):
  *   - the selected sample files (and {cg} files) of each session,
  *   - each session's saved metadata (its session/ directory: kernel
- *     symbols and images) and the session directory's settings,
+ *     symbols and images, the binaries' build-ids), its stats/ and its
+ *     settings (session.conf),
  *   - every binary the sample files name, with its mtime (reports check
  *     it), found as reports find it (-R, -p),
  *   - each binary's separate debug file (pp_debuginfo.h), under
@@ -21,7 +22,6 @@ struct pp_locate;
 
 struct pp_archive_opts {
 	char const *dir;           /* where to (created) */
-	char const *session_dir;   /* its settings are archived too */
 	struct pp_locate *locate;  /* finding the binaries */
 	FILE *list;                /* --list-files: name each file here, copy none */
 };

@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_build_id.h"
 #include "op_message.h"
+#include "op_session.h"
 #include "op_util.h"
 #include "pp_debuginfo.h"
 #include "pp_strlist.h"
@@ -333,4 +335,31 @@ char *pp_debuginfo_find(bfd *abfd, char const *path,
 		*how = PP_DEBUG_DEBUGINFOD;
 	pp_strlist_free(&dirs);
 	return out;
+}
+
+bool pp_session_build_id(char const *session_dir, char const *path,
+			 uint64_t mtime, char *hex, size_t hexlen)
+{
+	char *file = op_xasprintf("%s/%s/%s", session_dir, OP_META_DIR,
+				  OP_META_BUILD_IDS);
+	char *text = op_read_file(file, 64u << 20, NULL, NULL, 0), *save = NULL;
+	bool found = false, exact = false;
+
+	free(file);
+	if (!text)
+		return false;
+	for (char *l = strtok_r(text, "\n", &save); l && !exact;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char h[OP_BUILD_ID_HEX_MAX];
+		char const *p;
+		uint64_t m;
+
+		if (op_build_id_parse_line(l, h, &m, &p) || strcmp(p, path))
+			continue;
+		snprintf(hex, hexlen, "%s", h);
+		found = true;
+		exact = m == mtime;
+	}
+	free(text);
+	return found;
 }

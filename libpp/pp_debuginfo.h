@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct bfd;
 
@@ -60,6 +61,14 @@ char const *pp_debug_how_name(enum pp_debug_how how);
 char *pp_debuginfo_find(struct bfd *abfd, char const *path,
 			struct pp_build_id const *want,
 			enum pp_debug_how *how);
+
+/*
+ * The build-id (hex) the daemon recorded in the session whose samples are
+ * in session_dir for the binary sampled as path: the line with that mtime
+ * when there is one, else the last line of path. false when none.
+ */
+bool pp_session_build_id(char const *session_dir, char const *path,
+			 uint64_t mtime, char *hex, size_t hexlen);
 
 /* True when abfd carries DWARF line info (.debug_info and .debug_line). */
 bool pp_bfd_has_dwarf(struct bfd *abfd);

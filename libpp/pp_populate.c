@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_build_id.h"
 #include "op_util.h"
 #include "pp_binary.h"
 #include "pp_kernel.h"
@@ -45,6 +46,7 @@ struct image {
 	struct pp_samples *fresh;     /* per group */
 	struct pp_samples *stale;     /* per group: the binary changed */
 	uint64_t nr_fresh, nr_stale;
+	bool rebuilt;                 /* its build-id is not the sampled one */
 };
 
 static void read_file(struct populate *ctx, struct image *im,
@@ -66,10 +68,32 @@ static void read_file(struct populate *ctx, struct image *im,
 	}
 	if (h.is_kernel)
 		im->is_kernel = true;
-	if (im->img.have_mtime && h.mtime && h.mtime != im->img.mtime)
+	if (im->rebuilt ||
+	    (im->img.have_mtime && h.mtime && h.mtime != im->img.mtime))
 		pp_samples_move(&im->stale[gi], &tmp);
 	else
 		pp_samples_move(&im->fresh[gi], &tmp);
+}
+
+/*
+ * A binary found at the sampled path whose build-id is not the one the
+ * daemon recorded is another build, whatever its mtime says: its samples
+ * would get wrong symbols and lines.
+ */
+static void check_build_id(struct populate *ctx, struct image *im)
+{
+	char const *dir = ctx->files->sessions[im->first->session].dir;
+	char want[OP_BUILD_ID_HEX_MAX], have[OP_BUILD_ID_HEX_MAX];
+
+	if (!im->img.path || im->ref.kern || im->ref.anon ||
+	    !pp_session_build_id(dir, im->ref.name, im->img.mtime, want,
+				 sizeof(want)) ||
+	    op_build_id_of(im->img.path, have) || !strcmp(want, have))
+		return;
+	im->rebuilt = true;
+	pp_note(ctx->notes, "'%s' is not the binary that was sampled: its "
+		"build-id is %s, the session recorded %s; its samples are "
+		"shown without symbols", im->img.path, have, want);
 }
 
 static void read_samples(struct populate *ctx, struct image *im)
@@ -242,12 +266,14 @@ static void populate_image(struct populate *ctx, struct pp_inverted const *inv)
 		.anon = im.first->name.image_is_anon,
 		.session = im.first->session,
 	};
-	if (ctx->opts->symbols)
+	if (ctx->opts->symbols) {
 		pp_image_locate(&im.img, &im.ref, ctx->opts->locate);
+		check_build_id(ctx, &im);
+	}
 	read_samples(ctx, &im);
 	if (ctx->opts->symbols)
 		open_binary(ctx, &im);
-	if (im.nr_stale)
+	if (im.nr_stale && !im.rebuilt)
 		pp_note(ctx->notes, "'%s' has changed since it was profiled: "
 			"%" PRIu64 " of its samples are shown without symbols",
 			im.img.path, im.nr_stale);

@@ -68,7 +68,7 @@ static int archive(int argc, char const *const *argv)
 	struct pp_filelist files = { 0 };
 	struct pp_strlist notes = { 0 };
 	struct pp_archive_opts ao = {
-		.dir = opts.output_dir, .session_dir = opts.session_dir,
+		.dir = opts.output_dir,
 		.locate = &locate, .list = opts.list_files ? stdout : NULL,
 	};
 	char err[4096];

@@ -9,7 +9,9 @@
 #  - opannotate -a's per-instruction counts sum to the same totals;
 #  - -s -a interleaves the source lines with the instructions;
 #  - --output-dir, --search-dirs/--base-dirs, a missing source, -t and -i;
-#  - opgprof: gprof's share of the hot function is opreport -l's.
+#  - opgprof: gprof's share of the hot function is opreport -l's;
+#  - the daemon's session/build-ids, and a binary replaced by another
+#    build with the same mtime named by its build-id.
 # Needs root and perf_event_open (skips with 77 otherwise).
 . "$SRCDIR/tests/lib.sh"
 : "${abs_top_builddir:?}" "${OPANNOTATE:?}" "${OPGPROF:?}"
@@ -128,6 +130,22 @@ got=$(awk '$NF == "annot_main_hot" {print $1}' "$tmp/flat")
 awk -v a="$want" -v b="$got" 'BEGIN { d = a - b; exit !(d <= 1 && d >= -1) }' ||
 	fail "gprof's annot_main_hot $got% vs opreport's $want% of the image"
 test_ok "gprof: annot_main_hot $got% of the image, opreport -l $want%"
+
+# the daemon recorded the binaries' build-ids in the session; a binary
+# replaced by another build with the same mtime is detected by them
+ids=$SD/samples/current/session/build-ids
+id=$(readelf -n "$tmp/annot_main" | awk '/Build ID:/ {print $3}')
+check_grep "$ids" "^$id [0-9]+ $tmp/annot_main\$" "session/build-ids: the program's build-id"
+check_grep "$ids" " $tmp/libannot.so\$" "session/build-ids: the library's"
+cp -p "$tmp/annot_main" "$tmp/annot_main.orig"
+$CC -O0 -g -o "$tmp/annot_main" "$tmp/moved/annot_main.c" -L"$tmp" -lannot \
+	-Wl,-rpath,"$tmp" -Wl,--build-id=0x0badbeef || fail "rebuild"
+touch -r "$tmp/annot_main.orig" "$tmp/annot_main"
+run_report "$tmp/rebuilt" -l "$spec"
+check_grep "$tmp/rebuilt.err" "'$tmp/annot_main' is not the binary that was sampled: its build-id is 0badbeef, the session recorded $id" \
+	"a rebuilt binary with the old mtime: named, by build-id"
+check_no_grep "$tmp/rebuilt" ' annot_main_hot$' "and its samples get no wrong symbols"
+mv "$tmp/annot_main.orig" "$tmp/annot_main"
 
 # bad use
 "$OPANNOTATE" --session-dir="$SD" "$spec" >/dev/null 2>"$tmp/u.err"
