@@ -55,6 +55,7 @@ void opd_images_free(struct opd_images *images)
 	for (i = 0; i < images->nr; i++) {
 		free(images->nodes[i]->key);
 		free(images->nodes[i]->img.name);
+		free(images->nodes[i]->img.root);
 		free(images->nodes[i]);
 	}
 	free(images->nodes);
@@ -85,24 +86,42 @@ static int intern(struct opd_images *images, char const *key,
 	return n->img.id;
 }
 
-int opd_image_file(struct opd_images *images, char const *path)
+int opd_image_file_at(struct opd_images *images, char const *path,
+		      char const *root)
 {
 	struct opd_image proto = { .kind = OPD_IMAGE_FILE, .name = (char *)path };
-	char key[4200];
-	struct stat st;
+	char key[4300], file[4200];
+	struct stat st = { 0 };
 	size_t nr;
 	int id;
 
+	snprintf(file, sizeof(file), "%s%s", root ? root : "", path);
 	/* A deleted binary keeps its samples; its mtime is just unknown. */
-	if (stat(path, &st) == 0)
+	if (stat(file, &st) == 0)
 		proto.mtime = (uint64_t)st.st_mtime;
-	/* one image per build: a rebuilt binary is a new image */
-	snprintf(key, sizeof(key), "f:%" PRIu64 ":%s", proto.mtime, path);
+	/* one image per build: a rebuilt binary is a new image; another
+	 * namespace's file is another one (told apart by its inode) */
+	if (root)
+		snprintf(key, sizeof(key), "f:%" PRIu64 ":%llu:%llu:%s",
+			 proto.mtime, (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino, path);
+	else
+		snprintf(key, sizeof(key), "f:%" PRIu64 ":%s", proto.mtime,
+			 path);
 	nr = images->nr;
 	id = intern(images, key, &proto);
-	if (images->nr > nr)
-		op_build_id_of(path, images->nodes[id]->img.build_id);
+	if (images->nr > nr) {
+		struct opd_image *img = &images->nodes[id]->img;
+
+		op_build_id_of(file, img->build_id);
+		img->root = root ? op_xstrdup(root) : NULL;
+	}
 	return id;
+}
+
+int opd_image_file(struct opd_images *images, char const *path)
+{
+	return opd_image_file_at(images, path, NULL);
 }
 
 int opd_image_anon(struct opd_images *images, int tgid, uint64_t start,

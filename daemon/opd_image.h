@@ -23,6 +23,8 @@ struct opd_image {
 	int tgid;            /* anon: the owning process */
 	uint64_t mtime;      /* binaries: st_mtime (0: unknown); else 0 */
 	char build_id[OP_BUILD_ID_HEX_MAX];  /* binaries: hex, "" if none */
+	char *root;          /* binaries read below another root (a process
+			      * in another mount namespace): /proc/PID/root */
 	int id;
 };
 
@@ -34,6 +36,14 @@ void opd_images_free(struct opd_images *images);
 /* The image of the binary path as it is now: stats it each call (the
  * core calls it once per cookie, and a rebuilt binary has a new cookie). */
 int opd_image_file(struct opd_images *images, char const *path);
+/*
+ * The same for a binary that a process names by a path of its own mount
+ * namespace: read (stat, build-id) as root/path, root = /proc/PID/root
+ * while the process lives. A file below another root is an image of its
+ * own. root NULL: opd_image_file.
+ */
+int opd_image_file_at(struct opd_images *images, char const *path,
+		      char const *root);
 int opd_image_anon(struct opd_images *images, int tgid, uint64_t start,
 		   uint64_t end, char const *name);
 int opd_image_kernel(struct opd_images *images, char const *name,

@@ -14,8 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "op_build_id.h"
+#include "op_session.h"
 #include "op_util.h"
 #include "pp_binary.h"
 #include "pp_kernel.h"
@@ -76,24 +78,43 @@ static void read_file(struct populate *ctx, struct image *im,
 }
 
 /*
- * A binary found at the sampled path whose build-id is not the one the
- * daemon recorded is another build, whatever its mtime says: its samples
- * would get wrong symbols and lines.
+ * The session recorded the build-id of the binary that was sampled. A
+ * binary found at the sampled path with another build-id is another
+ * build, whatever its mtime says: its samples would get wrong symbols.
+ * A copy the daemon kept (a binary of another mount namespace) is used
+ * instead when there is one.
  */
 static void check_build_id(struct populate *ctx, struct image *im)
 {
 	char const *dir = ctx->files->sessions[im->first->session].dir;
-	char want[OP_BUILD_ID_HEX_MAX], have[OP_BUILD_ID_HEX_MAX];
+	char want[OP_BUILD_ID_HEX_MAX], have[OP_BUILD_ID_HEX_MAX] = "";
+	struct stat st;
+	char *kept;
 
-	if (!im->img.path || im->ref.kern || im->ref.anon ||
+	if (im->ref.kern || im->ref.anon ||
 	    !pp_session_build_id(dir, im->ref.name, im->img.mtime, want,
-				 sizeof(want)) ||
-	    op_build_id_of(im->img.path, have) || !strcmp(want, have))
+				 sizeof(want)))
+		return;
+	if (im->img.path && !op_build_id_of(im->img.path, have) &&
+	    !strcmp(want, have))
+		return;
+	kept = op_xasprintf("%s/%s/%s/%s", dir, OP_META_DIR, OP_META_BINARIES,
+			    want);
+	if (!stat(kept, &st) && S_ISREG(st.st_mode)) {
+		free(im->img.path);
+		im->img.path = kept;
+		im->img.have_mtime = true;
+		im->img.mtime = (uint64_t)st.st_mtime;
+		return;
+	}
+	free(kept);
+	if (!im->img.path)
 		return;
 	im->rebuilt = true;
 	pp_note(ctx->notes, "'%s' is not the binary that was sampled: its "
 		"build-id is %s, the session recorded %s; its samples are "
-		"shown without symbols", im->img.path, have, want);
+		"shown without symbols", im->img.path, have[0] ? have : "none",
+		want);
 }
 
 static void read_samples(struct populate *ctx, struct image *im)
