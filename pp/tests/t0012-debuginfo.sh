@@ -1,8 +1,9 @@
 #!/bin/sh
 # Separate debug info: a stripped binary whose debug file is found by
 # build-id, by .gnu_debuglink, then only through a local debuginfod
-# server gives the same opreport -l -g as the binary built with -g; bad
-# debug files are warned about by name; libc6-dbg names libc's functions.
+# server gives the same opreport -l -g and opannotate -s as the binary
+# built with -g; bad debug files and a corrupt ELF are warned about by
+# name; libc6-dbg names libc's functions.
 #
 # The debuginfod server listens on every address of its network
 # namespace: the test runs in a namespace of its own (unshare -n) whose
@@ -116,6 +117,15 @@ else
 	check_eq "$(cat "$tmp/dcache")" "$(cat "$tmp/ref")" "the server gone: from the cache"
 	unset DEBUGINFOD_URLS
 fi
+
+# --- a corrupt ELF where the binary was (its mtime kept): named, no crash
+head -c 3000 "$tmp/prog.full" >"$prog"
+touch -r "$tmp/prog.full" "$prog"
+"$OPANNOTATE" --session-dir="$SD" -s -a image:"$prog" >"$tmp/corrupt.ann" 2>"$tmp/corrupt.ann.err"
+check_eq "$?" "0" "opannotate on a corrupt ELF: no crash"
+check_grep "$tmp/corrupt.ann.err" "cannot read symbols of '$prog'" "the corrupt ELF is named"
+run_report "$tmp/corrupt.rep" -l image:"$prog"
+check_grep "$tmp/corrupt.rep" '^117 +100\.0000 +\(no symbols\)$' "its samples kept without symbols"
 
 # --- libc's own names from libc6-dbg
 libc=$(ldd "$prog" | awk '/libc\.so/ {print $3}')
