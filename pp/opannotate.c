@@ -5,10 +5,10 @@
  * --session-dir, -p and -R as opreport's.
  *
  * This file is the option table and the order of the steps; libpp does
- * the work: the profile is populated as opreport -l -d would do it, and
- * pp_annotate collects each image's lines and code while its binary is
- * open (pp_annotate.c), then writes them (pp_annotate_output.c). Exit 0
- * on success, 1 on a runtime failure, 2 on a usage error.
+ * the work: the profile is populated (pp_run.h) as opreport -l -d would,
+ * and pp_annotate collects each image's lines and code while its binary
+ * is open (pp_annotate.c), then writes them (pp_annotate_output.c).
+ * Exit 0 on success, 1 on a runtime failure, 2 on a usage error.
  */
 #include "config.h"
 
@@ -20,8 +20,7 @@
 #include "op_config.h"
 #include "op_message.h"
 #include "pp_annotate.h"
-#include "pp_profile.h"
-#include "pp_spec.h"
+#include "pp_run.h"
 
 static struct opannotate_opts {
 	int source, assembly;
@@ -93,16 +92,12 @@ static void free_strings(void)
 	op_usage_error("opannotate --help lists the options", __VA_ARGS__)
 
 struct run {
-	struct pp_merge merge;
-	struct pp_strlist include, exclude, notes;
+	struct pp_run_opts run_opts;
+	struct pp_strlist include, exclude;
 	struct pp_strlist include_file, exclude_file, search_dirs, base_dirs;
 	struct pp_populate_opts populate;
 	struct pp_annotate_opts annotate;
-	struct pp_spec spec;
-	struct pp_locate locate;
-	struct pp_filelist files;
-	struct pp_classes classes;
-	struct pp_profile profile;
+	struct pp_run r;
 	struct pp_annotation annotation;
 };
 
@@ -124,7 +119,7 @@ static void setup(struct run *run)
 		usage_error("%s", "--output-dir writes annotated sources: it goes with --source alone");
 	if (opts.threshold < 0 || opts.threshold > 100)
 		usage_error("%s", "--threshold is a percentage from 0 to 100");
-	if (opts.merge && pp_merge_parse(opts.merge, &run->merge, err, sizeof(err)))
+	if (opts.merge && pp_merge_parse(opts.merge, &run->run_opts.merge, err, sizeof(err)))
 		usage_error("--merge: %s", err);
 	split(&run->include, opts.include, "--include-symbols");
 	split(&run->exclude, opts.exclude, "--exclude-symbols");
@@ -137,7 +132,6 @@ static void setup(struct run *run)
 		.symbols = true, .details = true,
 		.demangle = PP_DEMANGLE_NORMAL,
 		.include = &run->include, .exclude = &run->exclude,
-		.merge_lib = run->merge.lib,
 		.image_done = pp_annotation_image,
 		.image_done_arg = &run->annotation,
 	};
@@ -153,47 +147,17 @@ static void setup(struct run *run)
 	};
 	if (!opts.session_dir)
 		opts.session_dir = op_xstrdup(OP_SESSION_DIR_DEFAULT);
-}
-
-/* Specification to profile, collecting the annotation on the way. */
-static int build(struct run *run, int argc, char const *const *argv)
-{
-	struct pp_select_opts sel = { opts.session_dir, false, false };
-	struct pp_invlist inv;
-	char const *root = opts.root;
-	char err[4096];
-
-	if (pp_spec_parse(&run->spec, argc, argv, err, sizeof(err)))
-		usage_error("bad profile specification: %s", err);
-	if (!root && run->spec.given[PP_TAG_ARCHIVE])
-		root = run->spec.v[PP_TAG_ARCHIVE].v[0];
-	if (pp_locate_init(&run->locate, root, opts.image_path, err, sizeof(err)))
-		return op_error("--image-path: %s", err);
-	if (pp_files_select(&run->spec, &sel, &run->files, &run->notes, err, sizeof(err)) ||
-	    pp_classify(&run->files, &run->merge, &run->classes, err, sizeof(err)))
-		return op_error("%s", err);
-	run->populate.locate = &run->locate;
-	pp_invert(&run->files, run->merge.lib, &inv);
-	pp_profile_populate(&run->profile, &run->files, &run->classes, &inv,
-			    &run->populate, &run->notes);
-	pp_invlist_free(&inv);
-	if (run->profile.nr_bad_files == run->files.n)
-		return op_error("no sample file could be read (%zu skipped)",
-				run->profile.nr_bad_files);
-	return 0;
+	run->run_opts.session_dir = opts.session_dir;
+	run->run_opts.image_path = opts.image_path;
+	run->run_opts.root = opts.root;
 }
 
 static void run_free(struct run *run)
 {
 	pp_annotation_free(&run->annotation);
-	pp_profile_free(&run->profile);
-	pp_classes_free(&run->classes);
-	pp_files_free(&run->files);
-	pp_locate_free(&run->locate);
-	pp_spec_free(&run->spec);
+	pp_run_free(&run->r);
 	pp_strlist_free(&run->include);
 	pp_strlist_free(&run->exclude);
-	pp_strlist_free(&run->notes);
 	pp_strlist_free(&run->include_file);
 	pp_strlist_free(&run->exclude_file);
 	pp_strlist_free(&run->search_dirs);
@@ -228,10 +192,13 @@ int main(int argc, char const **argv)
 	while (args && args[nargs])
 		nargs++;
 	setup(&run);
-	rc = build(&run, nargs, args);
+	rc = pp_run_select(&run.r, &run.run_opts, nargs, args,
+			   "opannotate --help lists the options");
+	if (!rc)
+		rc = pp_run_populate(&run.r, &run.run_opts, &run.populate);
 	if (!rc) {
 		rc = pp_annotate_write(stdout, &run.annotation,
-				       run.profile.totals, &run.classes,
+				       run.r.profile.totals, &run.r.classes,
 				       &run.annotate);
 		if (fflush(stdout) && !rc)
 			rc = op_error_errno("writing the annotation failed");

@@ -18,9 +18,7 @@
 #include "op_config.h"
 #include "op_message.h"
 #include "pp_archive.h"
-#include "pp_files.h"
-#include "pp_locate.h"
-#include "pp_spec.h"
+#include "pp_run.h"
 
 static struct oparchive_opts {
 	int list_files, exclude_dependent;
@@ -61,34 +59,26 @@ static void take_string(poptContext ctx, int val)
 
 static int archive(int argc, char const *const *argv)
 {
-	struct pp_select_opts sel = { opts.session_dir, opts.exclude_dependent,
-				      true };
-	struct pp_spec spec = { 0 };
-	struct pp_locate locate = { 0 };
-	struct pp_filelist files = { 0 };
-	struct pp_strlist notes = { 0 };
-	struct pp_archive_opts ao = {
-		.dir = opts.output_dir,
-		.locate = &locate, .list = opts.list_files ? stdout : NULL,
+	struct pp_run_opts ro = {
+		.session_dir = opts.session_dir, .image_path = opts.image_path,
+		.root = opts.root, .exclude_dependent = opts.exclude_dependent,
+		.callgraph = true,
 	};
-	char err[4096];
+	struct pp_run r = { 0 };
+	struct pp_archive_opts ao = {
+		.dir = opts.output_dir, .locate = &r.locate,
+		.list = opts.list_files ? stdout : NULL,
+	};
 	int rc;
 
-	if (pp_spec_parse(&spec, argc, argv, err, sizeof(err)))
-		usage_error("bad profile specification: %s", err);
-	if (spec.given[PP_TAG_ARCHIVE])
-		usage_error("%s", "archive: cannot be archived again; copy the directory");
-	rc = pp_locate_init(&locate, opts.root, opts.image_path, err, sizeof(err));
-	if (rc)
-		op_error("--image-path: %s", err);
-	else if ((rc = pp_files_select(&spec, &sel, &files, &notes, err, sizeof(err))))
-		op_error("%s", err);
-	else
-		rc = pp_archive(&files, &ao);
-	pp_files_free(&files);
-	pp_strlist_free(&notes);
-	pp_locate_free(&locate);
-	pp_spec_free(&spec);
+	for (int i = 0; i < argc; i++)
+		if (!strncmp(argv[i], "archive:", 8))
+			usage_error("%s", "archive: cannot be archived again; copy the directory");
+	rc = pp_run_select(&r, &ro, argc, argv,
+			   "oparchive --help lists the options");
+	if (!rc)
+		rc = pp_archive(&r.files, &ao);
+	pp_run_free(&r);
 	return rc;
 }
 

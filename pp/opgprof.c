@@ -20,8 +20,7 @@
 #include "op_util.h"
 #include "pp_binary.h"
 #include "pp_gmon.h"
-#include "pp_profile.h"
-#include "pp_spec.h"
+#include "pp_run.h"
 
 static struct opgprof_opts {
 	char *output, *merge, *session_dir, *image_path, *root;
@@ -49,6 +48,7 @@ struct target {
 	bool have_range;
 	struct pp_gmon gmon;
 	struct pp_classes const *classes;   /* headers read when populated */
+	bool failed;             /* gmon.out could not be written */
 };
 
 static bool same_image(char const *want, char const *name)
@@ -136,80 +136,66 @@ static void add_arcs(struct target *t, struct pp_profile const *p)
 	}
 }
 
+static void write_gmon(struct target *t, struct pp_profile const *p)
+{
+	char err[1024];
+	uint64_t scale;
+
+	add_arcs(t, p);
+	if (pp_gmon_write(&t->gmon, opts.output, &scale, err, sizeof(err))) {
+		op_error("%s", err);
+		t->failed = true;
+		return;
+	}
+	if (scale > 1)
+		op_warn("more than 65535 samples in a histogram bin: counts "
+			"divided by %llu in '%s'", (unsigned long long)scale,
+			opts.output);
+	if (t->gmon.outside)
+		op_warn("%llu samples of '%s' are outside its code or symbols "
+			"and not in '%s'", (unsigned long long)t->gmon.outside,
+			t->image, opts.output);
+}
+
 static int gprof(struct target *t, int argc, char const *const *argv)
 {
-	struct pp_select_opts sel = { opts.session_dir, false, true };
-	struct pp_spec spec = { 0 };
-	struct pp_locate locate = { 0 };
-	struct pp_filelist files = { 0 };
-	struct pp_classes classes = { 0 };
-	struct pp_profile profile = { 0 };
-	struct pp_strlist notes = { 0 };
-	struct pp_merge merge = { 0 };
-	struct pp_invlist inv;
-	char const *root = opts.root;
-	char err[4096];
-	uint64_t scale;
-	int rc = -1;
+	struct pp_run_opts ro = {
+		.session_dir = opts.session_dir, .image_path = opts.image_path,
+		.root = opts.root, .callgraph = true,
+	};
+	struct pp_populate_opts po = {
+		.symbols = true, .details = true, .demangle = PP_DEMANGLE_NONE,
+		.image_done = image_done, .image_done_arg = t,
+	};
+	struct pp_run r = { 0 };
+	char err[512];
+	int rc;
 
-	if (opts.merge && pp_merge_parse(opts.merge, &merge, err, sizeof(err)))
+	if (opts.merge && pp_merge_parse(opts.merge, &ro.merge, err, sizeof(err)))
 		usage_error("--merge: %s", err);
-	if (pp_spec_parse(&spec, argc, argv, err, sizeof(err)))
-		usage_error("bad profile specification: %s", err);
-	if (!root && spec.given[PP_TAG_ARCHIVE])
-		root = spec.v[PP_TAG_ARCHIVE].v[0];
-	if (pp_locate_init(&locate, root, opts.image_path, err, sizeof(err))) {
-		op_error("--image-path: %s", err);
-		goto out;
+	t->classes = &r.classes;
+	rc = pp_run_select(&r, &ro, argc, argv,
+			   "opgprof --help lists the options");
+	if (!rc) {
+		po.callgraph = r.files.nr_cg > 0;
+		rc = pp_run_populate(&r, &ro, &po);
 	}
-	if (pp_files_select(&spec, &sel, &files, &notes, err, sizeof(err)) ||
-	    pp_classify(&files, &merge, &classes, err, sizeof(err))) {
-		op_error("%s", err);
-		goto out;
-	}
-	if (classes.n > 1)
+	if (!rc && r.classes.n > 1)
 		op_warn("%zu classes (events, cpus or threads): gmon.out holds "
 			"the first, %s; --merge merges the others into it",
-			classes.n, classes.v[0].event);
-	t->classes = &classes;
-	pp_invert(&files, merge.lib, &inv);
-	pp_profile_populate(&profile, &files, &classes, &inv,
-			    &(struct pp_populate_opts){
-				.symbols = true, .details = true,
-				.demangle = PP_DEMANGLE_NONE,
-				.locate = &locate, .merge_lib = merge.lib,
-				.callgraph = files.nr_cg > 0,
-				.image_done = image_done, .image_done_arg = t,
-			    }, &notes);
-	pp_invlist_free(&inv);
-	if (!t->found) {
-		op_error("no samples of image '%s' in this profile", t->image);
-	} else if (!t->have_range) {
-		op_error("cannot read the code of '%s': no binary", t->image);
-	} else {
-		add_arcs(t, &profile);
-		rc = pp_gmon_write(&t->gmon, opts.output, &scale, err,
-				   sizeof(err));
-		if (rc)
-			op_error("%s", err);
-		else if (scale > 1)
-			op_warn("more than 65535 samples in a histogram bin: "
-				"counts divided by %llu in '%s'",
-				(unsigned long long)scale, opts.output);
-		if (!rc && t->gmon.outside)
-			op_warn("%llu samples of '%s' are outside its code or "
-				"symbols and not in '%s'",
-				(unsigned long long)t->gmon.outside, t->image,
-				opts.output);
-	}
-out:
+			r.classes.n, r.classes.v[0].event);
+	if (!rc && !t->found)
+		rc = op_error("no samples of image '%s' in this profile",
+			      t->image);
+	else if (!rc && !t->have_range)
+		rc = op_error("cannot read the code of '%s': no binary",
+			      t->image);
+	else if (!rc)
+		write_gmon(t, &r.profile);
+	if (t->failed)
+		rc = -1;
 	pp_gmon_free(&t->gmon);
-	pp_profile_free(&profile);
-	pp_classes_free(&classes);
-	pp_files_free(&files);
-	pp_strlist_free(&notes);
-	pp_locate_free(&locate);
-	pp_spec_free(&spec);
+	pp_run_free(&r);
 	return rc;
 }
 
