@@ -9,7 +9,7 @@
 # namespace: the test runs in a namespace of its own (unshare -n) whose
 # only interface is loopback, and the server dies with the test.
 if [ -z "${PP_T0012_NETNS:-}" ] && [ "$(id -u)" = 0 ] &&
-	unshare -n true 2>/dev/null; then
+	command -v ip >/dev/null && unshare -n true 2>/dev/null; then
 	PP_T0012_NETNS=1 exec unshare -n sh "$0" "$@"
 fi
 . "$SRCDIR/tests/lib.sh"
@@ -89,7 +89,9 @@ check_grep "$tmp/mism.err" "debug file '$tmp/bad/.build-id/$id_dir/$id_rest.debu
 
 # --- only through debuginfod
 if [ -z "${PP_T0012_NETNS:-}" ]; then
-	test_note "debuginfod case skipped: needs root and unshare -n"
+	test_note "debuginfod case skipped: needs root, ip and unshare -n"
+elif ! command -v debuginfod >/dev/null || ! command -v debuginfod-find >/dev/null; then
+	test_note "debuginfod case skipped: apt-get install debuginfod"
 else
 	ip link set lo up || bail "cannot bring up lo"
 	strip_prog
