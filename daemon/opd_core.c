@@ -17,6 +17,7 @@
  * kernel images, sample files): two cores in one process share nothing.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,15 +70,93 @@ static void anon_name(char const *in, char *out, size_t len)
 	out[i] = '\0';
 }
 
+/* A new binary's build-id into the session (reports compare it). */
+static void save_build_id(struct opd_core *core, int id)
+{
+	struct opd_image const *img = opd_image_get(core->images, id);
+	char *path;
+
+	if (!img || !img->build_id[0])
+		return;
+	path = op_xasprintf("%s/%s/%s", core->current_dir, OP_META_DIR,
+			    OP_META_BUILD_IDS);
+	if (opd_image_append_build_id(img, path))
+		op_warn_errno("cannot record the build-id of '%s' in '%s'",
+			      img->name, path);
+	free(path);
+}
+
+/*
+ * /proc/TGID/root when process tgid lives in another mount namespace than
+ * the daemon (a container: its paths name its own files), else NULL.
+ */
+static char const *foreign_root(unsigned long tgid, char *buf, size_t len)
+{
+	struct stat self, other;
+	char ns[64];
+
+	if (!tgid)
+		return NULL;
+	snprintf(ns, sizeof(ns), "/proc/%lu/ns/mnt", tgid);
+	if (stat("/proc/self/ns/mnt", &self) || stat(ns, &other) ||
+	    (self.st_ino == other.st_ino && self.st_dev == other.st_dev))
+		return NULL;
+	snprintf(buf, len, "/proc/%lu/root", tgid);
+	return buf;
+}
+
+/*
+ * A binary of another mount namespace that the path does not name on
+ * this side (another build, or no file): a copy of it in the session,
+ * by build-id, for the reports (perf's build-id cache, for these only).
+ */
+static void keep_foreign_binary(struct opd_core *core,
+				struct opd_image const *img)
+{
+	char host[OP_BUILD_ID_HEX_MAX], err[512];
+	char *dir, *dst, *src;
+	struct stat st;
+	int rc;
+
+	if (!img->root || !img->build_id[0] ||
+	    (!op_build_id_of(img->name, host) && !strcmp(host, img->build_id)))
+		return;
+	dir = op_xasprintf("%s/%s/%s", core->current_dir, OP_META_DIR,
+			   OP_META_BINARIES);
+	dst = op_xasprintf("%s/%s", dir, img->build_id);
+	src = op_xasprintf("%s%s", img->root, img->name);
+	rc = op_mkdir_p(dir);
+	if (rc) {
+		op_warn("cannot create '%s': %s", dir, strerror(-rc));
+	} else if (stat(dst, &st)) {
+		if (op_copy_file(src, dst, err, sizeof(err))) {
+			op_warn("%s", err);
+		} else {
+			struct timespec t[2] = {
+				{ .tv_nsec = UTIME_OMIT },
+				{ .tv_sec = (time_t)img->mtime },
+			};
+
+			utimensat(AT_FDCWD, dst, t, 0);
+			op_info("'%s' of another mount namespace (%s) kept as "
+				"'%s'", img->name, img->root, dst);
+		}
+	}
+	free(src);
+	free(dst);
+	free(dir);
+}
+
 /*
  * The image a cookie names, interned on its first sample and kept in the
- * decoder's definition (the one cookie table); -1 if undefined.
+ * decoder's definition (the one cookie table); -1 if undefined. t: the
+ * sample's task (NULL: unknown), whose namespace the path is read in.
  */
 static int cookie_image(struct opd_core *core, unsigned long cookie,
-			struct opd_cookie **last)
+			struct opd_transient const *t, struct opd_cookie **last)
 {
 	struct opd_cookie *c = *last;
-	char name[256];
+	char name[256], rootbuf[64];
 
 	if (!c || c->cookie != cookie) {
 		c = opd_trans_cookie_mut(&core->dec, cookie);
@@ -88,7 +167,18 @@ static int cookie_image(struct opd_core *core, unsigned long cookie,
 	if (c->image >= 0)
 		return c->image;
 	if (!c->anon) {
-		c->image = opd_image_file(core->images, c->name);
+		size_t nr = opd_images_nr(core->images);
+		unsigned long tgid = t && (t->known & OPD_KNOWN_TASK) ?
+				     t->tgid : 0;
+
+		c->image = opd_image_file_at(core->images, c->name,
+					     foreign_root(tgid, rootbuf,
+							  sizeof(rootbuf)));
+		if (opd_images_nr(core->images) > nr) {
+			save_build_id(core, c->image);
+			keep_foreign_binary(core, opd_image_get(core->images,
+								c->image));
+		}
 	} else {
 		anon_name(c->name, name, sizeof(name));
 		c->image = opd_image_anon(core->images, (int)c->tgid, c->start,
@@ -136,7 +226,8 @@ static struct opd_kimage const *find_kernel(struct opd_core *core,
  * Resolve one frame: image id and key offset. Returns 0, or a pointer to
  * the drop counter to bump.
  */
-static uint64_t *resolve(struct opd_core *core, int in_kernel, unsigned long pc,
+static uint64_t *resolve(struct opd_core *core, struct opd_transient const *t,
+			 int in_kernel, unsigned long pc,
 			 unsigned long cookie, int *image, uint64_t *offset)
 {
 	if (in_kernel) {
@@ -149,7 +240,7 @@ static uint64_t *resolve(struct opd_core *core, int in_kernel, unsigned long pc,
 	}
 	if (cookie == OP_NO_COOKIE || cookie == OP_INVALID_COOKIE)
 		return &core->stats.no_mapping;
-	*image = cookie_image(core, cookie, &core->last_def);
+	*image = cookie_image(core, cookie, t, &core->last_def);
 	if (*image < 0)
 		return &core->stats.unknown_cookie;
 	*offset = pc;
@@ -163,7 +254,7 @@ static int app_of(struct opd_core *core, struct opd_transient const *t,
 	struct opd_image const *img = opd_image_get(core->images, image);
 	unsigned separate = core->config.separate;
 	int app = (t->known & OPD_KNOWN_TASK) ?
-		cookie_image(core, t->app_cookie, &core->last_app_def) : -1;
+		cookie_image(core, t->app_cookie, t, &core->last_app_def) : -1;
 
 	switch (img->kind) {
 	case OPD_IMAGE_ANON:
@@ -203,7 +294,7 @@ static void on_sample(void *ctx, struct opd_transient const *t,
 		core->stats.bad_event++;
 		return;
 	}
-	drop = resolve(core, t->in_kernel, pc, t->cookie, &image, &offset);
+	drop = resolve(core, t, t->in_kernel, pc, t->cookie, &image, &offset);
 	if (drop) {
 		(*drop)++;
 		return;
@@ -230,9 +321,9 @@ static void on_arc(void *ctx, struct opd_transient const *t,
 
 	if (t->event >= core->config.nr_events)
 		return;
-	if (resolve(core, caller->in_kernel, caller->pc, caller->cookie,
+	if (resolve(core, t, caller->in_kernel, caller->pc, caller->cookie,
 		    &k.image, &from) ||
-	    resolve(core, callee->in_kernel, callee->pc, callee->cookie,
+	    resolve(core, t, callee->in_kernel, callee->pc, callee->cookie,
 		    &k.cg, &to))
 		return;  /* unresolvable frames end the chain: not a sample */
 	k.app = app_of(core, t, k.image);
@@ -283,6 +374,9 @@ int opd_core_write_session(struct opd_core *core)
 	if (rc)
 		return op_error("cannot create '%s': %s", dir, strerror(-rc));
 	if (opd_kernel_save(core->kernel, dir, err, sizeof(err)))
+		return op_error("%s", err);
+	strncat(dir, "/" OP_META_BUILD_IDS, sizeof(dir) - strlen(dir) - 1);
+	if (opd_images_write_build_ids(core->images, dir, err, sizeof(err)))
 		return op_error("%s", err);
 	return 0;
 }

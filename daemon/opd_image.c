@@ -4,11 +4,14 @@
  * never freed while the core runs: there are few of them (binaries and
  * regions seen), and ids must stay stable for the sample file cache.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "op_hashmap.h"
 #include "op_util.h"
@@ -52,6 +55,7 @@ void opd_images_free(struct opd_images *images)
 	for (i = 0; i < images->nr; i++) {
 		free(images->nodes[i]->key);
 		free(images->nodes[i]->img.name);
+		free(images->nodes[i]->img.root);
 		free(images->nodes[i]);
 	}
 	free(images->nodes);
@@ -82,18 +86,42 @@ static int intern(struct opd_images *images, char const *key,
 	return n->img.id;
 }
 
-int opd_image_file(struct opd_images *images, char const *path)
+int opd_image_file_at(struct opd_images *images, char const *path,
+		      char const *root)
 {
 	struct opd_image proto = { .kind = OPD_IMAGE_FILE, .name = (char *)path };
-	char key[4200];
-	struct stat st;
+	char key[4300], file[4200];
+	struct stat st = { 0 };
+	size_t nr;
+	int id;
 
+	snprintf(file, sizeof(file), "%s%s", root ? root : "", path);
 	/* A deleted binary keeps its samples; its mtime is just unknown. */
-	if (stat(path, &st) == 0)
+	if (stat(file, &st) == 0)
 		proto.mtime = (uint64_t)st.st_mtime;
-	/* one image per build: a rebuilt binary is a new image */
-	snprintf(key, sizeof(key), "f:%" PRIu64 ":%s", proto.mtime, path);
-	return intern(images, key, &proto);
+	/* one image per build: a rebuilt binary is a new image; another
+	 * namespace's file is another one (told apart by its inode) */
+	if (root)
+		snprintf(key, sizeof(key), "f:%" PRIu64 ":%llu:%llu:%s",
+			 proto.mtime, (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino, path);
+	else
+		snprintf(key, sizeof(key), "f:%" PRIu64 ":%s", proto.mtime,
+			 path);
+	nr = images->nr;
+	id = intern(images, key, &proto);
+	if (images->nr > nr) {
+		struct opd_image *img = &images->nodes[id]->img;
+
+		op_build_id_of(file, img->build_id);
+		img->root = root ? op_xstrdup(root) : NULL;
+	}
+	return id;
+}
+
+int opd_image_file(struct opd_images *images, char const *path)
+{
+	return opd_image_file_at(images, path, NULL);
 }
 
 int opd_image_anon(struct opd_images *images, int tgid, uint64_t start,
@@ -126,4 +154,58 @@ int opd_image_kernel(struct opd_images *images, char const *name,
 struct opd_image const *opd_image_get(struct opd_images const *images, int id)
 {
 	return id >= 0 && (size_t)id < images->nr ? &images->nodes[id]->img : NULL;
+}
+
+size_t opd_images_nr(struct opd_images const *images)
+{
+	return images->nr;
+}
+
+static char *build_id_line(struct opd_image const *img)
+{
+	char *line, *out;
+
+	if (img->kind != OPD_IMAGE_FILE || !img->build_id[0])
+		return NULL;
+	line = op_build_id_line(img->build_id, img->mtime, img->name);
+	out = op_xasprintf("%s\n", line);
+	free(line);
+	return out;
+}
+
+int opd_image_append_build_id(struct opd_image const *img, char const *path)
+{
+	char *line = build_id_line(img);
+	int fd, rc = 0;
+
+	if (!line)
+		return 0;
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || op_write_full(fd, line, strlen(line)) < 0)
+		rc = -1;
+	if (fd >= 0 && close(fd) && !rc)
+		rc = -1;
+	free(line);
+	return rc;
+}
+
+int opd_images_write_build_ids(struct opd_images const *images,
+			       char const *path, char *err, size_t errlen)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	int rc;
+
+	for (size_t i = 0; i < images->nr; i++) {
+		char *line = build_id_line(&images->nodes[i]->img);
+
+		if (line)
+			fputs(line, mem);
+		free(line);
+	}
+	fclose(mem);
+	rc = op_write_file_atomic(path, text, len, err, errlen);
+	free(text);
+	return rc;
 }

@@ -1,14 +1,18 @@
 /*
  * The images samples fall in, interned to small ids: binaries (by path and
  * mtime: each build of a binary is an image of its own),
- * anonymous regions (tgid, range, name) and kernel images. Sample files are
+ * anonymous regions (tgid, range, name) and kernel images. A binary's
+ * build-id is read when it is first interned. Sample files are
  * keyed by image ids, so the hot path compares integers, not strings.
  * Each daemon core owns one table (struct opd_images).
  */
 #ifndef OPD_IMAGE_H
 #define OPD_IMAGE_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "op_build_id.h"
 
 enum opd_image_kind { OPD_IMAGE_FILE, OPD_IMAGE_ANON, OPD_IMAGE_KERNEL };
 
@@ -18,6 +22,9 @@ struct opd_image {
 	uint64_t start, end; /* anon region or kernel image range */
 	int tgid;            /* anon: the owning process */
 	uint64_t mtime;      /* binaries: st_mtime (0: unknown); else 0 */
+	char build_id[OP_BUILD_ID_HEX_MAX];  /* binaries: hex, "" if none */
+	char *root;          /* binaries read below another root (a process
+			      * in another mount namespace): /proc/PID/root */
 	int id;
 };
 
@@ -29,10 +36,31 @@ void opd_images_free(struct opd_images *images);
 /* The image of the binary path as it is now: stats it each call (the
  * core calls it once per cookie, and a rebuilt binary has a new cookie). */
 int opd_image_file(struct opd_images *images, char const *path);
+/*
+ * The same for a binary that a process names by a path of its own mount
+ * namespace: read (stat, build-id) as root/path, root = /proc/PID/root
+ * while the process lives. A file below another root is an image of its
+ * own. root NULL: opd_image_file.
+ */
+int opd_image_file_at(struct opd_images *images, char const *path,
+		      char const *root);
 int opd_image_anon(struct opd_images *images, int tgid, uint64_t start,
 		   uint64_t end, char const *name);
 int opd_image_kernel(struct opd_images *images, char const *name,
 		     uint64_t start, uint64_t end);
+
+/* How many images there are (a new one has id nr - 1). */
+size_t opd_images_nr(struct opd_images const *images);
+
+/*
+ * The session's record of the binaries' build-ids (op_build_id.h), so a
+ * binary rebuilt after sampling is detected: append the line of one
+ * image, or write the lines of them all (replacing path). Images with no
+ * build-id have no line. 0, or -1 with errno.
+ */
+int opd_image_append_build_id(struct opd_image const *img, char const *path);
+int opd_images_write_build_ids(struct opd_images const *images,
+			       char const *path, char *err, size_t errlen);
 
 /* The image of id, or NULL. */
 struct opd_image const *opd_image_get(struct opd_images const *images, int id);

@@ -53,6 +53,10 @@
 #define OP_META_KALLSYMS_PLAIN "kallsyms"      /* read too, never written */
 #define OP_META_MODULES "modules"
 #define OP_META_KERNEL_IMAGES "kernel_images"
+/* and of the binaries sampled: their build-ids (op_build_id.h) */
+#define OP_META_BUILD_IDS "build-ids"
+/* and copies of binaries of other mount namespaces, by build-id */
+#define OP_META_BINARIES "binaries"
 
 /* Entries of kernel-cache/. */
 #define OP_KCACHE_KEY "key"

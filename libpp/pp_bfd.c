@@ -4,7 +4,9 @@
  * its dynamic symbols, shown as ranges "sym->nextsym" as in HP's Prospect:
  * samples between two exported entry points may belong to static
  * functions nobody can name. Synthetic symbols (PLT entries, "puts@plt")
- * are added from bfd_get_synthetic_symtab either way.
+ * are added from bfd_get_synthetic_symtab either way. A separate debug
+ * file, when the binary needs one and it is found, gives the symbols and
+ * the line info; the binary keeps giving its sections and code.
  */
 #include "config.h"
 
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_message.h"
 #include "op_util.h"
 #include "pp_binary.h"
 
@@ -126,22 +129,74 @@ static int find_text(asymbol **syms, long n, uint64_t *text)
 	return -1;
 }
 
-static int read_symbols(struct pp_binary *b, bfd *abfd, bool is_kernel,
-			char *err, size_t errlen)
+static size_t count_code_symbols(asymbol **syms, long n)
 {
-	asymbol **syms, **dyn;
+	size_t c = 0;
+
+	for (long i = 0; i < n; i++)
+		c += is_code_symbol(syms[i]);
+	return c;
+}
+
+static bfd *open_object(char const *path)
+{
+	bfd *abfd = bfd_openr(path, NULL);
+
+	if (abfd && !bfd_check_format(abfd, bfd_object)) {
+		bfd_close(abfd);
+		return NULL;
+	}
+	return abfd;
+}
+
+/*
+ * A binary with no code symbols or no DWARF of its own: use its separate
+ * debug file when one is found (symbols and line info from there).
+ */
+static void attach_debug_file(struct pp_binary *b, char const *path,
+			      asymbol **syms, long nsyms)
+{
+	char *dpath;
+
+	if (count_code_symbols(syms, nsyms) && pp_bfd_has_dwarf(b->abfd))
+		return;
+	dpath = pp_debuginfo_find(b->abfd, path, &b->build_id, &b->debug_how);
+	if (!dpath)
+		return;
+	b->debug_abfd = open_object(dpath);
+	if (!b->debug_abfd) {
+		op_warn("debug file '%s' not used: %s", dpath,
+			bfd_errmsg(bfd_get_error()));
+		free(dpath);
+		b->debug_how = PP_DEBUG_NONE;
+		return;
+	}
+	b->debug_path = dpath;
+}
+
+static int read_symbols(struct pp_binary *b, bfd *abfd, char const *path,
+			bool is_kernel, char *err, size_t errlen)
+{
+	asymbol **syms, **dyn, **dsyms = NULL, **table;
 	long nsyms = read_table(abfd, false, &syms);
 	long ndyn = read_table(abfd, true, &dyn);
+	long ndsyms = 0, ntable;
 	int rc = 0;
 
-	if (!add_symbols(&b->symtab, syms, nsyms, false)) {
+	pp_build_id_read(abfd, &b->build_id);
+	attach_debug_file(b, path, syms, nsyms);
+	if (b->debug_abfd)
+		ndsyms = read_table(b->debug_abfd, false, &dsyms);
+	table = dsyms && count_code_symbols(dsyms, ndsyms) ? dsyms : syms;
+	ntable = table == dsyms ? ndsyms : nsyms;
+	if (!add_symbols(&b->symtab, table, ntable, false)) {
 		b->dynamic = add_symbols(&b->symtab, dyn, ndyn, true) > 0;
 	}
 	add_synthetic(&b->symtab, abfd, syms, nsyms, dyn, ndyn);
 	pp_symtab_finish(&b->symtab);
 	if (is_kernel) {
 		b->keymap = PP_KEY_BASE;
-		if (find_text(syms, nsyms, &b->base)) {
+		if (find_text(table, ntable, &b->base)) {
 			snprintf(err, errlen, "no _text symbol: cannot place "
 				 "kernel samples");
 			rc = -1;
@@ -151,7 +206,13 @@ static int read_symbols(struct pp_binary *b, bfd *abfd, bool is_kernel,
 		map_sections(b, abfd);
 	}
 	free(dyn);
-	b->bfd_syms = syms;
+	/* line lookups pass the symbols of the bfd they read */
+	if (b->debug_abfd) {
+		free(syms);
+		b->bfd_syms = dsyms;
+	} else {
+		b->bfd_syms = syms;
+	}
 	return rc;
 }
 
@@ -173,7 +234,7 @@ int pp_bfd_open(struct pp_binary *b, char const *path, bool is_kernel,
 		return -1;
 	}
 	b->abfd = abfd;
-	if (read_symbols(b, abfd, is_kernel, err, errlen)) {
+	if (read_symbols(b, abfd, path, is_kernel, err, errlen)) {
 		pp_binary_free(b);
 		return -1;
 	}

@@ -42,6 +42,9 @@ void pp_binary_free(struct pp_binary *b)
 	free(b->bfd_syms);
 	if (b->abfd)
 		bfd_close(b->abfd);
+	if (b->debug_abfd)
+		bfd_close(b->debug_abfd);
+	free(b->debug_path);
 	memset(b, 0, sizeof(*b));
 }
 

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pp_debuginfo.h"
 #include "pp_symtab.h"
 
 struct bfd;
@@ -36,10 +37,20 @@ struct pp_binary {
 	uint64_t base;                  /* PP_KEY_BASE */
 	struct pp_section_map *secs;    /* PP_KEY_FILEPOS, sorted by filepos */
 	size_t nr_secs, alloc_secs;
-	struct bfd *abfd;               /* when read with libbfd: line info */
-	struct bfd_symbol **bfd_syms;   /* its full symbol table (may be empty) */
+	struct bfd *abfd;               /* when read with libbfd: the image */
+	struct bfd *debug_abfd;         /* its separate debug file, or NULL */
+	char *debug_path;               /* that file's path */
+	enum pp_debug_how debug_how;    /* how it was found */
+	struct pp_build_id build_id;    /* the image's (len 0: none) */
+	struct bfd_symbol **bfd_syms;   /* symbols of the line-info bfd */
 	bool dynamic;                   /* symbols are dynamic-symbol ranges */
 };
+
+/* The bfd holding line info and symbols: the debug file, else the image. */
+static inline struct bfd *pp_binary_debug_bfd(struct pp_binary const *b)
+{
+	return b->debug_abfd ? b->debug_abfd : b->abfd;
+}
 
 /* The vma of a sample key; false when it lies in no mapped section. */
 bool pp_binary_vma(struct pp_binary const *b, uint64_t key, uint64_t *vma);
@@ -48,7 +59,9 @@ void pp_binary_free(struct pp_binary *b);
 
 /*
  * Read path with libbfd: its symbol table, else its dynamic symbols as
- * ranges, plus synthetic "@plt" symbols. is_kernel: a vmlinux, keyed from
+ * ranges, plus synthetic "@plt" symbols. A binary without a symbol table
+ * or without DWARF of its own takes both from its separate debug file
+ * when one is found (pp_debuginfo.h). is_kernel: a vmlinux, keyed from
  * its _text. 0, or -1 with err (b is then empty).
  */
 int pp_bfd_open(struct pp_binary *b, char const *path, bool is_kernel,

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "op_util.h"
+#include "pp_debuginfo.h"
 #include "pp_locate.h"
 
 #define INDEX_DEPTH 16
@@ -23,6 +24,8 @@ int pp_locate_init(struct pp_locate *l, char const *root,
 		while (len > 1 && l->root[len - 1] == '/')
 			l->root[--len] = '\0';
 	}
+	/* separate debug files of an archive or sysroot are below it too */
+	pp_debuginfo_set_root(l->root);
 	if (image_path && pp_strlist_split(&l->dirs, image_path, err, errlen))
 		return -1;
 	return 0;

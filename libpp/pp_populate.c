@@ -14,7 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "op_build_id.h"
+#include "op_session.h"
 #include "op_util.h"
 #include "pp_binary.h"
 #include "pp_kernel.h"
@@ -45,6 +48,7 @@ struct image {
 	struct pp_samples *fresh;     /* per group */
 	struct pp_samples *stale;     /* per group: the binary changed */
 	uint64_t nr_fresh, nr_stale;
+	bool rebuilt;                 /* its build-id is not the sampled one */
 };
 
 static void read_file(struct populate *ctx, struct image *im,
@@ -66,10 +70,51 @@ static void read_file(struct populate *ctx, struct image *im,
 	}
 	if (h.is_kernel)
 		im->is_kernel = true;
-	if (im->img.have_mtime && h.mtime && h.mtime != im->img.mtime)
+	if (im->rebuilt ||
+	    (im->img.have_mtime && h.mtime && h.mtime != im->img.mtime))
 		pp_samples_move(&im->stale[gi], &tmp);
 	else
 		pp_samples_move(&im->fresh[gi], &tmp);
+}
+
+/*
+ * The session recorded the build-id of the binary that was sampled. A
+ * binary found at the sampled path with another build-id is another
+ * build, whatever its mtime says: its samples would get wrong symbols.
+ * A copy the daemon kept (a binary of another mount namespace) is used
+ * instead when there is one.
+ */
+static void check_build_id(struct populate *ctx, struct image *im)
+{
+	char const *dir = ctx->files->sessions[im->first->session].dir;
+	char want[OP_BUILD_ID_HEX_MAX], have[OP_BUILD_ID_HEX_MAX] = "";
+	struct stat st;
+	char *kept;
+
+	if (im->ref.kern || im->ref.anon ||
+	    !pp_session_build_id(dir, im->ref.name, im->img.mtime, want,
+				 sizeof(want)))
+		return;
+	if (im->img.path && !op_build_id_of(im->img.path, have) &&
+	    !strcmp(want, have))
+		return;
+	kept = op_xasprintf("%s/%s/%s/%s", dir, OP_META_DIR, OP_META_BINARIES,
+			    want);
+	if (!stat(kept, &st) && S_ISREG(st.st_mode)) {
+		free(im->img.path);
+		im->img.path = kept;
+		im->img.have_mtime = true;
+		im->img.mtime = (uint64_t)st.st_mtime;
+		return;
+	}
+	free(kept);
+	if (!im->img.path)
+		return;
+	im->rebuilt = true;
+	pp_note(ctx->notes, "'%s' is not the binary that was sampled: its "
+		"build-id is %s, the session recorded %s; its samples are "
+		"shown without symbols", im->img.path, have[0] ? have : "none",
+		want);
 }
 
 static void read_samples(struct populate *ctx, struct image *im)
@@ -242,12 +287,14 @@ static void populate_image(struct populate *ctx, struct pp_inverted const *inv)
 		.anon = im.first->name.image_is_anon,
 		.session = im.first->session,
 	};
-	if (ctx->opts->symbols)
+	if (ctx->opts->symbols) {
 		pp_image_locate(&im.img, &im.ref, ctx->opts->locate);
+		check_build_id(ctx, &im);
+	}
 	read_samples(ctx, &im);
 	if (ctx->opts->symbols)
 		open_binary(ctx, &im);
-	if (im.nr_stale)
+	if (im.nr_stale && !im.rebuilt)
 		pp_note(ctx->notes, "'%s' has changed since it was profiled: "
 			"%" PRIu64 " of its samples are shown without symbols",
 			im.img.path, im.nr_stale);
@@ -255,6 +302,9 @@ static void populate_image(struct populate *ctx, struct pp_inverted const *inv)
 	pp_profile_fold_details(ctx->p, from);
 	if (ctx->opts->debug_info && ctx->opts->details)
 		details_linenr(ctx, &im, from);
+	if (ctx->opts->image_done)
+		ctx->opts->image_done(ctx->opts->image_done_arg, &im.img.bin,
+				      ctx->p, from, im.name);
 	for (size_t gi = 0; gi < inv->n; gi++) {
 		pp_samples_free(&im.fresh[gi]);
 		pp_samples_free(&im.stale[gi]);

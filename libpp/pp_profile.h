@@ -75,6 +75,8 @@ struct pp_profile {
 	size_t *arcs_in;         /* -c: arc indexes by callee, then caller */
 };
 
+struct pp_binary;
+
 struct pp_populate_opts {
 	bool symbols;            /* symbol entries (else image summary) */
 	bool details;            /* -d */
@@ -85,6 +87,15 @@ struct pp_populate_opts {
 	struct pp_locate *locate;
 	bool callgraph;          /* -c: add the arcs of files->cg */
 	bool merge_lib;          /* --merge=lib: applications are images */
+	/*
+	 * Called for each image while its binary is open, with its new
+	 * entries [from, p->n) (details filled when details is set): how
+	 * opannotate reads source lines and code.
+	 */
+	void (*image_done)(void *arg, struct pp_binary const *bin,
+			   struct pp_profile const *p, size_t from,
+			   char const *image);
+	void *image_done_arg;
 };
 
 /*

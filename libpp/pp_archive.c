@@ -1,0 +1,194 @@
+/* Copying a profile, its binaries and debug files; see pp_archive.h. */
+#include "config.h"
+
+#include <bfd.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+
+#include "op_message.h"
+#include "op_session.h"
+#include "op_util.h"
+#include "pp_archive.h"
+#include "pp_debuginfo.h"
+#include "pp_files.h"
+#include "pp_locate.h"
+
+struct archiver {
+	struct pp_archive_opts const *o;
+	struct pp_strlist done;    /* destinations already written */
+	struct pp_strlist images;  /* binaries already looked for */
+	int rc;
+};
+
+static int mkdirs(char const *path)
+{
+	char *p = op_xstrdup(path);
+
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST) {
+			op_error_errno("cannot create '%s'", p);
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	free(p);
+	return 0;
+}
+
+/* Copy from to DIR/to_rel, keeping its mtime; listed instead with list. */
+static void put(struct archiver *a, char const *from, char const *to_rel)
+{
+	char *to = op_xasprintf("%s%s%s", a->o->dir, to_rel[0] == '/' ? "" : "/",
+				to_rel);
+	struct stat st;
+	char err[1024];
+
+	if (pp_strlist_has(&a->done, to)) {
+		free(to);
+		return;
+	}
+	pp_strlist_add(&a->done, to);
+	if (a->o->list) {
+		fprintf(a->o->list, "%s\n", from);
+		free(to);
+		return;
+	}
+	if (mkdirs(to)) {
+		a->rc = -1;
+	} else if (op_copy_file(from, to, err, sizeof(err))) {
+		op_error("%s", err);
+		a->rc = -1;
+	} else if (!stat(from, &st)) {
+		struct timeval tv[2] = {
+			{ st.st_atime, 0 }, { st.st_mtime, 0 },
+		};
+
+		utimes(to, tv);
+	}
+	free(to);
+}
+
+/* Every regular file below dir, at its own path below DIR. */
+static void put_tree(struct archiver *a, char const *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct stat st;
+		char *p;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		p = op_xasprintf("%s/%s", dir, e->d_name);
+		if (!lstat(p, &st) && S_ISDIR(st.st_mode))
+			put_tree(a, p);
+		else if (S_ISREG(st.st_mode))
+			put(a, p, p);
+		free(p);
+	}
+	closedir(d);
+}
+
+/* The debug file of a binary: at its build-id path when it has one. */
+static void put_debug_file(struct archiver *a, char const *path)
+{
+	bfd *abfd = bfd_openr(path, NULL);
+	struct pp_build_id id;
+	enum pp_debug_how how;
+	char *dpath, *rel;
+	char hex[2 * PP_BUILD_ID_MAX + 1];
+
+	if (!abfd || !bfd_check_format(abfd, bfd_object)) {
+		if (abfd)
+			bfd_close(abfd);
+		return;
+	}
+	if (pp_bfd_has_dwarf(abfd) ||
+	    !(dpath = pp_debuginfo_find(abfd, path, NULL, &how))) {
+		bfd_close(abfd);
+		return;
+	}
+	if (pp_build_id_read(abfd, &id) && id.len > 1) {
+		pp_build_id_hex(&id, hex);
+		rel = op_xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug",
+				   hex, hex + 2);
+	} else {
+		rel = op_xstrdup(dpath);
+	}
+	bfd_close(abfd);
+	put(a, dpath, rel);
+	free(rel);
+	free(dpath);
+}
+
+static void put_binary(struct archiver *a, char const *image)
+{
+	char why[1024];
+	char *path;
+
+	if (pp_strlist_has(&a->images, image))
+		return;
+	pp_strlist_add(&a->images, image);
+	path = pp_locate_image(a->o->locate, image, why, sizeof(why));
+	if (!path) {
+		op_warn("binary '%s' not archived: %s", image, why);
+		return;
+	}
+	put(a, path, image);
+	put_debug_file(a, path);
+	free(path);
+}
+
+static void put_sample_file(struct archiver *a, struct pp_sfile const *f)
+{
+	struct op_parsed_name const *n = &f->name;
+
+	put(a, f->path, f->path);
+	if (!n->image_is_kernel && !n->image_is_anon)
+		put_binary(a, n->image_name);
+	if (n->is_callgraph && n->cg_image_name && !n->cg_is_kernel &&
+	    !n->cg_is_anon)
+		put_binary(a, n->cg_image_name);
+}
+
+int pp_archive(struct pp_filelist const *files,
+	       struct pp_archive_opts const *o)
+{
+	struct archiver a = { .o = o };
+	char *conf;
+	struct stat st;
+
+	bfd_init();
+	for (size_t i = 0; i < files->n; i++)
+		put_sample_file(&a, &files->v[i]);
+	for (size_t i = 0; i < files->nr_cg; i++)
+		put_sample_file(&a, &files->cg[i]);
+	for (size_t s = 0; s < files->nr_sessions; s++) {
+		char const *dir = files->sessions[s].dir;
+		char *meta = op_session_path(dir, OP_META_DIR);
+		char *stats = op_session_path(dir, OP_STATS_DIR);
+
+		put_tree(&a, meta);
+		put_tree(&a, stats);
+		free(meta);
+		free(stats);
+		conf = op_session_path(dir, OP_SESSION_CONF);
+		if (!stat(conf, &st))
+			put(&a, conf, conf);
+		free(conf);
+	}
+	pp_strlist_free(&a.done);
+	pp_strlist_free(&a.images);
+	return a.rc;
+}

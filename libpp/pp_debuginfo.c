@@ -1,0 +1,365 @@
+/* Finding a binary's separate debug file; see pp_debuginfo.h. */
+#include "config.h"
+
+#include <bfd.h>
+#include <elfutils/debuginfod.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "op_build_id.h"
+#include "op_message.h"
+#include "op_session.h"
+#include "op_util.h"
+#include "pp_debuginfo.h"
+#include "pp_strlist.h"
+
+#define NT_GNU_BUILD_ID_TYPE 3
+
+static char *debug_root;
+
+void pp_debuginfo_set_root(char const *root)
+{
+	free(debug_root);
+	debug_root = root && root[0] ? op_xstrdup(root) : NULL;
+}
+
+char const *pp_debug_how_name(enum pp_debug_how how)
+{
+	switch (how) {
+	case PP_DEBUG_BUILD_ID: return "build-id";
+	case PP_DEBUG_DEBUGLINK: return "debuglink";
+	case PP_DEBUG_DEBUGINFOD: return "debuginfod";
+	default: return "none";
+	}
+}
+
+static uint32_t note_word(bfd *abfd, unsigned char const *p)
+{
+	return (uint32_t)bfd_get_32(abfd, p);
+}
+
+/* Walk the notes of one section for NT_GNU_BUILD_ID "GNU". */
+static bool build_id_in(bfd *abfd, unsigned char const *p, size_t size,
+			struct pp_build_id *id)
+{
+	size_t off = 0;
+
+	while (size - off >= 12) {
+		uint32_t namesz = note_word(abfd, p + off);
+		uint32_t descsz = note_word(abfd, p + off + 4);
+		uint32_t type = note_word(abfd, p + off + 8);
+		size_t name = off + 12;
+		size_t desc = name + ((namesz + 3) & ~3u);
+
+		if (desc > size || descsz > size - desc)
+			return false;
+		if (type == NT_GNU_BUILD_ID_TYPE && namesz == 4 &&
+		    !memcmp(p + name, "GNU", 4) && descsz &&
+		    descsz <= PP_BUILD_ID_MAX) {
+			memcpy(id->v, p + desc, descsz);
+			id->len = descsz;
+			return true;
+		}
+		off = desc + ((descsz + 3) & ~3u);
+	}
+	return false;
+}
+
+bool pp_build_id_read(bfd *abfd, struct pp_build_id *id)
+{
+	id->len = 0;
+	for (asection *sec = abfd->sections; sec; sec = sec->next) {
+		bfd_size_type size = bfd_section_size(sec);
+		bfd_byte *buf = NULL;
+		bool found;
+
+		if (strncmp(bfd_section_name(sec), ".note", 5))
+			continue;
+		if (!(bfd_section_flags(sec) & SEC_HAS_CONTENTS) || !size ||
+		    size > (1 << 20))
+			continue;
+		if (!bfd_malloc_and_get_section(abfd, sec, &buf))
+			continue;
+		found = build_id_in(abfd, buf, size, id);
+		free(buf);
+		if (found)
+			return true;
+	}
+	return false;
+}
+
+void pp_build_id_hex(struct pp_build_id const *id, char *out)
+{
+	for (size_t i = 0; i < id->len; i++)
+		sprintf(out + 2 * i, "%02x", id->v[i]);
+	out[2 * id->len] = '\0';
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+bool pp_build_id_parse(char const *hex, struct pp_build_id *id)
+{
+	size_t n = strlen(hex);
+
+	id->len = 0;
+	if (!n || n % 2 || n / 2 > PP_BUILD_ID_MAX)
+		return false;
+	for (size_t i = 0; i < n / 2; i++) {
+		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return false;
+		id->v[i] = (unsigned char)(hi << 4 | lo);
+	}
+	id->len = n / 2;
+	return true;
+}
+
+bool pp_bfd_has_dwarf(bfd *abfd)
+{
+	asection *info = bfd_get_section_by_name(abfd, ".debug_info");
+	asection *line = bfd_get_section_by_name(abfd, ".debug_line");
+
+	return info && line && (bfd_section_flags(info) & SEC_HAS_CONTENTS) &&
+	       (bfd_section_flags(line) & SEC_HAS_CONTENTS);
+}
+
+static bool file_crc(char const *path, unsigned long *crc)
+{
+	unsigned char buf[65536];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	*crc = 0;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		*crc = bfd_calc_gnu_debuglink_crc32(*crc, buf, (bfd_size_type)n);
+	close(fd);
+	return n == 0;
+}
+
+/*
+ * Is path a usable debug file: readable ELF, with the wanted build-id
+ * (when both have one) and the wanted CRC (crc != NULL)? A file that
+ * does not exist is quietly not; any other problem is warned about.
+ */
+static bool usable(char const *path, struct pp_build_id const *want,
+		   unsigned long const *crc)
+{
+	struct pp_build_id have;
+	unsigned long got;
+	char hw[2 * PP_BUILD_ID_MAX + 1], hh[2 * PP_BUILD_ID_MAX + 1];
+	bfd *abfd;
+	bool ok;
+
+	if (access(path, F_OK))
+		return false;
+	if (access(path, R_OK)) {
+		op_warn_errno("debug file '%s' not used", path);
+		return false;
+	}
+	abfd = bfd_openr(path, NULL);
+	if (!abfd || !bfd_check_format(abfd, bfd_object)) {
+		op_warn("debug file '%s' not used: %s", path,
+			bfd_errmsg(bfd_get_error()));
+		if (abfd)
+			bfd_close(abfd);
+		return false;
+	}
+	ok = true;
+	if (want && want->len && pp_build_id_read(abfd, &have) &&
+	    (have.len != want->len || memcmp(have.v, want->v, have.len))) {
+		pp_build_id_hex(want, hw);
+		pp_build_id_hex(&have, hh);
+		op_warn("debug file '%s' not used: its build-id %s is not the "
+			"binary's %s", path, hh, hw);
+		ok = false;
+	}
+	bfd_close(abfd);
+	if (ok && crc && (!file_crc(path, &got) || got != *crc)) {
+		op_warn("debug file '%s' not used: CRC %08lx, the binary's "
+			".gnu_debuglink wants %08lx", path, got, *crc);
+		ok = false;
+	}
+	return ok;
+}
+
+static void debug_dirs(struct pp_strlist *dirs)
+{
+	char const *env = getenv("OPROFILE_DEBUG_DIRS");
+	char *copy = op_xstrdup(env && env[0] ? env : "/usr/lib/debug");
+	char *save = NULL;
+
+	for (char *d = strtok_r(copy, ":", &save); d;
+	     d = strtok_r(NULL, ":", &save)) {
+		char *p = op_xasprintf("%s%s", debug_root ? debug_root : "",
+				       d);
+
+		pp_strlist_add(dirs, p);
+		free(p);
+	}
+	free(copy);
+}
+
+static char *by_build_id(struct pp_strlist const *dirs,
+			 struct pp_build_id const *id)
+{
+	char hex[2 * PP_BUILD_ID_MAX + 1];
+
+	if (id->len < 2)
+		return NULL;
+	pp_build_id_hex(id, hex);
+	for (size_t i = 0; i < dirs->n; i++) {
+		char *p = op_xasprintf("%s/.build-id/%.2s/%s.debug", dirs->v[i],
+				       hex, hex + 2);
+
+		if (usable(p, id, NULL))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+/* The binary's directory as it was sampled: path without the root. */
+static char *sampled_dir(char const *path)
+{
+	char const *slash = strrchr(path, '/');
+	size_t rl = debug_root ? strlen(debug_root) : 0;
+	char *dir;
+
+	dir = slash ? op_xasprintf("%.*s", (int)(slash - path), path) :
+		      op_xstrdup(".");
+	if (rl && !strncmp(dir, debug_root, rl) && dir[rl] == '/')
+		memmove(dir, dir + rl, strlen(dir + rl) + 1);
+	return dir;
+}
+
+static void add_owned(struct pp_strlist *l, char *s)
+{
+	pp_strlist_add(l, s);
+	free(s);
+}
+
+static char *by_debuglink(struct pp_strlist const *dirs, bfd *abfd,
+			  char const *path, struct pp_build_id const *id)
+{
+	unsigned long crc = 0;
+	char *name = bfd_get_debug_link_info(abfd, &crc);
+	char *dir, *here, *out = NULL;
+	struct pp_strlist cand = { 0 };
+
+	if (!name)
+		return NULL;
+	here = op_xstrdup(path);
+	*(strrchr(here, '/') ? strrchr(here, '/') : here) = '\0';
+	dir = sampled_dir(path);
+	add_owned(&cand, op_xasprintf("%s/%s", here[0] ? here : ".",
+						 name));
+	add_owned(&cand, op_xasprintf("%s/.debug/%s",
+						 here[0] ? here : ".", name));
+	for (size_t i = 0; i < dirs->n; i++)
+		add_owned(&cand, op_xasprintf("%s%s/%s", dirs->v[i],
+							 dir, name));
+	for (size_t i = 0; i < cand.n && !out; i++) {
+		/* the binary itself may carry the same name: not a debug file */
+		if (!strcmp(cand.v[i], path))
+			continue;
+		if (usable(cand.v[i], id, &crc))
+			out = op_xstrdup(cand.v[i]);
+	}
+	pp_strlist_free(&cand);
+	free(here);
+	free(dir);
+	free(name);
+	return out;
+}
+
+static char *by_debuginfod(struct pp_build_id const *id)
+{
+	char const *urls = getenv("DEBUGINFOD_URLS");
+	debuginfod_client *c;
+	char *path = NULL, *out = NULL;
+	int fd;
+
+	if (!urls || !urls[0] || !id->len)
+		return NULL;
+	c = debuginfod_begin();
+	if (!c)
+		return NULL;
+	fd = debuginfod_find_debuginfo(c, id->v, (int)id->len, &path);
+	debuginfod_end(c);
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	if (usable(path, id, NULL))
+		out = op_xstrdup(path);
+	free(path);
+	return out;
+}
+
+char *pp_debuginfo_find(bfd *abfd, char const *path,
+			struct pp_build_id const *want,
+			enum pp_debug_how *how)
+{
+	struct pp_build_id own;
+	struct pp_build_id const *id = want;
+	struct pp_strlist dirs = { 0 };
+	char *out;
+
+	*how = PP_DEBUG_NONE;
+	if (!id || !id->len) {
+		pp_build_id_read(abfd, &own);
+		id = &own;
+	}
+	debug_dirs(&dirs);
+	if ((out = by_build_id(&dirs, id)))
+		*how = PP_DEBUG_BUILD_ID;
+	else if ((out = by_debuglink(&dirs, abfd, path, id)))
+		*how = PP_DEBUG_DEBUGLINK;
+	else if ((out = by_debuginfod(id)))
+		*how = PP_DEBUG_DEBUGINFOD;
+	pp_strlist_free(&dirs);
+	return out;
+}
+
+bool pp_session_build_id(char const *session_dir, char const *path,
+			 uint64_t mtime, char *hex, size_t hexlen)
+{
+	char *file = op_xasprintf("%s/%s/%s", session_dir, OP_META_DIR,
+				  OP_META_BUILD_IDS);
+	char *text = op_read_file(file, 64u << 20, NULL, NULL, 0), *save = NULL;
+	bool found = false, exact = false;
+
+	free(file);
+	if (!text)
+		return false;
+	for (char *l = strtok_r(text, "\n", &save); l && !exact;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char h[OP_BUILD_ID_HEX_MAX];
+		char const *p;
+		uint64_t m;
+
+		if (op_build_id_parse_line(l, h, &m, &p) || strcmp(p, path))
+			continue;
+		snprintf(hex, hexlen, "%s", h);
+		found = true;
+		exact = m == mtime;
+	}
+	free(text);
+	return found;
+}

@@ -1,0 +1,76 @@
+/*
+ * Separate debug info, found the way gdb and perf find it. A binary that
+ * has no .symtab code symbols or no DWARF of its own may have them in a
+ * separate debug file:
+ *
+ *   1. by build-id: DIR/.build-id/ab/cdef....debug
+ *   2. by .gnu_debuglink NAME (CRC checked): next to the binary,
+ *      in its .debug/, and DIR/<the binary's directory>/NAME
+ *   3. from a debuginfod server when DEBUGINFOD_URLS is set (its cache
+ *      first: libdebuginfod keeps one)
+ *
+ * DIR is each of the debug directories: $OPROFILE_DEBUG_DIRS (a colon
+ * list, like gdb's debug-file-directory), default /usr/lib/debug; each
+ * below the report's root (-R or archive:) when it has one. A candidate
+ * that exists but cannot be used (unreadable, not ELF, wrong CRC, another
+ * build-id) is warned about, naming the file, and skipped.
+ */
+#ifndef PP_DEBUGINFO_H
+#define PP_DEBUGINFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct bfd;
+
+#define PP_BUILD_ID_MAX 64   /* bytes */
+
+struct pp_build_id {
+	unsigned char v[PP_BUILD_ID_MAX];
+	size_t len;           /* 0: none */
+};
+
+/* The GNU build-id note of abfd; false when it has none. */
+bool pp_build_id_read(struct bfd *abfd, struct pp_build_id *id);
+
+/* id as lower-case hex into out (2 * len + 1 bytes). */
+void pp_build_id_hex(struct pp_build_id const *id, char *out);
+
+/* Parse hex into id; false when it is not an even run of hex digits. */
+bool pp_build_id_parse(char const *hex, struct pp_build_id *id);
+
+/* Where debug files are looked for below: NULL or "" for none. */
+void pp_debuginfo_set_root(char const *root);
+
+/* How a debug file was found. */
+enum pp_debug_how {
+	PP_DEBUG_NONE,
+	PP_DEBUG_BUILD_ID,
+	PP_DEBUG_DEBUGLINK,
+	PP_DEBUG_DEBUGINFOD,
+};
+
+char const *pp_debug_how_name(enum pp_debug_how how);
+
+/*
+ * The separate debug file of the binary abfd read from path (malloc'd),
+ * or NULL. want: the build-id the file must have (the binary's, or the
+ * one the session recorded); may be empty.
+ */
+char *pp_debuginfo_find(struct bfd *abfd, char const *path,
+			struct pp_build_id const *want,
+			enum pp_debug_how *how);
+
+/*
+ * The build-id (hex) the daemon recorded in the session whose samples are
+ * in session_dir for the binary sampled as path: the line with that mtime
+ * when there is one, else the last line of path. false when none.
+ */
+bool pp_session_build_id(char const *session_dir, char const *path,
+			 uint64_t mtime, char *hex, size_t hexlen);
+
+/* True when abfd carries DWARF line info (.debug_info and .debug_line). */
+bool pp_bfd_has_dwarf(struct bfd *abfd);
+
+#endif /* PP_DEBUGINFO_H */

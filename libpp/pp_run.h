@@ -1,0 +1,59 @@
+/*
+ * What every report tool does first, once: a profile specification made
+ * into the sample files it selects (pp_run_select) and then into a
+ * populated profile (pp_run_populate): parse the specification, find
+ * binaries below -R or archive:DIR and in -p, select the sample files,
+ * classify them, invert and populate. opannotate, oparchive and opgprof
+ * use it; a tool says only what it wants populated.
+ *
+ *	struct pp_run r = { 0 };
+ *	if (pp_run_select(&r, &opts, argc, argv, "TOOL --help lists ...") ||
+ *	    pp_run_populate(&r, &opts, &populate))
+ *		... exit 1 (the error is said) ...
+ *	... r.profile, r.classes ...
+ *	pp_run_free(&r);
+ */
+#ifndef PP_RUN_H
+#define PP_RUN_H
+
+#include <stdbool.h>
+
+#include "pp_classes.h"
+#include "pp_files.h"
+#include "pp_locate.h"
+#include "pp_profile.h"
+#include "pp_spec.h"
+#include "pp_strlist.h"
+
+struct pp_run_opts {
+	char const *session_dir;
+	char const *image_path;      /* -p, or NULL */
+	char const *root;            /* -R, or NULL: archive:DIR's */
+	bool exclude_dependent;      /* -x */
+	bool callgraph;              /* keep the {cg} files */
+	struct pp_merge merge;       /* -m */
+};
+
+struct pp_run {
+	struct pp_spec spec;
+	struct pp_locate locate;
+	struct pp_filelist files;
+	struct pp_classes classes;
+	struct pp_profile profile;
+	struct pp_strlist notes;     /* what the report must say */
+};
+
+/*
+ * Parse the specification (a bad one is a usage error: exit 2 with the
+ * usage hint) and select its sample files. 0, or -1 with the error said.
+ */
+int pp_run_select(struct pp_run *r, struct pp_run_opts const *o, int argc,
+		  char const *const *argv, char const *usage);
+
+/* Classify, invert and populate (popts->locate is set here). 0 or -1. */
+int pp_run_populate(struct pp_run *r, struct pp_run_opts const *o,
+		    struct pp_populate_opts *popts);
+
+void pp_run_free(struct pp_run *r);
+
+#endif /* PP_RUN_H */

@@ -1,0 +1,89 @@
+#!/bin/sh
+# oparchive: a session (a -g program and a stripped library whose debug
+# file is found by build-id) archived with -o DIR; then the program is
+# rebuilt differently and the library and its debug file removed:
+# opreport archive:DIR -l -g and opannotate archive:DIR -s -a give the
+# reports made before. --list-files, -x, the session's metadata, bad use.
+. "$SRCDIR/tests/lib.sh"
+: "${OPARCHIVE:?}" "${OPANNOTATE:?}"
+unset DEBUGINFOD_URLS
+export OPROFILE_DEBUG_DIRS="$tmp/dbg:/usr/lib/debug"
+
+build funcs.c prog
+prog=$tmp/prog
+$CC -O1 -g -fno-inline -fPIC -shared -o "$tmp/libt.full" "$SRCDIR/tests/lib.c" ||
+	fail "cannot build lib.c"
+lib=$tmp/libt.so
+strip -p --strip-all -o "$lib" "$tmp/libt.full" || bail strip
+id=$(readelf -n "$lib" | awk '/Build ID:/ {print $3}')
+[ -n "$id" ] || bail "the compiler wrote no build-id"
+dbg=$tmp/dbg/.build-id/${id%"${id#??}"}/${id#??}.debug
+mkdir -p "${dbg%/*}"
+objcopy --only-keep-debug "$tmp/libt.full" "$dbg" || bail objcopy
+
+"$MKSAMPLE" "$(sfile "$prog" "$prog")" --mtime-of "$prog" \
+	"$(symoff "$prog" alpha)=70" "$(symoff "$prog" beta 4)=30" || fail mksample
+"$MKSAMPLE" "$(sfile "$prog" "$lib")" --mtime-of "$lib" \
+	"$(symoff "$tmp/libt.full" lib_one 2)=20" "$(symoff "$tmp/libt.full" lib_two 1)=10" ||
+	fail mksample
+mkdir -p "$SD/samples/current/session"
+echo "0 kernel 0 0" >"$SD/samples/current/session/marker"
+
+# reports before: opreport -l -g and opannotate -s -a
+reports() {  # reports OUT [SPEC...]
+	local out=$1
+	shift
+	run_report "$out" -l -g "$@"
+	"$OPANNOTATE" --session-dir="$SD" -s "$@" >"$out.s" 2>"$out.s.err" ||
+		{ cat "$out.s.err"; fail "opannotate -s $* failed"; }
+	"$OPANNOTATE" --session-dir="$SD" -a "$@" >"$out.a" 2>"$out.a.err" ||
+		{ cat "$out.a.err"; fail "opannotate -a $* failed"; }
+}
+reports "$tmp/before"
+cat "$tmp/before"
+check_grep "$tmp/before" '^20 .* lib_one$' "before: the stripped library's names from its debug file"
+
+"$OPARCHIVE" --session-dir="$SD" --list-files >"$tmp/list" 2>"$tmp/list.err" ||
+	{ cat "$tmp/list.err"; fail "oparchive --list-files failed"; }
+cat "$tmp/list"
+for f in "$prog" "$lib" "$dbg" "$SD/samples/current/session/marker"; do
+	check_grep "$tmp/list" "^$f\$" "--list-files names $f"
+done
+check_eq "$(grep -c '{root}' "$tmp/list")" "2" "--list-files names both sample files"
+[ ! -e "$tmp/arch" ] || fail "--list-files created the archive"
+
+"$OPARCHIVE" --session-dir="$SD" -o "$tmp/arch" >"$tmp/arch.out" 2>&1 ||
+	{ cat "$tmp/arch.out"; fail "oparchive -o failed"; }
+check_eq "$(cat "$tmp/arch.out")" "" "oparchive -o: silent"
+for f in "$prog" "$lib" "/usr/lib/debug/.build-id/${id%"${id#??}"}/${id#??}.debug" \
+	"$SD/samples/current/session/marker"; do
+	test -f "$tmp/arch$f" || fail "not archived: $f"
+done
+test_ok "binaries at their paths, the debug file at its build-id path, the metadata"
+check_eq "$(stat -c %Y "$tmp/arch$prog")" "$(stat -c %Y "$prog")" "the binaries keep their mtime"
+
+# the binaries change or go
+$CC -O0 -g -fno-inline -DREBUILT -o "$prog" "$SRCDIR/tests/funcs.c" || fail rebuild
+touch -d '2001-01-01' "$prog"
+rm -rf "$lib" "$tmp/libt.full" "$tmp/dbg"
+run_report "$tmp/changed" -l
+check_no_grep "$tmp/changed" ' alpha$' "rebuilt: the live session no longer names alpha"
+
+reports "$tmp/after" archive:"$tmp/arch"
+check_eq "$(cat "$tmp/after")" "$(cat "$tmp/before")" "opreport archive:DIR -l -g: the report made before"
+check_eq "$(cat "$tmp/after.s")" "$(cat "$tmp/before.s")" "opannotate archive:DIR -s: the annotation made before"
+check_eq "$(cat "$tmp/after.a")" "$(cat "$tmp/before.a")" "opannotate archive:DIR -a: the disassembly made before"
+
+# -x: no dependent images
+"$OPARCHIVE" --session-dir="$SD" -x --list-files >"$tmp/x" 2>"$tmp/x.err"
+check_eq "$(grep -c '{root}' "$tmp/x")" "1" "-x: only the application's own sample file"
+
+# bad use
+"$OPARCHIVE" --session-dir="$SD" >/dev/null 2>"$tmp/u.err"
+check_eq "$?" "2" "no -o and no --list-files: a usage error"
+"$OPARCHIVE" --session-dir="$SD" -o "$tmp/a2" archive:"$tmp/arch" >/dev/null 2>&1
+check_eq "$?" "2" "archive: of an archive: a usage error"
+rm -f "$prog"
+"$OPARCHIVE" --session-dir="$SD" -o "$tmp/a3" >/dev/null 2>"$tmp/gone.err"
+check_grep "$tmp/gone.err" "binary '$prog' not archived" "a missing binary is named"
+test_done
