@@ -31,9 +31,11 @@ struct opd_stat_field const opd_stat_fields[] = {
 	FIELD("sample_dropped_unknown_cookie", unknown_cookie, 1)
 	FIELD("sample_dropped_no_mapping", no_mapping, 1)
 	FIELD("sample_dropped_sfile_error", sfile_errors, 1)
+	FIELD("sample_dropped_no_space", no_space, 1)
 	FIELD("sample_saturated", saturated, 1)
 	FIELD("stream_errors", stream_errors, 0)
 	FIELD("cg_arcs_written", arcs, 0)
+	FIELD("cg_arcs_dropped", arcs_dropped, 0)
 	/* lost before the stream, and producer counters (not samples):
 	 * op_stream.h's names */
 	OP_LOST_CATEGORIES(LOST_FIELD)

@@ -417,6 +417,38 @@ int odb_create(struct odb *db, char const *path, void const *header,
 	return rc;
 }
 
+int odb_settle(char const *path, size_t header_size, char *err,
+	       size_t errlen)
+{
+	struct odb_descr d;
+	struct stat st;
+	uint64_t len;
+	struct odb db;
+	int fd, rc, growing;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;	/* not a file we could repair */
+	rc = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		pread(fd, &d, sizeof(d), (off_t)header_size) == (ssize_t)sizeof(d);
+	close(fd);
+	if (!rc || !odb_is_pow2(d.size) || d.size > UINT32_MAX / 2)
+		return 0;
+	len = (uint64_t)st.st_size;
+	growing = d.padding[0] == ODB_PAD_GROWING &&
+		len == odb_layout_size(header_size, d.size);
+	if (!growing && (d.current_size != d.size ||
+			 len != odb_layout_size(header_size, 2 * (uint64_t)d.size)))
+		return 0;
+	rc = odb_open(&db, path, ODB_RDWR, header_size);
+	if (rc) {
+		snprintf(err, errlen, "%s", db.err);
+		return rc;
+	}
+	odb_close(&db);
+	return 1;
+}
+
 void *odb_get_header(struct odb *db)
 {
 	return db->base;

@@ -16,9 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "op_file.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_session_control.h"
+#include "op_util.h"
 
 static int id_ok(char const *id)
 {
@@ -187,6 +189,28 @@ void op_control_close(struct op_control *c)
 	c->fifo = NULL;
 }
 
+/*
+ * Write an answer file. On a full disk a new file cannot be made, but the
+ * old one (a few bytes, its block already there) can be overwritten in
+ * place: an answer must get through, most of all "no space left".
+ */
+static int write_answer(char const *path, char const *text)
+{
+	size_t len = strlen(text);
+	int fd, ok;
+
+	if (op_write_file_atomic(path, text, len, NULL, 0) == 0)
+		return 0;
+	if (errno != ENOSPC && errno != EDQUOT)
+		return op_session_write_text(path, text);
+	fd = op_open_safe(path, O_WRONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return op_error_errno("cannot write '%s'", path);
+	ok = pwrite(fd, text, len, 0) == (ssize_t)len && ftruncate(fd, (off_t)len) == 0;
+	close(fd);
+	return ok ? 0 : op_error_errno("cannot write '%s'", path);
+}
+
 int op_control_reply(char const *session_dir, char const *id,
 		     char const *error)
 {
@@ -198,19 +222,23 @@ int op_control_reply(char const *session_dir, char const *id,
 		snprintf(text, sizeof(text), "%s error %s\n", id, error);
 	else
 		snprintf(text, sizeof(text), "%s ok\n", id);
-	ret = op_session_write_text(path, text);
+	ret = write_answer(path, text);
 	free(path);
 	return ret;
 }
 
-int op_control_dump_done(char const *session_dir, char const *id)
+int op_control_dump_done(char const *session_dir, char const *id,
+			 char const *error)
 {
 	char *path = op_session_path(session_dir, OP_DUMP_FILE);
-	char text[OP_CONTROL_ID_MAX + 2];
+	char text[1024];
 	int ret;
 
-	snprintf(text, sizeof(text), "%s\n", id);
-	ret = op_session_write_text(path, text);
+	if (error)
+		snprintf(text, sizeof(text), "%s error %s\n", id, error);
+	else
+		snprintf(text, sizeof(text), "%s\n", id);
+	ret = write_answer(path, text);
 	free(path);
 	return ret;
 }
@@ -317,7 +345,15 @@ int op_control_wait_dump(char const *session_dir, char const *id,
 
 	for (;;) {
 		if (op_session_read_small(path, buf, sizeof(buf)) > 0) {
+			char *error = strstr(buf, " error ");
+
 			buf[strcspn(buf, "\n")] = '\0';
+			if (error)
+				*error = '\0';
+			if (dump_matches(buf, id) && error) {
+				ret = op_error("dump %s: %s", id, error + 7);
+				break;
+			}
 			if (dump_matches(buf, id)) {
 				ret = 0;
 				break;
