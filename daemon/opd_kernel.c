@@ -251,7 +251,7 @@ static void cache_store(char const *cache_dir, char const *key, size_t klen,
 		return;
 	snprintf(range, sizeof(range), "%" PRIx64 " %" PRIx64 "\n", start, end);
 	cache_path(cache_dir, path, sizeof(path), OP_KCACHE_RANGE);
-	if (op_write_file_atomic(path, range, strlen(range), NULL, 0))
+	if (op_write_file_atomic_mode(path, range, strlen(range), 0600, NULL, 0))
 		return;
 	op_write_file_atomic(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_KEY),
 			     key, klen, NULL, 0);

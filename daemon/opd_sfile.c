@@ -24,6 +24,7 @@
  */
 #define _GNU_SOURCE		/* FTW_ACTIONRETVAL */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -331,13 +332,14 @@ static int open_file(struct opd_sfiles *sfs, struct opd_sfile *sf)
 	char path[PATH_MAX + 512];
 	char const *name = opd_image_get(sfs->images, sf->key.image)->name;
 	struct opd_header h;
-	int rc;
+	int rc, existed;
 
 	if (sf->stale || build_path(sfs, &sf->key, path, sizeof(path)))
 		return -EINVAL;
 	if (sfs->nr_open >= sfs->max_open)
 		close_lru(sfs);
 	fill_header(sfs, sf, &h);
+	existed = !faccessat(AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW);
 	rc = create(sfs, sf, path, &h);
 	if (!rc && (rc = other_build(sfs, sf, &h))) {
 		uint64_t had = ((struct opd_header const *)
@@ -373,6 +375,8 @@ static int open_file(struct opd_sfiles *sfs, struct opd_sfile *sf)
 		sf->failed = 1;
 		return rc;
 	}
+	if (!existed && sfs->no_space[0])
+		space_again(sfs);	/* a new file: space is back */
 	sf->is_open = 1;
 	sf->failed = 0;
 	sfs->nr_open++;
@@ -421,14 +425,17 @@ static void write_one(struct opd_sfiles *sfs, struct opd_sfile *sf,
 		}
 	}
 	if (rc == 0) {
+		size_t had = sf->db.map_size;
+
 		rc = odb_add(&sf->db, key, n);
 		if (rc < 0 && !is_no_space(rc))
 			op_warn("cannot add to sample file: %s", sf->db.err);
+		/* only a growth shows that space is back */
+		if (rc >= 0 && sf->db.map_size > had && sfs->no_space[0])
+			space_again(sfs);
 	}
 	if (is_no_space(rc))
 		no_space(sfs, sf, rc);
-	else if (rc >= 0 && sfs->no_space[0])
-		space_again(sfs);
 	/* {cg} files hold arcs, not samples: counted apart, and only when
 	 * they are in the file */
 	if (sf->key.cg >= 0)

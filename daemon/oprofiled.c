@@ -594,6 +594,8 @@ static int run(struct daemon *d)
 		goto fail_core;
 	if (setup_fds(d) < 0 || start_sampling(d) < 0)
 		goto fail_source;
+	/* stats/ exists from the start: on a full disk it is rewritten in place */
+	write_stats(d);
 	if (ready_fd >= 0)
 		detach_stdio(d, ready_fd);
 	log_msg("daemon started: pid %ld, session '%s', %s source, sampling %s, callgraph depth %u",

@@ -84,11 +84,19 @@ static char *tmp_name(char const *path)
 	return p;
 }
 
+/*
+ * On a full disk no temporary file can be made, but a small file that
+ * exists can still be overwritten in place: its block is already there.
+ */
 int op_session_write_text(char const *path, char const *text)
 {
+	size_t len = strlen(text);
 	char err[1024];
 
-	if (op_write_file_atomic(path, text, strlen(text), err, sizeof(err)) < 0)
+	if (op_write_file_atomic(path, text, len, err, sizeof(err)) == 0)
+		return 0;
+	if ((errno != ENOSPC && errno != EDQUOT) ||
+	    op_rewrite_in_place(path, text, len, err, sizeof(err)))
 		return op_error("%s", err);
 	return 0;
 }

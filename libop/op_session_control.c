@@ -189,28 +189,6 @@ void op_control_close(struct op_control *c)
 	c->fifo = NULL;
 }
 
-/*
- * Write an answer file. On a full disk a new file cannot be made, but the
- * old one (a few bytes, its block already there) can be overwritten in
- * place: an answer must get through, most of all "no space left".
- */
-static int write_answer(char const *path, char const *text)
-{
-	size_t len = strlen(text);
-	int fd, ok;
-
-	if (op_write_file_atomic(path, text, len, NULL, 0) == 0)
-		return 0;
-	if (errno != ENOSPC && errno != EDQUOT)
-		return op_session_write_text(path, text);
-	fd = op_open_safe(path, O_WRONLY | O_CLOEXEC, 0);
-	if (fd < 0)
-		return op_error_errno("cannot write '%s'", path);
-	ok = pwrite(fd, text, len, 0) == (ssize_t)len && ftruncate(fd, (off_t)len) == 0;
-	close(fd);
-	return ok ? 0 : op_error_errno("cannot write '%s'", path);
-}
-
 int op_control_reply(char const *session_dir, char const *id,
 		     char const *error)
 {
@@ -222,7 +200,7 @@ int op_control_reply(char const *session_dir, char const *id,
 		snprintf(text, sizeof(text), "%s error %s\n", id, error);
 	else
 		snprintf(text, sizeof(text), "%s ok\n", id);
-	ret = write_answer(path, text);
+	ret = op_session_write_text(path, text);
 	free(path);
 	return ret;
 }
@@ -238,7 +216,7 @@ int op_control_dump_done(char const *session_dir, char const *id,
 		snprintf(text, sizeof(text), "%s error %s\n", id, error);
 	else
 		snprintf(text, sizeof(text), "%s\n", id);
-	ret = write_answer(path, text);
+	ret = op_session_write_text(path, text);
 	free(path);
 	return ret;
 }

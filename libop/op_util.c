@@ -210,6 +210,24 @@ int op_write_file_atomic(char const *path, void const *buf, size_t len,
 	return op_write_file_atomic_mode(path, buf, len, 0644, err, errlen);
 }
 
+int op_rewrite_in_place(char const *path, void const *buf, size_t len,
+			char *err, size_t errlen)
+{
+	int fd = op_open_safe(path, O_WRONLY | O_CLOEXEC, 0), rc = 0;
+
+	if (fd < 0) {
+		set_err(err, errlen, "open", path);
+		return -1;
+	}
+	if (pwrite(fd, buf, len, 0) != (ssize_t)len ||
+	    ftruncate(fd, (off_t)len)) {
+		set_err(err, errlen, "rewrite", path);
+		rc = -1;
+	}
+	close(fd);
+	return rc;
+}
+
 /* Copy in to out; -1 with err naming the file that failed. */
 static int copy_fd(int in, char const *from, int out, char const *to,
 		   char *err, size_t errlen)
