@@ -43,6 +43,8 @@ test_cleanup_hook() {
 		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 		kill -KILL "$pid" 2>/dev/null
 	fi
+	# a test that mounted a small file system for $S
+	[ -z "${UMOUNT:-}" ] || umount "$UMOUNT" 2>/dev/null || umount -l "$UMOUNT"
 }
 trap 'exit 1' TERM INT
 
