@@ -251,6 +251,8 @@ static int copy_fd(int in, char const *from, int out, char const *to,
 int op_copy_file(char const *from, char const *to, char *err, size_t errlen)
 {
 	int in = open(from, O_RDONLY | O_CLOEXEC), out, saved;
+	struct stat st;
+	mode_t mode;
 	char *tmp;
 
 	if (in < 0) {
@@ -273,8 +275,10 @@ int op_copy_file(char const *from, char const *to, char *err, size_t errlen)
 		errno = saved;
 		return -1;
 	}
+	/* the copy is no more readable than its source (kernel data: 0600) */
+	mode = fstat(in, &st) == 0 ? (st.st_mode & 0644) : 0600;
 	close(in);
-	return commit_temp(out, tmp, to, 0644, err, errlen);
+	return commit_temp(out, tmp, to, mode, err, errlen);
 }
 
 size_t op_partition_point(void const *base, size_t n, size_t size,

@@ -82,7 +82,8 @@ int op_write_file_atomic_mode(char const *path, void const *buf, size_t len,
  */
 int op_rewrite_in_place(char const *path, void const *buf, size_t len,
 			char *err, size_t errlen);
-/* Copy the file from to to (replaced atomically, as above). 0 or -1. */
+/* Copy the file from to to (replaced atomically, as above), with the
+ * mode of from but never more than 0644. 0 or -1. */
 int op_copy_file(char const *from, char const *to, char *err, size_t errlen);
 
 /*
