@@ -89,6 +89,8 @@ static void parse_argv(poptContext ctx)
 		usage_error("%s", poptStrerror(rc));
 	if (poptPeekArg(ctx))
 		usage_error("unexpected argument '%s'", poptPeekArg(ctx));
+	if (events_arg && !*events_arg)
+		usage_error("--events= is empty: give NAME:count[:um[:kernel[:user]]],... or 'default'");
 	if (vmlinux_arg && no_vmlinux_arg)
 		usage_error("--vmlinux and --no-vmlinux exclude each other");
 	if (replay_arg && record_arg)

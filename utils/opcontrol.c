@@ -104,8 +104,14 @@ static void parse_options(int argc, char const **argv)
 	poptContext ctx = poptGetContext("opcontrol", argc, argv, options, 0);
 	int rc;
 
-	while ((rc = poptGetNextOpt(ctx)) == OPT_EVENT)
-		add_event(poptGetOptArg(ctx));
+	while ((rc = poptGetNextOpt(ctx)) == OPT_EVENT) {
+		char *spec = poptGetOptArg(ctx);
+
+		if (!spec || !*spec)	/* not silently the default event */
+			usage_error("--event= is empty: give NAME:count[:um[:kernel[:user]]] or 'default'");
+		add_event(spec);
+		free(spec);
+	}
 	if (rc < -1 || poptPeekArg(ctx)) {
 		usage_error("%s '%s'",
 			    rc < -1 ? poptStrerror(rc) : "unexpected argument",
