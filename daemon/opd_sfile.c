@@ -302,8 +302,9 @@ static int is_no_space(int rc)
 }
 
 /*
- * The device is full: said once, until a write succeeds again. The
- * samples are counted in stats/sample_dropped_no_space meanwhile.
+ * The device is full: said once, until a file could be made or grown
+ * again. The samples are counted in stats/sample_dropped_no_space
+ * meanwhile.
  */
 static void no_space(struct opd_sfiles *sfs, struct opd_sfile *sf, int rc)
 {

@@ -100,6 +100,7 @@ static void log_sink(void *ctx, enum op_message_kind kind, char const *text)
 	FILE *m = fmemopen(line, sizeof(line), "w");
 	ssize_t n;
 	size_t len;
+	int is_log;
 
 	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", localtime(&now));
 	if (!m) {
@@ -110,15 +111,15 @@ static void log_sink(void *ctx, enum op_message_kind kind, char const *text)
 	fclose(m);
 	line[sizeof(line) - 1] = '\0';
 	len = strlen(line);
-	if (!d || fstat(STDERR_FILENO, &st) || !S_ISREG(st.st_mode)) {
-		n = write(STDERR_FILENO, line, len);
-		return;
-	}
+	is_log = !fstat(STDERR_FILENO, &st) && S_ISREG(st.st_mode);
 	n = write(STDERR_FILENO, line, len);
 	if (n == (ssize_t)len) {
 		d->log_broken = 0;
 		return;
 	}
+	if (!is_log)
+		return;		/* a terminal or a pipe: nothing better to do */
+	/* a part of a line (full disk) is cut back off */
 	if (n >= 0 && ftruncate(STDERR_FILENO, st.st_size) == 0)
 		errno = ENOSPC;
 	log_to_syslog(d, line, errno);
