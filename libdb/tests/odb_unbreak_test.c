@@ -1,8 +1,9 @@
 /*
  * A failed growth leaves the file exactly as it was (OProfile's odb_open
- * refuses a file whose length does not match its size field), and a
- * writer refuses symbolic links: a dangling one is not created through,
- * one to a file does not overwrite it. The growth is made to fail with
+ * refuses a file whose length does not match its size field), a growth a
+ * crash cut short is completed by odb_settle, and a writer refuses
+ * symbolic links: a dangling one is not created through, one to a file
+ * does not overwrite it. The growth is made to fail with
  * RLIMIT_FSIZE (EFBIG), which needs no small file system.
  */
 #include <errno.h>
@@ -47,6 +48,32 @@ static void failed_grow(void)
 	odb_close(&db);
 }
 
+/* The crash state (a) of odb_open.c: doubled length, old size field. */
+static void settle(void)
+{
+	char const *path = t_path("settle");
+	uint64_t sum = 0;
+	struct odb db;
+	char err[600];
+
+	t_open(&db, path, ODB_RDWR);
+	fill(&db, 1, ODB_DEFAULT_NODES - 1);
+	odb_close(&db);
+	check_int(odb_settle(path, HDR, err, sizeof(err)), 0,
+		  "a sound file is left alone");
+	check_assert(truncate(path, 72 + 32 + 256 * 20) == 0, "truncate %s", path);
+	check_int(odb_settle(path, HDR, err, sizeof(err)), 1,
+		  "an interrupted growth is completed");
+	check_int(t_file_size(path), 72 + 32 + 256 * 20, "length after settling");
+	t_open(&db, path, ODB_RDONLY);
+	check_int(db.descr->size, 256, "the size field matches the length");
+	check(odb_check(&db) == 0, "sound after settling: %s", db.err);
+	for (uint32_t i = 1; i < odb_count(&db) + 1; i++)
+		sum += db.nodes[i].value;
+	check_int((long long)sum, ODB_DEFAULT_NODES - 1, "every sample kept");
+	odb_close(&db);
+}
+
 static void refuses_links(void)
 {
 	char const *target = t_path("target"), *link = t_path("link");
@@ -73,6 +100,7 @@ static void refuses_links(void)
 int main(void)
 {
 	failed_grow();
+	settle();
 	refuses_links();
 	return check_done();
 }
