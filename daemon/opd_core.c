@@ -400,6 +400,7 @@ static int core_open(struct opd_core *core)
 	if (!core->kernel)
 		return op_error("%s", err);
 	core->sfiles = opd_sfiles_new(cfg, core->images, core->current_dir);
+	opd_sfiles_settle(core->sfiles);
 	return opd_core_write_session(core);
 }
 
@@ -439,6 +440,16 @@ void opd_core_new_stream(struct opd_core *core)
 	core->last_def = core->last_app_def = NULL;
 }
 
+void opd_core_flush(struct opd_core *core)
+{
+	opd_sfile_flush(core->sfiles);
+}
+
+char const *opd_core_no_space(struct opd_core const *core)
+{
+	return opd_sfile_no_space(core->sfiles);
+}
+
 void opd_core_sync(struct opd_core *core)
 {
 	opd_sfile_sync_all(core->sfiles);
@@ -467,7 +478,9 @@ struct opd_stats const *opd_core_stats(struct opd_core *core)
 	stats->written = c->written;
 	stats->saturated = c->saturated;
 	stats->sfile_errors = c->errors;
+	stats->no_space = c->no_space;
 	stats->arcs = c->arcs;
+	stats->arcs_dropped = c->arcs_dropped;
 	stats->stream_errors = core->dec.stats.errors;
 	return stats;
 }

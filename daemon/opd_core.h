@@ -55,9 +55,11 @@ struct opd_stats {
 	uint64_t unknown_cookie;     /* user sample under a cookie never defined */
 	uint64_t no_mapping;         /* user sample with no binary (NO/INVALID_COOKIE) */
 	uint64_t sfile_errors;       /* sample file could not be opened/grown */
+	uint64_t no_space;           /* ... because its device is full */
 	uint64_t saturated;          /* count stopped at UINT32_MAX */
 	uint64_t stream_errors;      /* malformed stream records */
 	uint64_t arcs;               /* callgraph arcs recorded (not samples) */
+	uint64_t arcs_dropped;       /* callgraph arcs that could not be recorded */
 };
 
 struct opd_core;
@@ -81,7 +83,14 @@ void opd_core_process(struct opd_core *core, unsigned long const *words,
 /* A new stream begins (new producer or file): forget in-band definitions. */
 void opd_core_new_stream(struct opd_core *core);
 
-/* msync every open sample file. */
+/*
+ * Write the samples aggregated in memory into their (mmap'ed) files, so
+ * that they outlive a kill -9 of the daemon; no msync.
+ */
+void opd_core_flush(struct opd_core *core);
+/* "no space left on DEVICE" while sample files cannot grow, else NULL. */
+char const *opd_core_no_space(struct opd_core const *core);
+/* Flush, then msync every open sample file. */
 void opd_core_sync(struct opd_core *core);
 
 /*

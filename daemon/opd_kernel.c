@@ -251,7 +251,7 @@ static void cache_store(char const *cache_dir, char const *key, size_t klen,
 		return;
 	snprintf(range, sizeof(range), "%" PRIx64 " %" PRIx64 "\n", start, end);
 	cache_path(cache_dir, path, sizeof(path), OP_KCACHE_RANGE);
-	if (op_write_file_atomic(path, range, strlen(range), NULL, 0))
+	if (op_write_file_atomic_mode(path, range, strlen(range), 0600, NULL, 0))
 		return;
 	op_write_file_atomic(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_KEY),
 			     key, klen, NULL, 0);
@@ -295,13 +295,25 @@ static int load(struct opd_kernel *k, char *err, size_t errlen)
 	return 0;
 }
 
+/* A cache that is a symbolic link is not ours: not read, not written. */
+static int usable_cache(char const *dir)
+{
+	struct stat st;
+
+	if (lstat(dir, &st) || !S_ISLNK(st.st_mode))
+		return 1;
+	op_warn("kernel cache '%s' is a symbolic link: refusing to follow it, "
+		"kallsyms is read without the cache", dir);
+	return 0;
+}
+
 struct opd_kernel *opd_kernel_new(char const *vmlinux, char const *cache,
 				  char *err, size_t errlen)
 {
 	struct opd_kernel *k = op_xcalloc(1, sizeof(*k));
 
 	k->vmlinux_name = op_xstrdup(vmlinux ? vmlinux : "vmlinux");
-	k->cache_dir = cache ? op_xstrdup(cache) : NULL;
+	k->cache_dir = cache && usable_cache(cache) ? op_xstrdup(cache) : NULL;
 	if (load(k, err, errlen)) {
 		opd_kernel_free(k);
 		return NULL;

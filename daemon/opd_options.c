@@ -30,10 +30,11 @@ static char *record_arg;
 static char *replay_arg;
 static int no_vmlinux_arg;
 static int no_daemon_arg;
-static int buffer_pages_arg;
+static int buffer_pages_arg = -1;	/* -1: not given, the source's default */
 static int max_open_files_arg;
 static int verbose_arg;
 static int sync_interval_arg = 10;
+static int flush_interval_arg = 500;
 
 static struct poptOption const options[] = {
 	{ "session-dir", 0, POPT_ARG_STRING, &session_dir_arg, 0,
@@ -67,6 +68,9 @@ static struct poptOption const options[] = {
 	  "sample files kept open at once", "N" },
 	{ "sync-interval", 0, POPT_ARG_INT, &sync_interval_arg, 0,
 	  "seconds between syncs of the sample files and stats (default 10)", "SECONDS" },
+	{ "flush-interval", 0, POPT_ARG_INT, &flush_interval_arg, 0,
+	  "milliseconds samples may wait in memory before they reach the "
+	  "sample files: what a kill -9 can lose (default 500)", "MS" },
 	{ "verbose", 'V', POPT_ARG_NONE, &verbose_arg, 0,
 	  "log more", NULL },
 	POPT_AUTOHELP
@@ -85,16 +89,23 @@ static void parse_argv(poptContext ctx)
 		usage_error("%s", poptStrerror(rc));
 	if (poptPeekArg(ctx))
 		usage_error("unexpected argument '%s'", poptPeekArg(ctx));
+	if (events_arg && !*events_arg)
+		usage_error("--events= is empty: give NAME:count[:um[:kernel[:user]]],... or 'default'");
 	if (vmlinux_arg && no_vmlinux_arg)
 		usage_error("--vmlinux and --no-vmlinux exclude each other");
 	if (replay_arg && record_arg)
 		usage_error("--replay and --record-stream exclude each other");
-	if (buffer_pages_arg < 0 || (buffer_pages_arg & (buffer_pages_arg - 1)))
-		usage_error("--buffer-pages must be a power of two");
+	if (buffer_pages_arg != -1 &&
+	    (buffer_pages_arg <= 0 || (buffer_pages_arg & (buffer_pages_arg - 1))))
+		usage_error("--buffer-pages=%d: must be a power of two (1, 2, 4, ...)",
+			    buffer_pages_arg);
 	if (max_open_files_arg < 0)
 		usage_error("--max-open-files must not be negative");
 	if (sync_interval_arg < 1)
 		usage_error("--sync-interval must be at least 1 second");
+	if (flush_interval_arg < 1 || flush_interval_arg > 60000)
+		usage_error("--flush-interval=%d: must be 1 to 60000 milliseconds",
+			    flush_interval_arg);
 }
 
 /* An absolute, existing path for a file given relative to the cwd. */
@@ -189,9 +200,10 @@ void opd_options_parse(struct opd_options *o, struct opd_config *cfg,
 	parse_argv(ctx);
 	memset(cfg, 0, sizeof(*cfg));
 	o->no_daemon = no_daemon_arg || replay_arg;
-	o->buffer_pages = (unsigned)buffer_pages_arg;
+	o->buffer_pages = buffer_pages_arg < 0 ? 0 : (unsigned)buffer_pages_arg;
 	o->verbose = verbose_arg;
 	o->sync_interval = sync_interval_arg;
+	o->flush_interval_ms = flush_interval_arg;
 	if (replay_arg) {
 		o->replay = absolute_file("replay file", replay_arg);
 	} else {

@@ -19,6 +19,7 @@ struct opd_options {
 	unsigned buffer_pages;
 	int verbose;
 	int sync_interval;              /* seconds between syncs + stats */
+	int flush_interval_ms;          /* samples wait in memory at most this */
 	unsigned callgraph;             /* --callgraph depth, 0: no backtraces */
 	struct opd_source_ops const *source;  /* NULL with --replay */
 	char events_text[1024];         /* normalised NAME:count:um:k:u,... */

@@ -22,7 +22,10 @@
  * is half full and on every sync, close or stats read, so a dump still
  * sees every sample taken before it.
  */
+#define _GNU_SOURCE		/* FTW_ACTIONRETVAL */
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -36,6 +39,7 @@
 #include "op_mangle.h"
 #include "op_message.h"
 #include "op_sample_file.h"
+#include "op_session.h"
 #include "opd_image.h"
 #include "opd_sfile.h"
 
@@ -73,6 +77,7 @@ struct opd_sfiles {
 	struct opd_sfile *last;       /* the entry of the previous sample */
 	struct opd_sfile lru;         /* list head: most recent first */
 	struct opd_sfile_counts counts;
+	char no_space[512];           /* "" or the full device, said once */
 	unsigned agg_used;
 	unsigned mru;                 /* the agg slot of the previous sample */
 	struct agg_slot agg[AGG_SIZE];
@@ -206,6 +211,8 @@ static int build_path(struct opd_sfiles const *sfs, struct opd_sfile_key const *
 		set_image(sfs, &v, 2, k->cg);
 	if (img->kind == OPD_IMAGE_ANON)
 		v.tgid = img->tgid;  /* the region's owner names the region */
+	else if (k->cg >= 0 && opd_image_get(sfs->images, k->cg)->kind == OPD_IMAGE_ANON)
+		v.tgid = opd_image_get(sfs->images, k->cg)->tgid;  /* an arc stays in its process */
 	if (k->tgid >= 0)
 		v.flags |= OP_MANGLE_TGID;
 	if (k->tid >= 0)
@@ -289,18 +296,51 @@ static int other_build(struct opd_sfiles const *sfs, struct opd_sfile *sf,
 	return have->mtime == on_disk ? -1 : 1;
 }
 
+static int is_no_space(int rc)
+{
+	return rc == -ENOSPC || rc == -EDQUOT;
+}
+
+/*
+ * The device is full: said once, until a file could be made or grown
+ * again. The samples are counted in stats/sample_dropped_no_space
+ * meanwhile.
+ */
+static void no_space(struct opd_sfiles *sfs, struct opd_sfile *sf, int rc)
+{
+	char dev[400];
+
+	if (sfs->no_space[0])
+		return;
+	op_device_name(sfs->samples_dir, dev, sizeof(dev));
+	snprintf(sfs->no_space, sizeof(sfs->no_space), "%s %s",
+		 rc == -ENOSPC ? "no space left on" : "disk quota exceeded on",
+		 dev);
+	op_error("%s: samples that cannot be written are counted in "
+		 "stats/sample_dropped_no_space until space returns (%s)",
+		 sfs->no_space, sf->db.err);
+}
+
+static void space_again(struct opd_sfiles *sfs)
+{
+	op_warn("space available again (%s before): writing resumes",
+		sfs->no_space);
+	sfs->no_space[0] = '\0';
+}
+
 static int open_file(struct opd_sfiles *sfs, struct opd_sfile *sf)
 {
 	char path[PATH_MAX + 512];
 	char const *name = opd_image_get(sfs->images, sf->key.image)->name;
 	struct opd_header h;
-	int rc;
+	int rc, existed;
 
 	if (sf->stale || build_path(sfs, &sf->key, path, sizeof(path)))
-		return -1;
+		return -EINVAL;
 	if (sfs->nr_open >= sfs->max_open)
 		close_lru(sfs);
 	fill_header(sfs, sf, &h);
+	existed = !faccessat(AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW);
 	rc = create(sfs, sf, path, &h);
 	if (!rc && (rc = other_build(sfs, sf, &h))) {
 		uint64_t had = ((struct opd_header const *)
@@ -313,7 +353,7 @@ static int open_file(struct opd_sfiles *sfs, struct opd_sfile *sf)
 				"one on disk (mtime %" PRIu64 ")", h.mtime,
 				name, path, had);
 			sf->stale = 1;
-			return -1;
+			return -EINVAL;
 		}
 		op_warn("'%s' holds samples of another build (mtime %" PRIu64
 			") of '%s' (mtime %" PRIu64 "): replaced", path, had,
@@ -322,19 +362,22 @@ static int open_file(struct opd_sfiles *sfs, struct opd_sfile *sf)
 		 * build's entries reopen, and see they are stale. */
 		close_open_files(sfs);
 		if (unlink(path) && errno != ENOENT) {
+			rc = -errno;
 			if (!sf->failed)
 				op_warn_errno("cannot remove '%s'", path);
 			sf->failed = 1;
-			return -1;
+			return rc;
 		}
 		rc = create(sfs, sf, path, &h);
 	}
-	if (rc && !sf->failed)
+	if (rc && !sf->failed && !is_no_space(rc))
 		op_warn("cannot open sample file: %s", sf->db.err);
 	if (rc) {
 		sf->failed = 1;
-		return -1;
+		return rc;
 	}
+	if (!existed && sfs->no_space[0])
+		space_again(sfs);	/* a new file: space is back */
 	sf->is_open = 1;
 	sf->failed = 0;
 	sfs->nr_open++;
@@ -380,11 +423,11 @@ static inline struct opd_sfile *lookup(struct opd_sfiles *sfs,
 static void write_one(struct opd_sfiles *sfs, struct opd_sfile *sf,
 		      uint64_t key, uint32_t n)
 {
-	uint64_t *fate;
+	struct opd_sfile_counts *c = &sfs->counts;
 	int rc;
 
 	if (!sf->is_open) {
-		rc = open_file(sfs, sf) ? -1 : 0;
+		rc = open_file(sfs, sf);
 	} else {
 		rc = 0;
 		if (sfs->lru.lru_next != sf) {
@@ -393,19 +436,29 @@ static void write_one(struct opd_sfiles *sfs, struct opd_sfile *sf,
 		}
 	}
 	if (rc == 0) {
+		size_t had = sf->db.map_size;
+
 		rc = odb_add(&sf->db, key, n);
-		if (rc < 0)
+		if (rc < 0 && !is_no_space(rc))
 			op_warn("cannot add to sample file: %s", sf->db.err);
+		/* only a growth shows that space is back */
+		if (rc >= 0 && sf->db.map_size > had && sfs->no_space[0])
+			space_again(sfs);
 	}
+	if (is_no_space(rc))
+		no_space(sfs, sf, rc);
+	/* {cg} files hold arcs, not samples: counted apart, and only when
+	 * they are in the file */
 	if (sf->key.cg >= 0)
-		fate = &sfs->counts.arcs;
+		*(rc < 0 ? &c->arcs_dropped : &c->arcs) += n;
+	else if (is_no_space(rc))
+		c->no_space += n;
 	else if (rc < 0)
-		fate = &sfs->counts.errors;
+		c->errors += n;
 	else if (rc == ODB_SATURATED)
-		fate = &sfs->counts.saturated;
+		c->saturated += n;
 	else
-		fate = &sfs->counts.written;
-	*fate += n;
+		c->written += n;
 }
 
 void opd_sfile_flush(struct opd_sfiles *sfs)
@@ -462,6 +515,11 @@ void opd_sfile_add(struct opd_sfiles *sfs, struct opd_sfile_key const *k,
 	}
 }
 
+char const *opd_sfile_no_space(struct opd_sfiles const *sfs)
+{
+	return sfs->no_space[0] ? sfs->no_space : NULL;
+}
+
 struct opd_sfile_counts const *opd_sfile_counts(struct opd_sfiles *sfs)
 {
 	opd_sfile_flush(sfs);
@@ -509,6 +567,38 @@ void opd_sfiles_free(struct opd_sfiles *sfs)
 	op_hashmap_clear(&sfs->files, free_sfile);
 	free(sfs->samples_dir);
 	free(sfs);
+}
+
+/* nftw has no argument for its callback: the sweep's state. */
+static size_t settle_prefix, settled;
+
+static int settle_one(char const *path, struct stat const *st, int type,
+		      struct FTW *ftw)
+{
+	char const *top = path + settle_prefix;
+	char err[600];
+	int rc;
+
+	(void)st;
+	if (ftw->level == 1 && type == FTW_D && !op_session_is_sample_tree(top))
+		return FTW_SKIP_SUBTREE;
+	if (type != FTW_F)
+		return FTW_CONTINUE;
+	rc = odb_settle(path, sizeof(struct opd_header), err, sizeof(err));
+	if (rc < 0)
+		op_warn("cannot complete an interrupted growth: %s", err);
+	settled += rc > 0;
+	return FTW_CONTINUE;
+}
+
+void opd_sfiles_settle(struct opd_sfiles *sfs)
+{
+	settle_prefix = strlen(sfs->samples_dir) + 1;
+	settled = 0;
+	nftw(sfs->samples_dir, settle_one, 16, FTW_PHYS | FTW_ACTIONRETVAL);
+	if (settled)
+		op_warn("completed the growth of %zu sample file%s cut short by a crash",
+			settled, settled == 1 ? "" : "s");
 }
 
 size_t opd_sfile_nr_open(struct opd_sfiles const *sfs)

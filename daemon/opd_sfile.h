@@ -52,13 +52,24 @@ struct opd_sfile_counts {
 	uint64_t written;    /* added to a sample file */
 	uint64_t saturated;  /* the count had reached UINT32_MAX */
 	uint64_t errors;     /* the file could not be opened or written */
-	uint64_t arcs;       /* callgraph arcs, whatever their fate */
+	uint64_t no_space;   /* ... because the device is full (ENOSPC, EDQUOT) */
+	uint64_t arcs;       /* callgraph arcs added to {cg} files */
+	uint64_t arcs_dropped;  /* callgraph arcs that could not be added */
 };
 struct opd_sfile_counts const *opd_sfile_counts(struct opd_sfiles *sfs);
 void opd_sfile_reset_counts(struct opd_sfiles *sfs);
 
+/* "No space left on device on DEV..." while the device is full, else NULL. */
+char const *opd_sfile_no_space(struct opd_sfiles const *sfs);
+
 void opd_sfile_sync_all(struct opd_sfiles *sfs);
 void opd_sfile_close_all(struct opd_sfiles *sfs);
+
+/*
+ * Complete every growth a crash cut short in the sample trees (odb_settle),
+ * so that no file stays in that state once a daemon has started.
+ */
+void opd_sfiles_settle(struct opd_sfiles *sfs);
 
 /* Files currently open (for tests of the LRU bound). */
 size_t opd_sfile_nr_open(struct opd_sfiles const *sfs);

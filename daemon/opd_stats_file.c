@@ -15,6 +15,7 @@
 #include "op_config.h"
 #include "op_message.h"
 #include "op_session.h"
+#include "op_util.h"
 #include "opd_stats_file.h"
 
 #define FIELD(name, member, dropped) \
@@ -31,9 +32,11 @@ struct opd_stat_field const opd_stat_fields[] = {
 	FIELD("sample_dropped_unknown_cookie", unknown_cookie, 1)
 	FIELD("sample_dropped_no_mapping", no_mapping, 1)
 	FIELD("sample_dropped_sfile_error", sfile_errors, 1)
+	FIELD("sample_dropped_no_space", no_space, 1)
 	FIELD("sample_saturated", saturated, 1)
 	FIELD("stream_errors", stream_errors, 0)
 	FIELD("cg_arcs_written", arcs, 0)
+	FIELD("cg_arcs_dropped", arcs_dropped, 0)
 	/* lost before the stream, and producer counters (not samples):
 	 * op_stream.h's names */
 	OP_LOST_CATEGORIES(LOST_FIELD)
@@ -61,24 +64,63 @@ uint64_t opd_stats_dropped(struct opd_stats const *st)
 	return sum;
 }
 
-/* Write every counter file into dir (which must not exist yet). */
-static int write_counters(char const *dir, struct opd_stats const *st)
+/* One counter's file text. */
+static void field_text(struct opd_stats const *st,
+		       struct opd_stat_field const *f, char *text, size_t size)
+{
+	snprintf(text, size, "%" PRIu64 "\n", field_value(st, f));
+}
+
+/*
+ * Write every counter file into dir (which must not exist yet). 0, or -1
+ * with errno set and err naming what failed.
+ */
+static int write_counters(char const *dir, struct opd_stats const *st,
+			  char *err, size_t errlen)
 {
 	struct opd_stat_field const *f;
 
-	if (mkdir(dir, 0755) < 0)
-		return op_error_errno("cannot create stats directory '%s'", dir);
+	if (mkdir(dir, 0755) < 0) {
+		snprintf(err, errlen, "cannot create stats directory '%s': %s",
+			 dir, strerror(errno));
+		return -1;
+	}
 	for (f = opd_stat_fields; f->name; f++) {
 		char *path = op_session_path(dir, f->name);
 		char text[32];
 		int ret;
 
-		snprintf(text, sizeof(text), "%" PRIu64 "\n", field_value(st, f));
-		ret = op_session_write_text(path, text);
+		field_text(st, f, text, sizeof(text));
+		ret = op_write_file_atomic(path, text, strlen(text), err, errlen);
 		free(path);
 		if (ret < 0)
 			return -1;
 	}
+	return 0;
+}
+
+/*
+ * The disk is full: no new snapshot can be made, but the files of the
+ * last one can be overwritten in place (a counter's file is one block
+ * whatever its value), so stats/ keeps counting, without the snapshot
+ * guarantee. 0 or -1 (message printed).
+ */
+static int rewrite_counters(char const *dir, struct opd_stats const *st)
+{
+	struct opd_stat_field const *f;
+	char err[1024];
+	int ret = 0;
+
+	for (f = opd_stat_fields; f->name && !ret; f++) {
+		char *path = op_session_path(dir, f->name);
+		char text[32];
+
+		field_text(st, f, text, sizeof(text));
+		ret = op_rewrite_in_place(path, text, strlen(text), err, sizeof(err));
+		free(path);
+	}
+	if (ret)
+		return op_error("%s", err);
 	return 0;
 }
 
@@ -113,10 +155,28 @@ int opd_stats_write(char const *session_dir, struct opd_stats const *st)
 	char *current = op_session_samples(session_dir, OP_CURRENT_SESSION);
 	char *dir = op_session_path(current, OP_STATS_DIR);
 	char *tmp = op_session_path(current, OP_STATS_DIR ".new");
+	static int warned_in_place;
+	char err[1024];
 	int ret = -1;
 
-	if (op_session_remove_tree(tmp) < 0 || write_counters(tmp, st) < 0)
+	if (op_session_remove_tree(tmp) < 0)
 		goto out;
+	if (write_counters(tmp, st, err, sizeof(err)) < 0) {
+		int full = errno == ENOSPC || errno == EDQUOT;
+
+		op_session_remove_tree(tmp);
+		if (full && rewrite_counters(dir, st) == 0) {
+			if (!warned_in_place++)
+				op_warn("%s: statistics rewritten in place in '%s' "
+					"until there is space for a new snapshot",
+					err, dir);
+			ret = 0;
+		} else {
+			op_error("%s", err);
+		}
+		goto out;
+	}
+	warned_in_place = 0;
 	if (rename(tmp, dir) == 0) {
 		ret = 0;  /* there was no stats/ yet */
 	} else if (errno != EEXIST && errno != ENOTEMPTY) {

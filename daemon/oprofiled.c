@@ -11,6 +11,13 @@
  *   SIGTERM/INT   stop, flush, sync, write stats, remove the lock, exit 0
  *   SIGUSR1/USR2  start / stop sampling
  * and every --sync-interval seconds: sync the sample files, write stats.
+ * Samples are aggregated in memory and written into the mmap'ed sample
+ * files every --flush-interval milliseconds (500 by default), so a kill -9
+ * loses at most that, the source's 100 ms read period and its ordering
+ * slack: under a second.
+ *
+ * Every file it creates in the session has an explicit mode (umask 022 is
+ * set first) and is opened without following symbolic links (op_file.h).
  */
 #include "config.h"
 
@@ -28,11 +35,13 @@
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "op_cpu_type.h"
 #include "op_events.h"
+#include "op_file.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_session_control.h"
@@ -53,7 +62,9 @@ struct daemon {
 	struct op_control ctl;
 	int sigfd;
 	int timerfd;
+	uint64_t flushed_ns;            /* when samples last reached the files */
 	int log_fd;                     /* -1 with --no-daemon */
+	int log_broken;                 /* the log cannot be written: syslog */
 	pid_t lock_pid;                 /* the pid the lock file names */
 	struct stream_writer rec;       /* --record-stream */
 	int recording;
@@ -63,15 +74,55 @@ struct daemon {
 
 static void log_msg(char const *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Every message a line of the log, with the time. */
+/*
+ * When the log cannot take a whole line (its disk is full) the line is
+ * cut back off and the message goes to syslog; the switch is said once,
+ * and undone by the next line that fits.
+ */
+static void log_to_syslog(struct daemon *d, char const *line, int err)
+{
+	if (!d->log_broken) {
+		openlog("oprofiled", LOG_PID, LOG_DAEMON);
+		syslog(LOG_ERR, "cannot write the log '%s/%s': %s; messages go to syslog",
+		       d->session_dir, OP_LOG_FILE, strerror(err));
+		d->log_broken = 1;
+	}
+	syslog(LOG_ERR, "%s", line);
+}
+
+/* Every message a line of the log, with the time: written whole or not. */
 static void log_sink(void *ctx, enum op_message_kind kind, char const *text)
 {
-	char stamp[32];
+	struct daemon *d = ctx;
+	char stamp[32], line[4400];
 	time_t now = time(NULL);
+	struct stat st;
+	FILE *m = fmemopen(line, sizeof(line), "w");
+	ssize_t n;
+	size_t len;
+	int is_log;
 
-	(void)ctx;
 	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", localtime(&now));
-	op_message_write(stderr, stamp, kind, text);
+	if (!m) {
+		op_message_write(stderr, stamp, kind, text);
+		return;
+	}
+	op_message_write(m, stamp, kind, text);
+	fclose(m);
+	line[sizeof(line) - 1] = '\0';
+	len = strlen(line);
+	is_log = !fstat(STDERR_FILENO, &st) && S_ISREG(st.st_mode);
+	n = write(STDERR_FILENO, line, len);
+	if (n == (ssize_t)len) {
+		d->log_broken = 0;
+		return;
+	}
+	if (!is_log)
+		return;		/* a terminal or a pipe: nothing better to do */
+	/* a part of a line (full disk) is cut back off */
+	if (n >= 0 && ftruncate(STDERR_FILENO, st.st_size) == 0)
+		errno = ENOSPC;
+	log_to_syslog(d, line, errno);
 }
 
 /* An informational line in the log. */
@@ -96,10 +147,10 @@ static uint64_t monotonic_ns(void)
 static int log_open(struct daemon *d)
 {
 	char *path = op_session_path(d->session_dir, OP_LOG_FILE);
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	int fd = op_open_safe(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 
 	if (fd < 0) {
-		op_error_errno("cannot open log '%s'", path);
+		op_error("cannot open log '%s': %s", path, op_file_strerror(errno));
 		free(path);
 		return -1;
 	}
@@ -126,18 +177,21 @@ static void write_state(struct daemon *d)
 	free(path);
 }
 
-static void write_stats(struct daemon *d)
+static int write_stats(struct daemon *d)
 {
-	opd_stats_write(d->session_dir, opd_core_stats(d->core));
+	return opd_stats_write(d->session_dir, opd_core_stats(d->core));
 }
 
-/* Emit everything sampled up to until_ns into the files and sync them. */
-static void flush_to(struct daemon *d, uint64_t until_ns)
+/*
+ * Emit everything sampled up to until_ns into the files and sync them.
+ * 0, or -1 when the statistics could not be written (logged).
+ */
+static int flush_to(struct daemon *d, uint64_t until_ns)
 {
 	if (d->src.ops && d->src.ops->flush(&d->src, until_ns) < 0)
 		op_error("cannot flush the %s source", d->src.ops->name);
 	opd_core_sync(d->core);
-	write_stats(d);
+	return write_stats(d);
 }
 
 /* The sink of every source: the stream goes to the record file, if any,
@@ -206,10 +260,16 @@ static int do_save(struct daemon *d, char const *name, char *err, size_t errlen)
 	return 0;
 }
 
+/* A full disk is said at once, not by a dump that never completes. */
 static void do_dump(struct daemon *d, char const *id)
 {
-	flush_to(d, monotonic_ns());
-	op_control_dump_done(d->session_dir, id);
+	char const *full;
+	int stats = flush_to(d, monotonic_ns());
+
+	full = opd_core_no_space(d->core);
+	if (!full && stats < 0)
+		full = "cannot write the statistics (stats/): see the log";
+	op_control_dump_done(d->session_dir, id, full);
 	if (d->opt.verbose)
 		log_msg("dump %s complete", id);
 }
@@ -293,6 +353,17 @@ static void handle_timer(struct daemon *d)
 	write_stats(d);
 }
 
+/* Samples reach the files every --flush-interval ms while sampling. */
+static void flush_on_time(struct daemon *d)
+{
+	uint64_t now = monotonic_ns();
+
+	if (now - d->flushed_ns < (uint64_t)d->opt.flush_interval_ms * 1000000u)
+		return;
+	opd_core_flush(d->core);
+	d->flushed_ns = now;
+}
+
 static int main_loop(struct daemon *d)
 {
 	struct pollfd fds[MAX_POLL_FDS];
@@ -311,6 +382,8 @@ static int main_loop(struct daemon *d)
 			return op_error_errno("poll failed");
 		if (d->sampling && d->src.ops->read(&d->src) < 0)
 			op_error("cannot read the %s source", d->src.ops->name);
+		if (d->sampling)
+			flush_on_time(d);
 		if (fds[0].revents)
 			handle_signals(d);
 		if (fds[1].revents)
@@ -336,6 +409,23 @@ static sigset_t daemon_signals(void)
 	return set;
 }
 
+/*
+ * The answer files exist from the start, so that on a full disk they can
+ * still be overwritten in place (op_control_dump_done). "-" is no id.
+ */
+static void make_answer_files(struct daemon *d)
+{
+	static char const *const names[] = { OP_DUMP_FILE, OP_REPLY_FILE };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *path = op_session_path(d->session_dir, names[i]);
+
+		if (access(path, F_OK))
+			op_session_write_text(path, "-\n");
+		free(path);
+	}
+}
+
 static int setup_fds(struct daemon *d)
 {
 	sigset_t set = daemon_signals();
@@ -348,6 +438,7 @@ static int setup_fds(struct daemon *d)
 	d->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (d->timerfd < 0 || timerfd_settime(d->timerfd, 0, &its, NULL) < 0)
 		return op_error_errno("cannot create the sync timer");
+	make_answer_files(d);
 	return op_control_open(&d->ctl, d->session_dir);
 }
 
@@ -504,6 +595,8 @@ static int run(struct daemon *d)
 		goto fail_core;
 	if (setup_fds(d) < 0 || start_sampling(d) < 0)
 		goto fail_source;
+	/* stats/ exists from the start: on a full disk it is rewritten in place */
+	write_stats(d);
 	if (ready_fd >= 0)
 		detach_stdio(d, ready_fd);
 	log_msg("daemon started: pid %ld, session '%s', %s source, sampling %s, callgraph depth %u",
@@ -534,8 +627,9 @@ int main(int argc, char const **argv)
 	d.log_fd = -1;
 	d.sigfd = d.timerfd = -1;
 	op_set_progname("oprofiled");
+	umask(022);	/* modes are ours (0644, 0755), not the caller's */
 	opd_options_parse(&d.opt, &d.cfg, argc, argv);
-	op_set_message_sink(log_sink, NULL);
+	op_set_message_sink(log_sink, &d);
 	if (op_session_create(d.opt.session_dir) < 0)
 		return 1;
 	d.session_dir = realpath(d.opt.session_dir, NULL);
@@ -544,6 +638,7 @@ int main(int argc, char const **argv)
 			     d.opt.session_dir);
 	d.opt.session_dir = d.session_dir;
 	d.cfg.session_dir = d.session_dir;
+	op_file_set_guard(d.session_dir);
 	if (d.opt.replay)
 		return replay(&d);
 	signal(SIGPIPE, SIG_IGN);

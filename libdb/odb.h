@@ -97,6 +97,16 @@ int odb_open(struct odb *db, char const *path, enum odb_mode mode,
 int odb_create(struct odb *db, char const *path, void const *header,
 	       size_t header_size);
 
+/*
+ * Complete a growth that a crash cut short in the file at path (section
+ * 2.5 of doc/formats.md: doubled length with the old size field, or the
+ * growth marker set), so that a strict reader (OProfile's odb_open wants
+ * the length to match the size field) accepts it. Any other file is left
+ * alone. 1 repaired, 0 nothing to do, or -errno with err set.
+ */
+int odb_settle(char const *path, size_t header_size, char *err,
+	       size_t errlen);
+
 /* The caller's header area at the start of the mapping. */
 void *odb_get_header(struct odb *db);
 

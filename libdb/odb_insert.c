@@ -61,9 +61,23 @@ void odb_finish_growth(struct odb *db, uint32_t new_size)
 }
 
 /*
- * Steps (1) and (2) can fail (disk full, no address space). Either way the
- * file is left in a state odb_open accepts, and the next add tries again.
+ * Steps (1) and (2) can fail (disk full, quota, I/O error, no address
+ * space). The file is then cut back to its old length, so it stays exactly
+ * as it was: OProfile's odb_open refuses a file whose length does not
+ * match its size field. The next add tries again.
  */
+static int odb_grow_undo(struct odb *db, uint64_t old_len, int err,
+			 char const *what, uint32_t nodes)
+{
+	int rc = odb_fail(db, err, "cannot %s to %u nodes: %s", what, nodes,
+			  strerror(-err));
+
+	if (ftruncate(db->fd, (off_t)old_len))
+		odb_fail(db, err, "cannot %s to %u nodes: %s (and cannot cut the file back: %s)",
+			 what, nodes, strerror(-err), strerror(errno));
+	return rc;
+}
+
 static int odb_grow(struct odb *db)
 {
 	uint32_t size = odb_view_nodes(db);
@@ -74,16 +88,15 @@ static int odb_grow(struct odb *db)
 	if (size > UINT32_MAX / 2)
 		return odb_fail(db, -EFBIG, "cannot grow beyond %u nodes", size);
 	if (ftruncate(db->fd, (off_t)new_len))
-		return odb_fail(db, -errno, "cannot grow to %u nodes: %s",
-				2 * size, strerror(errno));
+		return odb_grow_undo(db, old_len, -errno, "grow", 2 * size);
+	/* Reserve the blocks: a store into a hole of a full disk is SIGBUS.
+	 * A filesystem without fallocate gets the sparse file. */
 	if (fallocate(db->fd, 0, (off_t)old_len, (off_t)(new_len - old_len)) &&
-	    (errno == ENOSPC || errno == EDQUOT))
-		return odb_fail(db, -errno, "cannot grow to %u nodes: %s",
-				2 * size, strerror(errno));
+	    errno != EOPNOTSUPP && errno != ENOSYS)
+		return odb_grow_undo(db, old_len, -errno, "grow", 2 * size);
 	p = mremap(db->base, db->map_size, (size_t)new_len, MREMAP_MAYMOVE);
 	if (p == MAP_FAILED)
-		return odb_fail(db, -errno, "cannot remap to %u nodes: %s",
-				2 * size, strerror(errno));
+		return odb_grow_undo(db, old_len, -errno, "remap", 2 * size);
 	db->base = p;
 	db->map_size = (size_t)new_len;
 	odb_set_view(db, size);

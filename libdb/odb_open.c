@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "odb_int.h"
+#include "op_file.h"
 
 /* How often a reader looks again when the file changes while it opens. */
 #define ODB_OPEN_RETRIES 64
@@ -300,11 +301,15 @@ int odb_open(struct odb *db, char const *path, enum odb_mode mode,
 	if (rc)
 		goto out_free_path;
 
+	/* a writer follows no symbolic link (op_file.h): a link planted in
+	 * the session must not redirect a write */
 	if (mode == ODB_RDWR)
-		flags = O_RDWR | O_CREAT | O_CLOEXEC;
-	db->fd = open(db->path, flags, 0644);
+		db->fd = op_open_safe(db->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	else
+		db->fd = open(db->path, flags);
 	if (db->fd < 0) {
-		rc = odb_fail(db, -errno, "cannot open: %s", strerror(errno));
+		rc = odb_fail(db, -errno, "cannot open: %s",
+			      op_file_strerror(errno));
 		goto out_free_path;
 	}
 	if (mode == ODB_RDWR)
@@ -329,8 +334,13 @@ static int write_new_file(int fd, void const *header, size_t header_size)
 	uint64_t len = odb_layout_size(header_size, ODB_DEFAULT_NODES);
 	struct odb_descr d = { .size = ODB_DEFAULT_NODES, .current_size = 1 };
 
-	if (ftruncate(fd, (off_t)len) ||
-	    pwrite(fd, header, header_size, 0) != (ssize_t)header_size ||
+	if (ftruncate(fd, (off_t)len))
+		return -errno;
+	/* a store into a hole of a full disk would be SIGBUS later */
+	if (fallocate(fd, 0, 0, (off_t)len) && errno != EOPNOTSUPP &&
+	    errno != ENOSYS)
+		return -errno;
+	if (pwrite(fd, header, header_size, 0) != (ssize_t)header_size ||
 	    pwrite(fd, &d, sizeof(d), (off_t)header_size) != (ssize_t)sizeof(d))
 		return -errno;
 	return 0;
@@ -341,29 +351,38 @@ static int create_linked(char const *path, void const *header,
 			 size_t header_size)
 {
 	char *dir = strdup(path), *slash;
+	char const *base = path;
 	char fdpath[64];
-	int fd, rc;
+	int dfd, fd, rc;
 
 	if (!dir)
 		return -ENOMEM;
 	slash = strrchr(dir, '/');
-	if (slash == dir)
-		slash[1] = '\0';
-	else if (slash)
-		*slash = '\0';
-	fd = open(slash ? dir : ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+	if (slash) {
+		base = path + (slash - dir) + 1;
+		slash[slash == dir] = '\0';
+	}
+	dfd = op_open_safe(slash ? dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
 	free(dir);
-	if (fd < 0)
-		return errno == EISDIR || errno == EINVAL || errno == EOPNOTSUPP ?
-			-EOPNOTSUPP : -errno;
+	if (dfd < 0)
+		return -errno;
+	fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = errno;
+		close(dfd);
+		return rc == EISDIR || rc == EINVAL || rc == EOPNOTSUPP ?
+			-EOPNOTSUPP : -rc;
+	}
 	rc = write_new_file(fd, header, header_size);
 	if (!rc && fchmod(fd, 0644))
 		rc = -errno;
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
-	if (!rc && linkat(AT_FDCWD, fdpath, AT_FDCWD, path, AT_SYMLINK_FOLLOW) &&
+	/* linkat never follows a link at base: it fails with EEXIST */
+	if (!rc && linkat(AT_FDCWD, fdpath, dfd, base, AT_SYMLINK_FOLLOW) &&
 	    errno != EEXIST)  /* EEXIST: someone else made it first; use theirs */
 		rc = -errno;
 	close(fd);
+	close(dfd);
 	return rc;
 }
 
@@ -380,13 +399,14 @@ int odb_create(struct odb *db, char const *path, void const *header,
 {
 	int rc = -EEXIST;
 
-	if (access(path, F_OK) && errno == ENOENT)
+	if (faccessat(AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW) &&
+	    errno == ENOENT)
 		rc = create_linked(path, header, header_size);
 	if (rc && rc != -EEXIST && rc != -EOPNOTSUPP) {
 		memset(db, 0, sizeof(*db));
 		db->fd = -1;
 		snprintf(db->err, sizeof(db->err), "%s: cannot create: %s",
-			 path, strerror(-rc));
+			 path, op_file_strerror(-rc));
 		return rc;
 	}
 	rc = odb_open(db, path, ODB_RDWR, header_size);
@@ -395,6 +415,38 @@ int odb_create(struct odb *db, char const *path, void const *header,
 	if (!rc && odb_count(db) == 0 && all_zero(db->base, header_size))
 		memcpy(db->base, header, header_size);
 	return rc;
+}
+
+int odb_settle(char const *path, size_t header_size, char *err,
+	       size_t errlen)
+{
+	struct odb_descr d;
+	struct stat st;
+	uint64_t len;
+	struct odb db;
+	int fd, rc, growing;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;	/* not a file we could repair */
+	rc = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		pread(fd, &d, sizeof(d), (off_t)header_size) == (ssize_t)sizeof(d);
+	close(fd);
+	if (!rc || !odb_is_pow2(d.size) || d.size > UINT32_MAX / 2)
+		return 0;
+	len = (uint64_t)st.st_size;
+	growing = d.padding[0] == ODB_PAD_GROWING &&
+		len == odb_layout_size(header_size, d.size);
+	if (!growing && (d.current_size != d.size ||
+			 len != odb_layout_size(header_size, 2 * (uint64_t)d.size)))
+		return 0;
+	rc = odb_open(&db, path, ODB_RDWR, header_size);
+	if (rc) {
+		snprintf(err, errlen, "%s", db.err);
+		return rc;
+	}
+	odb_close(&db);
+	return 1;
 }
 
 void *odb_get_header(struct odb *db)

@@ -1,10 +1,83 @@
 /* File system helpers; see op_file.h. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "op_file.h"
+
+static char *guard;
+
+void op_file_set_guard(char const *dir)
+{
+	free(guard);
+	guard = dir ? strdup(dir) : NULL;
+}
+
+/* The part of path below the guard, or NULL when it is not below it. */
+static char const *below_guard(char const *path)
+{
+	size_t n = guard ? strlen(guard) : 0;
+
+	if (!guard || strncmp(path, guard, n))
+		return NULL;
+	if (n == 1)	/* the guard is "/" */
+		return path[1] ? path + 1 : NULL;
+	return path[n] == '/' && path[n + 1] ? path + n + 1 : NULL;
+}
+
+int op_open_safe(char const *path, int flags, mode_t mode)
+{
+	char const *rel = below_guard(path);
+	struct open_how how;
+	int dfd, fd, err;
+
+	if (!rel)
+		return open(path, flags | O_NOFOLLOW, mode);
+	dfd = open(guard, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	memset(&how, 0, sizeof(how));
+	how.flags = (unsigned)(flags | O_NOFOLLOW);
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
+		how.mode = mode;
+	how.resolve = RESOLVE_NO_SYMLINKS;
+	fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS)	/* before Linux 5.6 */
+		fd = open(path, flags | O_NOFOLLOW, mode);
+	err = errno;
+	close(dfd);
+	errno = err;
+	return fd;
+}
+
+char const *op_file_strerror(int err)
+{
+	if (err == ELOOP)
+		return "refusing to follow a symbolic link";
+	return strerror(err);
+}
+
+/* A component of a path below the guard must not be a symbolic link. */
+static int check_component(char const *dir)
+{
+	struct stat st;
+
+	if (!below_guard(dir))
+		return 0;
+	if (lstat(dir, &st))
+		return -errno;
+	return S_ISLNK(st.st_mode) ? -ELOOP : 0;
+}
 
 int op_mkdir_p(char const *dir)
 {
@@ -18,6 +91,8 @@ int op_mkdir_p(char const *dir)
 			*p = '\0';
 		if (*buf && mkdir(buf, 0755) && errno != EEXIST)
 			rc = -errno;
+		if (!rc && *buf)
+			rc = check_component(buf);
 		if (!p)
 			break;
 		*p = '/';
@@ -40,4 +115,36 @@ int op_mkdir_parents(char const *path)
 	}
 	free(dir);
 	return rc;
+}
+
+/* mountinfo: "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS... - FSTYPE SOURCE ..." */
+static int mount_of(dev_t dev, char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096], point[1024], source[1024];
+	unsigned maj, min;
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char const *dash = strstr(line, " - ");
+
+		if (sscanf(line, "%*u %*u %u:%u %*s %1023s", &maj, &min, point) != 3 ||
+		    makedev(maj, min) != dev || !dash ||
+		    sscanf(dash + 3, "%*s %1023s", source) != 1)
+			continue;
+		snprintf(buf, size, "%s (mounted on %s)", source, point);
+		found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+void op_device_name(char const *path, char *buf, size_t size)
+{
+	struct stat st;
+
+	if (stat(path, &st) || !mount_of(st.st_dev, buf, size))
+		snprintf(buf, size, "the device of '%s'", path);
 }

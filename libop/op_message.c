@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_escape.h"
 #include "op_message.h"
 
 static char const *progname = "oprofile";
@@ -75,6 +76,18 @@ static void emit(enum op_message_kind kind, char const *suffix,
 		size_t len = strlen(text);
 
 		snprintf(text + len, sizeof(text) - len, ": %s", suffix);
+	}
+	/* names in messages come from files and binaries: no raw controls */
+	if (op_needs_escape(text, strlen(text))) {
+		char esc[sizeof(text)];
+		FILE *m = fmemopen(esc, sizeof(esc), "w");
+
+		if (m) {
+			op_fput_escaped(m, text, strlen(text), true);
+			fclose(m);
+			esc[sizeof(esc) - 1] = '\0';
+			memcpy(text, esc, sizeof(text));
+		}
 	}
 	sink(sink_ctx, kind, text);
 }

@@ -135,5 +135,8 @@ int op_parse_event_spec(char const *text, struct op_event_spec *spec,
 		return spec_error(err, errlen, text, "kernel must be 0 or 1");
 	if (n > 4 && parse_flag(field[4], &spec->user))
 		return spec_error(err, errlen, text, "user must be 0 or 1");
+	if (!spec->kernel && !spec->user)
+		return spec_error(err, errlen, text,
+				  "kernel and user are both 0: the event would count nothing");
 	return 0;
 }

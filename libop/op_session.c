@@ -62,7 +62,7 @@ static int create_with(char const *tmp, void const *data, size_t len)
 	int fd, err;
 
 	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	fd = op_open_safe(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
 	if (op_write_full(fd, data, len) < 0 || close(fd) < 0) {
@@ -84,26 +84,41 @@ static char *tmp_name(char const *path)
 	return p;
 }
 
+/*
+ * On a full disk no temporary file can be made, but a small file that
+ * exists can still be overwritten in place: its block is already there.
+ */
 int op_session_write_text(char const *path, char const *text)
 {
+	size_t len = strlen(text);
 	char err[1024];
 
-	if (op_write_file_atomic(path, text, strlen(text), err, sizeof(err)) < 0)
+	if (op_write_file_atomic(path, text, len, err, sizeof(err)) == 0)
+		return 0;
+	if ((errno != ENOSPC && errno != EDQUOT) ||
+	    op_rewrite_in_place(path, text, len, err, sizeof(err)))
 		return op_error("%s", err);
 	return 0;
 }
 
-/* mkdir -p for one level: dir must end up an existing directory. */
-static int make_dir(char const *dir)
+/*
+ * mkdir -p for one level: dir must end up an existing directory. Inside
+ * the session (inner), a symbolic link is refused: it could send the
+ * whole session elsewhere.
+ */
+static int make_dir(char const *dir, bool inner)
 {
 	struct stat st;
 
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return op_error_errno("cannot create session directory '%s'",
 				      dir);
-	if (stat(dir, &st) < 0)
+	if ((inner ? lstat(dir, &st) : stat(dir, &st)) < 0)
 		return op_error_errno("cannot access session directory '%s'",
 				      dir);
+	if (S_ISLNK(st.st_mode))
+		return op_error("session directory '%s' is a symbolic link: refusing to follow it",
+				dir);
 	if (!S_ISDIR(st.st_mode))
 		return op_error("session directory '%s' is not a directory", dir);
 	return 0;
@@ -143,9 +158,9 @@ int op_session_create(char const *session_dir)
 	char *current = op_session_samples(session_dir, OP_CURRENT_SESSION);
 	int ret = -1;
 
-	if (make_parents(session_dir) == 0 && make_dir(session_dir) == 0 &&
-	    check_writable(session_dir) == 0 && make_dir(samples) == 0 &&
-	    make_dir(current) == 0 && check_writable(current) == 0)
+	if (make_parents(session_dir) == 0 && make_dir(session_dir, false) == 0 &&
+	    check_writable(session_dir) == 0 && make_dir(samples, true) == 0 &&
+	    make_dir(current, true) == 0 && check_writable(current) == 0)
 		ret = 0;
 	free(samples);
 	free(current);

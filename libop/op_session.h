@@ -139,7 +139,8 @@ bool op_session_name_ok(char const *name, char *err, size_t errlen);
 int op_session_save(char const *session_dir, char const *name,
 		    char *err, size_t errlen);
 
-/* op_write_file_atomic (op_util.h) of a string; 0 or -1 after a message. */
+/* op_write_file_atomic (op_util.h) of a string; on a full disk, an
+ * existing file is rewritten in place instead. 0 or -1 after a message. */
 int op_session_write_text(char const *path, char const *text);
 
 /* rm -rf path (a missing path is fine). 0 or -1. */

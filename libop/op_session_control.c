@@ -16,9 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "op_file.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_session_control.h"
+#include "op_util.h"
 
 static int id_ok(char const *id)
 {
@@ -203,13 +205,17 @@ int op_control_reply(char const *session_dir, char const *id,
 	return ret;
 }
 
-int op_control_dump_done(char const *session_dir, char const *id)
+int op_control_dump_done(char const *session_dir, char const *id,
+			 char const *error)
 {
 	char *path = op_session_path(session_dir, OP_DUMP_FILE);
-	char text[OP_CONTROL_ID_MAX + 2];
+	char text[1024];
 	int ret;
 
-	snprintf(text, sizeof(text), "%s\n", id);
+	if (error)
+		snprintf(text, sizeof(text), "%s error %s\n", id, error);
+	else
+		snprintf(text, sizeof(text), "%s\n", id);
 	ret = op_session_write_text(path, text);
 	free(path);
 	return ret;
@@ -317,7 +323,15 @@ int op_control_wait_dump(char const *session_dir, char const *id,
 
 	for (;;) {
 		if (op_session_read_small(path, buf, sizeof(buf)) > 0) {
+			char *error = strstr(buf, " error ");
+
 			buf[strcspn(buf, "\n")] = '\0';
+			if (error)
+				*error = '\0';
+			if (dump_matches(buf, id) && error) {
+				ret = op_error("dump %s: %s", id, error + 7);
+				break;
+			}
 			if (dump_matches(buf, id)) {
 				ret = 0;
 				break;

@@ -81,8 +81,14 @@ void op_control_close(struct op_control *c);
 int op_control_reply(char const *session_dir, char const *id,
 		     char const *error);
 
-/* Announce that dump id is complete. */
-int op_control_dump_done(char const *session_dir, char const *id);
+/*
+ * Announce that dump id is complete: "ID\n", or "ID error MESSAGE\n"
+ * when error is not NULL (samples could not be written: the disk is
+ * full), which the waiter reports at once. On a full disk the existing
+ * file is overwritten in place.
+ */
+int op_control_dump_done(char const *session_dir, char const *id,
+			 char const *error);
 
 /* --- client side --- */
 
@@ -98,7 +104,8 @@ int op_control_send(char const *session_dir, char const *line);
 /*
  * Wait until SESSION/complete_dump holds id (or a later dump id), polling
  * with short sleeps. Gives up after timeout_ms, or as soon as pid is no
- * longer a running daemon. 0, or -1 with a message.
+ * longer a running daemon. 0, or -1 with a message (also when the dump
+ * completed with an error: its message).
  */
 int op_control_wait_dump(char const *session_dir, char const *id,
 			 pid_t pid, int timeout_ms);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <zlib.h>
@@ -24,29 +25,39 @@ static int path_error(char *err, size_t errlen, char const *verb,
 	return -1;
 }
 
+/* Kernel addresses are for root only (doc/formats.md section 1). */
+#define KERNEL_DATA_MODE 0600
+
 int op_session_write_gz(char const *path, char const *text, size_t len)
 {
-	size_t n = strlen(path) + 32;
-	char *tmp = op_xmalloc(n);
-	gzFile out;
-	int ok, err;
+	z_stream z;
+	size_t cap;
+	Bytef *out;
+	int rc;
 
-	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-	out = gzopen(tmp, "wb1");
-	if (!out) {
-		free(tmp);
+	memset(&z, 0, sizeof(z));
+	/* 15 + 16: a gzip wrapper, so gzopen and zcat read it */
+	if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		errno = ENOMEM;
 		return -1;
 	}
-	ok = gzwrite(out, text, (unsigned)len) == (int)len;
-	if (gzclose(out) != Z_OK || !ok || rename(tmp, path)) {
-		err = errno;
-		unlink(tmp);
-		free(tmp);
-		errno = err;
+	cap = deflateBound(&z, (uLong)len);
+	out = op_xmalloc(cap);
+	z.next_in = (Bytef *)text;
+	z.avail_in = (uInt)len;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	rc = deflate(&z, Z_FINISH);
+	deflateEnd(&z);
+	if (rc != Z_STREAM_END) {
+		free(out);
+		errno = EIO;
 		return -1;
 	}
-	free(tmp);
-	return 0;
+	rc = op_write_file_atomic_mode(path, out, z.total_out, KERNEL_DATA_MODE,
+				       NULL, 0);
+	free(out);
+	return rc;
 }
 
 /*
@@ -61,11 +72,19 @@ static int write_kallsyms(char const *to, struct op_kernel_sources const *src,
 	int ret = 0;
 
 	unlink(to);
-	if (src->kallsyms_gz && link(src->kallsyms_gz, to) == 0)
+	/* a cache made by an older version may be 0644 */
+	if (src->kallsyms_gz && link(src->kallsyms_gz, to) == 0 &&
+	    chmod(to, KERNEL_DATA_MODE) == 0)
 		return 0;
-	if (src->kallsyms_gz && op_copy_file(src->kallsyms_gz, to, err,
-						errlen) == 0)
-		return 0;
+	unlink(to);
+	text = src->kallsyms_gz ? op_read_file(src->kallsyms_gz, 0, &len, NULL, 0) : NULL;
+	if (text) {
+		ret = op_write_file_atomic_mode(to, text, len, KERNEL_DATA_MODE,
+						err, errlen);
+		free(text);
+		if (!ret)
+			return 0;
+	}
 	text = op_read_file(src->kallsyms, 0, &len, NULL, 0);
 	if (!text)
 		return path_error(err, errlen, "read", src->kallsyms);
@@ -79,9 +98,17 @@ static int write_kallsyms(char const *to, struct op_kernel_sources const *src,
 static int write_modules(char const *to, char const *modules,
 			 char *err, size_t errlen)
 {
-	if (access(modules, F_OK) == 0)
-		return op_copy_file(modules, to, err, errlen);
-	return op_copy_file("/dev/null", to, err, errlen);
+	size_t len = 0;
+	char *text = access(modules, F_OK) ? op_xstrdup("") :
+		op_read_file(modules, 0, &len, err, errlen);
+	int ret;
+
+	if (!text)
+		return -1;
+	ret = op_write_file_atomic_mode(to, text, len, KERNEL_DATA_MODE, err,
+					errlen);
+	free(text);
+	return ret;
 }
 
 static int write_images(char const *to, struct op_kernel_image const *v,
@@ -98,7 +125,7 @@ static int write_images(char const *to, struct op_kernel_image const *v,
 		fprintf(f, "%s 0x%" PRIx64 " 0x%" PRIx64 "\n", v[i].name,
 			v[i].start, v[i].end);
 	fclose(f);
-	if (op_write_file_atomic(to, text, len, NULL, 0) < 0)
+	if (op_write_file_atomic_mode(to, text, len, KERNEL_DATA_MODE, NULL, 0) < 0)
 		ret = path_error(err, errlen, "write", to);
 	free(text);
 	return ret;
@@ -236,13 +263,19 @@ int op_session_kallsyms(char const *dir, op_ksym_fn fn, void *arg,
 	gzFile f = open_kallsyms(dir);
 	char line[8192];
 	struct op_ksym sym;
+	size_t good = 0;
+	int zerr = Z_OK;
 
 	*any_address = false;
 	if (!f)
 		return -1;
 	while (gzgets(f, line, sizeof(line)))
-		if (parse_ksym(line, &sym, any_address))
+		if (parse_ksym(line, &sym, any_address)) {
 			fn(&sym, arg);
+			good++;
+		}
+	gzerror(f, &zerr);
 	gzclose(f);
-	return 0;
+	/* damaged gzip, or no kallsyms line at all: not a kallsyms file */
+	return zerr != Z_OK || !good ? -2 : 0;
 }

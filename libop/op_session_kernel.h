@@ -68,8 +68,9 @@ typedef void (*op_ksym_fn)(struct op_ksym const *sym, void *arg);
 /*
  * Call fn for every well-formed line of dir's saved kallsyms, in order.
  * *any_address tells whether some line had a non-zero address (with
- * kernel.kptr_restrict every address reads 0). 0, or -1 when dir has
- * no saved kallsyms.
+ * kernel.kptr_restrict every address reads 0). 0, -1 when dir has
+ * no saved kallsyms, -2 when it is not one (damaged gzip data, or not a
+ * single well-formed line: the symbols read, if any, were passed on).
  */
 int op_session_kallsyms(char const *dir, op_ksym_fn fn, void *arg,
 			bool *any_address);

@@ -1,14 +1,16 @@
 /* Small utilities; see op_util.h. */
-#define _GNU_SOURCE	/* vasprintf, mkostemp */
+#define _GNU_SOURCE	/* vasprintf */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_file.h"
 #include "op_util.h"
 
 char *op_xasprintf(char const *fmt, ...)
@@ -71,7 +73,7 @@ static void set_err(char *err, size_t errlen, char const *what,
 
 	if (err && errlen)
 		snprintf(err, errlen, "cannot %s '%s': %s", what, path,
-			 strerror(saved));
+			 op_file_strerror(saved));
 	errno = saved;
 }
 
@@ -122,13 +124,27 @@ char *op_read_file(char const *path, size_t max, size_t *len, char *err,
 	return buf;
 }
 
-/* A new temporary file next to path: its fd, its name in *tmp. */
+/*
+ * A new temporary file next to path: its fd, its name in *tmp. Created
+ * with O_EXCL through op_open_safe, so no symbolic link is followed.
+ */
 static int open_temp(char const *path, char **tmp, char *err, size_t errlen)
 {
-	int fd;
+	int fd = -1, tries;
 
-	*tmp = op_xasprintf("%s.tmpXXXXXX", path);
-	fd = mkostemp(*tmp, O_CLOEXEC);
+	for (tries = 0; fd < 0 && tries < 100; tries++) {
+		unsigned long long r = 0;
+
+		if (getrandom(&r, sizeof(r), 0) < 0)
+			r = (unsigned long long)getpid() << 20 ^ (unsigned)tries;
+		*tmp = op_xasprintf("%s.tmp%06llx", path, r & 0xffffff);
+		fd = op_open_safe(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0 && errno == EEXIST) {
+			free(*tmp);
+			continue;
+		}
+		break;
+	}
 	if (fd < 0) {
 		set_err(err, errlen, "create a temporary file for", path);
 		free(*tmp);
@@ -138,12 +154,12 @@ static int open_temp(char const *path, char **tmp, char *err, size_t errlen)
 }
 
 /* Make the finished temporary file tmp (open as fd) become path. */
-static int commit_temp(int fd, char *tmp, char const *path, char *err,
-		       size_t errlen)
+static int commit_temp(int fd, char *tmp, char const *path, mode_t mode,
+		       char *err, size_t errlen)
 {
 	int rc = -1;
 
-	if (fchmod(fd, 0644))
+	if (fchmod(fd, mode))
 		set_err(err, errlen, "set the mode of", tmp);
 	else if (fsync(fd))
 		set_err(err, errlen, "sync", tmp);
@@ -167,8 +183,8 @@ static int commit_temp(int fd, char *tmp, char const *path, char *err,
 	return rc;
 }
 
-int op_write_file_atomic(char const *path, void const *buf, size_t len,
-			 char *err, size_t errlen)
+int op_write_file_atomic_mode(char const *path, void const *buf, size_t len,
+			      mode_t mode, char *err, size_t errlen)
 {
 	char *tmp;
 	int fd = open_temp(path, &tmp, err, errlen);
@@ -185,7 +201,31 @@ int op_write_file_atomic(char const *path, void const *buf, size_t len,
 		errno = saved;
 		return -1;
 	}
-	return commit_temp(fd, tmp, path, err, errlen);
+	return commit_temp(fd, tmp, path, mode, err, errlen);
+}
+
+int op_write_file_atomic(char const *path, void const *buf, size_t len,
+			 char *err, size_t errlen)
+{
+	return op_write_file_atomic_mode(path, buf, len, 0644, err, errlen);
+}
+
+int op_rewrite_in_place(char const *path, void const *buf, size_t len,
+			char *err, size_t errlen)
+{
+	int fd = op_open_safe(path, O_WRONLY | O_CLOEXEC, 0), rc = 0;
+
+	if (fd < 0) {
+		set_err(err, errlen, "open", path);
+		return -1;
+	}
+	if (pwrite(fd, buf, len, 0) != (ssize_t)len ||
+	    ftruncate(fd, (off_t)len)) {
+		set_err(err, errlen, "rewrite", path);
+		rc = -1;
+	}
+	close(fd);
+	return rc;
 }
 
 /* Copy in to out; -1 with err naming the file that failed. */
@@ -211,6 +251,8 @@ static int copy_fd(int in, char const *from, int out, char const *to,
 int op_copy_file(char const *from, char const *to, char *err, size_t errlen)
 {
 	int in = open(from, O_RDONLY | O_CLOEXEC), out, saved;
+	struct stat st;
+	mode_t mode;
 	char *tmp;
 
 	if (in < 0) {
@@ -233,8 +275,10 @@ int op_copy_file(char const *from, char const *to, char *err, size_t errlen)
 		errno = saved;
 		return -1;
 	}
+	/* the copy is no more readable than its source (kernel data: 0600) */
+	mode = fstat(in, &st) == 0 ? (st.st_mode & 0644) : 0600;
 	close(in);
-	return commit_temp(out, tmp, to, err, errlen);
+	return commit_temp(out, tmp, to, mode, err, errlen);
 }
 
 size_t op_partition_point(void const *base, size_t n, size_t size,

@@ -69,8 +69,21 @@ char *op_read_file(char const *path, size_t max, size_t *len, char *err,
  */
 int op_write_file_atomic(char const *path, void const *buf, size_t len,
 			 char *err, size_t errlen);
+/* The same with the file's mode (op_write_file_atomic: 0644). The
+ * temporary file is created with O_EXCL through op_open_safe (op_file.h):
+ * no symbolic link is followed. */
+int op_write_file_atomic_mode(char const *path, void const *buf, size_t len,
+			      mode_t mode, char *err, size_t errlen);
 
-/* Copy the file from to to (replaced atomically, as above). 0 or -1. */
+/*
+ * Overwrite the existing file path with buf in place: not atomic, but it
+ * needs no new block when the file already had that many bytes, so it is
+ * what still works on a full disk. 0, or -1 with errno and err set.
+ */
+int op_rewrite_in_place(char const *path, void const *buf, size_t len,
+			char *err, size_t errlen);
+/* Copy the file from to to (replaced atomically, as above), with the
+ * mode of from but never more than 0644. 0 or -1. */
 int op_copy_file(char const *from, char const *to, char *err, size_t errlen);
 
 /*

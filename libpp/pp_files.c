@@ -202,7 +202,15 @@ static void walk(char const *dir, size_t root_len, size_t session,
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		p = path_join(dir, e->d_name);
-		if (lstat(p, &st) || is_metadata(p + root_len + 1)) {
+		if (lstat(p, &st)) {
+			/* e.g. ENAMETOOLONG: longer than PATH_MAX */
+			pp_note(notes, "skipping '%.200s%s' (%zu bytes): %s", p,
+				strlen(p) > 200 ? "..." : "", strlen(p),
+				strerror(errno));
+			free(p);
+			continue;
+		}
+		if (is_metadata(p + root_len + 1)) {
 			free(p);
 			continue;
 		}

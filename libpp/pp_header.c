@@ -9,6 +9,7 @@
 #include "op_events.h"
 #include "op_util.h"
 #include "pp_header.h"
+#include "pp_output.h"
 
 static char const *um_value_desc(struct op_unit_mask const *um, int value)
 {
@@ -96,12 +97,12 @@ void pp_header_write(FILE *out, struct pp_classes const *c)
 	struct pp_events ev = { 0 };
 	char *line = pp_header_cpu_line(c);
 
-	fprintf(out, "%s\n", line);
+	pp_output_line(out, "", line);
 	free(line);
 	for (size_t i = 0; i < c->n; i++) {
 		line = pp_header_event_line(&ev, &c->v[i]);
 		if (!pp_strlist_has(&seen, line)) {
-			fprintf(out, "%s\n", line);
+			pp_output_line(out, "", line);
 			pp_strlist_add(&seen, line);
 		}
 		free(line);
@@ -111,7 +112,7 @@ void pp_header_write(FILE *out, struct pp_classes const *c)
 	for (size_t i = 0; i < c->n; i++) {
 		line = pp_class_describe(c, i);
 		if (line[0])
-			fprintf(out, "%s\n", line);
+			pp_output_line(out, "", line);
 		free(line);
 	}
 }

@@ -75,11 +75,15 @@ static void add_ksym(struct op_ksym const *sym, void *arg)
 static void load_kallsyms(struct pp_kernel *k)
 {
 	bool any_address;
+	int rc;
 
 	k->loaded = true;
-	if (op_session_kallsyms(k->dir, add_ksym, k, &any_address)) {
-		k->no_kallsyms = true;
-		return;
+	rc = op_session_kallsyms(k->dir, add_ksym, k, &any_address);
+	if (rc) {
+		k->no_kallsyms = rc == -1;
+		k->bad_kallsyms = rc == -2;
+		if (rc == -1)
+			return;
 	}
 	k->no_addresses = !any_address;
 	for (size_t i = 0; i < k->n; i++)
@@ -114,6 +118,11 @@ int pp_kernel_binary(struct pp_kernel *k, char const *name,
 	b->base = img->start;
 	if (k->no_kallsyms) {
 		snprintf(err, errlen, "no saved kallsyms in %s", k->dir);
+		return -1;
+	}
+	if (k->bad_kallsyms) {
+		snprintf(err, errlen, "%s/%s is not a kallsyms file (damaged "
+			 "gzip data or no symbol line)", k->dir, OP_META_KALLSYMS);
 		return -1;
 	}
 	if (k->no_addresses) {

@@ -30,6 +30,7 @@ struct pp_kernel {
 	bool loaded;             /* kallsyms parsed */
 	bool no_kallsyms;        /* no saved kallsyms */
 	bool no_addresses;       /* kallsyms was saved with hidden addresses */
+	bool bad_kallsyms;       /* the saved kallsyms is damaged or not one */
 };
 
 /* Read session_dir/session/kernel_images. 0, or -1 with err (k empty). */

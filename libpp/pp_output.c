@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_escape.h"
 #include "op_message.h"
 #include "pp_output.h"
 
@@ -22,6 +23,13 @@ bool pp_row_shown(uint64_t const *counts, uint64_t const *totals,
 		if (pp_percent(counts[c], totals[c]) >= threshold)
 			return true;
 	return false;
+}
+
+void pp_output_line(FILE *out, char const *prefix, char const *text)
+{
+	fputs(prefix, out);
+	op_fput_escaped(out, text, strlen(text), false);
+	fputc('\n', out);
 }
 
 char const *pp_short_name(char const *name, bool long_names)

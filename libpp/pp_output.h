@@ -58,6 +58,10 @@ bool pp_row_shown(uint64_t const *counts, uint64_t const *totals,
 /* The base name of a path unless long_names; other names as they are. */
 char const *pp_short_name(char const *name, bool long_names);
 
+/* prefix, then text with its control characters escaped (op_escape.h),
+ * then a newline: every line of a report that holds names. */
+void pp_output_line(FILE *out, char const *prefix, char const *text);
+
 /* The header lines and the notes (text formats). */
 void pp_output_text_header(FILE *out, struct pp_report const *r);
 

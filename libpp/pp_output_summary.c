@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_escape.h"
 #include "op_message.h"
 #include "pp_output.h"
 
@@ -40,12 +41,13 @@ static void block_header(struct summary *s, char const *indent)
 
 	fputs(indent, s->out);
 	for (size_t c = 0; c < s->nr_classes; c++) {
-		char const *l = s->r->classes->v[c].label;
+		char *l = op_escape(s->r->classes->v[c].label);
 
 		if (strlen(l) > LABEL_WIDTH)
 			fprintf(s->out, "%.*s...|", LABEL_WIDTH - 3, l);
 		else
 			fprintf(s->out, "%*s|", LABEL_WIDTH, l);
+		free(l);
 	}
 	fprintf(s->out, "%s\n%s", s->o->diff ? "          |" : "", indent);
 	for (size_t c = 0; c < s->nr_classes; c++)
@@ -71,7 +73,7 @@ static void row(struct summary *s, char const *indent,
 			     sizeof(diff));
 		fprintf(s->out, "%9s ", diff);
 	}
-	fprintf(s->out, "%s\n", pp_short_name(name, s->o->long_names));
+	pp_output_line(s->out, "", pp_short_name(name, s->o->long_names));
 }
 
 /* The images of one application: entries [first, first + n). */

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_escape.h"
 #include "op_util.h"
 #include "pp_header.h"
 #include "pp_output.h"
@@ -67,7 +68,8 @@ static void line_end(struct text *t)
 	len = strlen(t->line);
 	while (len && t->line[len - 1] == ' ')
 		len--;
-	fprintf(t->dest, "%.*s\n", (int)len, t->line);
+	op_fput_escaped(t->dest, t->line, len, false);
+	fputc('\n', t->dest);
 	free(t->line);
 	t->line = NULL;
 	t->out = NULL;
@@ -111,7 +113,7 @@ void pp_output_text_header(FILE *out, struct pp_report const *r)
 {
 	pp_header_write(out, r->classes);
 	for (size_t i = 0; r->notes && i < r->notes->n; i++)
-		fprintf(out, "Note: %s\n", r->notes->v[i]);
+		pp_output_line(out, "Note: ", r->notes->v[i]);
 }
 
 static void titles(struct text *t)

@@ -51,6 +51,32 @@ struct image {
 	bool rebuilt;                 /* its build-id is not the sampled one */
 };
 
+/*
+ * A header that contradicts the file's name (or its class's other files)
+ * is said: the report goes by the name, which may not be what was
+ * sampled. Once per file.
+ */
+static void check_header(struct populate *ctx, struct pp_sfile const *f,
+			 struct opd_header const *h, struct pp_class const *k)
+{
+	if (h->ctr_count != (uint32_t)f->name.count)
+		pp_note(ctx->notes, "'%s': its header says count %u, its name %d",
+			f->path, h->ctr_count, f->name.count);
+	if (h->ctr_um != (uint32_t)f->name.unit_mask)
+		pp_note(ctx->notes, "'%s': its header says unit mask 0x%x, its name 0x%x",
+			f->path, h->ctr_um, (unsigned)f->name.unit_mask);
+	if (!k->has_header)
+		return;
+	if (h->cpu_type != k->header.cpu_type)
+		pp_note(ctx->notes, "'%s': its header says cpu type %u, other files of "
+			"event %s say %u", f->path, h->cpu_type, f->name.event_name,
+			k->header.cpu_type);
+	if (h->ctr_event != k->header.ctr_event)
+		pp_note(ctx->notes, "'%s': its header says event code %u, other files "
+			"of event %s say %u", f->path, h->ctr_event,
+			f->name.event_name, k->header.ctr_event);
+}
+
 static void read_file(struct populate *ctx, struct image *im,
 		      struct pp_sfile const *f, int cls, size_t gi)
 {
@@ -64,6 +90,7 @@ static void read_file(struct populate *ctx, struct image *im,
 		ctx->p->nr_bad_files++;
 		return;
 	}
+	check_header(ctx, f, &h, k);
 	if (!k->has_header) {
 		k->header = h;
 		k->has_header = true;

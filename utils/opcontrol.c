@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_file.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_session_control.h"
@@ -103,8 +104,14 @@ static void parse_options(int argc, char const **argv)
 	poptContext ctx = poptGetContext("opcontrol", argc, argv, options, 0);
 	int rc;
 
-	while ((rc = poptGetNextOpt(ctx)) == OPT_EVENT)
-		add_event(poptGetOptArg(ctx));
+	while ((rc = poptGetNextOpt(ctx)) == OPT_EVENT) {
+		char *spec = poptGetOptArg(ctx);
+
+		if (!spec || !*spec)	/* not silently the default event */
+			usage_error("--event= is empty: give NAME:count[:um[:kernel[:user]]] or 'default'");
+		add_event(spec);
+		free(spec);
+	}
 	if (rc < -1 || poptPeekArg(ctx)) {
 		usage_error("%s '%s'",
 			    rc < -1 ? poptStrerror(rc) : "unexpected argument",
@@ -323,6 +330,16 @@ static int settings(struct op_kv *kv, pid_t pid)
 	return given ? save_settings(kv) : 0;
 }
 
+/* No write of ours in the session follows a symbolic link (op_file.h). */
+static void guard_session(char const *dir)
+{
+	char *abs = realpath(dir, NULL);
+
+	if (abs)
+		op_file_set_guard(abs);
+	free(abs);
+}
+
 int main(int argc, char const **argv)
 {
 	struct op_kv kv;
@@ -330,7 +347,9 @@ int main(int argc, char const **argv)
 	pid_t pid;
 
 	op_set_progname("opcontrol");
+	umask(022);	/* our files are 0644 and 0755, whatever the caller's umask */
 	parse_options(argc, argv);
+	guard_session(opt.session_dir);
 	if (opt.list_events)
 		exec_ophelp();
 	if (opt.deinit && opc_driver_deinit() < 0)

@@ -164,6 +164,9 @@ static int run_daemon(char const *dir, int verbose, struct op_kv const *kv,
 	free(prog);
 	if (waitpid(child, &status, 0) < 0)
 		return op_error_errno("cannot wait for oprofiled");
+	if ((!WIFEXITED(status) || WEXITSTATUS(status) != 0) &&
+	    op_session_daemon_pid(dir))
+		return -1;	/* lost a race to another start: opc_start goes on */
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return op_error("oprofiled failed to start; see the message above and '%s/%s'",
 				dir, OP_LOG_FILE);
@@ -185,6 +188,57 @@ int opc_check_running(char const *dir, pid_t pid, struct op_kv const *want)
 	return ret;
 }
 
+/*
+ * A daemon that another opcontrol is starting holds the lock before its
+ * control FIFO and its state file exist (its sampling starts in
+ * between): wait for both, then take the daemon's pid (it changes once
+ * the daemon has forked away). The pid, or 0 when it died.
+ */
+static pid_t wait_ready(char const *dir)
+{
+	char *fifo = op_session_path(dir, OP_FIFO_FILE);
+	char *state = op_session_path(dir, OP_STATE_FILE);
+	pid_t pid = op_session_daemon_pid(dir);
+	int waited;
+
+	for (waited = 0; pid && (access(fifo, F_OK) || access(state, F_OK)) &&
+	     waited < OPC_WAIT_MS; waited += 10) {
+		usleep(10000);
+		pid = op_session_daemon_pid(dir);
+	}
+	free(fifo);
+	free(state);
+	return op_session_daemon_pid(dir);
+}
+
+static int is_sampling(char const *dir)
+{
+	char *path = op_session_path(dir, OP_STATE_FILE), buf[32];
+	int yes = op_session_read_small(path, buf, sizeof(buf)) > 0 &&
+		!strncmp(buf, "sampling", 8);
+
+	free(path);
+	return yes;
+}
+
+static int start_running(char const *dir, pid_t pid, struct op_kv const *want)
+{
+	pid_t ready = wait_ready(dir);
+
+	if (ready)
+		pid = ready;
+	if (opc_check_running(dir, pid, want) < 0)
+		return -1;
+	if (is_sampling(dir)) {
+		/* nothing to ask: concurrent starts do not race on the reply */
+		printf("Daemon already running (pid %ld); sampling.\n", (long)pid);
+		return 0;
+	}
+	printf("Daemon already running (pid %ld); starting sampling.\n",
+	       (long)pid);
+	return opc_command(dir, pid, "start", NULL);
+}
+
 int opc_start(char const *dir, int verbose, pid_t pid, struct op_kv const *want)
 {
 	struct op_settings_events ev;
@@ -193,13 +247,8 @@ int opc_start(char const *dir, int verbose, pid_t pid, struct op_kv const *want)
 	enum op_cpu cpu;
 	unsigned depth;
 
-	if (pid) {
-		if (opc_check_running(dir, pid, want) < 0)
-			return -1;
-		printf("Daemon already running (pid %ld); starting sampling.\n",
-		       (long)pid);
-		return opc_command(dir, pid, "start", NULL);
-	}
+	if (pid)
+		return start_running(dir, pid, want);
 	if (op_settings_check_privilege() < 0)
 		return -1;
 	cpu = op_settings_cpu(NULL, err, sizeof(err));
@@ -211,8 +260,11 @@ int opc_start(char const *dir, int verbose, pid_t pid, struct op_kv const *want)
 		printf("Using the oprofile driver (%s).\n", op_driver_dir());
 	else
 		printf("Using the perf_events source (no %s).\n", op_driver_dir());
-	if (run_daemon(dir, verbose, want, source) < 0)
-		return -1;
+	if (run_daemon(dir, verbose, want, source) < 0) {
+		/* another opcontrol started it first: use that daemon */
+		pid = op_session_daemon_pid(dir);
+		return pid ? start_running(dir, pid, want) : -1;
+	}
 	printf("Daemon started: pid %ld\nProfiler running.\n",
 	       (long)op_session_daemon_pid(dir));
 	return 0;

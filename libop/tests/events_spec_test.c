@@ -1,8 +1,9 @@
 /*
  * Event spec syntax, NAME:count[:um[:kernel[:user]]]: OProfile's own cases
- * (FOO:3000:0:0:0, BAR:3000, FOOBAR:3000:1:1:1), unit masks by number and
- * by name, defaults, and the malformed specs that must be refused with a
- * message naming the spec.
+ * (BAR:3000, FOOBAR:3000:1:1:1; its FOO:3000:0:0:0 counts nothing and is
+ * refused since issue 21), unit masks by number and by name, defaults,
+ * and the malformed specs that must be refused with a message naming the
+ * spec.
  */
 #include "events_scratch.h"	/* first: it sets _GNU_SOURCE */
 #include "check.h"
@@ -20,7 +21,7 @@ struct good_case {
 };
 
 static struct good_case const good[] = {
-	{ "FOO:3000:0:0:0", "FOO", 3000, 0, 1, "", 0, 0 },
+	{ "FOO:3000:0:0:1", "FOO", 3000, 0, 1, "", 0, 1 },
 	{ "BAR:3000", "BAR", 3000, 0, 0, "", 1, 1 },
 	{ "FOOBAR:3000:1:1:1", "FOOBAR", 3000, 1, 1, "", 1, 1 },
 	{ "L2_RQSTS:500:0xff", "L2_RQSTS", 500, 0xff, 1, "", 1, 1 },
@@ -53,6 +54,7 @@ static struct bad_case const bad[] = {
 	{ "X:", "missing count" },
 	{ "X:1000:0:1:1:1", "too many fields" },
 	{ "X:1000:0:2", "kernel must be 0 or 1" },
+	{ "FOO:3000:0:0:0", "kernel and user are both 0" },
 	{ "X:1000:0:1:yes", "user must be 0 or 1" },
 	{ "X:1000:0:10", "kernel must be 0 or 1" },
 	{ "X:1000:0x1g", "unit mask is not a number or a unit mask name" },

@@ -131,7 +131,7 @@ static void test_fifo(void)
 	      "a reply to another id times out");
 
 	op_control_make_id(later, sizeof(later));
-	check(op_control_dump_done(session, later) == 0, "dump done");
+	check(op_control_dump_done(session, later, NULL) == 0, "dump done");
 	check(op_control_wait_dump(session, id, 0, 1000) == 0,
 	      "a later dump id completes an earlier one");
 	check(op_control_wait_dump(session, "99999999999999999.1", 0, 50) < 0,

@@ -1,0 +1,56 @@
+#!/bin/sh
+# Symbolic links planted in the session directory are never followed for a
+# write (issue 21, item 4): a link at samples/current/{root}, dangling and
+# file links at sample file paths, the log, the kernel cache, the answer
+# files. Every target stays as it was; the refusals are clear.
+. "${abs_top_srcdir:?}/tests/control/lib.sh"
+C=$S/samples/current
+EV=CPU_CLOCK.1000000.0.all.all.all
+mkdir -p "$C" "$T/elsewhere" "$T/cache-elsewhere"
+printf precious >"$T/victim"
+: >"$T/empty"
+cp "$SPIN" "$T/spin2"
+cp "$SPIN" "$T/spin3"
+
+step "samples/oprofiled.log is a link: the daemon refuses to start"
+ln -s "$T/victim" "$S/samples/oprofiled.log"
+"$OPROFILED" --session-dir="$S" >"$T/out" 2>&1 && fail "oprofiled started with a linked log"
+check_grep "$T/out" "oprofiled.log.*refusing to follow a symbolic link" "the log link is refused by name"
+rm "$S/samples/oprofiled.log"
+
+step "links at {root}, at two sample file paths, the kernel cache, complete_dump"
+ln -s "$T/elsewhere" "$C/{root}"
+ln -s "$T/cache-elsewhere" "$S/kernel-cache"
+ln -s "$T/victim" "$S/complete_dump"
+"$OPROFILED" --session-dir="$S" --events=CPU_CLOCK:1000000 --separate=none \
+	>"$T/start" 2>&1 || { cat "$T/start"; fail "oprofiled failed to start"; }
+"$SPIN" 0.5
+ctl --dump || fail "--dump failed"
+[ -z "$(ls -A "$T/elsewhere")" ] || { ls -R "$T/elsewhere"; fail "samples written through {root}"; }
+test_ok "nothing written through samples/current/{root}"
+check_grep "$S/samples/oprofiled.log" "refusing to follow a symbolic link" "the refusal is logged"
+[ -z "$(ls -A "$T/cache-elsewhere")" ] || fail "kernel cache written through a link"
+check_grep "$T/start" "kernel cache.*symbolic link" "the cache link is refused by name"
+ctl --shutdown >/dev/null || fail "--shutdown failed"
+[ "$(cat "$T/victim")" = precious ] || fail "a write went through complete_dump"
+test_ok "complete_dump's target untouched (the link itself was replaced)"
+
+step "a dangling link and a link to an empty file at sample file paths"
+rm "$C/{root}"
+f2="$C/{root}$T/spin2/{dep}/{root}$T/spin2/$EV"
+f3="$C/{root}$T/spin3/{dep}/{root}$T/spin3/$EV"
+mkdir -p "${f2%/*}" "${f3%/*}"
+ln -s "$T/created" "$f2"
+ln -s "$T/empty" "$f3"
+"$OPROFILED" --session-dir="$S" --events=CPU_CLOCK:1000000 --separate=none ||
+	fail "oprofiled failed to start"
+"$T/spin2" 0.3
+"$T/spin3" 0.3
+ctl --shutdown >/dev/null || fail "--shutdown failed"
+[ ! -e "$T/created" ] || fail "a dangling link's target was created"
+[ ! -s "$T/empty" ] || fail "a file behind a link was overwritten"
+test_ok "no file created or overwritten through a sample file link"
+grep -q "spin2.*refusing to follow a symbolic link" "$S/samples/oprofiled.log" ||
+	fail "the dangling link is not named in the log"
+test_ok "the refused sample file is named in the log"
+test_done

@@ -1,0 +1,111 @@
+/*
+ * libFuzzer target for the session metadata readers (op_session_kernel.h,
+ * op_session_kv.h): the first input byte picks the file, the rest is its
+ * contents, written into a private directory and read back:
+ *   0  session/kernel_images  (op_session_kernel_images)
+ *   1  session/kallsyms.gz    (op_session_kallsyms; gzip or plain bytes)
+ *   2  session.conf/daemonrc  (op_kv_read)
+ * Readers must not crash, hang or leak; what they accept must be sane
+ * (an image's end not below its start, a symbol with a name, a key
+ * that can be looked up again). Anything else aborts.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "op_message.h"
+#include "op_session.h"
+#include "op_session_kernel.h"
+#include "op_session_kv.h"
+
+int LLVMFuzzerTestOneInput(uint8_t const *data, size_t size);
+
+static char dir[64];
+
+static void quiet(void *ctx, enum op_message_kind kind, char const *text)
+{
+	(void)ctx;
+	(void)kind;
+	(void)text;
+}
+
+static void put(char const *name, uint8_t const *data, size_t size)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(data, 1, size, f) != size || fclose(f))
+		abort();
+}
+
+static void on_sym(struct op_ksym const *sym, void *arg)
+{
+	(void)arg;
+	if (!sym->name || !sym->name[0])
+		abort();
+}
+
+static void images(void)
+{
+	struct op_kernel_image *v = NULL;
+	char err[512];
+	size_t n = 0;
+
+	if (op_session_kernel_images(dir, &v, &n, err, sizeof(err)) == 0) {
+		for (size_t i = 0; i < n; i++)
+			if (!v[i].name || v[i].end < v[i].start)
+				abort();
+		op_kernel_images_free(v, n);
+	} else if (!err[0]) {
+		abort();	/* a refusal must say why */
+	}
+}
+
+static void kv(void)
+{
+	char path[128];
+	struct op_kv kv;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, OP_SESSION_CONF);
+	memset(&kv, 0, sizeof(kv));
+	if (op_kv_read(&kv, path) == 0)
+		for (size_t i = 0; i < kv.nr; i++)
+			if (!op_kv_get(&kv, kv.keys[i]))
+				abort();
+	op_kv_free(&kv);
+}
+
+int LLVMFuzzerTestOneInput(uint8_t const *data, size_t size)
+{
+	bool any;
+
+	if (!dir[0]) {
+		snprintf(dir, sizeof(dir), "/tmp/fuzz-meta-%ld", (long)getpid());
+		if (mkdir(dir, 0700) && access(dir, F_OK))
+			abort();
+		op_set_message_sink(quiet, NULL);
+	}
+	if (size < 1)
+		return 0;
+	switch (data[0] % 3) {
+	case 0:
+		put(OP_META_KERNEL_IMAGES, data + 1, size - 1);
+		images();
+		break;
+	case 1:
+		put(OP_META_KALLSYMS, data + 1, size - 1);
+		op_session_kallsyms(dir, on_sym, NULL, &any);
+		break;
+	default:
+		put(OP_SESSION_CONF, data + 1, size - 1);
+		kv();
+		break;
+	}
+	return 0;
+}
