@@ -54,6 +54,11 @@
 #define OP_EVENT_CPU_CLOCK 0
 #define OP_EVENT_TASK_CLOCK 1
 #define OP_MAX_DEPTH OP_MAX_BACKTRACE_DEPTH  /* backtrace_depth 0 .. this */
+/* The largest buffers (doc/driver.md): buffer_size in words (32 MiB on
+ * 64-bit), cpu_buffer_size in ring entries per cpu; both also at most a
+ * quarter of the RAM, so that opening the buffer can allocate them. */
+#define OP_MAX_BUFFER_SIZE (1UL << 22)
+#define OP_MAX_CPU_BUFFER_SIZE (1UL << 18)
 
 /* ------------------------------------------------------------ config */
 
