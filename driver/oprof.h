@@ -103,6 +103,9 @@ struct op_stats {
 	unsigned long samples_emitted;  /* written to the event buffer */
 	unsigned long syncs;
 	unsigned long cookies;          /* cookies created */
+	unsigned long cookies_freed;    /* freed unused (op_cookies_expire) */
+	unsigned long cookies_live;     /* in the table now (not reset) */
+	unsigned long cookie_bytes;     /* the table's memory (not reset) */
 	atomic_long_t module_loads;     /* modules loaded while sampling */
 };
 extern struct op_stats op_stats;

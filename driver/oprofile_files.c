@@ -249,6 +249,9 @@ static unsigned long stat_##name(long unused) { return (expr); }
 GLOBAL_STAT(emitted, READ_ONCE(op_stats.samples_emitted))
 GLOBAL_STAT(syncs, READ_ONCE(op_stats.syncs))
 GLOBAL_STAT(ncookies, READ_ONCE(op_stats.cookies))
+GLOBAL_STAT(cookies_freed, READ_ONCE(op_stats.cookies_freed))
+GLOBAL_STAT(cookies_live, READ_ONCE(op_stats.cookies_live))
+GLOBAL_STAT(cookie_bytes, READ_ONCE(op_stats.cookie_bytes))
 GLOBAL_STAT(modules, atomic_long_read(&op_stats.module_loads))
 GLOBAL_STAT(refs_held, atomic_long_read(&op_refs_held))
 /* Objects the files point at: static, they outlive any superblock. */
@@ -268,6 +271,9 @@ static struct op_stat_file s_global[] = {
 	{ "sample_emitted", stat_emitted },
 	{ "syncs", stat_syncs },
 	{ "cookies", stat_ncookies },
+	{ "cookies_freed", stat_cookies_freed },
+	{ "cookies_live", stat_cookies_live },
+	{ "cookie_bytes", stat_cookie_bytes },
 	{ "module_loads", stat_modules },
 	{ "sample_lost_no_regs", stat_sample_lost_no_regs, -1 },
 	{ "refs_held", stat_refs_held },
