@@ -19,6 +19,7 @@
  *   sync_encode.h     the sync's encode step (pure: unit-tested in user space)
  *   cookies.[ch]      the cookie table (pinned paths) and its listing
  *   module_notify.[ch] modules loaded while profiling
+ *   cpu_hotplug.[ch]  cpus going offline and coming back while sampling
  *   compat.h          API differences after 6.1 (version checks)
  *
  * Locking and contexts:
