@@ -31,10 +31,14 @@
  *    read with copy_from_user_nofault for user space) into ring entries
  *    after the sample's, published with it, all or nothing.
  *  - Everything else runs under op_mutex in process context: the sync
- *    (delayed work every HZ/10, and on dump/disable), read(), the control
- *    files, open/release of buffer. The sync is the only consumer of the
- *    rings; it drops the references (put_task_struct, mmput) and resolves
- *    user pcs with find_vma under mmap_read_lock.
+ *    (delayed work every HZ/10, and on dump/disable), the control files
+ *    (killably), open/release of buffer, and read()'s bookkeeping. read()
+ *    copies to user space without op_mutex (a fault may take forever):
+ *    the words it copies stay put until it frees them. The sync is the
+ *    only consumer of the rings; it drops the references (put_task_struct,
+ *    mmput) and resolves user pcs with find_vma under mmap_read_lock.
+ *  - CPU hotplug callbacks (cpu_hotplug.c) never take op_mutex: start and
+ *    stop switch the modes' "sampling" under cpus_read_lock instead.
  *  - Cookies: our own table of pinned struct paths (dcookies are gone);
  *    each is defined in-band (OP_CODE_COOKIE_DEF) before its first use in
  *    a stream, and listed in /dev/oprofile/cookies.

@@ -123,12 +123,13 @@ proc_ticks() { awk '{print $14 + $15}' /proc/$1/stat 2>/dev/null || echo 0; }
 proc_state() { s=$(awk '{print $3}' /proc/$1/stat 2>/dev/null); echo "${s:-gone}"; }
 
 # Samples per (cpu, tid) in a raw event stream file (libop/op_stream.h's
-# words, 8 bytes each): "cpu tid count" lines.
-stream_samples() {
-	od -An -v -td8 -w8 "$1" | awk '{ a[NR] = $1 } END {
+# words, 8 bytes each): "cpu tid count" lines; with SKIP, only those after
+# the stream's first SKIP words (which still set the decoder's state).
+stream_samples() { # file [skip]
+	od -An -v -td8 -w8 "$1" | awk -v skip=${2:-0} '{ a[NR] = $1 } END {
 		i = 1; cpu = -1; tid = -1
 		while (i <= NR) {
-			if (a[i] != -1) { n[cpu " " tid]++; i += 2; continue }
+			if (a[i] != -1) { if (i > skip) n[cpu " " tid]++; i += 2; continue }
 			c = a[i + 1]; i += 2
 			if (c == 1) { tid = a[i]; i += 2 }      # CTX_SWITCH tid app
 			else if (c == 2) { cpu = a[i]; i++ }    # CPU_SWITCH cpu

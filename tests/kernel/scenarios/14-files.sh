@@ -5,7 +5,7 @@
 load_driver timer=1; check files_load $? ""
 
 # w FILE VALUE: write VALUE as one write(); prints the status
-w() { printf '%s' "$2" > /tmp/w.txt; dd if=/tmp/w.txt of=$D/$1 bs=256k count=1 conv=notrunc 2>/dev/null; echo $?; }
+w() { printf '%b' "$2" > /tmp/w.txt; dd if=/tmp/w.txt of=$D/$1 bs=256k count=1 conv=notrunc 2>/dev/null; echo $?; }
 
 # a write longer than any number is refused, not cut short
 head -c 100000 /dev/zero | tr '\000' 0 > /tmp/long.txt; echo 1 >> /tmp/long.txt
@@ -16,10 +16,10 @@ check files_long_write "$([ $e != 0 ] && [ "$(rd $D/backtrace_depth)" = 0 ]; ech
 e1=$(w backtrace_depth 010); v1=$(rd $D/backtrace_depth)
 e2=$(w backtrace_depth 0x10)
 e3=$(w backtrace_depth "+5"); e4=$(w backtrace_depth " 5"); e5=$(w backtrace_depth "5 5")
-e6=$(w backtrace_depth ""); e7=$(w enable 01x)
+e6=$(w backtrace_depth '\n'); e7=$(w enable 01x)
 check files_decimal "$([ $e1 = 0 ] && [ "$v1" = 10 ] && [ $e2 != 0 ] && [ $e3 != 0 ] && [ $e4 != 0 ] &&
 	[ $e5 != 0 ] && [ $e6 != 0 ] && [ $e7 != 0 ]; echo $?)" \
-	"010: $e1 read $v1; 0x10: $e2; +5: $e3; ' 5': $e4; '5 5': $e5; '': $e6; enable 01x: $e7"
+	"010: $e1 read $v1; 0x10: $e2; +5: $e3; ' 5': $e4; '5 5': $e5; newline alone: $e6; enable 01x: $e7"
 echo 0 > $D/backtrace_depth
 # cpu_buffer_size reads back the ring's real size
 echo 65 > $D/cpu_buffer_size; c=$(rd $D/cpu_buffer_size)

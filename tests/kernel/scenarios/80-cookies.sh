@@ -33,9 +33,9 @@ done
 rm -f /tmp/churn
 wait $churn
 made=$(num $D/stats/cookies)
-[ -e $D/stats/cookies_live ]; has=$?
+[ -e $D/stats/cookies_live ]; has=$?   # 0: the driver counts them
 check cookies_churn "$([ $has = 0 ] && [ $((made - first_made)) -ge 50 ]; echo $?)" \
-	"cookies created after the warm-up: $((made - first_made)) (stats/cookies_live there: $has)"
+	"cookies created after the warm-up: $((made - first_made)) (no stats/cookies_live: $has)"
 # flat: never more than half again (plus 20) what it was after the warm-up
 check cookies_flat "$([ $has = 0 ] && [ "$max_live" -le $((first_live * 3 / 2 + 20)) ] &&
 	[ "${max_bytes:-0}" -le $((first_bytes * 3 / 2 + 20 * 256)) ]; echo $?)" \
