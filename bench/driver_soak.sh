@@ -13,6 +13,7 @@ bld=$(cd "${1:-$src/build}" && pwd)
 secs=${2:-600}
 work=${KTEST_DIR:-$bld/tests/kernel/soak}
 rc=0
+mkdir -p "$(dirname "$work")"
 abs_top_srcdir=$src abs_top_builddir=$bld KTEST_DIR=$work KTEST_SCENARIOS=80 \
 	KTEST_CMDLINE="ktest_soak=$secs" KTEST_TIMEOUT=$((secs + 300)) \
 	bash "$src/tests/kernel/run.sh" >"$work.log" 2>&1 || rc=$?
