@@ -61,7 +61,8 @@ hotplug_run() { # mode-name module-args...
 			rate = n / w; e = t * 10 * rate; s = sq(e) + 20 * rate
 			d = own - e; if (d < 0) d = -d
 			# and sampled at all: at least a quarter of the 1 kHz asked for
-			printf "%d %.0f %.1f %.1f", d <= 3 * s && rate >= 0.25, e, s, (s > 0 ? d / s : 0) }')
+			ok = d <= 3 * s && rate >= 0.25
+			printf "%d %.0f %.1f %.1f", ok, e, s, (s > 0 ? d / s : 0) }')
 		set -- $res
 		check hotplug_share_${m}_cpu$c "$([ "$1" = 1 ] && [ "$other" -le $((${own:-0} / 100)) ]; echo $?)" \
 			"spinner on cpu$c: $own samples there (expected $2, sigma $3: ${4} sigma off), $other on the other cpu; cpu time ${t}0 ms; the cpu's samples: $n in $((tb - ta)) ms"
