@@ -444,6 +444,7 @@ void op_sync(void)
 	for_each_possible_cpu(cpu)
 		sync_cpu(cpu);
 	report_losses();
+	op_cookies_expire();
 }
 
 static void sync_work_fn(struct work_struct *w)

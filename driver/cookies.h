@@ -18,6 +18,7 @@ struct op_cookie {
 	char *name;
 	size_t len;
 	bool defined;                   /* defined in the current stream */
+	unsigned long last_used;        /* jiffies of the last lookup */
 	/* an anonymous region (ANON_DEF; path unused): tgid's [start, end) */
 	bool anon;
 	pid_t tgid;
@@ -30,6 +31,9 @@ extern const struct file_operations op_cookies_fops;
 int op_cookies_alloc(void);
 /* Unpin and free every cookie. */
 void op_cookies_free(void);
+/* A cookie unused this long is freed by the sync (op_cookies_expire). */
+#define OP_COOKIE_IDLE (10 * HZ)
+void op_cookies_expire(void);
 
 struct op_cookie *op_cookie_get(const struct path *p);
 struct op_cookie *op_anon_cookie_get(pid_t tgid, unsigned long start,

@@ -33,7 +33,8 @@ int op_cpu_buffers_alloc(void)
 	for_each_possible_cpu(cpu) {
 		struct op_cpu *cb = per_cpu_ptr(&op_cpus, cpu);
 
-		cb->ring = kvcalloc(n, sizeof(struct op_entry), GFP_KERNEL);
+		cb->ring = kvcalloc(n, sizeof(struct op_entry),
+				    GFP_KERNEL | __GFP_NOWARN);
 		if (!cb->ring)
 			return -ENOMEM;
 		cb->mask = n - 1;

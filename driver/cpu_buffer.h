@@ -60,6 +60,11 @@ DECLARE_PER_CPU(struct op_cpu, op_cpus);
 
 extern atomic_long_t op_refs_held;     /* task, mm and file references */
 
+static inline size_t op_cpu_entry_size(void)
+{
+	return sizeof(struct op_entry);
+}
+
 /* The rings of op_cpu_buffer_size entries, empty, their stats zero. */
 int op_cpu_buffers_alloc(void);
 void op_cpu_buffers_free(void);

@@ -25,7 +25,9 @@ int op_event_buffer_alloc(void)
 {
 	ebuf_size = op_buffer_size;
 	ebuf_head = ebuf_tail = 0;
-	ebuf = vmalloc(array_size(ebuf_size, sizeof(unsigned long)));
+	/* no warning: a size the RAM cannot hold is ENOMEM, not a stack dump */
+	ebuf = __vmalloc(array_size(ebuf_size, sizeof(unsigned long)),
+			 GFP_KERNEL | __GFP_NOWARN);
 	return ebuf ? 0 : -ENOMEM;
 }
 
@@ -38,6 +40,11 @@ void op_event_buffer_free(void)
 static unsigned long ebuf_used(void)
 {
 	return ebuf_head - ebuf_tail;
+}
+
+unsigned long op_event_buffer_used(void)
+{
+	return ebuf_used();
 }
 
 /* Add a whole record or nothing (so the decoder never sees half of one).
@@ -56,11 +63,23 @@ bool op_event_buffer_add(unsigned long const *w, unsigned long n)
 	return true;
 }
 
+/*
+ * What a blocking read waits for, and what poll reports: words to read
+ * that the reader should take now (the buffer within op_buffer_watershed
+ * of full, or a dump asked for them), or the end of the stream (sampling
+ * stopped, nothing left). An empty buffer is never "ready": a read that
+ * woke for it would find nothing and wait again without sleeping.
+ */
 static bool ebuf_ready(void)
 {
-	return op_dump || op_stopped ||
-		ebuf_used() >= ebuf_size - min(op_buffer_watershed, ebuf_size);
+	unsigned long used = READ_ONCE(ebuf_head) - READ_ONCE(ebuf_tail);
+
+	if (!used)
+		return READ_ONCE(op_stopped);
+	return READ_ONCE(op_dump) || READ_ONCE(op_stopped) ||
+		used >= ebuf_size - min(READ_ONCE(op_buffer_watershed), ebuf_size);
 }
+
 static int buffer_open(struct inode *inode, struct file *file)
 {
 	int err;
@@ -97,52 +116,77 @@ static int buffer_release(struct inode *inode, struct file *file)
 }
 
 /*
+ * Take the words at the tail for a reader (op_mutex held): *at and the
+ * returned count say where they are. The tail does not move yet: the
+ * writers only ever write past the head, so the words stay where they are
+ * while read() copies them to user space without op_mutex.
+ */
+static unsigned long ebuf_peek(unsigned long max, unsigned long *at)
+{
+	*at = ebuf_tail % ebuf_size;
+	return min3(max, ebuf_used(), ebuf_size - *at);
+}
+
+/* The reader copied n words: they are free for the writers now. */
+static void ebuf_consume(unsigned long n)
+{
+	mutex_lock(&op_mutex);
+	ebuf_tail += n;
+	if (!ebuf_used())
+		op_dump = false;        /* the dump's words are all read */
+	mutex_unlock(&op_mutex);
+}
+
+/*
+ * Wait (op_mutex not held) until ebuf_ready(); 0, -EAGAIN for O_NONBLOCK
+ * with nothing to read, or -ERESTARTSYS on a signal. A non-blocking read
+ * takes whatever there is.
+ */
+static int ebuf_wait(struct file *file)
+{
+	if (file->f_flags & O_NONBLOCK)
+		return READ_ONCE(ebuf_head) != READ_ONCE(ebuf_tail) ||
+			READ_ONCE(op_stopped) ? 0 : -EAGAIN;
+	return wait_event_interruptible(op_buffer_wait, ebuf_ready());
+}
+
+/*
  * Whole words, as many as fit in count (count must hold at least one).
- * Blocks (unless O_NONBLOCK: -EAGAIN) until there are words and the buffer
- * is within op_buffer_watershed of full, or dump was written, or sampling
- * stopped (a non-blocking read returns whatever there is). 0 (end of file)
- * once sampling was enabled and then disabled, and everything was read;
- * before the first enable a read waits.
+ * Blocks (O_NONBLOCK: -EAGAIN) until ebuf_ready(): there are words and the
+ * buffer is within op_buffer_watershed of full or dump was written, or
+ * sampling stopped; a signal ends the wait (-ERESTARTSYS). A non-blocking
+ * read returns whatever there is. 0 (end of file) once sampling was
+ * enabled and then disabled and everything was read; a dump with nothing
+ * to flush does not end a blocking read (see doc/driver.md).
+ *
+ * The copy to user space runs without op_mutex (a page fault there may
+ * take any time: userfaultfd, a stalled file): only read_mutex is held,
+ * which nobody but another reader of this file waits for, killably.
  */
 static ssize_t buffer_read(struct file *file, char __user *buf, size_t count, loff_t *off)
 {
-	unsigned long n, done = 0;
+	static DEFINE_MUTEX(read_mutex);
+	unsigned long n, at, done = 0, max = count / sizeof(unsigned long);
 	ssize_t ret;
 
-	if (count < sizeof(unsigned long))
+	if (!max)
 		return -EINVAL;
-	for (;;) {
+	if (mutex_lock_killable(&read_mutex))
+		return -EINTR;
+	ret = ebuf_wait(file);
+	while (!ret && done < max) {
 		mutex_lock(&op_mutex);
-		if (ebuf_used() && (ebuf_ready() || (file->f_flags & O_NONBLOCK)))
-			break;
-		if (op_stopped && !ebuf_used()) {
-			mutex_unlock(&op_mutex);
-			return 0;
-		}
+		n = ebuf_peek(max - done, &at);
 		mutex_unlock(&op_mutex);
-		if (file->f_flags & O_NONBLOCK)
-			return -EAGAIN;
-		if (wait_event_interruptible(op_buffer_wait, READ_ONCE(op_dump) ||
-					     READ_ONCE(op_stopped) ||
-					     ebuf_used() >= ebuf_size - min(op_buffer_watershed, ebuf_size)))
-			return -ERESTARTSYS;
-	}
-	n = min_t(unsigned long, count / sizeof(unsigned long), ebuf_used());
-	ret = 0;
-	while (done < n) {
-		unsigned long at = ebuf_tail % ebuf_size;
-		unsigned long chunk = min(n - done, ebuf_size - at);
-
-		if (copy_to_user(buf + done * sizeof(long), ebuf + at, chunk * sizeof(long))) {
+		if (!n)
+			break;          /* empty: the end, or all there was */
+		if (copy_to_user(buf + done * sizeof(long), ebuf + at, n * sizeof(long)))
 			ret = -EFAULT;
-			break;
-		}
-		done += chunk;
-		ebuf_tail += chunk;
+		else
+			ebuf_consume(n);
+		done += ret ? 0 : n;
 	}
-	if (!ebuf_used())
-		op_dump = false;
-	mutex_unlock(&op_mutex);
+	mutex_unlock(&read_mutex);
 	return done ? (ssize_t)(done * sizeof(long)) : ret;
 }
 
@@ -152,10 +196,8 @@ static __poll_t buffer_poll(struct file *file, poll_table *wait)
 
 	poll_wait(file, &op_buffer_wait, wait);
 	mutex_lock(&op_mutex);
-	if (ebuf_used() && ebuf_ready())
+	if (ebuf_ready())       /* words to take, or end of file */
 		mask |= EPOLLIN | EPOLLRDNORM;
-	else if (op_stopped && !ebuf_used())
-		mask |= EPOLLIN | EPOLLRDNORM; /* end of file */
 	mutex_unlock(&op_mutex);
 	return mask;
 }

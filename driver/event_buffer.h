@@ -14,5 +14,7 @@ int op_event_buffer_alloc(void);
 void op_event_buffer_free(void);
 /* Add a whole record or nothing; false: it did not fit. */
 bool op_event_buffer_add(unsigned long const *w, unsigned long n);
+/* Words not read yet (op_mutex held). */
+unsigned long op_event_buffer_used(void);
 
 #endif

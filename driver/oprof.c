@@ -21,6 +21,7 @@
 #include "buffer_sync.h"
 #include "cookies.h"
 #include "cpu_buffer.h"
+#include "cpu_hotplug.h"
 #include "event_buffer.h"
 #include "module_notify.h"
 #include "oprof.h"
@@ -147,6 +148,7 @@ static void op_stats_reset(void)
 	op_stats.samples_emitted = 0;
 	op_stats.syncs = 0;
 	op_stats.cookies = 0;
+	op_stats.cookies_freed = 0;
 	atomic_long_set(&op_stats.module_loads, 0);
 }
 
@@ -185,9 +187,12 @@ static int __init oprofile_init(void)
 	err = op_module_notify_init();
 	if (err)
 		goto fail_perf;
-	err = op_fs_register();
+	err = op_hotplug_init();
 	if (err)
 		goto fail_notify;
+	err = op_fs_register();
+	if (err)
+		goto fail_hotplug;
 	if (op_mode.timer)
 		pr_info("timer mode (hrtimer), oprofilefs registered\n");
 	else
@@ -195,6 +200,8 @@ static int __init oprofile_init(void)
 			op_mode.cpu_type, op_mode.nr_counters,
 			op_mode.raw ? "raw hardware" : "software clock");
 	return 0;
+fail_hotplug:
+	op_hotplug_exit();
 fail_notify:
 	op_module_notify_exit();
 fail_perf:
@@ -208,6 +215,7 @@ static void __exit oprofile_exit(void)
 	long held;
 
 	op_fs_unregister();
+	op_hotplug_exit();
 	op_module_notify_exit();
 	op_sync_cancel_wait();
 	if (!op_mode.timer)

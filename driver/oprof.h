@@ -19,6 +19,7 @@
  *   sync_encode.h     the sync's encode step (pure: unit-tested in user space)
  *   cookies.[ch]      the cookie table (pinned paths) and its listing
  *   module_notify.[ch] modules loaded while profiling
+ *   cpu_hotplug.[ch]  cpus going offline and coming back while sampling
  *   compat.h          API differences after 6.1 (version checks)
  *
  * Locking and contexts:
@@ -30,10 +31,14 @@
  *    read with copy_from_user_nofault for user space) into ring entries
  *    after the sample's, published with it, all or nothing.
  *  - Everything else runs under op_mutex in process context: the sync
- *    (delayed work every HZ/10, and on dump/disable), read(), the control
- *    files, open/release of buffer. The sync is the only consumer of the
- *    rings; it drops the references (put_task_struct, mmput) and resolves
- *    user pcs with find_vma under mmap_read_lock.
+ *    (delayed work every HZ/10, and on dump/disable), the control files
+ *    (killably), open/release of buffer, and read()'s bookkeeping. read()
+ *    copies to user space without op_mutex (a fault may take forever):
+ *    the words it copies stay put until it frees them. The sync is the
+ *    only consumer of the rings; it drops the references (put_task_struct,
+ *    mmput) and resolves user pcs with find_vma under mmap_read_lock.
+ *  - CPU hotplug callbacks (cpu_hotplug.c) never take op_mutex: start and
+ *    stop switch the modes' "sampling" under cpus_read_lock instead.
  *  - Cookies: our own table of pinned struct paths (dcookies are gone);
  *    each is defined in-band (OP_CODE_COOKIE_DEF) before its first use in
  *    a stream, and listed in /dev/oprofile/cookies.
@@ -54,6 +59,11 @@
 #define OP_EVENT_CPU_CLOCK 0
 #define OP_EVENT_TASK_CLOCK 1
 #define OP_MAX_DEPTH OP_MAX_BACKTRACE_DEPTH  /* backtrace_depth 0 .. this */
+/* The largest buffers (doc/driver.md): buffer_size in words (32 MiB on
+ * 64-bit), cpu_buffer_size in ring entries per cpu; both also at most a
+ * quarter of the RAM, so that opening the buffer can allocate them. */
+#define OP_MAX_BUFFER_SIZE (1UL << 22)
+#define OP_MAX_CPU_BUFFER_SIZE (1UL << 18)
 
 /* ------------------------------------------------------------ config */
 
@@ -98,6 +108,9 @@ struct op_stats {
 	unsigned long samples_emitted;  /* written to the event buffer */
 	unsigned long syncs;
 	unsigned long cookies;          /* cookies created */
+	unsigned long cookies_freed;    /* freed unused (op_cookies_expire) */
+	unsigned long cookies_live;     /* in the table now (not reset) */
+	unsigned long cookie_bytes;     /* the table's memory (not reset) */
 	atomic_long_t module_loads;     /* modules loaded while sampling */
 };
 extern struct op_stats op_stats;

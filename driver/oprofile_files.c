@@ -7,6 +7,8 @@
  */
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -25,6 +27,26 @@ static ssize_t read_ulong(unsigned long v, char __user *buf, size_t count, loff_
 	return simple_read_from_buffer(buf, count, off, tmp, len);
 }
 
+/*
+ * A number written to a file: decimal only, the whole write (one trailing
+ * newline allowed), or -EINVAL. A write longer than any number is refused,
+ * not cut short.
+ */
+static int parse_ulong(char const __user *buf, size_t count, loff_t *off,
+		       unsigned long *v)
+{
+	char tmp[24];   /* 20 digits of 2^64-1, a newline, a NUL */
+
+	if (*off || !count || count >= sizeof(tmp))
+		return -EINVAL;
+	if (copy_from_user(tmp, buf, count))
+		return -EFAULT;
+	tmp[count] = '\0';
+	if (tmp[0] < '0' || tmp[0] > '9')
+		return -EINVAL;         /* no sign, no blanks */
+	return kstrtoul(tmp, 10, v) ? -EINVAL : 0;
+}
+
 /* A configuration number: range-checked, refused while sampling. */
 struct op_ulong {
 	unsigned long *val;
@@ -39,31 +61,62 @@ static ssize_t ulong_read(struct file *file, char __user *buf, size_t count, lof
 	return read_ulong(READ_ONCE(*u->val), buf, count, off);
 }
 
+/* Bytes of memory a buffer may take: a quarter of the RAM, so that its
+ * allocation at open can succeed. */
+static bool fits_in_ram(unsigned long entries, size_t entry_size, unsigned int copies)
+{
+	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
+
+	return (u64)entries * entry_size * copies <= ram / 4;
+}
+
+/*
+ * The value u will really be used as (cpu_buffer_size: the ring's power
+ * of two), or -EINVAL when it breaks a limit that involves other values:
+ * the watershed below the buffer size, the buffers' memory (op_mutex held).
+ */
+static long ulong_value(struct op_ulong const *u, unsigned long v)
+{
+	if (u->val == &op_cpu_buffer_size) {
+		v = roundup_pow_of_two(v);
+		if (!fits_in_ram(v, op_cpu_entry_size(), num_possible_cpus()))
+			return -EINVAL;
+	}
+	if (u->val == &op_buffer_size &&
+	    (v <= op_buffer_watershed || !fits_in_ram(v, sizeof(long), 1)))
+		return -EINVAL;
+	if (u->val == &op_buffer_watershed && v >= op_buffer_size)
+		return -EINVAL;
+	return v;
+}
+
 static ssize_t ulong_write(struct file *file, char const __user *buf, size_t count, loff_t *off)
 {
 	struct op_ulong *u = file->f_inode->i_private;
 	unsigned long v;
+	long use;
 	int err;
 
 	if (u->ro)
 		return -EPERM;
-	if (*off)
-		return -EINVAL;
-	err = kstrtoul_from_user(buf, count, 0, &v);
+	err = parse_ulong(buf, count, off, &v);
 	if (err)
-		return -EINVAL;
+		return err;
 	if (v < u->min || v > u->max)
 		return -EINVAL;
-	mutex_lock(&op_mutex);
+	if (mutex_lock_killable(&op_mutex))
+		return -EINTR;
 	/* buffer sizes are fixed while buffer is open, counters while sampling */
 	if (op_enabled || (op_setup && (u->val == &op_buffer_size ||
 					u->val == &op_cpu_buffer_size))) {
 		mutex_unlock(&op_mutex);
 		return -EBUSY;
 	}
-	*u->val = v;
+	use = ulong_value(u, v);
+	if (use >= 0)
+		*u->val = use;
 	mutex_unlock(&op_mutex);
-	return count;
+	return use < 0 ? use : count;
 }
 
 static const struct file_operations ulong_fops = {
@@ -83,11 +136,11 @@ static ssize_t enable_write(struct file *file, char const __user *buf, size_t co
 	unsigned long v;
 	int err = 0;
 
-	if (*off)
-		return -EINVAL;
-	if (kstrtoul_from_user(buf, count, 0, &v) || v > 1)
-		return -EINVAL;
-	mutex_lock(&op_mutex);
+	err = parse_ulong(buf, count, off, &v);
+	if (err || v > 1)
+		return err ? err : -EINVAL;
+	if (mutex_lock_killable(&op_mutex))
+		return -EINTR;
 	if (v && !op_setup)
 		err = -EINVAL;          /* open buffer first */
 	else if (v && !op_enabled)
@@ -104,13 +157,22 @@ static const struct file_operations enable_fops = {
 	.llseek = default_llseek,
 };
 
+/*
+ * Sync now and have a blocking reader take what there is, even below the
+ * watershed. With nothing to flush the reader sleeps on: waking it to
+ * find nothing would only make it wait again (the daemon reads
+ * non-blocking: EAGAIN).
+ */
 static ssize_t dump_write(struct file *file, char const __user *buf, size_t count, loff_t *off)
 {
-	mutex_lock(&op_mutex);
+	if (mutex_lock_killable(&op_mutex))
+		return -EINTR;
 	if (op_setup) {
 		op_sync();
-		op_dump = true;
-		wake_up_interruptible(&op_buffer_wait);
+		if (op_event_buffer_used()) {
+			op_dump = true;
+			wake_up_interruptible(&op_buffer_wait);
+		}
 	}
 	mutex_unlock(&op_mutex);
 	return count;
@@ -187,12 +249,15 @@ static unsigned long stat_##name(long unused) { return (expr); }
 GLOBAL_STAT(emitted, READ_ONCE(op_stats.samples_emitted))
 GLOBAL_STAT(syncs, READ_ONCE(op_stats.syncs))
 GLOBAL_STAT(ncookies, READ_ONCE(op_stats.cookies))
+GLOBAL_STAT(cookies_freed, READ_ONCE(op_stats.cookies_freed))
+GLOBAL_STAT(cookies_live, READ_ONCE(op_stats.cookies_live))
+GLOBAL_STAT(cookie_bytes, READ_ONCE(op_stats.cookie_bytes))
 GLOBAL_STAT(modules, atomic_long_read(&op_stats.module_loads))
 GLOBAL_STAT(refs_held, atomic_long_read(&op_refs_held))
 /* Objects the files point at: static, they outlive any superblock. */
-static struct op_ulong u_buffer_size = { &op_buffer_size, 1024, 1UL << 26 };
-static struct op_ulong u_watershed = { &op_buffer_watershed, 0, 1UL << 26 };
-static struct op_ulong u_cpu_buffer_size = { &op_cpu_buffer_size, 64, 1UL << 20 };
+static struct op_ulong u_buffer_size = { &op_buffer_size, 1024, OP_MAX_BUFFER_SIZE };
+static struct op_ulong u_watershed = { &op_buffer_watershed, 0, OP_MAX_BUFFER_SIZE - 1 };
+static struct op_ulong u_cpu_buffer_size = { &op_cpu_buffer_size, 64, OP_MAX_CPU_BUFFER_SIZE };
 static struct op_ulong u_backtrace = { &op_backtrace_depth, 0, OP_MAX_DEPTH };
 static struct op_ulong u_pointer = { &op_pointer_size, 0, ~0UL, true };
 static struct op_ulong u_ctr[OP_NR_COUNTERS][6];
@@ -206,6 +271,9 @@ static struct op_stat_file s_global[] = {
 	{ "sample_emitted", stat_emitted },
 	{ "syncs", stat_syncs },
 	{ "cookies", stat_ncookies },
+	{ "cookies_freed", stat_cookies_freed },
+	{ "cookies_live", stat_cookies_live },
+	{ "cookie_bytes", stat_cookie_bytes },
 	{ "module_loads", stat_modules },
 	{ "sample_lost_no_regs", stat_sample_lost_no_regs, -1 },
 	{ "refs_held", stat_refs_held },
@@ -258,7 +326,7 @@ int op_create_files(struct dentry *root)
 	char name[16];
 
 	err |= op_fs_file(root, "enable", 0644, &enable_fops, NULL);
-	err |= op_fs_file(root, "dump", 0666, &dump_fops, NULL);
+	err |= op_fs_file(root, "dump", 0200, &dump_fops, NULL);
 	err |= op_fs_file(root, "buffer", 0400, &op_buffer_fops, NULL);
 	err |= op_fs_file(root, "buffer_size", 0644, &ulong_fops, &u_buffer_size);
 	err |= op_fs_file(root, "buffer_watershed", 0644, &ulong_fops, &u_watershed);
@@ -266,7 +334,8 @@ int op_create_files(struct dentry *root)
 	err |= op_fs_file(root, "backtrace_depth", 0644, &ulong_fops, &u_backtrace);
 	err |= op_fs_file(root, "pointer_size", 0444, &ulong_fops, &u_pointer);
 	err |= op_fs_file(root, "cpu_type", 0444, &cpu_type_fops, NULL);
-	err |= op_fs_file(root, "cookies", 0444, &op_cookies_fops, NULL);
+	/* the paths of everything sampled: root only, as buffer */
+	err |= op_fs_file(root, "cookies", 0400, &op_cookies_fops, NULL);
 	for (i = 0; i < op_mode.nr_counters; i++) {
 		unsigned long *v = &op_counters[i].enabled;
 

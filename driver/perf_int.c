@@ -120,19 +120,89 @@ static void op_perf_attr(struct perf_event_attr *attr, struct op_counter const *
 	attr->exclude_user = !c->user;
 }
 
+/* Sampling: set and cleared under cpus_read_lock, so that the hotplug
+ * callbacks (which run with the hotplug lock held) see it settled; they
+ * touch pev only while it is set. */
+static bool perf_active;
+
+static void op_perf_release_cpu(int cpu)
+{
+	unsigned int n;
+
+	for (n = 0; n < OP_NR_COUNTERS; n++) {
+		struct perf_event **e = &pev[cpu * OP_NR_COUNTERS + n];
+
+		if (*e)
+			perf_event_release_kernel(*e);
+		*e = NULL;
+	}
+}
+
+/* Create cpu's counters of every enabled N/, disabled. */
+static int op_perf_create_cpu(int cpu)
+{
+	struct perf_event_attr attr;
+	struct perf_event *e;
+	unsigned int n;
+
+	for (n = 0; n < op_mode.nr_counters; n++) {
+		if (!op_counters[n].enabled)
+			continue;
+		op_perf_attr(&attr, &op_counters[n]);
+		e = perf_event_create_kernel_counter(&attr, cpu, NULL, op_perf_overflow,
+						     (void *)(unsigned long)n);
+		if (IS_ERR(e)) {
+			pr_info("counter %u (event %#lx) on cpu %d: error %ld\n",
+				n, op_counters[n].event, cpu, PTR_ERR(e));
+			return PTR_ERR(e);
+		}
+		pev[cpu * OP_NR_COUNTERS + n] = e;
+	}
+	return 0;
+}
+
+/* Enable cpu's counters; -EBUSY: a pinned hardware counter found no free
+ * counter (it went into error state). */
+static int op_perf_enable_cpu(int cpu)
+{
+	unsigned int n;
+
+	for (n = 0; n < OP_NR_COUNTERS; n++)
+		if (pev[cpu * OP_NR_COUNTERS + n])
+			perf_event_enable(pev[cpu * OP_NR_COUNTERS + n]);
+	for (n = 0; n < OP_NR_COUNTERS; n++) {
+		struct perf_event *e = pev[cpu * OP_NR_COUNTERS + n];
+
+		if (e && READ_ONCE(e->state) == PERF_EVENT_STATE_ERROR) {
+			pr_info("counter %u (event %#lx) on cpu %d: no free hardware counter\n",
+				n, op_counters[n].event, cpu);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+static void op_perf_run_cpu(int cpu)
+{
+	struct op_cpu *cb = per_cpu_ptr(&op_cpus, cpu);
+
+	memset(cb->last_tick_ns, 0, sizeof(cb->last_tick_ns));
+	WRITE_ONCE(cb->running, true);
+}
+
 /* Stop sampling, release every counter created. */
 void op_perf_stop(void)
 {
-	unsigned int i;
 	int cpu;
 
+	cpus_read_lock();
+	perf_active = false;
 	for_each_possible_cpu(cpu)
 		WRITE_ONCE(per_cpu_ptr(&op_cpus, cpu)->running, false);
-	for (i = 0; i < nr_cpu_ids * OP_NR_COUNTERS; i++) {
-		if (pev[i])
-			perf_event_release_kernel(pev[i]);
-		pev[i] = NULL;
-	}
+	cpus_read_unlock();
+	/* the hotplug callbacks leave pev alone now */
+	for_each_possible_cpu(cpu)
+		op_perf_release_cpu(cpu);
 }
 
 /*
@@ -144,49 +214,54 @@ void op_perf_stop(void)
  */
 int op_perf_start(void)
 {
-	struct perf_event_attr attr;
-	struct perf_event *e;
-	unsigned int n, i;
 	int cpu, err = 0;
 
 	cpus_read_lock();
-	for (n = 0; n < op_mode.nr_counters && !err; n++) {
-		if (!op_counters[n].enabled)
-			continue;
-		op_perf_attr(&attr, &op_counters[n]);
-		for_each_online_cpu(cpu) {
-			e = perf_event_create_kernel_counter(&attr, cpu, NULL, op_perf_overflow,
-							     (void *)(unsigned long)n);
-			if (IS_ERR(e)) {
-				err = PTR_ERR(e);
-				pr_info("counter %u (event %#lx) on cpu %d: error %d\n",
-					n, op_counters[n].event, cpu, err);
-				break;
-			}
-			pev[cpu * OP_NR_COUNTERS + n] = e;
-		}
+	for_each_online_cpu(cpu) {
+		err = op_perf_create_cpu(cpu);
+		if (err)
+			break;
 	}
-	for (i = 0; !err && i < nr_cpu_ids * OP_NR_COUNTERS; i++)
-		if (pev[i])
-			perf_event_enable(pev[i]);
-	/* a pinned counter that cannot be scheduled goes into error state */
-	for (i = 0; !err && i < nr_cpu_ids * OP_NR_COUNTERS; i++) {
-		if (pev[i] && READ_ONCE(pev[i]->state) == PERF_EVENT_STATE_ERROR) {
-			err = -EBUSY;
-			pr_info("counter %u (event %#lx) on cpu %u: no free hardware counter\n",
-				i % OP_NR_COUNTERS, op_counters[i % OP_NR_COUNTERS].event,
-				i / OP_NR_COUNTERS);
-		}
+	for_each_online_cpu(cpu) {
+		if (err)
+			break;
+		err = op_perf_enable_cpu(cpu);
 	}
-	if (!err)
-		for_each_online_cpu(cpu) {
-			struct op_cpu *cb = per_cpu_ptr(&op_cpus, cpu);
-
-			memset(cb->last_tick_ns, 0, sizeof(cb->last_tick_ns));
-			WRITE_ONCE(cb->running, true);
-		}
+	if (!err) {
+		for_each_online_cpu(cpu)
+			op_perf_run_cpu(cpu);
+		perf_active = true;
+	}
 	cpus_read_unlock();
 	if (err)
 		op_perf_stop();
 	return err;
+}
+
+/*
+ * Hotplug, on cpu (its hotplug thread), the hotplug lock held: a cpu
+ * coming back gets its counters again, one going away loses them (perf
+ * would detach them and never put them back). A failure leaves that cpu
+ * unsampled, logged: a cpu coming online is not refused for it.
+ */
+int op_perf_cpu_online(unsigned int cpu)
+{
+	if (!perf_active)
+		return 0;
+	if (op_perf_create_cpu(cpu) || op_perf_enable_cpu(cpu)) {
+		op_perf_release_cpu(cpu);
+		pr_info("cpu %u came online: not sampled until the next enable\n", cpu);
+		return 0;
+	}
+	op_perf_run_cpu(cpu);
+	return 0;
+}
+
+int op_perf_cpu_offline(unsigned int cpu)
+{
+	if (!perf_active)
+		return 0;
+	WRITE_ONCE(per_cpu_ptr(&op_cpus, cpu)->running, false);
+	op_perf_release_cpu(cpu);
+	return 0;
 }

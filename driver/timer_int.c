@@ -2,6 +2,9 @@
 /*
  * Timer mode (cpu_type "timer"): a per-cpu hrtimer, pinned and expiring in
  * hard interrupt context, samples the interrupted pc every 0/count ns.
+ * CPU hotplug (cpu_hotplug.c): a cpu going offline cancels its timer
+ * before the kernel would migrate it (it would then sample another cpu
+ * under this one's name); one coming online starts its own.
  */
 #include <linux/cpu.h>
 #include <linux/hrtimer.h>
@@ -32,13 +35,31 @@ static enum hrtimer_restart op_timer_fn(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
-static void op_timer_start_cpu(void *unused)
+/* Sampling: set and cleared under cpus_read_lock, so that the hotplug
+ * callbacks (which run with the hotplug lock held) see it settled. */
+static bool timer_active;
+
+/* Start cpu's timer; runs on cpu. */
+static void op_timer_start_on(int cpu)
 {
-	struct op_cpu *cb = this_cpu_ptr(&op_cpus);
+	struct op_cpu *cb = per_cpu_ptr(&op_cpus, cpu);
 
 	WRITE_ONCE(cb->running, true);
 	hrtimer_start(&cb->timer, ns_to_ktime(op_counters[0].count),
 		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+static void op_timer_start_cpu(void *unused)
+{
+	op_timer_start_on(smp_processor_id());
+}
+
+static void op_timer_stop_cpu(int cpu)
+{
+	struct op_cpu *cb = per_cpu_ptr(&op_cpus, cpu);
+
+	WRITE_ONCE(cb->running, false);
+	hrtimer_cancel(&cb->timer);
 }
 
 void op_timer_init(void)
@@ -56,6 +77,7 @@ void op_timer_init(void)
 void op_timer_start(void)
 {
 	cpus_read_lock();
+	timer_active = true;
 	on_each_cpu(op_timer_start_cpu, NULL, 1);
 	cpus_read_unlock();
 }
@@ -64,8 +86,23 @@ void op_timer_stop(void)
 {
 	int cpu;
 
+	cpus_read_lock();
+	timer_active = false;
 	for_each_possible_cpu(cpu)
-		WRITE_ONCE(per_cpu_ptr(&op_cpus, cpu)->running, false);
-	for_each_possible_cpu(cpu)
-		hrtimer_cancel(&per_cpu_ptr(&op_cpus, cpu)->timer);
+		op_timer_stop_cpu(cpu);
+	cpus_read_unlock();
+}
+
+/* Hotplug, on cpu (its hotplug thread), the hotplug lock held. */
+int op_timer_cpu_online(unsigned int cpu)
+{
+	if (timer_active)
+		op_timer_start_on(cpu);
+	return 0;
+}
+
+int op_timer_cpu_offline(unsigned int cpu)
+{
+	op_timer_stop_cpu(cpu);
+	return 0;
 }

@@ -116,3 +116,29 @@ slab_objs() { awk -v c="$1" '$1==c {print $2; f=1} END {if (!f) print 0}' /proc/
 
 # uptime in ms
 now_ms() { awk '{printf "%d\n", $1 * 1000}' /proc/uptime; }
+
+# cpu ticks (utime + stime, USER_HZ: 100 a second) a process used so far,
+# and its state letter ("gone" once reaped).
+proc_ticks() { awk '{print $14 + $15}' /proc/$1/stat 2>/dev/null || echo 0; }
+proc_state() { s=$(awk '{print $3}' /proc/$1/stat 2>/dev/null); echo "${s:-gone}"; }
+
+# Samples per (cpu, tid) in a raw event stream file (libop/op_stream.h's
+# words, 8 bytes each): "cpu tid count" lines; with SKIP, only those after
+# the stream's first SKIP words (which still set the decoder's state).
+stream_samples() { # file [skip]
+	od -An -v -td8 -w8 "$1" | awk -v skip=${2:-0} '{ a[NR] = $1 } END {
+		i = 1; cpu = -1; tid = -1
+		while (i <= NR) {
+			if (a[i] != -1) { if (i > skip) n[cpu " " tid]++; i += 2; continue }
+			c = a[i + 1]; i += 2
+			if (c == 1) { tid = a[i]; i += 2 }      # CTX_SWITCH tid app
+			else if (c == 2) { cpu = a[i]; i++ }    # CPU_SWITCH cpu
+			else if (c == 3 || c == 7) i++          # COOKIE_SWITCH, CTX_TGID
+			else if (c == 32) i += 2 + int((a[i + 1] + 7) / 8)  # COOKIE_DEF
+			else if (c == 33) i += 5 + int((a[i + 4] + 7) / 8)  # ANON_DEF
+			else if (c == 34 || c == 36) i += 2     # LOST, COUNT
+			else if (c == 35) i += 3 + int((a[i + 2] + 7) / 8)  # KERNEL_IMAGE
+		}
+		for (k in n) print k, n[k]
+	}'
+}

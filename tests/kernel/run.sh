@@ -14,7 +14,9 @@
 # the source tree and its build/ dir), KVER/KDIR/KIMG (kernel version,
 # build dir, image), QEMU_ACCEL (default tcg), KTEST_DIR (work dir, default
 # $abs_top_builddir/tests/kernel/work), SKIP_KERNEL_TESTS=1, KTEST_SCENARIOS
-# (name prefixes of the scenarios to run, e.g. "55 70"; default all).
+# (name prefixes of the scenarios to run, e.g. "55 70"; default all),
+# KTEST_CMDLINE (more guest kernel parameters, e.g. ktest_soak=600 for
+# scenarios/80-cookies.sh), KTEST_TIMEOUT (qemu's limit, default 600 s).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=${abs_top_srcdir:-$(cd "$here/../.." && pwd)}
@@ -95,6 +97,14 @@ if ! ${CC:-gcc} -O2 -g -fno-omit-frame-pointer -static -o "$work/hot_main_static
 	fail "cannot build the static workload"
 fi
 
+# The guest helper programs of tests/kernel/ (static: nothing to pack).
+for h in uffd_read; do
+	if ! ${CC:-gcc} -O2 -Wall -static -pthread -o "$work/$h" "$here/$h.c" >"$work/$h-build.log" 2>&1; then
+		cat "$work/$h-build.log"
+		fail "cannot build the guest helper $h"
+	fi
+done
+
 # --- the initramfs --------------------------------------------------------
 r=$work/root
 mkdir -p "$r"/{bin,sbin,usr/bin,lib,lib64,proc,sys,dev,tmp,var/lib,root,etc,mnt} "$r/usr/share/oprofile-ng"
@@ -106,7 +116,7 @@ bins="$bld/daemon/oprofiled $bld/utils/opcontrol $bld/utils/ophelp $bld/pp/oprep
 	$bld/tests/control/sfrange $bld/tests/control/sfcheck"
 for b in $bins; do cp "$b" "$r/usr/bin/"; done
 for w in $programs; do cp "$bld/tests/workloads/$w" "$r/usr/bin/"; done
-cp "$work/hot_main_static" "$r/usr/bin/"
+cp "$work/hot_main_static" "$work/uffd_read" "$r/usr/bin/"
 libdir=$bld/tests/workloads
 mkdir -p "$r$libdir"
 for l in $libraries; do cp "$libdir/$l" "$r$libdir/"; done
@@ -141,7 +151,7 @@ chmod +x "$r/init"
 t1=$(date +%s.%N)
 
 # --- boot -----------------------------------------------------------------
-timeout 600 qemu-system-x86_64 -accel "${QEMU_ACCEL:-tcg}" -cpu max -smp 2 -m 512 \
+timeout "${KTEST_TIMEOUT:-600}" qemu-system-x86_64 -accel "${QEMU_ACCEL:-tcg}" -cpu max -smp 2 -m 512 \
 	-net none -nographic -no-reboot -kernel "$KIMG" -initrd "$work/initrd.gz" \
 	-append "console=ttyS0 quiet panic=-1 oops=panic panic_on_warn=1 ${KTEST_CMDLINE:-}" \
 	</dev/null >"$work/serial.log" 2>&1

@@ -25,8 +25,9 @@ check einval "$([ $e1 != 0 ] && [ $e2 != 0 ] && [ $e3 != 0 ] && [ $e4 != 0 ]; ec
 
 # --- 2. raw driver: cat buffer while sampling, EBUSY, a module load -------
 echo 1000000 > /dev/oprofile/0/count
-echo 4096 > /dev/oprofile/buffer_size
+# (the watershed must stay below the size: lower it first)
 echo 1024 > /dev/oprofile/buffer_watershed
+echo 4096 > /dev/oprofile/buffer_size
 cat /dev/oprofile/buffer > /tmp/raw.bin &
 catpid=$!
 sleep 0.3
@@ -52,6 +53,7 @@ check module_loaded "$([ "$esc6" -ge 1 ]; echo $?)" "module_loaded records=$esc6
 
 # --- 2b. overflows: tiny buffers, nobody reading until the end ------------
 echo 64 > /dev/oprofile/cpu_buffer_size
+echo 512 > /dev/oprofile/buffer_watershed
 echo 1024 > /dev/oprofile/buffer_size
 echo 100000 > /dev/oprofile/0/count
 exec 3</dev/oprofile/buffer

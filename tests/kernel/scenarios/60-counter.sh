@@ -52,13 +52,14 @@ if has_pmu; then
 else
 	load_driver hw_counters=2; check hw_load $? ""
 	ct=$(rd $D/cpu_type; echo x)
-	echo 0xc0 > $D/1/event; g1=$?
-	echo 0x41 > $D/1/unit_mask; g2=$?
+	# (numbers are decimal: 0xc0, 0x41, 0x100)
+	echo 192 > $D/1/event; g1=$?
+	echo 65 > $D/1/unit_mask; g2=$?
 	echo 100 > $D/1/count 2>/dev/null; e1=$?
-	echo 0x100 > $D/1/event 2>/dev/null; e2=$?
+	echo 256 > $D/1/event 2>/dev/null; e2=$?
 	check hw_files "$([ "${ct%x}" = i386/arch_perfmon ] && [ "$(counter_dirs)" = 2 ] &&
 		[ $g1 = 0 ] && [ $g2 = 0 ] && [ $e1 != 0 ] && [ $e2 != 0 ]; echo $?)" \
-		"cpu_type='${ct%x}' dirs=$(counter_dirs) event=0xc0:$g1 unit_mask=0x41:$g2 count=100:$e1 event=0x100:$e2"
+		"cpu_type='${ct%x}' dirs=$(counter_dirs) event=192:$g1 unit_mask=65:$g2 count=100:$e1 event=256:$e2"
 	echo 1 > $D/1/enabled
 	exec 3<$D/buffer
 	echo 1 > $D/enable 2>/tmp/enoent.txt; r1=$?
