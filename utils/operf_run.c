@@ -1,0 +1,305 @@
+/*
+ * operf's sampling: the perf source on the command's (or pid's) threads
+ * or on every cpu, its words straight into an in-process daemon core.
+ *
+ * A command is forked first; the child waits on a pipe until the events
+ * are open on it (inherit: its threads and children are followed;
+ * enable_on_exec: counting starts when it execs the command, so operf's
+ * own code in the child is never sampled), then execs. An exec failure
+ * comes back through a close-on-exec pipe as the errno.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "op_message.h"
+#include "op_util.h"
+#include "opd_perf_event.h"
+#include "opd_stats_file.h"
+#include "operf.h"
+#include "perf_source.h"
+#include "word_buffer.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+/* Catch SIGINT/SIGTERM without SA_RESTART, so the poll returns. With a
+ * command, SIGINT reaches it from the terminal and its exit ends us. */
+static void catch_signals(bool ignore_int)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	if (ignore_int)
+		sa.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, NULL);
+}
+
+static double now_s(void)
+{
+	return (double)perf_source_now() / 1e9;
+}
+
+/* The threads of pid, its tgid first. The count, or -1. */
+static int pid_threads(pid_t pid, pid_t **out)
+{
+	char path[64];
+	struct dirent *de;
+	size_t n = 0, cap = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return op_error_errno("cannot list the threads of process %d ('%s')",
+				      (int)pid, path);
+	*out = NULL;
+	OP_ALLOC_GROW(*out, n + 1, cap);
+	(*out)[n++] = pid;
+	while ((de = readdir(d))) {
+		long tid = strtol(de->d_name, NULL, 10);
+
+		if (tid <= 0 || tid == pid)
+			continue;
+		OP_ALLOC_GROW(*out, n + 1, cap);
+		(*out)[n++] = (pid_t)tid;
+	}
+	closedir(d);
+	return (int)n;
+}
+
+/* The child: wait for the go byte, then become the command. */
+static _Noreturn void child_exec(char **argv, int go_fd, int err_fd)
+{
+	char b;
+	int e;
+
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (read(go_fd, &b, 1) != 1)
+		_exit(127);
+	close(go_fd);
+	execvp(argv[0], argv);
+	e = errno;
+	if (write(err_fd, &e, sizeof(e)) != sizeof(e))
+		_exit(127);
+	_exit(127);
+}
+
+struct run {
+	struct operf_options const *o;
+	struct opd_core *core;
+	struct perf_source *ps;
+	pid_t child;
+	int go_fd, err_fd;	/* command: parent's pipe ends */
+};
+
+/* Fork the command, stopped before exec until start_command. */
+static int fork_command(struct run *r)
+{
+	int go[2], err[2];
+
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)
+		return op_error_errno("cannot create a pipe");
+	r->child = fork();
+	if (r->child < 0)
+		return op_error_errno("cannot fork");
+	if (r->child == 0) {
+		close(go[1]);
+		close(err[0]);
+		child_exec(r->o->argv, go[0], err[1]);
+	}
+	close(go[0]);
+	close(err[1]);
+	r->go_fd = go[1];
+	r->err_fd = err[0];
+	return 0;
+}
+
+/* Let the child exec; -1 with the exec's error when it failed. */
+static int start_command(struct run *r)
+{
+	char b = 0;
+	int e = 0;
+	ssize_t n;
+
+	if (write(r->go_fd, &b, 1) != 1)
+		return op_error_errno("cannot start '%s'", r->o->argv[0]);
+	close(r->go_fd);
+	r->go_fd = -1;
+	do
+		n = read(r->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(r->err_fd);
+	r->err_fd = -1;
+	if (n == sizeof(e)) {
+		errno = e;
+		return op_error_errno("cannot run '%s'", r->o->argv[0]);
+	}
+	return 0;
+}
+
+static void kill_child(struct run *r)
+{
+	if (r->child <= 0)
+		return;
+	kill(r->child, SIGKILL);
+	waitpid(r->child, NULL, 0);
+	r->child = 0;
+}
+
+/* The perf source for the target, opened (not enabled). */
+static int open_source(struct run *r)
+{
+	struct opd_config const *cfg = &r->o->cfg;
+	struct perf_source_event ev[OPD_MAX_EVENTS];
+	struct perf_source_config pc;
+	pid_t *tasks = NULL;
+	int n = 0, err;
+
+	memset(&pc, 0, sizeof(pc));
+	for (size_t i = 0; i < cfg->nr_events; i++)
+		if (opd_perf_event(cfg, &cfg->events[i], &ev[i]) < 0)
+			return -1;
+	pc.events = ev;
+	pc.nr_events = (unsigned)cfg->nr_events;
+	pc.callgraph_depth = r->o->callgraph;
+	if (r->o->target == OPERF_COMMAND) {
+		tasks = op_xmalloc(sizeof(*tasks));
+		tasks[0] = r->child;
+		n = 1;
+		pc.enable_on_exec = true;
+	} else if (r->o->target == OPERF_PID) {
+		n = pid_threads(r->o->pid, &tasks);
+		if (n < 0)
+			return -1;
+	}
+	pc.tasks = tasks;
+	pc.nr_tasks = (unsigned)n;
+	err = perf_source_open(&r->ps, &pc);
+	free(tasks);
+	return err ? -1 : 0;
+}
+
+/* The words the source wrote so far, into the core. */
+static void deliver(struct run *r)
+{
+	struct word_buffer *wb = perf_source_words(r->ps);
+
+	if (wb->len)
+		opd_core_process(r->core, wb->w, wb->len);
+	wb_reset(wb);
+}
+
+/* Whether the target is still there; reaps the command when it exits. */
+static bool target_alive(struct run *r, struct operf_result *res)
+{
+	pid_t got;
+
+	switch (r->o->target) {
+	case OPERF_COMMAND:
+		got = wait4(r->child, &res->status, WNOHANG, &res->ru);
+		if (got == r->child) {
+			r->child = 0;
+			return false;
+		}
+		return got == 0;
+	case OPERF_PID:
+		return kill(r->o->pid, 0) == 0 || errno != ESRCH;
+	case OPERF_SYSTEM:
+		return true;
+	}
+	return false;
+}
+
+static int sample_loop(struct run *r, struct operf_result *res)
+{
+	double start = now_s();
+
+	while (!stop_requested && target_alive(r, res)) {
+		int err = perf_source_read(r->ps, 100);
+
+		deliver(r);
+		if (err) {
+			errno = -err;
+			return op_error_errno("cannot read the perf rings");
+		}
+	}
+	res->elapsed = now_s() - start;
+	perf_source_disable(r->ps);
+	perf_source_flush(r->ps, UINT64_MAX);
+	deliver(r);
+	return 0;
+}
+
+static int start(struct run *r)
+{
+	if (r->o->target == OPERF_COMMAND && fork_command(r) < 0)
+		return -1;
+	if (open_source(r) < 0)
+		return -1;
+	if (perf_source_enable(r->ps) < 0)
+		return -1;
+	deliver(r);
+	if (r->o->target == OPERF_COMMAND && start_command(r) < 0)
+		return -1;
+	return 0;
+}
+
+static void log_stats(struct run *r)
+{
+	struct perf_source_stats const *st = perf_source_stats(r->ps);
+
+	fprintf(stderr, "operf: %llu samples (%llu kernel, %llu user), "
+		"%llu forks, %llu execs, %llu exits, %llu lost records\n",
+		(unsigned long long)st->samples,
+		(unsigned long long)st->kernel_samples,
+		(unsigned long long)st->user_samples,
+		(unsigned long long)st->forks, (unsigned long long)st->execs,
+		(unsigned long long)st->exits,
+		(unsigned long long)st->lost[OP_LOST_OVERFLOW]);
+}
+
+int operf_run(struct operf_options const *o, struct operf_result *res)
+{
+	struct run r = { .o = o, .go_fd = -1, .err_fd = -1 };
+	int ret = -1;
+
+	memset(res, 0, sizeof(*res));
+	catch_signals(o->target == OPERF_COMMAND);
+	r.core = opd_core_new(&o->cfg);
+	if (!r.core)
+		return -1;
+	if (start(&r) == 0)
+		ret = sample_loop(&r, res);
+	kill_child(&r);
+	if (r.go_fd >= 0)
+		close(r.go_fd);
+	if (r.err_fd >= 0)
+		close(r.err_fd);
+	if (r.ps && o->verbose)
+		log_stats(&r);
+	perf_source_close(r.ps);
+	opd_core_sync(r.core);
+	opd_stats_write(o->session_dir, opd_core_stats(r.core));
+	opd_core_free(r.core);
+	return ret;
+}
