@@ -120,6 +120,7 @@ static void hide_kernel(struct operf_options *o)
 			       "kernel.perf_event_paranoid does not let a user see",
 			       o->cfg.events[i].name);
 	}
+	o->cfg.no_kernel = 1;
 	if (o->kernel_hidden)
 		op_info("user mode only: kernel.perf_event_paranoid > 1 hides "
 			"the kernel from a user (root, or perf_event_paranoid <= 1, "

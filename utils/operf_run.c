@@ -209,6 +209,27 @@ static void deliver(struct run *r)
 	wb_reset(wb);
 }
 
+/* Whether pid runs: exists and is no zombie (its parent may not have
+ * waited for it yet). */
+static bool pid_running(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
 /* Whether the target is still there; reaps the command when it exits. */
 static bool target_alive(struct run *r, struct operf_result *res)
 {
@@ -223,7 +244,7 @@ static bool target_alive(struct run *r, struct operf_result *res)
 		}
 		return got == 0;
 	case OPERF_PID:
-		return kill(r->o->pid, 0) == 0 || errno != ESRCH;
+		return pid_running(r->o->pid);
 	case OPERF_SYSTEM:
 		return true;
 	}
