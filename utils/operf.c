@@ -18,6 +18,7 @@
 #include "op_message.h"
 #include "op_session.h"
 #include "op_session_settings.h"
+#include "op_util.h"
 #include "operf.h"
 
 #define OPERF_SESSION_DIR "oprofile_data"
@@ -32,6 +33,8 @@ static int sep_cpu_arg;
 static int pid_arg;
 static int system_wide_arg;
 static int verbose_arg;
+static int summary_arg;
+static double threshold_arg = 1.0;
 
 static struct poptOption const options[] = {
 	{ "events", 'e', POPT_ARG_STRING, &events_arg, 0,
@@ -52,6 +55,13 @@ static struct poptOption const options[] = {
 	  "PID" },
 	{ "system-wide", 's', POPT_ARG_NONE, &system_wide_arg, 0,
 	  "profile every process until Ctrl-C (root)", NULL },
+	{ "summary", 0, POPT_ARG_NONE, &summary_arg, 0,
+	  "then Prospect's process summary: times as /bin/time, samples and "
+	  "time per process, each one's user and kernel profile (opreport --processes)",
+	  NULL },
+	{ "threshold", 0, POPT_ARG_DOUBLE, &threshold_arg, 0,
+	  "--summary: leave out processes and symbols below PERCENT (default 1)",
+	  "PERCENT" },
 	{ "verbose", 'V', POPT_ARG_NONE, &verbose_arg, 0,
 	  "say more", NULL },
 	POPT_AUTOHELP
@@ -189,6 +199,11 @@ static void parse(struct operf_options *o, int argc, char const **argv)
 	o->callgraph = callgraph_arg ? OPERF_CALLGRAPH_DEPTH : 0;
 	o->cfg.separate = (sep_thread_arg ? OPD_SEP_THREAD : 0) |
 			  (sep_cpu_arg ? OPD_SEP_CPU : 0);
+	/* the summary's rows are processes, each with its kernel samples */
+	if (summary_arg)
+		o->cfg.separate |= OPD_SEP_THREAD | OPD_SEP_KERNEL | OPD_SEP_LIB;
+	if (threshold_arg < 0 || threshold_arg > 100)
+		usage_error("--threshold is a percentage from 0 to 100");
 	if (vmlinux_arg) {
 		o->cfg.vmlinux = realpath(vmlinux_arg, NULL);
 		if (!o->cfg.vmlinux)
@@ -199,6 +214,62 @@ static void parse(struct operf_options *o, int argc, char const **argv)
 	setup_events(o);
 	setup_session(o);
 	poptFreeContext(ctx);
+}
+
+/* opreport: $OPREPORT, next to operf, else from PATH. */
+static char *opreport_path(void)
+{
+	char self[4096], *slash, *path;
+	ssize_t n;
+
+	if (getenv("OPREPORT"))
+		return op_xstrdup(getenv("OPREPORT"));
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			path = op_xasprintf("%s/opreport", self);
+			if (access(path, X_OK) == 0)
+				return path;
+			free(path);
+		}
+	}
+	return op_xstrdup("opreport");
+}
+
+/* The command's times as /bin/time prints them, then opreport --processes. */
+static int summary(struct operf_options const *o, struct operf_result const *res)
+{
+	double user = (double)res->ru.ru_utime.tv_sec +
+		      (double)res->ru.ru_utime.tv_usec / 1e6;
+	double sys = (double)res->ru.ru_stime.tv_sec +
+		     (double)res->ru.ru_stime.tv_usec / 1e6;
+	char *prog = opreport_path(), *dir, *thr;
+	int status;
+	pid_t pid;
+
+	if (o->target == OPERF_COMMAND)
+		printf("%.2fuser %.2fsystem %.2felapsed %.0f%%CPU (wait4 rusage "
+		       "of the command and its waited-for children)\n",
+		       user, sys, res->elapsed, res->elapsed > 0 ?
+		       100 * (user + sys) / res->elapsed : 0);
+	fflush(stdout);
+	dir = op_xasprintf("--session-dir=%s", o->session_dir);
+	thr = op_xasprintf("--threshold=%g", threshold_arg);
+	pid = fork();
+	if (pid == 0) {
+		execlp(prog, "opreport", dir, "--processes", thr, (char *)NULL);
+		op_error_errno("cannot run '%s' for the summary", prog);
+		_exit(127);
+	}
+	free(dir);
+	free(thr);
+	free(prog);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return op_error_errno("cannot run opreport for the summary");
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 /* The command's status as a shell gives it. */
@@ -223,6 +294,8 @@ int main(int argc, char const **argv)
 	fprintf(stderr, "operf: profile written to '%s'; "
 		"see it with: opreport --session-dir=%s\n",
 		o.session_dir, o.session_dir);
+	if (summary_arg && summary(&o, &res) < 0 && o.target != OPERF_COMMAND)
+		return 1;
 	if (o.target != OPERF_COMMAND)
 		return 0;
 	if (WIFSIGNALED(res.status))

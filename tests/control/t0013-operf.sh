@@ -44,6 +44,36 @@ check_grep "$T/out" "profile written to '$T/oprofile_data'" "default session dir
 check_shares "$T/oprofile_data"
 "$SFCHECK" "$T/oprofile_data/samples/current" || fail "sample files fail the structural check"
 
+step "opreport --processes on a session without thread separation: a row per application"
+"$OPREPORT" --session-dir="$T/oprofile_data" --processes >"$T/proc" 2>&1 ||
+	{ cat "$T/proc"; fail "opreport --processes failed"; }
+for c in hm_a hm_b hm_c; do
+	grep -q "^ *all $c " "$T/proc" || { cat "$T/proc"; fail "no row for $c"; }
+done
+test_ok "a row for each copy, pid 'all'"
+
+step "operf --summary: Prospect's process summary"
+OPREPORT=$OPREPORT "$OPERF" --session-dir="$T/sum" --summary sh -c "$WORK" >"$T/sum.out" 2>&1 ||
+	{ cat "$T/sum.out"; fail "operf --summary failed"; }
+sed 's/^/# /' "$T/sum.out" | head -12
+for want in "hm_a 50" "hm_b 25" "hm_c 25"; do
+	app=${want% *} pct=${want#* }
+	got=$(awk -v a="$app" '$2 == a && $1 ~ /^[0-9]+$/ { print $NF }' "$T/sum.out")
+	[ -n "$got" ] || fail "$app is not a row of the summary"
+	awk -v g="$got" -v w="$pct" 'BEGIN { exit !(g >= w - 3 && g <= w + 3) }' ||
+		fail "$app has $got % in the summary, not $pct +-3"
+	test_ok "summary: $app at $got % (built in: $pct %)"
+done
+grep -q "^Process [0-9]* $T/hm_a" "$T/sum.out" && grep -q "USER portion" "$T/sum.out" &&
+	grep -q "^Global kernel profile" "$T/sum.out" ||
+	fail "the summary lacks the per-process or global kernel profiles"
+# the samples' CPU time against wait4's (what /bin/time shows)
+rus=$(awk '/user .*system .*elapsed/ { sub("user", "", $1); sub("system", "", $2); print $1 + $2 }' "$T/sum.out")
+smp=$(awk '$1 == "total" { print $3 + $5 }' "$T/sum.out")
+awk -v r="$rus" -v s="$smp" 'BEGIN { d = r - s; if (d < 0) d = -d; exit !(d <= 0.02 * r + 0.02) }' ||
+	fail "sampled CPU time $smp s is not within 2 % + 20 ms of wait4's $rus s"
+test_ok "sampled CPU time $smp s, wait4's $rus s"
+
 step "--separate-thread: one sample file per process"
 "$OPERF" --session-dir="$T/sep" --separate-thread sh -c "$WORK" >"$T/out" 2>&1 ||
 	{ cat "$T/out"; fail "operf --separate-thread failed"; }
