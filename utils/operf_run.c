@@ -2,15 +2,13 @@
  * operf's sampling: the perf source on the command's (or pid's) threads
  * or on every cpu, its words straight into an in-process daemon core.
  *
- * A command is forked first; the child waits on a pipe until the events
- * are open on it (inherit: its threads and children are followed;
+ * A command is forked first (op_child.h); the child waits until the
+ * events are open on it (inherit: its threads and children are followed;
  * enable_on_exec: counting starts when it execs the command, so operf's
- * own code in the child is never sampled), then execs. An exec failure
- * comes back through a close-on-exec pipe as the errno.
+ * own code in the child is never sampled), then execs.
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -22,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "op_child.h"
 #include "op_message.h"
 #include "op_util.h"
 #include "opd_perf_event.h"
@@ -58,113 +57,12 @@ static double now_s(void)
 	return (double)perf_source_now() / 1e9;
 }
 
-/* The threads of pid, its tgid first. The count, or -1. */
-static int pid_threads(pid_t pid, pid_t **out)
-{
-	char path[64];
-	struct dirent *de;
-	size_t n = 0, cap = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return op_error_errno("cannot list the threads of process %d ('%s')",
-				      (int)pid, path);
-	*out = NULL;
-	OP_ALLOC_GROW(*out, n + 1, cap);
-	(*out)[n++] = pid;
-	while ((de = readdir(d))) {
-		long tid = strtol(de->d_name, NULL, 10);
-
-		if (tid <= 0 || tid == pid)
-			continue;
-		OP_ALLOC_GROW(*out, n + 1, cap);
-		(*out)[n++] = (pid_t)tid;
-	}
-	closedir(d);
-	return (int)n;
-}
-
-/* The child: wait for the go byte, then become the command. */
-static _Noreturn void child_exec(char **argv, int go_fd, int err_fd)
-{
-	char b;
-	int e;
-
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	if (read(go_fd, &b, 1) != 1)
-		_exit(127);
-	close(go_fd);
-	execvp(argv[0], argv);
-	e = errno;
-	if (write(err_fd, &e, sizeof(e)) != sizeof(e))
-		_exit(127);
-	_exit(127);
-}
-
 struct run {
 	struct operf_options const *o;
 	struct opd_core *core;
 	struct perf_source *ps;
-	pid_t child;
-	int go_fd, err_fd;	/* command: parent's pipe ends */
+	struct op_child child;	/* OPERF_COMMAND */
 };
-
-/* Fork the command, stopped before exec until start_command. */
-static int fork_command(struct run *r)
-{
-	int go[2], err[2];
-
-	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)
-		return op_error_errno("cannot create a pipe");
-	r->child = fork();
-	if (r->child < 0)
-		return op_error_errno("cannot fork");
-	if (r->child == 0) {
-		close(go[1]);
-		close(err[0]);
-		child_exec(r->o->argv, go[0], err[1]);
-	}
-	close(go[0]);
-	close(err[1]);
-	r->go_fd = go[1];
-	r->err_fd = err[0];
-	return 0;
-}
-
-/* Let the child exec; -1 with the exec's error when it failed. */
-static int start_command(struct run *r)
-{
-	char b = 0;
-	int e = 0;
-	ssize_t n;
-
-	if (write(r->go_fd, &b, 1) != 1)
-		return op_error_errno("cannot start '%s'", r->o->argv[0]);
-	close(r->go_fd);
-	r->go_fd = -1;
-	do
-		n = read(r->err_fd, &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	close(r->err_fd);
-	r->err_fd = -1;
-	if (n == sizeof(e)) {
-		errno = e;
-		return op_error_errno("cannot run '%s'", r->o->argv[0]);
-	}
-	return 0;
-}
-
-static void kill_child(struct run *r)
-{
-	if (r->child <= 0)
-		return;
-	kill(r->child, SIGKILL);
-	waitpid(r->child, NULL, 0);
-	r->child = 0;
-}
 
 /* The perf source for the target, opened (not enabled). */
 static int open_source(struct run *r)
@@ -184,11 +82,11 @@ static int open_source(struct run *r)
 	pc.callgraph_depth = r->o->callgraph;
 	if (r->o->target == OPERF_COMMAND) {
 		tasks = op_xmalloc(sizeof(*tasks));
-		tasks[0] = r->child;
+		tasks[0] = r->child.pid;
 		n = 1;
 		pc.enable_on_exec = true;
 	} else if (r->o->target == OPERF_PID) {
-		n = pid_threads(r->o->pid, &tasks);
+		n = op_pid_threads(r->o->pid, &tasks);
 		if (n < 0)
 			return -1;
 	}
@@ -209,27 +107,6 @@ static void deliver(struct run *r)
 	wb_reset(wb);
 }
 
-/* Whether pid runs: exists and is no zombie (its parent may not have
- * waited for it yet). */
-static bool pid_running(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
-}
-
 /* Whether the target is still there; reaps the command when it exits. */
 static bool target_alive(struct run *r, struct operf_result *res)
 {
@@ -237,14 +114,14 @@ static bool target_alive(struct run *r, struct operf_result *res)
 
 	switch (r->o->target) {
 	case OPERF_COMMAND:
-		got = wait4(r->child, &res->status, WNOHANG, &res->ru);
-		if (got == r->child) {
-			r->child = 0;
+		got = wait4(r->child.pid, &res->status, WNOHANG, &res->ru);
+		if (got == r->child.pid) {
+			r->child.pid = 0;
 			return false;
 		}
 		return got == 0;
 	case OPERF_PID:
-		return pid_running(r->o->pid);
+		return op_pid_running(r->o->pid);
 	case OPERF_SYSTEM:
 		return true;
 	}
@@ -273,14 +150,16 @@ static int sample_loop(struct run *r, struct operf_result *res)
 
 static int start(struct run *r)
 {
-	if (r->o->target == OPERF_COMMAND && fork_command(r) < 0)
+	if (r->o->target == OPERF_COMMAND &&
+	    op_child_fork(&r->child, r->o->argv) < 0)
 		return -1;
 	if (open_source(r) < 0)
 		return -1;
 	if (perf_source_enable(r->ps) < 0)
 		return -1;
 	deliver(r);
-	if (r->o->target == OPERF_COMMAND && start_command(r) < 0)
+	if (r->o->target == OPERF_COMMAND &&
+	    op_child_start(&r->child, r->o->argv[0]) < 0)
 		return -1;
 	return 0;
 }
@@ -301,7 +180,7 @@ static void log_stats(struct run *r)
 
 int operf_run(struct operf_options const *o, struct operf_result *res)
 {
-	struct run r = { .o = o, .go_fd = -1, .err_fd = -1 };
+	struct run r = { .o = o, .child = { 0, -1, -1 } };
 	int ret = -1;
 
 	memset(res, 0, sizeof(*res));
@@ -311,11 +190,7 @@ int operf_run(struct operf_options const *o, struct operf_result *res)
 		return -1;
 	if (start(&r) == 0)
 		ret = sample_loop(&r, res);
-	kill_child(&r);
-	if (r.go_fd >= 0)
-		close(r.go_fd);
-	if (r.err_fd >= 0)
-		close(r.err_fd);
+	op_child_kill(&r.child);
 	if (r.ps && o->verbose)
 		log_stats(&r);
 	perf_source_close(r.ps);
