@@ -148,3 +148,19 @@ int op_pid_threads(pid_t pid, pid_t **out)
 	closedir(d);
 	return (int)n;
 }
+
+bool op_kernel_visible(void)
+{
+	FILE *f;
+	int level = 2;
+
+	if (geteuid() == 0)
+		return true;
+	f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	if (f) {
+		if (fscanf(f, "%d", &level) != 1)
+			level = 2;
+		fclose(f);
+	}
+	return level <= 1;
+}

@@ -2,7 +2,8 @@
  * What operf, ocount and opwatch share about the processes they watch: a
  * command forked stopped until its events are open, then exec'ed (an
  * exec failure comes back as the errno through a close-on-exec pipe);
- * whether a pid still runs; the threads of a process.
+ * whether a pid still runs; the threads of a process; whether the user
+ * may see kernel mode.
  */
 #ifndef OP_CHILD_H
 #define OP_CHILD_H
@@ -30,5 +31,11 @@ bool op_pid_running(pid_t pid);
 /* The threads of pid, pid first, in a malloc'ed array: the count, or -1
  * with a message naming the process. */
 int op_pid_threads(pid_t pid, pid_t **out);
+
+/*
+ * Whether this user's events on their own tasks may include kernel mode:
+ * root, or kernel.perf_event_paranoid <= 1.
+ */
+bool op_kernel_visible(void);
 
 #endif /* OP_CHILD_H */

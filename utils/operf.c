@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "op_child.h"
 #include "op_cpu_type.h"
 #include "op_message.h"
 #include "op_session.h"
@@ -99,26 +100,6 @@ static void parse_target(poptContext ctx, struct operf_options *o)
 	}
 }
 
-/*
- * A user's per-task events may include kernel mode only when
- * kernel.perf_event_paranoid <= 1 (root and CAP_PERFMON always).
- */
-static bool kernel_allowed(void)
-{
-	FILE *f;
-	int level = 2;
-
-	if (geteuid() == 0)
-		return true;
-	f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	if (f) {
-		if (fscanf(f, "%d", &level) != 1)
-			level = 2;
-		fclose(f);
-	}
-	return level <= 1;
-}
-
 static void hide_kernel(struct operf_options *o)
 {
 	for (size_t i = 0; i < o->cfg.nr_events; i++) {
@@ -161,7 +142,7 @@ static void setup_events(struct operf_options *o)
 		c->user = ev.v[i].user;
 	}
 	o->cfg.nr_events = ev.nr;
-	if (!kernel_allowed())
+	if (!op_kernel_visible())
 		hide_kernel(o);
 }
 
