@@ -35,6 +35,7 @@ static int pid_arg;
 static int system_wide_arg;
 static int verbose_arg;
 static int summary_arg;
+static char *record_arg;
 static double threshold_arg = 1.0;
 
 static struct poptOption const options[] = {
@@ -63,6 +64,9 @@ static struct poptOption const options[] = {
 	{ "threshold", 0, POPT_ARG_DOUBLE, &threshold_arg, 0,
 	  "--summary: leave out processes and symbols below PERCENT (default 1)",
 	  "PERCENT" },
+	{ "record-stream", 0, POPT_ARG_STRING, &record_arg, 0,
+	  "also keep the time-ordered event stream in FILE (oprofiled --replay "
+	  "rebuilds the session from it)", "FILE" },
 	{ "verbose", 'V', POPT_ARG_NONE, &verbose_arg, 0,
 	  "say more", NULL },
 	POPT_AUTOHELP
@@ -190,6 +194,7 @@ static void parse(struct operf_options *o, int argc, char const **argv)
 		if (!o->cfg.vmlinux)
 			op_die_errno("cannot use vmlinux '%s'", vmlinux_arg);
 	}
+	o->record_stream = record_arg;
 	if (o->target == OPERF_SYSTEM && op_settings_check_privilege() < 0)
 		exit(1);
 	setup_events(o);

@@ -28,6 +28,7 @@ struct operf_options {
 	unsigned callgraph;	/* depth, 0: none */
 	bool kernel_hidden;	/* kernel mode dropped: not allowed */
 	int verbose;
+	char *record_stream;	/* also write the stream words here, or NULL */
 	struct opd_config cfg;	/* the core's; session_dir points above */
 };
 

@@ -27,6 +27,7 @@
 #include "opd_stats_file.h"
 #include "operf.h"
 #include "perf_source.h"
+#include "stream_file.h"
 #include "word_buffer.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -62,6 +63,8 @@ struct run {
 	struct opd_core *core;
 	struct perf_source *ps;
 	struct op_child child;	/* OPERF_COMMAND */
+	struct stream_writer rec;	/* --record-stream */
+	bool recording;
 };
 
 /* The perf source for the target, opened (not enabled). */
@@ -102,6 +105,13 @@ static void deliver(struct run *r)
 {
 	struct word_buffer *wb = perf_source_words(r->ps);
 
+	if (wb->len && r->recording &&
+	    stream_writer_write(&r->rec, wb->w, wb->len) < 0) {
+		op_error("stopped recording the stream to '%s'",
+			 r->o->record_stream);
+		stream_writer_close(&r->rec);
+		r->recording = false;
+	}
 	if (wb->len)
 		opd_core_process(r->core, wb->w, wb->len);
 	wb_reset(wb);
@@ -188,6 +198,13 @@ int operf_run(struct operf_options const *o, struct operf_result *res)
 	r.core = opd_core_new(&o->cfg);
 	if (!r.core)
 		return -1;
+	if (o->record_stream) {
+		if (stream_writer_open(&r.rec, o->record_stream) < 0) {
+			opd_core_free(r.core);
+			return -1;
+		}
+		r.recording = true;
+	}
 	if (start(&r) == 0)
 		ret = sample_loop(&r, res);
 	op_child_kill(&r.child);
@@ -197,5 +214,7 @@ int operf_run(struct operf_options const *o, struct operf_result *res)
 	opd_core_sync(r.core);
 	opd_stats_write(o->session_dir, opd_core_stats(r.core));
 	opd_core_free(r.core);
+	if (r.recording && stream_writer_close(&r.rec) < 0)
+		ret = -1;
 	return ret;
 }

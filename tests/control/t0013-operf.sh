@@ -5,6 +5,8 @@
 # copy's hot_main_loop holds its built-in share of the three (50/25/25 %,
 # +-3 points). operf exits with the command's status, names a command it
 # cannot run, and works for a new unprivileged user on user mode alone.
+# --summary and opreport --processes give a row per process; the stream
+# --record-stream keeps replays into the same report.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
 OPERF=$B/utils/operf
@@ -93,6 +95,16 @@ n=$(awk '$NF == "hot_main_loop" && $3 == "hm_p" { print $1 }' "$T/rep")
 # about 0.8 s of the 1.0 s after the first 0.2 s, at 1 ms a sample
 [ "${n:-0}" -gt 400 ] || { cat "$T/rep"; fail "hm_p has ${n:-no} samples in hot_main_loop"; }
 test_ok "--pid: $n samples of hm_p's hot_main_loop; operf stopped when it exited"
+
+step "--record-stream: the replayed stream gives the same report"
+"$OPERF" --session-dir="$T/rec" --record-stream="$T/rec.ops" sh -c "$WORK" >"$T/out" 2>&1 ||
+	{ cat "$T/out"; fail "operf --record-stream failed"; }
+"$OPROFILED" --session-dir="$T/replayed" --replay="$T/rec.ops" >"$T/out" 2>&1 ||
+	{ cat "$T/out"; fail "oprofiled --replay failed"; }
+"$OPREPORT" --session-dir="$T/rec" -l >"$T/a" 2>&1 || fail "opreport failed"
+"$OPREPORT" --session-dir="$T/replayed" -l >"$T/b" 2>&1 || fail "opreport on the replay failed"
+cmp -s "$T/a" "$T/b" || { diff "$T/a" "$T/b" | head; fail "the replayed session reports otherwise"; }
+test_ok "the recorded stream replays into the same report"
 
 step "the command's status"
 "$OPERF" --session-dir="$T/st" sh -c 'exit 5' >"$T/out" 2>&1
