@@ -36,6 +36,10 @@ static struct poptOption const options[] = {
 	{ "probe", 'P', POPT_ARG_STRING, NULL, 'P',
 	  "a routine to time (repeatable)",
 	  "BINARY:FUNCTION|syscall:NAME|kernel:FUNCTION" },
+	{ "pair", 'Q', POPT_ARG_STRING, NULL, 'Q',
+	  "time an item from one routine to another, keyed by an argument "
+	  "(or TO's return value); repeatable",
+	  "BINARY:FUNC:argN,BINARY:FUNC:argN|ret" },
 	{ "pid", 'p', POPT_ARG_STRING, &pids_arg, 0,
 	  "watch these running processes (and their new threads and children)",
 	  "PID,..." },
@@ -100,6 +104,18 @@ static void add_probe(struct opwatch *w, char const *spec)
 		usage_error("more than %d probes", MAX_PROBES);
 	if (opwatch_probe_parse(spec, &w->probes[w->nr_probes], err,
 				sizeof(err)) < 0)
+		op_die("%s", err);
+	w->nr_probes++;
+}
+
+static void add_pair(struct opwatch *w, char const *spec)
+{
+	char err[1024];
+
+	if (w->nr_probes == MAX_PROBES)
+		usage_error("more than %d probes", MAX_PROBES);
+	if (opwatch_pair_parse(spec, &w->probes[w->nr_probes], err,
+			       sizeof(err)) < 0)
 		op_die("%s", err);
 	w->nr_probes++;
 }
@@ -170,16 +186,19 @@ static void parse(struct opwatch *w, int argc, char const **argv)
 	char const **rest;
 	int rc;
 
-	while ((rc = poptGetNextOpt(ctx)) == 'P') {
+	while ((rc = poptGetNextOpt(ctx)) == 'P' || rc == 'Q') {
 		char *spec = poptGetOptArg(ctx);
 
-		add_probe(w, spec);
+		if (rc == 'P')
+			add_probe(w, spec);
+		else
+			add_pair(w, spec);
 		free(spec);
 	}
 	if (rc < -1)
 		usage_error("%s: %s", poptBadOption(ctx, 0), poptStrerror(rc));
 	if (!w->nr_probes)
-		usage_error("no --probe given");
+		usage_error("no --probe or --pair given");
 	rest = poptGetArgs(ctx);
 	if (!!rest + !!pids_arg + !!all_arg != 1)
 		usage_error("give exactly one of a command, --pid or --all");
@@ -229,8 +248,20 @@ static void handle_sample(struct opwatch *w, unsigned char const *rec)
 	memcpy(&tid, rec + 20, sizeof(tid));
 	memcpy(&time, rec + 24, sizeof(time));
 	ev = opwatch_events_find(&w->ev, id);
-	if (ev >= 0 && (!w->nr_tree || in_tree(w, pid)))
-		opwatch_stats_event(&w->stats, ev / 2, ev % 2, pid, tid, time);
+	if (ev < 0 || (w->nr_tree && !in_tree(w, pid)))
+		return;
+	if (w->probes[ev / 2].pair) {
+		uint64_t abi, value;
+
+		/* after the cpu: the registers' ABI, then the one register */
+		memcpy(&abi, rec + 40, sizeof(abi));
+		memcpy(&value, rec + 48, sizeof(value));
+		if (abi)
+			opwatch_stats_pair(&w->stats, ev / 2, ev % 2, value, pid,
+					   tid, time);
+		return;
+	}
+	opwatch_stats_event(&w->stats, ev / 2, ev % 2, pid, tid, time);
 }
 
 static void handle_record(struct opwatch *w, unsigned char const *rec)

@@ -30,13 +30,21 @@ int opwatch_elf_func(char const *path, char const *func, uint64_t *offset,
 
 enum opwatch_kind { OPWATCH_USER, OPWATCH_SYSCALL };
 
+/*
+ * A probe's two events: the entry and the return of one routine, or for a
+ * pair (--pair FROM,TO) the entry of FROM and the entry or return of TO,
+ * each with the register (an argument, or the return value) whose value
+ * keys an item from the one to the other.
+ */
 struct opwatch_probe {
 	char *spec;		/* as given: BINARY:FUNCTION, syscall:NAME */
 	enum opwatch_kind kind;
-	char *path;		/* the binary, absolute */
-	uint64_t offset;	/* the function's file offset */
+	char *path[2];		/* the binaries, absolute */
+	uint64_t offset[2];	/* the functions' file offsets */
 	uint32_t type;		/* perf type: the uprobe PMU, tracepoint */
-	uint64_t config[2];	/* entry, return */
+	uint64_t config[2];	/* entry (FROM), return (TO) */
+	bool pair;
+	int reg[2];		/* pair: perf x86 register of the key */
 };
 
 /* Parse spec into p (resolving the binary and function). 0, or -1 with
@@ -44,6 +52,11 @@ struct opwatch_probe {
 int opwatch_probe_parse(char const *spec, struct opwatch_probe *p,
 			char *err, size_t errlen);
 void opwatch_probe_free(struct opwatch_probe *p);
+
+/* A pair "BINARY:FUNCTION:argN,BINARY:FUNCTION:argN|ret" (N 1..6). 0, or
+ * -1 with err. */
+int opwatch_pair_parse(char const *spec, struct opwatch_probe *p,
+		       char *err, size_t errlen);
 
 /* The events of every probe on tasks x cpus, sharing one ring per cpu. */
 struct opwatch_events {
@@ -85,6 +98,7 @@ struct opwatch_stats {
 	enum opwatch_by by;
 	struct op_hashmap threads;	/* tid -> open calls */
 	struct op_hashmap groups;
+	struct op_hashmap items;	/* pairs: (probe, key) -> open items */
 	uint64_t unmatched_returns;	/* a return with no entry seen */
 	uint64_t open_calls;		/* entries never returned (at the end) */
 	uint64_t lost;			/* records the kernel dropped */
@@ -99,6 +113,11 @@ void opwatch_stats_event(struct opwatch_stats *s, int probe, bool is_return,
  * routine returns in both). */
 void opwatch_stats_fork(struct opwatch_stats *s, uint32_t ptid,
 			uint32_t pid, uint32_t tid);
+/* A pair's event: FROM (is_to false) opens an item keyed by value, TO
+ * closes the oldest open item with that value. */
+void opwatch_stats_pair(struct opwatch_stats *s, int probe, bool is_to,
+			uint64_t value, uint32_t pid, uint32_t tid,
+			uint64_t time);
 void opwatch_stats_finish(struct opwatch_stats *s);
 void opwatch_stats_free(struct opwatch_stats *s);
 

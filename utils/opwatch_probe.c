@@ -91,18 +91,102 @@ static int parse_user(char const *bin, char const *func,
 	unsigned bit;
 
 	p->kind = OPWATCH_USER;
-	p->path = find_binary(bin);
-	if (!p->path) {
+	p->path[0] = find_binary(bin);
+	if (!p->path[0]) {
 		snprintf(err, errlen, "binary '%s' of probe '%s': %s", bin, p->spec,
 			 strerror(errno));
 		return -1;
 	}
-	if (opwatch_elf_func(p->path, func, &p->offset, err, errlen) < 0)
+	if (opwatch_elf_func(p->path[0], func, &p->offset[0], err, errlen) < 0)
 		return -1;
 	if (uprobe_pmu(&p->type, &bit, err, errlen) < 0)
 		return -1;
+	p->path[1] = op_xstrdup(p->path[0]);
+	p->offset[1] = p->offset[0];
 	p->config[0] = 0;
 	p->config[1] = 1ull << bit;
+	return 0;
+}
+
+/* perf's x86-64 register numbers of the arguments 1..6 and the return
+ * value (asm/perf_regs.h: AX 0, CX 2, DX 3, SI 4, DI 5, R8 16, R9 17). */
+static int key_register(char const *what)
+{
+	static int const args[] = { 5, 4, 3, 2, 16, 17 };
+
+	if (!strcmp(what, "ret"))
+		return 0;
+	if (!strncmp(what, "arg", 3) && what[3] >= '1' && what[3] <= '6' &&
+	    !what[4])
+		return args[what[3] - '1'];
+	return -1;
+}
+
+/* One side "BINARY:FUNCTION:KEY" into its binary, offset and register. */
+static int parse_side(char const *side, bool to, struct opwatch_probe *q,
+		      int *reg, char *err, size_t errlen)
+{
+	char *s = op_xstrdup(side), *key = strrchr(s, ':'), *fn = NULL;
+	int ret = -1;
+
+	memset(q, 0, sizeof(*q));
+	q->spec = op_xstrdup(side);
+	if (key) {
+		*key = '\0';
+		fn = strrchr(s, ':');
+	}
+	if (!fn || fn == s) {
+		snprintf(err, errlen, "pair side '%s' is not BINARY:FUNCTION:argN%s",
+			 side, to ? " or BINARY:FUNCTION:ret" : "");
+		goto out;
+	}
+	*reg = key_register(key + 1);
+	if (*reg < 0 || (!to && *reg == 0)) {
+		snprintf(err, errlen, "pair side '%s': '%s' is not arg1..arg6%s",
+			 side, key + 1, to ? " or ret" : "");
+		goto out;
+	}
+	*fn = '\0';
+	ret = parse_user(s, fn + 1, q, err, errlen);
+out:
+	free(s);
+	return ret;
+}
+
+int opwatch_pair_parse(char const *spec, struct opwatch_probe *p,
+		       char *err, size_t errlen)
+{
+	char const *comma = strchr(spec, ',');
+	struct opwatch_probe from, to;
+	char *first;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	p->spec = op_xstrdup(spec);
+	if (!comma) {
+		snprintf(err, errlen, "--pair '%s' is not FROM,TO", spec);
+		return -1;
+	}
+	first = op_xstrdup(spec);
+	first[comma - spec] = '\0';
+	rc = parse_side(first, false, &from, &p->reg[0], err, errlen);
+	free(first);
+	if (rc == 0)
+		rc = parse_side(comma + 1, true, &to, &p->reg[1], err, errlen);
+	if (rc < 0)
+		return -1;
+	p->kind = OPWATCH_USER;
+	p->pair = true;
+	p->type = from.type;
+	p->path[0] = op_xstrdup(from.path[0]);
+	p->offset[0] = from.offset[0];
+	p->path[1] = op_xstrdup(to.path[0]);
+	p->offset[1] = to.offset[0];
+	p->config[0] = 0;
+	/* the TO side on its return when its key is the return value */
+	p->config[1] = p->reg[1] == 0 ? to.config[1] : 0;
+	opwatch_probe_free(&from);
+	opwatch_probe_free(&to);
 	return 0;
 }
 
@@ -190,7 +274,8 @@ int opwatch_probe_parse(char const *spec, struct opwatch_probe *p,
 void opwatch_probe_free(struct opwatch_probe *p)
 {
 	free(p->spec);
-	free(p->path);
+	free(p->path[0]);
+	free(p->path[1]);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -212,12 +297,16 @@ static void fill_attr(struct opwatch_probe const *p, int ret, bool side_band,
 	a->type = p->type;
 	a->config = p->config[ret];
 	if (p->kind == OPWATCH_USER) {
-		a->config1 = (uint64_t)(uintptr_t)p->path;
-		a->config2 = p->offset;
+		a->config1 = (uint64_t)(uintptr_t)p->path[ret];
+		a->config2 = p->offset[ret];
 	}
 	a->sample_period = 1;
 	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
 			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	if (p->pair) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER;
+		a->sample_regs_user = 1ull << p->reg[ret];
+	}
 	a->disabled = 1;
 	a->inherit = inherit;
 	a->enable_on_exec = on_exec;

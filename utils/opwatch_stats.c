@@ -46,6 +46,26 @@ static int group_cmp(void const *data, struct op_hashmap_entry const *a,
 	return x->probe != y->probe || strcmp(x->key, y->key);
 }
 
+/* A pair's open items of one key: their FROM times, oldest first. */
+struct pair_items {
+	struct op_hashmap_entry node;
+	int probe;
+	uint64_t value;
+	uint64_t *times;
+	size_t head, n, alloc;
+};
+
+static int items_cmp(void const *data, struct op_hashmap_entry const *a,
+		     struct op_hashmap_entry const *b, void const *key)
+{
+	struct pair_items const *x = OP_HASHMAP_ENTRY(a, struct pair_items, node);
+	struct pair_items const *y = key;
+
+	(void)data;
+	(void)b;
+	return x->probe != y->probe || x->value != y->value;
+}
+
 void opwatch_stats_init(struct opwatch_stats *s, int nr_probes,
 			enum opwatch_by by)
 {
@@ -54,6 +74,7 @@ void opwatch_stats_init(struct opwatch_stats *s, int nr_probes,
 	s->by = by;
 	op_hashmap_init(&s->threads, thread_cmp, NULL, 64);
 	op_hashmap_init(&s->groups, group_cmp, NULL, 16);
+	op_hashmap_init(&s->items, items_cmp, NULL, 64);
 }
 
 /* The process name of pid, read once per thread (it may be gone later). */
@@ -185,6 +206,50 @@ void opwatch_stats_fork(struct opwatch_stats *s, uint32_t ptid, uint32_t pid,
 	}
 }
 
+static struct pair_items *get_items(struct opwatch_stats *s, int probe,
+				    uint64_t value, bool create)
+{
+	struct pair_items key = { .probe = probe, .value = value }, *it;
+
+	op_hashmap_entry_init(&key.node, op_hash_u64(value) ^ (unsigned)probe);
+	it = OP_HASHMAP_ENTRY(op_hashmap_get(&s->items, &key.node, &key),
+			      struct pair_items, node);
+	if (it || !create)
+		return it;
+	it = op_xcalloc(1, sizeof(*it));
+	*it = key;
+	op_hashmap_add(&s->items, &it->node);
+	return it;
+}
+
+void opwatch_stats_pair(struct opwatch_stats *s, int probe, bool is_to,
+			uint64_t value, uint32_t pid, uint32_t tid,
+			uint64_t time)
+{
+	struct pair_items *it = get_items(s, probe, value, !is_to);
+	char key[64];
+
+	if (!is_to) {
+		OP_ALLOC_GROW(it->times, it->n + 1, it->alloc);
+		it->times[it->n++] = time;
+		return;
+	}
+	if (!it || it->head == it->n) {
+		s->unmatched_returns++;
+		return;
+	}
+	group_key(s, get_thread(s, pid, tid, true), false, key, sizeof(key));
+	add_duration(get_group(s, probe, key), time - it->times[it->head++]);
+}
+
+static void free_items(struct op_hashmap_entry *e)
+{
+	struct pair_items *it = OP_HASHMAP_ENTRY(e, struct pair_items, node);
+
+	free(it->times);
+	free(it);
+}
+
 static void free_thread(struct op_hashmap_entry *e)
 {
 	struct thread *t = OP_HASHMAP_ENTRY(e, struct thread, node);
@@ -211,12 +276,20 @@ void opwatch_stats_finish(struct opwatch_stats *s)
 
 		s->open_calls += t->depth;
 	}
+	for (struct op_hashmap_entry *e = op_hashmap_iter_first(&s->items, &it);
+	     e; e = op_hashmap_iter_next(&it)) {
+		struct pair_items const *p = OP_HASHMAP_ENTRY(e, struct pair_items,
+							      node);
+
+		s->open_calls += p->n - p->head;
+	}
 }
 
 void opwatch_stats_free(struct opwatch_stats *s)
 {
 	op_hashmap_clear(&s->threads, free_thread);
 	op_hashmap_clear(&s->groups, free_group);
+	op_hashmap_clear(&s->items, free_items);
 }
 
 /* --- the report ---------------------------------------------------------- */
@@ -309,14 +382,32 @@ static void text_group(FILE *out, struct opwatch_group *g,
 	histogram(out, g);
 }
 
+/* A CSV field, quoted when it holds a comma or a quote (a pair's spec). */
+static void csv_field(FILE *out, char const *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
 static void csv_group(FILE *out, struct opwatch_group *g,
 		      struct opwatch_probe const *p)
 {
 	struct summary m;
 
 	summarise(g, &m);
-	fprintf(out, "%s,%s,%zu,%llu,%.0f,%llu,%.0f,%llu,%llu,%llu\n", p->spec,
-		g->key, g->n, (unsigned long long)m.min, m.mean,
+	csv_field(out, p->spec);
+	fputc(',', out);
+	csv_field(out, g->key);
+	fprintf(out, ",%zu,%llu,%.0f,%llu,%.0f,%llu,%llu,%llu\n", g->n, (unsigned long long)m.min, m.mean,
 		(unsigned long long)m.max, m.stddev, (unsigned long long)m.p50,
 		(unsigned long long)m.p90, (unsigned long long)m.p99);
 }

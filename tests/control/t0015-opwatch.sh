@@ -3,7 +3,8 @@
 # times and which prints what each call took: 1 ms, 5 ms, a 1/4 ms mix,
 # recursion (nested calls), a routine that returns on another cpu, and a
 # fork timed in the parent and in the child. min, mean and max agree with
-# the truth within 2 % + 20 us. Then the formats and bad input: unknown
+# the truth within 2 % + 20 us; so does a queue item's time from q_add to
+# q_remove, paired by the item's address (--pair). Then the formats and bad input: unknown
 # function, missing binary, a stripped binary, a kernel probe without a
 # kprobe PMU, a user without permission.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
@@ -17,6 +18,8 @@ cp "$B/tests/workloads/timed" "$P" || fail "cannot copy the workload"
 step "six routines of known durations"
 set --
 for f in t_1ms t_5ms t_bimodal t_recurse t_migrate t_fork; do set -- "$@" -P "$P:$f"; done
+# the queue: an item from q_add to q_remove, keyed by its address
+set -- "$@" -Q "$P:q_add:arg1,$P:q_remove:arg1"
 "$OPWATCH" "$@" -f csv -o "$T/w.csv" "$P" >"$T/truth" 2>"$T/err" ||
 	{ cat "$T/err"; fail "opwatch failed"; }
 sed 's/^/# /' "$T/truth" "$T/w.csv"
@@ -32,9 +35,12 @@ while read -r word name calls tmin tmean tmax; do
 	[ "$word" = truth ] || continue
 	case $name in
 	*"(child)") probe="$P:t_fork" group="(child)" ;;
+	pair) probe=PAIR group="" ;;
 	*) probe="$P:$name" group="" ;;
 	esac
-	line=$(awk -F, -v p="$probe" -v g="$group" '$1 == p && $2 == g' "$T/w.csv")
+	# the pair's spec is quoted (it holds a comma): PAIR stands for it
+	line=$(sed 's/^"[^"]*"/PAIR/' "$T/w.csv" |
+		awk -F, -v p="$probe" -v g="$group" '$1 == p && $2 == g')
 	[ -n "$line" ] || fail "no row for $name"
 	IFS=, read -r _ _ wcalls wmin wmean wmax _ <<EOT
 $line

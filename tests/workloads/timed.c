@@ -4,7 +4,10 @@
  * t_1ms and t_5ms sleep; t_bimodal sleeps 1 or 4 ms; t_recurse nests
  * (level d takes d + 1 ms); t_migrate spins and moves to another cpu
  * before it returns; t_fork returns in the parent after 1 ms and in the
- * child after 3 ms. */
+ * child after 3 ms; q_add and q_remove take an item into and out of a
+ * queue (keyed by its address): 8 items added 1 ms apart, removed in
+ * reverse order 1 ms apart, each one's time in the queue is the truth
+ * "pair". */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdint.h>
@@ -107,6 +110,31 @@ __attribute__((noinline)) pid_t t_fork(void)
 	return pid;
 }
 
+struct item {
+	uint64_t added;
+	int id;
+};
+
+__attribute__((noinline)) void q_add(struct item *it) { it->added = now_ns(); __asm__ volatile(""); }
+__attribute__((noinline)) uint64_t q_remove(struct item *it) { __asm__ volatile(""); return now_ns() - it->added; }
+
+static void queue_items(void)
+{
+	struct truth pair = { "pair", 0, 0, 0, 0 };
+	struct item items[8];
+
+	for (int i = 0; i < 8; i++) {
+		items[i].id = i;
+		q_add(&items[i]);
+		sleep_us(1000);
+	}
+	for (int i = 7; i >= 0; i--) {
+		note(&pair, q_remove(&items[i]));
+		sleep_us(1000);
+	}
+	print(&pair);
+}
+
 #define TIMED(t, call) do { uint64_t t0 = now_ns(); call; note(t, now_ns() - t0); } while (0)
 
 int main(void)
@@ -150,6 +178,7 @@ int main(void)
 	if (ncpu > 1)
 		print(&mig);
 	print(&par);
+	queue_items();
 	printf("migrated %d\n", moved);
 	return 0;
 }
