@@ -28,7 +28,7 @@
 int opwatch_elf_func(char const *path, char const *func, uint64_t *offset,
 		     char *err, size_t errlen);
 
-enum opwatch_kind { OPWATCH_USER, OPWATCH_SYSCALL };
+enum opwatch_kind { OPWATCH_USER, OPWATCH_SYSCALL, OPWATCH_KERNEL };
 
 /*
  * A probe's two events: the entry and the return of one routine, or for a
@@ -39,7 +39,7 @@ enum opwatch_kind { OPWATCH_USER, OPWATCH_SYSCALL };
 struct opwatch_probe {
 	char *spec;		/* as given: BINARY:FUNCTION, syscall:NAME */
 	enum opwatch_kind kind;
-	char *path[2];		/* the binaries, absolute */
+	char *path[2];		/* the binaries, absolute; kernel: the function */
 	uint64_t offset[2];	/* the functions' file offsets */
 	uint32_t type;		/* perf type: the uprobe PMU, tracepoint */
 	uint64_t config[2];	/* entry (FROM), return (TO) */

@@ -3,8 +3,9 @@
  * event (config1: the binary's path, config2: the function's file offset;
  * the retprobe format bit makes it the return), no tracefs needed. A
  * syscall probe is the syscalls:sys_enter_NAME / sys_exit_NAME
- * tracepoints, whose ids tracefs gives. The kernel has a kprobe PMU on
- * some hosts only: opwatch says when it has none.
+ * tracepoints, whose ids tracefs gives. A kernel probe is the kprobe PMU
+ * (config1: the function's name), which some kernels lack: opwatch says
+ * when this one does.
  */
 #include "config.h"
 
@@ -41,21 +42,54 @@ static long read_number(char const *path)
 	return v;
 }
 
-/* The uprobe PMU's type and its retprobe bit ("config:N"). */
-static int uprobe_pmu(uint32_t *type, unsigned *bit, char *err, size_t errlen)
+/* A probe PMU's (uprobe, kprobe) type and its retprobe bit ("config:N");
+ * -1 when the kernel has none. */
+static int probe_pmu(char const *name, uint32_t *type, unsigned *bit)
 {
-	long t = read_number(PMU_DIR "/uprobe/type");
-	FILE *f = fopen(PMU_DIR "/uprobe/format/retprobe", "re");
-	int ok = f && fscanf(f, "config:%u", bit) == 1;
+	char *path = op_xasprintf("%s/%s/type", PMU_DIR, name);
+	long t = read_number(path);
+	FILE *f;
+	int ok;
 
+	free(path);
+	path = op_xasprintf("%s/%s/format/retprobe", PMU_DIR, name);
+	f = fopen(path, "re");
+	free(path);
+	ok = f && fscanf(f, "config:%u", bit) == 1;
 	if (f)
 		fclose(f);
-	if (t < 0 || !ok) {
-		snprintf(err, errlen, "this kernel has no uprobe PMU (%s/uprobe): "
-			 "user probes need CONFIG_UPROBE_EVENTS", PMU_DIR);
+	if (t < 0 || !ok)
+		return -1;
+	*type = (uint32_t)t;
+	return 0;
+}
+
+static int uprobe_pmu(uint32_t *type, unsigned *bit, char *err, size_t errlen)
+{
+	if (probe_pmu("uprobe", type, bit) == 0)
+		return 0;
+	snprintf(err, errlen, "this kernel has no uprobe PMU (%s/uprobe): "
+		 "user probes need CONFIG_UPROBE_EVENTS", PMU_DIR);
+	return -1;
+}
+
+/* kernel:FUNCTION through the kprobe PMU (config1: the function's name). */
+static int parse_kernel(char const *func, struct opwatch_probe *p,
+			char *err, size_t errlen)
+{
+	unsigned bit;
+
+	if (probe_pmu("kprobe", &p->type, &bit) < 0) {
+		snprintf(err, errlen, "probe '%s': this kernel has no kprobe PMU "
+			 "(%s/kprobe is missing), so kernel functions cannot be "
+			 "probed through perf_event_open here", p->spec, PMU_DIR);
 		return -1;
 	}
-	*type = (uint32_t)t;
+	p->kind = OPWATCH_KERNEL;
+	p->path[0] = op_xstrdup(func);
+	p->path[1] = op_xstrdup(func);
+	p->config[0] = 0;
+	p->config[1] = 1ull << bit;
 	return 0;
 }
 
@@ -260,10 +294,7 @@ int opwatch_probe_parse(char const *spec, struct opwatch_probe *p,
 	if (!strcmp(where, "syscall")) {
 		ret = parse_syscall(colon + 1, p, err, errlen);
 	} else if (!strcmp(where, "kernel")) {
-		snprintf(err, errlen, "probe '%s': this kernel has no kprobe PMU "
-			 "(%s/kprobe is missing), so kernel functions cannot be "
-			 "probed through perf_event_open here", spec, PMU_DIR);
-		ret = -1;
+		ret = parse_kernel(colon + 1, p, err, errlen);
 	} else {
 		ret = parse_user(where, colon + 1, p, err, errlen);
 	}
@@ -296,7 +327,8 @@ static void fill_attr(struct opwatch_probe const *p, int ret, bool side_band,
 	a->size = sizeof(*a);
 	a->type = p->type;
 	a->config = p->config[ret];
-	if (p->kind == OPWATCH_USER) {
+	if (p->kind != OPWATCH_SYSCALL) {
+		/* uprobe: path and file offset; kprobe: function and offset */
 		a->config1 = (uint64_t)(uintptr_t)p->path[ret];
 		a->config2 = p->offset[ret];
 	}
