@@ -209,7 +209,11 @@ static int kernel_image_id(struct opd_core *core, struct opd_kimage const *k)
 static struct opd_kimage const *find_kernel(struct opd_core *core,
 					    unsigned long pc)
 {
-	struct opd_kimage const *k = opd_kernel_find(core->kernel, pc);
+	struct opd_kimage const *k;
+
+	if (!core->kernel)
+		return NULL;
+	k = opd_kernel_find(core->kernel, pc);
 	time_t now;
 
 	if (k)
@@ -373,7 +377,7 @@ int opd_core_write_session(struct opd_core *core)
 	rc = op_mkdir_p(dir);
 	if (rc)
 		return op_error("cannot create '%s': %s", dir, strerror(-rc));
-	if (opd_kernel_save(core->kernel, dir, err, sizeof(err)))
+	if (core->kernel && opd_kernel_save(core->kernel, dir, err, sizeof(err)))
 		return op_error("%s", err);
 	strncat(dir, "/" OP_META_BUILD_IDS, sizeof(dir) - strlen(dir) - 1);
 	if (opd_images_write_build_ids(core->images, dir, err, sizeof(err)))
@@ -394,11 +398,14 @@ static int core_open(struct opd_core *core)
 	if (rc)
 		return op_error("cannot create '%s': %s", core->current_dir,
 				strerror(-rc));
-	cache = op_xasprintf("%s/kernel-cache", cfg->session_dir);
-	core->kernel = opd_kernel_new(cfg->vmlinux, cache, err, sizeof(err));
-	free(cache);
-	if (!core->kernel)
-		return op_error("%s", err);
+	if (!cfg->no_kernel) {
+		cache = op_xasprintf("%s/kernel-cache", cfg->session_dir);
+		core->kernel = opd_kernel_new(cfg->vmlinux, cache, err,
+					      sizeof(err));
+		free(cache);
+		if (!core->kernel)
+			return op_error("%s", err);
+	}
 	core->sfiles = opd_sfiles_new(cfg, core->images, core->current_dir);
 	opd_sfiles_settle(core->sfiles);
 	return opd_core_write_session(core);
@@ -464,6 +471,8 @@ void opd_core_reload_kernel(struct opd_core *core)
 {
 	char err[512];
 
+	if (!core->kernel)
+		return;
 	if (opd_kernel_reload(core->kernel, err, sizeof(err)))
 		op_warn("%s", err);
 	else

@@ -41,6 +41,9 @@ struct opd_config {
 	struct opd_event events[OPD_MAX_EVENTS];
 	char const *vmlinux;         /* NULL: kernel samples go to {kern}/vmlinux via kallsyms */
 	size_t max_open_files;       /* LRU bound on open sample files (0: default) */
+	int no_kernel;               /* the producer samples no kernel mode
+				      * (operf as a user): no kernel symbol
+				      * data to read or save */
 };
 
 /* Counters the core keeps; stats/ files are written from these. */

@@ -2,7 +2,8 @@
  * The stream sources oprofiled can read (opd_source.h), and the adapter
  * that puts the perf_events producer (perf_source.h) behind that
  * interface: events/ events become perf attributes, and the words the
- * producer writes go to the daemon's sink.
+ * producer writes go to the daemon's sink. The events/ to perf mapping is
+ * opd_perf_event.c's, shared with operf.
  */
 #include "config.h"
 
@@ -16,6 +17,7 @@
 #include "op_cpu_type.h"
 #include "op_message.h"
 #include "op_session.h"
+#include "opd_perf_event.h"
 #include "opd_source.h"
 #include "perf_source.h"
 #include "word_buffer.h"
@@ -27,37 +29,6 @@ struct perf_priv {
 	opd_sink_fn sink;
 	void *sink_arg;
 };
-
-/*
- * An events/ event as a perf attribute. The timer cpu type's events are
- * the software clocks (code 0 CPU_CLOCK, 1 TASK_CLOCK; count in ns); a
- * hardware event is raw: event select bits 0-7, unit mask 8-15, and AMD's
- * extended event select bits 8-11 at 32-35.
- */
-static int perf_event_of(struct opd_config const *cfg, struct opd_event const *e,
-			 struct perf_source_event *pe)
-{
-	memset(pe, 0, sizeof(*pe));
-	if (cfg->cpu_type == CPU_TIMER_INT) {
-		pe->type = PERF_TYPE_SOFTWARE;
-		if (e->code == 0)
-			pe->config = PERF_COUNT_SW_CPU_CLOCK;
-		else if (e->code == 1)
-			pe->config = PERF_COUNT_SW_TASK_CLOCK;
-		else
-			return op_error("event %s (code %#x) of cpu type 'timer' has no perf software clock",
-					e->name, e->code);
-	} else {
-		pe->type = PERF_TYPE_RAW;
-		pe->config = (e->code & 0xffu) | ((uint64_t)(e->unit_mask & 0xffu) << 8) |
-			((uint64_t)(e->code & 0xf00u) << 24);
-	}
-	pe->period = e->count;
-	pe->kernel = e->kernel;
-	pe->user = e->user;
-	pe->name = e->name;
-	return 0;
-}
 
 /* Hand the words the producer wrote so far to the sink. */
 static void perf_emit(struct perf_priv *p)
@@ -76,7 +47,7 @@ static int perf_open(struct opd_source *src, struct opd_source_config const *cfg
 	size_t i;
 
 	for (i = 0; i < cfg->core->nr_events; i++) {
-		if (perf_event_of(cfg->core, &cfg->core->events[i], &p->events[i]) < 0) {
+		if (opd_perf_event(cfg->core, &cfg->core->events[i], &p->events[i]) < 0) {
 			free(p);
 			return -1;
 		}

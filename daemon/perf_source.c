@@ -86,6 +86,11 @@ static void fill_attr(struct perf_source const *ps,
 	a->watermark = 1;
 	a->wakeup_watermark = ps->ring_pages / 4 *
 			      (uint32_t)sysconf(_SC_PAGESIZE);
+	if (ps->tasks) {
+		/* follow the threads and processes the tasks create */
+		a->inherit = 1;
+		a->enable_on_exec = ps->enable_on_exec;
+	}
 	if (side_band) {
 		a->mmap = 1;
 		a->mmap2 = 1;
@@ -95,25 +100,49 @@ static void fill_attr(struct perf_source const *ps,
 	}
 }
 
-static int open_event(struct perf_source *ps, unsigned ci, unsigned e)
+/* The index in fds of event e of task index t on cpu index ci. */
+static unsigned fd_index(struct perf_source const *ps, unsigned ci,
+			 unsigned t, unsigned e)
+{
+	return (ci * ps->nr_targets + t) * ps->nr_events + e;
+}
+
+static void open_hint(struct perf_source const *ps, int err)
+{
+	if (err != -EACCES && err != -EPERM)
+		return;
+	if (ps->tasks)
+		op_hint("a user may sample only their own processes, and "
+			"kernel mode only when kernel.perf_event_paranoid <= 1");
+	else
+		op_hint("run as root, or lower "
+			"/proc/sys/kernel/perf_event_paranoid");
+}
+
+static int open_event(struct perf_source *ps, unsigned ci, unsigned t,
+		      unsigned e)
 {
 	struct perf_source_event const *ev = &ps->events[e];
 	struct perf_event_attr attr;
+	pid_t pid = ps->tasks ? ps->tasks[t] : -1;
 	int fd, err;
 
 	fill_attr(ps, ev, e == 0, &attr);
-	fd = (int)syscall(SYS_perf_event_open, &attr, -1, ps->cpus[ci], -1,
+	fd = (int)syscall(SYS_perf_event_open, &attr, pid, ps->cpus[ci], -1,
 			  PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		op_error_errno("cannot open perf event '%s' on cpu %d",
-			       ev->name ? ev->name : "?", ps->cpus[ci]);
-		if (err == -EACCES || err == -EPERM)
-			op_hint("run as root, or lower "
-				"/proc/sys/kernel/perf_event_paranoid");
+		if (ps->tasks)
+			op_error_errno("cannot open perf event '%s' for task %d on cpu %d",
+				       ev->name ? ev->name : "?", (int)pid,
+				       ps->cpus[ci]);
+		else
+			op_error_errno("cannot open perf event '%s' on cpu %d",
+				       ev->name ? ev->name : "?", ps->cpus[ci]);
+		open_hint(ps, err);
 		return err;
 	}
-	ps->fds[ci * ps->nr_events + e] = fd;
+	ps->fds[fd_index(ps, ci, t, e)] = fd;
 	return 0;
 }
 
@@ -127,7 +156,7 @@ static int compare_ids(void const *a, void const *b)
 /* Map the ring of cpu index ci's first event: the others write into it. */
 static int map_ring(struct perf_source *ps, unsigned ci)
 {
-	int lead = ps->fds[ci * ps->nr_events];
+	int lead = ps->fds[fd_index(ps, ci, 0, 0)];
 	int err = perf_ring_map(&ps->rings[ci], lead, ps->cpus[ci], ci,
 				ps->ring_pages);
 
@@ -140,16 +169,17 @@ static int map_ring(struct perf_source *ps, unsigned ci)
 	return 0;
 }
 
-/* Redirect event e's records into cpu index ci's ring (the kernel wants
- * that ring mapped first), and note its id. */
-static int attach_event(struct perf_source *ps, unsigned ci, unsigned e)
+/* Redirect event e of task index t's records into cpu index ci's ring
+ * (the kernel wants that ring mapped first), and note its id. */
+static int attach_event(struct perf_source *ps, unsigned ci, unsigned t,
+			unsigned e)
 {
-	int fd = ps->fds[ci * ps->nr_events + e];
-	int lead = ps->fds[ci * ps->nr_events];
+	int fd = ps->fds[fd_index(ps, ci, t, e)];
+	int lead = ps->fds[fd_index(ps, ci, 0, 0)];
 	uint64_t id;
 	int err;
 
-	if (e && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, lead)) {
+	if ((t || e) && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, lead)) {
 		err = -errno;
 		return op_error_errno("cannot share cpu %d's ring with event '%s'",
 				      ps->cpus[ci], ps->events[e].name ?
@@ -165,19 +195,21 @@ static int attach_event(struct perf_source *ps, unsigned ci, unsigned e)
 	return 0;
 }
 
-/* Open every event on cpu index ci, sharing the first event's ring. */
+/* Open every event of every task on cpu index ci, sharing one ring. */
 static int open_cpu(struct perf_source *ps, unsigned ci)
 {
 	int err;
 
-	for (unsigned e = 0; e < ps->nr_events; e++) {
-		err = open_event(ps, ci, e);
-		if (!err && e == 0)
-			err = map_ring(ps, ci);
-		if (!err)
-			err = attach_event(ps, ci, e);
-		if (err)
-			return err;
+	for (unsigned t = 0; t < ps->nr_targets; t++) {
+		for (unsigned e = 0; e < ps->nr_events; e++) {
+			err = open_event(ps, ci, t, e);
+			if (!err && t == 0 && e == 0)
+				err = map_ring(ps, ci);
+			if (!err)
+				err = attach_event(ps, ci, t, e);
+			if (err)
+				return err;
+		}
 	}
 	return 0;
 }
@@ -241,6 +273,13 @@ static struct perf_source *alloc_source(struct perf_source_config const *cfg)
 				  : PERF_SOURCE_REREAD_MS) * 1000000,
 		       cfg->reread_max_per_s ? cfg->reread_max_per_s
 					     : PERF_SOURCE_REREAD_MAX_PER_S);
+	ps->nr_targets = cfg->nr_tasks ? cfg->nr_tasks : 1;
+	if (cfg->nr_tasks) {
+		ps->tasks = op_xmalloc(cfg->nr_tasks * sizeof(*ps->tasks));
+		memcpy(ps->tasks, cfg->tasks,
+		       cfg->nr_tasks * sizeof(*ps->tasks));
+	}
+	ps->enable_on_exec = cfg->enable_on_exec;
 	rq_init(&ps->q);
 	pm_init(&ps->procs);
 	ct_init(&ps->cookies);
@@ -253,6 +292,7 @@ int perf_source_open(struct perf_source **out,
 		     struct perf_source_config const *cfg)
 {
 	struct perf_source *ps;
+	size_t nr_fds;
 	int n, err;
 
 	*out = NULL;
@@ -268,11 +308,12 @@ int perf_source_open(struct perf_source **out,
 		return n;
 	}
 	ps->nr_cpus = (unsigned)n;
-	ps->fds = op_xmalloc(ps->nr_cpus * ps->nr_events * sizeof(*ps->fds));
-	memset(ps->fds, -1, ps->nr_cpus * ps->nr_events * sizeof(*ps->fds));
+	nr_fds = ps->nr_cpus * ps->nr_targets * ps->nr_events;
+	ps->fds = op_xmalloc(nr_fds * sizeof(*ps->fds));
+	memset(ps->fds, -1, nr_fds * sizeof(*ps->fds));
 	ps->rings = op_xcalloc(ps->nr_cpus, sizeof(*ps->rings));
 	ps->pfd = op_xcalloc(ps->nr_cpus, sizeof(*ps->pfd));
-	ps->ids = op_xcalloc(ps->nr_cpus * ps->nr_events, sizeof(*ps->ids));
+	ps->ids = op_xcalloc(nr_fds, sizeof(*ps->ids));
 	ps->group_start = op_xcalloc(ps->nr_cpus + 1, sizeof(*ps->group_start));
 	for (unsigned ci = 0; ci < ps->nr_cpus; ci++) {
 		err = open_cpu(ps, ci);
@@ -288,15 +329,29 @@ int perf_source_open(struct perf_source **out,
 
 static int ioctl_all(struct perf_source *ps, unsigned long req)
 {
-	for (unsigned i = 0; i < ps->nr_cpus * ps->nr_events; i++)
+	for (unsigned i = 0; i < ps->nr_cpus * ps->nr_targets * ps->nr_events; i++)
 		if (ps->fds[i] >= 0 && ioctl(ps->fds[i], req, 0))
 			return -errno;
 	return 0;
 }
 
+/*
+ * What exists before counting starts: every process (system-wide), the
+ * sampled process (per task; tasks[0] is its tgid), or nothing (on exec:
+ * the exec's records describe the new image).
+ */
+static void seed(struct perf_source *ps)
+{
+	if (!ps->tasks)
+		ps->stats.seeded += pm_seed_all(&ps->procs, &ps->cookies);
+	else if (!ps->enable_on_exec &&
+		 !pm_seed(&ps->procs, &ps->cookies, (unsigned long)ps->tasks[0]))
+		ps->stats.seeded++;
+}
+
 int perf_source_enable(struct perf_source *ps)
 {
-	int err = ioctl_all(ps, PERF_EVENT_IOC_ENABLE);
+	int err = ps->enable_on_exec ? 0 : ioctl_all(ps, PERF_EVENT_IOC_ENABLE);
 
 	if (err)
 		return op_error("cannot enable the perf events: %s",
@@ -304,7 +359,7 @@ int perf_source_enable(struct perf_source *ps)
 	ps->enabled = true;
 	/* after enabling: whatever changes from now on has a record that
 	 * is applied on top of this /proc snapshot */
-	ps->stats.seeded += pm_seed_all(&ps->procs, &ps->cookies);
+	seed(ps);
 	return 0;
 }
 
@@ -442,7 +497,8 @@ void perf_source_close(struct perf_source *ps)
 		return;
 	for (unsigned i = 0; ps->rings && i < ps->nr_cpus; i++)
 		perf_ring_unmap(&ps->rings[i]);
-	for (unsigned i = 0; ps->fds && i < ps->nr_cpus * ps->nr_events; i++)
+	for (unsigned i = 0;
+	     ps->fds && i < ps->nr_cpus * ps->nr_targets * ps->nr_events; i++)
 		if (ps->fds[i] >= 0)
 			close(ps->fds[i]);
 	rq_free(&ps->q);
@@ -450,6 +506,7 @@ void perf_source_close(struct perf_source *ps)
 	ct_free(&ps->cookies);
 	wb_free(&ps->out);
 	free(ps->events);
+	free(ps->tasks);
 	free(ps->cpus);
 	free(ps->fds);
 	free(ps->rings);

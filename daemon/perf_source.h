@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "op_stream.h"
 
@@ -58,6 +59,16 @@ struct perf_source_config {
 	unsigned reread_ms;
 	unsigned reread_max_per_s;
 	bool no_reread;
+	/* Whom to sample. nr_tasks 0: every process on every cpu (needs
+	 * privileges). Else the threads tasks[0..nr_tasks) on every cpu,
+	 * each followed into the threads and processes it creates after
+	 * the open (perf inherit); a user may do that to their own
+	 * processes. enable_on_exec: counting starts at the tasks' next
+	 * exec, not at perf_source_enable (operf CMD opens the events on
+	 * its child before the child execs CMD). */
+	pid_t const *tasks;
+	unsigned nr_tasks;
+	bool enable_on_exec;
 };
 
 #define PERF_SOURCE_RING_PAGES 128

@@ -30,7 +30,11 @@ struct perf_source {
 	uint64_t slack_ns;
 	int *cpus;			/* online cpus */
 	unsigned nr_cpus;
-	int *fds;			/* fds[cpu_idx * nr_events + event] */
+	pid_t *tasks;			/* per-task mode: the threads, else NULL */
+	unsigned nr_targets;		/* tasks per cpu: nr_tasks, or 1 (-1: all) */
+	bool enable_on_exec;
+	int *fds;			/* fds[(cpu_idx * nr_targets + task_idx)
+					 *     * nr_events + event] */
 	struct perf_ring *rings;	/* one per cpu */
 	struct pollfd *pfd;		/* one per ring */
 	struct ps_id *ids;		/* sorted by id */

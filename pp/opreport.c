@@ -22,6 +22,7 @@
 #include "op_message.h"
 #include "pp_diff.h"
 #include "pp_output.h"
+#include "pp_procsum.h"
 #include "pp_profile.h"
 #include "pp_spec.h"
 
@@ -32,6 +33,7 @@ static struct opreport_opts {
 	int symbols, details, debug_info, show_vma, long_names;
 	int reverse, exclude_dependent, no_header, accumulated;
 	int global_percent, xml, callgraph;
+	int processes;
 	double threshold;
 	char *sort, *include, *exclude, *demangle, *merge, *output;
 	char *session_dir, *image_path, *root;
@@ -62,6 +64,7 @@ static struct poptOption const options[] = {
 	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR, "session directory (default " OP_SESSION_DIR_DEFAULT ")", "dir" },
 	{ "image-path", 'p', POPT_ARG_STRING, NULL, 'p', "directories to find binaries in by name", "dir,..." },
 	{ "root", 'R', POPT_ARG_STRING, NULL, 'R', "prefix of the sampled paths (sysroot)", "dir" },
+	{ "processes", 0, POPT_ARG_NONE, &opts.processes, 0, "Prospect's process summary: samples and time per process, each one's user and kernel profile, the global kernel profile", NULL },
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };
@@ -277,6 +280,65 @@ static int single(struct run *run, int argc, char const *const *argv)
 	return rc;
 }
 
+/* --- opreport --processes (pp_procsum.h) --------------------------------- */
+
+/* One process's profile: the specification and the process's words. */
+static int process_profile(struct run *run, struct pp_proc const *proc,
+			   int argc, char const *const *argv)
+{
+	char const **args = op_xcalloc((size_t)argc + 2, sizeof(*args));
+	char *word = pp_procsum_spec(proc);
+	struct side s = { 0 };
+	int rc;
+
+	memcpy(args, argv, (size_t)argc * sizeof(*args));
+	args[argc] = word;
+	rc = build(run, &s, argc + 1, args);
+	if (!rc)
+		pp_procsum_print_portions(stdout, proc, &s.profile, &s.files,
+					  opts.threshold);
+	side_free(&s);
+	free(word);
+	free(args);
+	return rc;
+}
+
+static int processes(struct run *run, int argc, char const *const *argv)
+{
+	struct pp_procsum sum;
+	struct side s = { 0 };
+	uint64_t all;
+	char err[512];
+	int rc;
+
+	if (opts.xml || opts.callgraph || opts.output)
+		usage_error("%s", "--processes is a text report on stdout: no --xml, --callgraph or --output-file");
+	run->merge = (struct pp_merge){ .cpu = true, .tid = true, .tgid = true,
+					.unitmask = true };
+	run->populate.symbols = true;
+	rc = build(run, &s, argc, argv);
+	if (!rc && pp_procsum_build(&sum, &s.files, &run->notes, err, sizeof(err)))
+		rc = op_error("%s", err);
+	if (rc) {
+		side_free(&s);
+		return rc;
+	}
+	pp_procsum_print(stdout, &sum, opts.threshold);
+	all = sum.user + sum.sys;
+	for (size_t i = 0; !rc && i < sum.n; i++)
+		if (100.0 * (double)(sum.v[i].user + sum.v[i].sys) >=
+		    opts.threshold * (double)all)
+			rc = process_profile(run, &sum.v[i], argc, argv);
+	if (!rc)
+		pp_procsum_print_kernel(stdout, &s.profile, &s.files,
+					opts.threshold);
+	pp_procsum_free(&sum);
+	side_free(&s);
+	return rc;
+}
+
+/* --- end of --processes ----------------------------------------------------- */
+
 int main(int argc, char const **argv)
 {
 	poptContext ctx = poptGetContext(NULL, argc, argv, options, 0);
@@ -301,8 +363,11 @@ int main(int argc, char const **argv)
 	rc = pp_spec_split_diff(nargs, args, first, count, err, sizeof(err));
 	if (rc < 0)
 		usage_error("%s", err);
-	rc = rc ? differential(&run, first, count, args) :
-		  single(&run, nargs, args);
+	if (opts.processes && rc)
+		usage_error("%s", "--processes takes one profile specification, not a differential one");
+	rc = opts.processes ? processes(&run, nargs, args) :
+	     rc ? differential(&run, first, count, args) :
+	     single(&run, nargs, args);
 	pp_strlist_free(&run.include);
 	pp_strlist_free(&run.exclude);
 	pp_strlist_free(&run.notes);

@@ -1,0 +1,220 @@
+/*
+ * operf's sampling: the perf source on the command's (or pid's) threads
+ * or on every cpu, its words straight into an in-process daemon core.
+ *
+ * A command is forked first (op_child.h); the child waits until the
+ * events are open on it (inherit: its threads and children are followed;
+ * enable_on_exec: counting starts when it execs the command, so operf's
+ * own code in the child is never sampled), then execs.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "op_child.h"
+#include "op_message.h"
+#include "op_util.h"
+#include "opd_perf_event.h"
+#include "opd_stats_file.h"
+#include "operf.h"
+#include "perf_source.h"
+#include "stream_file.h"
+#include "word_buffer.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+/* Catch SIGINT/SIGTERM without SA_RESTART, so the poll returns. With a
+ * command, SIGINT reaches it from the terminal and its exit ends us. */
+static void catch_signals(bool ignore_int)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	if (ignore_int)
+		sa.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, NULL);
+}
+
+static double now_s(void)
+{
+	return (double)perf_source_now() / 1e9;
+}
+
+struct run {
+	struct operf_options const *o;
+	struct opd_core *core;
+	struct perf_source *ps;
+	struct op_child child;	/* OPERF_COMMAND */
+	struct stream_writer rec;	/* --record-stream */
+	bool recording;
+};
+
+/* The perf source for the target, opened (not enabled). */
+static int open_source(struct run *r)
+{
+	struct opd_config const *cfg = &r->o->cfg;
+	struct perf_source_event ev[OPD_MAX_EVENTS];
+	struct perf_source_config pc;
+	pid_t *tasks = NULL;
+	int n = 0, err;
+
+	memset(&pc, 0, sizeof(pc));
+	for (size_t i = 0; i < cfg->nr_events; i++)
+		if (opd_perf_event(cfg, &cfg->events[i], &ev[i]) < 0)
+			return -1;
+	pc.events = ev;
+	pc.nr_events = (unsigned)cfg->nr_events;
+	pc.callgraph_depth = r->o->callgraph;
+	if (r->o->target == OPERF_COMMAND) {
+		tasks = op_xmalloc(sizeof(*tasks));
+		tasks[0] = r->child.pid;
+		n = 1;
+		pc.enable_on_exec = true;
+	} else if (r->o->target == OPERF_PID) {
+		n = op_pid_threads(r->o->pid, &tasks);
+		if (n < 0)
+			return -1;
+	}
+	pc.tasks = tasks;
+	pc.nr_tasks = (unsigned)n;
+	err = perf_source_open(&r->ps, &pc);
+	free(tasks);
+	return err ? -1 : 0;
+}
+
+/* The words the source wrote so far, into the core. */
+static void deliver(struct run *r)
+{
+	struct word_buffer *wb = perf_source_words(r->ps);
+
+	if (wb->len && r->recording &&
+	    stream_writer_write(&r->rec, wb->w, wb->len) < 0) {
+		op_error("stopped recording the stream to '%s'",
+			 r->o->record_stream);
+		stream_writer_close(&r->rec);
+		r->recording = false;
+	}
+	if (wb->len)
+		opd_core_process(r->core, wb->w, wb->len);
+	wb_reset(wb);
+}
+
+/* Whether the target is still there; reaps the command when it exits. */
+static bool target_alive(struct run *r, struct operf_result *res)
+{
+	pid_t got;
+
+	switch (r->o->target) {
+	case OPERF_COMMAND:
+		got = wait4(r->child.pid, &res->status, WNOHANG, &res->ru);
+		if (got == r->child.pid) {
+			r->child.pid = 0;
+			return false;
+		}
+		return got == 0;
+	case OPERF_PID:
+		return op_pid_running(r->o->pid);
+	case OPERF_SYSTEM:
+		return true;
+	}
+	return false;
+}
+
+static int sample_loop(struct run *r, struct operf_result *res)
+{
+	double start = now_s();
+
+	while (!stop_requested && target_alive(r, res)) {
+		int err = perf_source_read(r->ps, 100);
+
+		deliver(r);
+		if (err) {
+			errno = -err;
+			return op_error_errno("cannot read the perf rings");
+		}
+	}
+	res->elapsed = now_s() - start;
+	perf_source_disable(r->ps);
+	perf_source_flush(r->ps, UINT64_MAX);
+	deliver(r);
+	return 0;
+}
+
+static int start(struct run *r)
+{
+	if (r->o->target == OPERF_COMMAND &&
+	    op_child_fork(&r->child, r->o->argv) < 0)
+		return -1;
+	if (open_source(r) < 0)
+		return -1;
+	if (perf_source_enable(r->ps) < 0)
+		return -1;
+	deliver(r);
+	if (r->o->target == OPERF_COMMAND &&
+	    op_child_start(&r->child, r->o->argv[0]) < 0)
+		return -1;
+	return 0;
+}
+
+static void log_stats(struct run *r)
+{
+	struct perf_source_stats const *st = perf_source_stats(r->ps);
+
+	fprintf(stderr, "operf: %llu samples (%llu kernel, %llu user), "
+		"%llu forks, %llu execs, %llu exits, %llu lost records\n",
+		(unsigned long long)st->samples,
+		(unsigned long long)st->kernel_samples,
+		(unsigned long long)st->user_samples,
+		(unsigned long long)st->forks, (unsigned long long)st->execs,
+		(unsigned long long)st->exits,
+		(unsigned long long)st->lost[OP_LOST_OVERFLOW]);
+}
+
+int operf_run(struct operf_options const *o, struct operf_result *res)
+{
+	struct run r = { .o = o, .child = { 0, -1, -1 } };
+	int ret = -1;
+
+	memset(res, 0, sizeof(*res));
+	catch_signals(o->target == OPERF_COMMAND);
+	r.core = opd_core_new(&o->cfg);
+	if (!r.core)
+		return -1;
+	if (o->record_stream) {
+		if (stream_writer_open(&r.rec, o->record_stream) < 0) {
+			opd_core_free(r.core);
+			return -1;
+		}
+		r.recording = true;
+	}
+	if (start(&r) == 0)
+		ret = sample_loop(&r, res);
+	op_child_kill(&r.child);
+	if (r.ps && o->verbose)
+		log_stats(&r);
+	perf_source_close(r.ps);
+	opd_core_sync(r.core);
+	opd_stats_write(o->session_dir, opd_core_stats(r.core));
+	opd_core_free(r.core);
+	if (r.recording && stream_writer_close(&r.rec) < 0)
+		ret = -1;
+	return ret;
+}

@@ -1,0 +1,145 @@
+/*
+ * opwatch's pairing, statistics and ELF lookup on hand-made events:
+ * recursion pairs innermost first, a forked child's return pairs with
+ * its parent's call and is reported apart, a pair's TO closes the oldest
+ * item of its key, unmatched and open calls are counted, percentiles are
+ * nearest-rank, and a function's file offset is found (or the error
+ * names what is missing).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "opwatch.h"
+
+static struct opwatch_probe probes[3] = {
+	{ .spec = "bin:rec" }, { .spec = "bin:fork" }, { .spec = "bin:add,bin:del" },
+};
+
+/* The report as CSV in a string (malloc'ed). */
+static char *csv(struct opwatch_stats *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	opwatch_report(f, s, probes, OPWATCH_CSV);
+	fclose(f);
+	return buf;
+}
+
+static void test_recursion_and_fork(void)
+{
+	struct opwatch_stats s;
+	char *out;
+
+	opwatch_stats_init(&s, 3, OPWATCH_BY_NONE);
+	opwatch_stats_event(&s, 0, false, 1, 1, 0);
+	opwatch_stats_event(&s, 0, false, 1, 1, 10);
+	opwatch_stats_event(&s, 0, false, 1, 1, 20);
+	opwatch_stats_event(&s, 0, true, 1, 1, 25);
+	opwatch_stats_event(&s, 0, true, 1, 1, 40);
+	opwatch_stats_event(&s, 0, true, 1, 1, 100);
+	opwatch_stats_event(&s, 0, true, 1, 1, 110);	/* no entry */
+	opwatch_stats_event(&s, 1, false, 2, 2, 0);
+	opwatch_stats_fork(&s, 2, 3, 3);
+	opwatch_stats_event(&s, 1, true, 2, 2, 10);
+	opwatch_stats_event(&s, 1, true, 3, 3, 30);
+	opwatch_stats_event(&s, 0, false, 4, 4, 50);	/* never returns */
+	opwatch_stats_finish(&s);
+	out = csv(&s);
+	check(strstr(out, "bin:rec,,3,5,45,100,") != NULL,
+	      "recursion: 3 calls, innermost first: 5, 30, 100 ns");
+	check(strstr(out, "bin:fork,,1,10,10,10,") != NULL, "fork: the parent's return");
+	check(strstr(out, "bin:fork,(child),1,30,30,30,") != NULL,
+	      "fork: the child's return, apart");
+	check_int((int)s.unmatched_returns, 1, "a return without an entry is counted");
+	check_int((int)s.open_calls, 1, "a call that never returned is counted");
+	if (check_failed)
+		check_note("%s", out);
+	free(out);
+	opwatch_stats_free(&s);
+}
+
+static void test_pair(void)
+{
+	struct opwatch_stats s;
+	char *out;
+
+	opwatch_stats_init(&s, 3, OPWATCH_BY_NONE);
+	opwatch_stats_pair(&s, 2, false, 0xa, 1, 1, 0);
+	opwatch_stats_pair(&s, 2, false, 0xa, 1, 1, 5);
+	opwatch_stats_pair(&s, 2, false, 0xb, 1, 1, 7);
+	opwatch_stats_pair(&s, 2, true, 0xb, 1, 2, 9);
+	opwatch_stats_pair(&s, 2, true, 0xa, 1, 2, 20);
+	opwatch_stats_pair(&s, 2, true, 0xa, 1, 2, 30);
+	opwatch_stats_pair(&s, 2, true, 0xc, 1, 2, 31);	/* never added */
+	opwatch_stats_finish(&s);
+	out = csv(&s);
+	check(strstr(out, "\"bin:add,bin:del\",,3,2,16,25,") != NULL,
+	      "pair: keyed, oldest item first: 2, 20, 25 ns (the spec quoted)");
+	check_int((int)s.unmatched_returns, 1, "a TO with no item is counted");
+	if (check_failed)
+		check_note("%s", out);
+	free(out);
+	opwatch_stats_free(&s);
+}
+
+static void test_percentiles(void)
+{
+	struct opwatch_stats s;
+	char *out;
+
+	opwatch_stats_init(&s, 3, OPWATCH_BY_TID);
+	for (int i = 100; i >= 1; i--) {
+		opwatch_stats_event(&s, 0, false, 7, 8, 1000);
+		opwatch_stats_event(&s, 0, true, 7, 8, 1000 + (uint64_t)i);
+	}
+	opwatch_stats_finish(&s);
+	out = csv(&s);
+	check(strstr(out, "bin:rec,tid 8,100,1,50,100,29,50,90,99") != NULL,
+	      "1..100 ns: mean 50, stddev 29, p50/p90/p99 50/90/99, group by tid");
+	if (check_failed)
+		check_note("%s", out);
+	free(out);
+	opwatch_stats_free(&s);
+}
+
+int opwatch_test_target(int x);
+
+__attribute__((noinline, used)) int opwatch_test_target(int x)
+{
+	return x + 1;
+}
+
+static void test_elf(void)
+{
+	char err[512];
+	uint64_t off = 0;
+	int rc = opwatch_elf_func("/proc/self/exe", "opwatch_test_target", &off,
+				  err, sizeof(err));
+
+	check(rc == 0 && off > 0, "a function of this test: file offset %#llx",
+	      (unsigned long long)off);
+	check(opwatch_elf_func("/proc/self/exe", "no_such_fn", &off, err,
+			       sizeof(err)) < 0 &&
+	      strstr(err, "no function 'no_such_fn' in '/proc/self/exe'"),
+	      "an unknown function is named: %s", err);
+	check(opwatch_elf_func("/proc/self/status", "main", &off, err,
+			       sizeof(err)) < 0 && strstr(err, "is not an ELF binary"),
+	      "a file that is no ELF binary is named: %s", err);
+	check(opwatch_elf_func("/no/such/file", "main", &off, err, sizeof(err)) < 0 &&
+	      strstr(err, "cannot read binary '/no/such/file'"),
+	      "a missing binary is named: %s", err);
+}
+
+int main(void)
+{
+	test_recursion_and_fork();
+	test_pair();
+	test_percentiles();
+	test_elf();
+	return check_done();
+}
