@@ -41,6 +41,7 @@ struct opd_config {
 	struct opd_event events[OPD_MAX_EVENTS];
 	char const *vmlinux;         /* NULL: kernel samples go to {kern}/vmlinux via kallsyms */
 	size_t max_open_files;       /* LRU bound on open sample files (0: default) */
+	char const *const *image_filter;  /* NULL-ended paths to keep; NULL: all */
 };
 
 /* Counters the core keeps; stats/ files are written from these. */
@@ -54,6 +55,7 @@ struct opd_stats {
 	uint64_t unresolved_kernel;  /* kernel pc in no known kernel image */
 	uint64_t unknown_cookie;     /* user sample under a cookie never defined */
 	uint64_t no_mapping;         /* user sample with no binary (NO/INVALID_COOKIE) */
+	uint64_t filtered;           /* neither image nor app in the image filter */
 	uint64_t sfile_errors;       /* sample file could not be opened/grown */
 	uint64_t saturated;          /* count stopped at UINT32_MAX */
 	uint64_t stream_errors;      /* malformed stream records */
@@ -65,7 +67,8 @@ struct opd_core;
 /*
  * A core writing to SESSION/samples/current/. Saves the kernel symbol data
  * of this boot (kallsyms, module list) there. NULL on error (message
- * printed). cfg is copied, its strings (session_dir, vmlinux) are not:
+ * printed). cfg is copied, its strings (session_dir, vmlinux,
+ * image_filter) are not:
  * they must outlive the core. Cores share no state: several may run in
  * one process.
  */

@@ -20,6 +20,7 @@
 
 #include "op_config.h"
 #include "op_message.h"
+#include "op_version.h"
 #include "pp_diff.h"
 #include "pp_output.h"
 #include "pp_profile.h"
@@ -31,9 +32,9 @@
 static struct opreport_opts {
 	int symbols, details, debug_info, show_vma, long_names;
 	int reverse, exclude_dependent, no_header, accumulated;
-	int global_percent, xml, callgraph;
+	int global_percent, xml, callgraph, version;
 	double threshold;
-	char *sort, *include, *exclude, *demangle, *merge, *output;
+	char *sort, *include, *exclude, *demangle, *merge, *output, *verbose;
 	char *session_dir, *image_path, *root;
 } opts;
 
@@ -62,6 +63,8 @@ static struct poptOption const options[] = {
 	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR, "session directory (default " OP_SESSION_DIR_DEFAULT ")", "dir" },
 	{ "image-path", 'p', POPT_ARG_STRING, NULL, 'p', "directories to find binaries in by name", "dir,..." },
 	{ "root", 'R', POPT_ARG_STRING, NULL, 'R', "prefix of the sampled paths (sysroot)", "dir" },
+	{ "verbose", 'V', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL, 'V', "OProfile's debug classes: accepted, our notes are always shown", "all,debug,bfd,level1,sfile,stats,xml" },
+	{ "version", 'v', POPT_ARG_NONE, &opts.version, 0, "print the version and exit", NULL },
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };
@@ -79,7 +82,7 @@ struct side {
 /* Options that do not depend on the specification. */
 struct run {
 	struct pp_merge merge;
-	struct pp_strlist include, exclude, notes;
+	struct pp_strlist include, exclude, notes, verbose;
 	struct pp_populate_opts populate;
 	struct pp_output_opts output;
 };
@@ -105,6 +108,7 @@ static void take_string(poptContext ctx, int val)
 	case OPT_SESSION_DIR: replace(&opts.session_dir, arg); break;
 	case 'p': replace(&opts.image_path, arg); break;
 	case 'R': replace(&opts.root, arg); break;
+	case 'V': replace(&opts.verbose, arg ? arg : op_xstrdup("all")); break;
 	default: free(arg); break;
 	}
 }
@@ -113,7 +117,8 @@ static void free_strings(void)
 {
 	char **s[] = { &opts.sort, &opts.include, &opts.exclude,
 		       &opts.demangle, &opts.merge, &opts.output,
-		       &opts.session_dir, &opts.image_path, &opts.root };
+		       &opts.session_dir, &opts.image_path, &opts.root,
+		       &opts.verbose };
 
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		replace(s[i], NULL);
@@ -122,6 +127,20 @@ static void free_strings(void)
 /* A bad command line: the error, a hint, exit 2. */
 #define usage_error(...) \
 	op_usage_error("opreport --help lists the options", __VA_ARGS__)
+
+/* OProfile's -V classes: accepted so that its scripts run, but they
+ * change nothing (our notes and warnings are always printed). */
+static bool verbose_class(char const *name)
+{
+	static char const *const classes[] = {
+		"all", "debug", "bfd", "level1", "sfile", "stats", "xml",
+	};
+
+	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+		if (!strcmp(name, classes[i]))
+			return true;
+	return false;
+}
 
 static void parse_lists(struct run *run)
 {
@@ -135,6 +154,12 @@ static void parse_lists(struct run *run)
 		usage_error("--include-symbols: %s", err);
 	if (opts.exclude && pp_strlist_split(&run->exclude, opts.exclude, err, sizeof(err)))
 		usage_error("--exclude-symbols: %s", err);
+	if (opts.verbose && pp_strlist_split(&run->verbose, opts.verbose, err, sizeof(err)))
+		usage_error("--verbose: %s", err);
+	for (size_t i = 0; i < run->verbose.n; i++)
+		if (!verbose_class(run->verbose.v[i]))
+			usage_error("--verbose: '%s' is not one of all,debug,bfd,level1,sfile,stats,xml",
+				    run->verbose.v[i]);
 	if (opts.demangle && pp_demangle_parse(opts.demangle, &run->populate.demangle))
 		usage_error("--demangle: '%s' is not none, normal or smart", opts.demangle);
 	if (opts.exclude_dependent && run->merge.lib && !(run->merge.cpu &&
@@ -294,6 +319,12 @@ int main(int argc, char const **argv)
 			 poptStrerror(rc));
 		usage_error("%s", err);
 	}
+	if (opts.version) {
+		op_print_version(stdout, "opreport");
+		free_strings();
+		poptFreeContext(ctx);
+		return 0;
+	}
 	args = (char const *const *)poptGetArgs(ctx);
 	while (args && args[nargs])
 		nargs++;
@@ -306,6 +337,7 @@ int main(int argc, char const **argv)
 	pp_strlist_free(&run.include);
 	pp_strlist_free(&run.exclude);
 	pp_strlist_free(&run.notes);
+	pp_strlist_free(&run.verbose);
 	free_strings();
 	poptFreeContext(ctx);
 	return rc ? 1 : 0;
