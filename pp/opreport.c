@@ -20,6 +20,7 @@
 
 #include "op_config.h"
 #include "op_message.h"
+#include "op_util.h"
 #include "op_version.h"
 #include "pp_diff.h"
 #include "pp_output.h"
@@ -167,17 +168,16 @@ static void parse_lists(struct run *run)
 		usage_error("%s", "--exclude-dependent and --merge=lib contradict each other (use --merge=all to merge everything)");
 	if (opts.threshold < 0 || opts.threshold > 100)
 		usage_error("%s", "--threshold is a percentage from 0 to 100");
-	if (opts.callgraph && opts.xml)
-		usage_error("%s", "--callgraph has no XML output (-X): use the text report");
 	if (opts.callgraph && (opts.details || opts.accumulated))
 		usage_error("%s", "--callgraph cannot be shown with --details or --accumulated");
 }
 
 static void setup(struct run *run)
 {
+	/* OProfile's XML always lists symbols (its schema wants them) */
 	bool symbols = opts.symbols || opts.details || opts.debug_info ||
 		       opts.show_vma || opts.include || opts.exclude ||
-		       opts.accumulated || opts.callgraph;
+		       opts.accumulated || opts.callgraph || opts.xml;
 
 	run->populate = (struct pp_populate_opts){
 		.symbols = symbols, .details = opts.details,
@@ -192,12 +192,30 @@ static void setup(struct run *run)
 		.global_percent = opts.global_percent,
 		.no_header = opts.no_header, .threshold = opts.threshold,
 		.callgraph = opts.callgraph,
+		.merge = opts.merge, .include_symbols = opts.include,
+		.exclude_symbols = opts.exclude, .image_path = opts.image_path,
+		.exclude_dependent = opts.exclude_dependent,
 	};
 	parse_lists(run);
 	run->populate.merge_lib = run->merge.lib;
 	run->output.sort.reverse = opts.reverse;
 	if (!opts.session_dir)
 		opts.session_dir = op_xstrdup(OP_SESSION_DIR_DEFAULT);
+	run->output.session = opts.session_dir;
+}
+
+/* OProfile's XML title: "opreport" and the arguments as given. */
+static char *title_of(int argc, char const **argv)
+{
+	char *t = op_xstrdup("opreport");
+
+	for (int i = 1; i < argc; i++) {
+		char *more = op_xasprintf("%s %s", t, argv[i]);
+
+		free(t);
+		t = more;
+	}
+	return t;
 }
 
 /* Specification to profile: select, classify, invert, populate. */
@@ -308,7 +326,7 @@ int main(int argc, char const **argv)
 	struct run run = { 0 };
 	char const *const *args;
 	int first[2], count[2], nargs = 0, rc;
-	char err[512];
+	char err[512], *title;
 
 	op_set_progname(argv[0]);
 	while ((rc = poptGetNextOpt(ctx)) > 0)
@@ -329,6 +347,8 @@ int main(int argc, char const **argv)
 	while (args && args[nargs])
 		nargs++;
 	setup(&run);
+	title = title_of(argc, argv);
+	run.output.title = title;
 	rc = pp_spec_split_diff(nargs, args, first, count, err, sizeof(err));
 	if (rc < 0)
 		usage_error("%s", err);
@@ -338,6 +358,7 @@ int main(int argc, char const **argv)
 	pp_strlist_free(&run.exclude);
 	pp_strlist_free(&run.notes);
 	pp_strlist_free(&run.verbose);
+	free(title);
 	free_strings();
 	poptFreeContext(ctx);
 	return rc ? 1 : 0;
