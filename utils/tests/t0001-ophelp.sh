@@ -158,7 +158,11 @@ for cpu in timer i386/arch_perfmon i386/haswell x86-64/family15h x86-64/generic;
 		not_ok "xml listing $cpu"
 	fi
 	if command -v xmllint >/dev/null 2>&1; then
-		if xmllint --noout "$tmp/out" 2>"$tmp/err"; then test_ok "xml $cpu well-formed"; else not_ok "xml $cpu well-formed"; fi
+		if xmllint --noout --schema "$abs_top_srcdir/doc/ophelp.xsd" "$tmp/out" 2>"$tmp/err"; then
+			test_ok "xml $cpu validates against doc/ophelp.xsd"
+		else
+			cat "$tmp/err"; not_ok "xml $cpu validates against doc/ophelp.xsd"
+		fi
 	fi
 done
 "$OPHELP" -c i386/haswell >"$tmp/out" 2>"$tmp/err"
