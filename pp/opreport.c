@@ -199,6 +199,7 @@ static void setup(struct run *run)
 	parse_lists(run);
 	run->populate.merge_lib = run->merge.lib;
 	run->output.sort.reverse = opts.reverse;
+	run->output.sort.long_names = opts.long_names;
 	if (!opts.session_dir)
 		opts.session_dir = op_xstrdup(OP_SESSION_DIR_DEFAULT);
 	run->output.session = opts.session_dir;

@@ -210,6 +210,7 @@ printf '%s\n' \
 	0x10:0x1008=5 || fail mksample
 run_report "$tmp/k" -c session:kern
 # (blocks without samples: by image path, /tmp/.../prog before ext4)
+# (blocks with equal counts: by image base name, as OProfile: ext4, prog, vmlinux)
 expect_report "$tmp/k" "kernel arcs: user to kernel, inside vmlinux, module to vmlinux" <<'EOF'
 samples  %        image name               symbol name
 -------------------------------------------------------------------------------
@@ -226,13 +227,13 @@ samples  %        image name               symbol name
 10       14.2857  prog                     alpha
   10       100.0000 prog                     alpha [self]
 -------------------------------------------------------------------------------
-0        0.0000   prog                     main
-  7        100.0000 vmlinux                  start_kernel
-  0        0.0000   prog                     main [self]
--------------------------------------------------------------------------------
 0        0.0000   ext4                     ext4_read
   5        100.0000 vmlinux                  schedule
   0        0.0000   ext4                     ext4_read [self]
+-------------------------------------------------------------------------------
+0        0.0000   prog                     main
+  7        100.0000 vmlinux                  start_kernel
+  0        0.0000   prog                     main [self]
 -------------------------------------------------------------------------------
   7        100.0000 prog                     main
 0        0.0000   vmlinux                  start_kernel
