@@ -39,7 +39,7 @@ struct opd_config {
 	unsigned separate;           /* enum opd_separate bits */
 	size_t nr_events;
 	struct opd_event events[OPD_MAX_EVENTS];
-	char const *vmlinux;         /* NULL: kernel samples go to {kern}/vmlinux via kallsyms */
+	char const *vmlinux;         /* NULL: kernel samples go to {root}/proc/kallsyms via kallsyms */
 	size_t max_open_files;       /* LRU bound on open sample files (0: default) */
 	char const *const *image_filter;  /* NULL-ended paths to keep; NULL: all */
 };
