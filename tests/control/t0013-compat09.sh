@@ -42,6 +42,12 @@ opcontrol --session-dir="$S" --dump || fail "--dump failed"
 opreport --session-dir="$S" -l image:"$SPIN" >"$T/rep" 2>&1 || { cat "$T/rep"; fail "opreport -l failed"; }
 cat "$T/rep"
 check_grep "$T/rep" "^[0-9]+ +[0-9.]+ +spin +spin +spin_hot$" "the report has the workload's symbol"
+if command -v xmllint >/dev/null 2>&1; then
+	opreport --session-dir="$S" -X >"$T/rep.xml" 2>/dev/null || fail "opreport -X failed"
+	xmllint --noout --schema "$abs_top_srcdir/doc/opreport.xsd" "$T/rep.xml" 2>"$T/lint" ||
+		{ cat "$T/lint"; fail "the whole session's opreport -X does not validate"; }
+	test_ok "opreport -X of the whole session validates against doc/opreport.xsd"
+fi
 opcontrol --session-dir="$S" --shutdown >"$T/out" 2>&1 || { cat "$T/out"; fail "--shutdown failed"; }
 wait_gone "$pid" || fail "daemon $pid still runs after --shutdown"
 opcontrol --deinit >"$T/out" 2>&1 || { cat "$T/out"; fail "--deinit failed"; }
