@@ -311,4 +311,11 @@ cat "$tmp/flat" "$tmp/flat.err"
 check_grep "$tmp/flat.err" "no call-graph files in the selection \(0 in the session\).*opcontrol --callgraph=DEPTH" \
 	"no {cg} files: said, with the way to record them"
 check_grep "$tmp/flat" '^10 +100\.0000 +alpha$' "no {cg} files: each symbol's block all the same"
+# every session above as call-graph XML: valid against the schema
+for sess in current kern anon sep old; do
+	run_report "$tmp/cgx.xml" -c -X session:$sess
+	xmllint --noout --schema "$abs_top_srcdir/doc/opreport.xsd" "$tmp/cgx.xml" >"$tmp/lint" 2>&1 ||
+		{ cat "$tmp/cgx.xml" "$tmp/lint"; fail "-c -X session:$sess does not validate"; }
+	test_ok "-c -X session:$sess validates"
+done
 test_done
