@@ -270,6 +270,29 @@ static int app_of(struct opd_core *core, struct opd_transient const *t,
 	}
 }
 
+static int listed(struct opd_core *core, int image)
+{
+	struct opd_image const *img = opd_image_get(core->images, image);
+	char const *const *p;
+
+	if (!img || img->kind != OPD_IMAGE_FILE)
+		return 0;
+	for (p = core->config.image_filter; *p; p++)
+		if (!strcmp(*p, img->name))
+			return 1;
+	return 0;
+}
+
+/* --image: keep a sample whose image or application is listed. */
+static int filtered_out(struct opd_core *core, struct opd_transient const *t,
+			int image)
+{
+	if (!core->config.image_filter || listed(core, image))
+		return 0;
+	return !(t->known & OPD_KNOWN_TASK) ||
+	       !listed(core, cookie_image(core, t->app_cookie));
+}
+
 static void fill_task_fields(struct opd_core const *core,
 			     struct opd_sfile_key *k,
 			     struct opd_transient const *t)
@@ -303,6 +326,10 @@ static void on_sample(void *ctx, struct opd_transient const *t,
 		(*drop)++;
 		return;
 	}
+	if (filtered_out(core, t, image)) {
+		core->stats.filtered++;
+		return;
+	}
 	k.app = app_of(core, t, image);
 	if (k.app < 0) {
 		core->stats.no_app++;
@@ -330,6 +357,8 @@ static void on_arc(void *ctx, struct opd_transient const *t,
 	    resolve(core, t, callee->in_kernel, callee->pc, callee->cookie,
 		    &k.cg, &to))
 		return;  /* unresolvable frames end the chain: not a sample */
+	if (filtered_out(core, t, k.image))
+		return;
 	k.app = app_of(core, t, k.image);
 	if (k.app < 0)
 		return;

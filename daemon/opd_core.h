@@ -39,11 +39,12 @@ struct opd_config {
 	unsigned separate;           /* enum opd_separate bits */
 	size_t nr_events;
 	struct opd_event events[OPD_MAX_EVENTS];
-	char const *vmlinux;         /* NULL: kernel samples go to {kern}/vmlinux via kallsyms */
+	char const *vmlinux;         /* NULL: kernel samples go to {root}/proc/kallsyms via kallsyms */
 	size_t max_open_files;       /* LRU bound on open sample files (0: default) */
 	int no_kernel;               /* the producer samples no kernel mode
 				      * (operf as a user): no kernel symbol
 				      * data to read or save */
+	char const *const *image_filter;  /* NULL-ended paths to keep; NULL: all */
 };
 
 /* Counters the core keeps; stats/ files are written from these. */
@@ -57,6 +58,7 @@ struct opd_stats {
 	uint64_t unresolved_kernel;  /* kernel pc in no known kernel image */
 	uint64_t unknown_cookie;     /* user sample under a cookie never defined */
 	uint64_t no_mapping;         /* user sample with no binary (NO/INVALID_COOKIE) */
+	uint64_t filtered;           /* neither image nor app in the image filter */
 	uint64_t sfile_errors;       /* sample file could not be opened/grown */
 	uint64_t no_space;           /* ... because its device is full */
 	uint64_t saturated;          /* count stopped at UINT32_MAX */
@@ -70,7 +72,8 @@ struct opd_core;
 /*
  * A core writing to SESSION/samples/current/. Saves the kernel symbol data
  * of this boot (kallsyms, module list) there. NULL on error (message
- * printed). cfg is copied, its strings (session_dir, vmlinux) are not:
+ * printed). cfg is copied, its strings (session_dir, vmlinux,
+ * image_filter) are not:
  * they must outlive the core. Cores share no state: several may run in
  * one process.
  */

@@ -23,13 +23,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_config.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_session_kernel.h"
 #include "op_util.h"
 #include "opd_kernel.h"
 
-#define KALLSYMS "/proc/kallsyms"
+#define KALLSYMS OP_KALLSYMS_IMAGE
 #define MODULES "/proc/modules"
 
 /*
@@ -312,7 +313,8 @@ struct opd_kernel *opd_kernel_new(char const *vmlinux, char const *cache,
 {
 	struct opd_kernel *k = op_xcalloc(1, sizeof(*k));
 
-	k->vmlinux_name = op_xstrdup(vmlinux ? vmlinux : "vmlinux");
+	/* OProfile 1.x's name, so that its tools read the symbols */
+	k->vmlinux_name = op_xstrdup(vmlinux ? vmlinux : OP_KALLSYMS_IMAGE);
 	k->cache_dir = cache && usable_cache(cache) ? op_xstrdup(cache) : NULL;
 	if (load(k, err, errlen)) {
 		opd_kernel_free(k);

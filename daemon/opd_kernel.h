@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 struct opd_kimage {
-	char *name;       /* "vmlinux" (or the --vmlinux path) or a module name */
+	char *name;       /* "/proc/kallsyms" (or the --vmlinux path) or a module name */
 	uint64_t start;   /* runtime start; sample keys are pc - start */
 	uint64_t end;     /* exclusive */
 	int id;           /* stable index for the sample file cache */
@@ -21,7 +21,8 @@ struct opd_kernel;
 
 /*
  * Read the kernel text range and the module list. vmlinux: the path given
- * with --vmlinux, or NULL to name the kernel image "vmlinux". cache: a
+ * with --vmlinux, or NULL to name the kernel image "/proc/kallsyms" (as
+ * OProfile 1.x names a kallsyms-resolved kernel: op_config.h). cache: a
  * directory where kallsyms is kept once per boot (NULL: no cache). Returns
  * the table, or NULL with err set (e.g. kallsyms shows zero addresses:
  * kptr_restrict).

@@ -17,6 +17,7 @@
 #include "op_session.h"
 #include "op_session_kv.h"
 #include "op_session_settings.h"
+#include "op_version.h"
 #include "opd_options.h"
 
 static char *session_dir_arg;
@@ -33,6 +34,9 @@ static int no_daemon_arg;
 static int buffer_pages_arg = -1;	/* -1: not given, the source's default */
 static int max_open_files_arg;
 static int verbose_arg;
+static int version_arg;
+static int paused_arg;
+static char *image_arg;
 static int sync_interval_arg = 10;
 static int flush_interval_arg = 500;
 
@@ -73,6 +77,12 @@ static struct poptOption const options[] = {
 	  "sample files: what a kill -9 can lose (default 500)", "MS" },
 	{ "verbose", 'V', POPT_ARG_NONE, &verbose_arg, 0,
 	  "log more", NULL },
+	{ "paused", 0, POPT_ARG_NONE, &paused_arg, 0,
+	  "start without sampling until told to (opcontrol --start-daemon)", NULL },
+	{ "image", 0, POPT_ARG_STRING, &image_arg, 0,
+	  "keep only the samples of these applications (absolute paths)", "PATH,..." },
+	{ "version", 'v', POPT_ARG_NONE, &version_arg, 0,
+	  "print the version and exit", NULL },
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };
@@ -135,6 +145,25 @@ static char *absolute_new_file(char const *path)
 	return abs;
 }
 
+/* --image=PATH,...: the NULL-ended list of absolute paths (none: NULL). */
+static char const *const *image_filter(char const *text)
+{
+	char *copy, *w, *save = NULL;
+	char const **v;
+	size_t n = 0;
+
+	if (!text || !*text || !strcmp(text, "all"))
+		return NULL;
+	copy = op_xstrdup(text);
+	v = op_xcalloc(strlen(text) / 2 + 2, sizeof(*v));
+	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if (w[0] != '/')
+			usage_error("--image: '%s' is not an absolute path", w);
+		v[n++] = w;
+	}
+	return v;
+}
+
 /* The checked settings as the core's configuration. */
 static unsigned core_separate(unsigned bits)
 {
@@ -190,6 +219,9 @@ static void setup_config(struct opd_options *o, struct opd_config *cfg)
 	op_settings_separate_text(separate, o->separate_text,
 				  sizeof(o->separate_text));
 	cfg->max_open_files = (size_t)max_open_files_arg;
+	cfg->image_filter = image_filter(image_arg);
+	snprintf(o->image_text, sizeof(o->image_text), "%s",
+		 cfg->image_filter ? image_arg : "all");
 }
 
 void opd_options_parse(struct opd_options *o, struct opd_config *cfg,
@@ -198,7 +230,12 @@ void opd_options_parse(struct opd_options *o, struct opd_config *cfg,
 	poptContext ctx = poptGetContext(op_progname(), argc, argv, options, 0);
 
 	parse_argv(ctx);
+	if (version_arg) {
+		op_print_version(stdout, "oprofiled");
+		exit(0);
+	}
 	memset(cfg, 0, sizeof(*cfg));
+	o->paused = paused_arg;
 	o->no_daemon = no_daemon_arg || replay_arg;
 	o->buffer_pages = buffer_pages_arg < 0 ? 0 : (unsigned)buffer_pages_arg;
 	o->verbose = verbose_arg;
@@ -241,6 +278,7 @@ int opd_options_save(struct opd_options const *o, struct opd_config const *cfg)
 	snprintf(buf, sizeof(buf), "%.3f", cfg->cpu_speed);
 	op_kv_set(&kv, "cpu_speed", buf);
 	op_kv_set(&kv, "vmlinux", o->vmlinux ? o->vmlinux : "none");
+	op_kv_set(&kv, "image", o->image_text);
 	op_kv_set(&kv, "source", o->replay ? "replay" : o->source->name);
 	if (o->replay)
 		op_kv_set(&kv, "replay", o->replay);

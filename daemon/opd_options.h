@@ -16,6 +16,7 @@ struct opd_options {
 	char *record_stream;            /* --record-stream=FILE or NULL */
 	char *replay;                   /* --replay=FILE or NULL */
 	int no_daemon;
+	int paused;                     /* --paused: wait for "start" */
 	unsigned buffer_pages;
 	int verbose;
 	int sync_interval;              /* seconds between syncs + stats */
@@ -24,6 +25,7 @@ struct opd_options {
 	struct opd_source_ops const *source;  /* NULL with --replay */
 	char events_text[1024];         /* normalised NAME:count:um:k:u,... */
 	char separate_text[64];         /* normalised lib,kernel,... or none */
+	char image_text[1024];          /* --image list, or all */
 };
 
 /*
@@ -36,7 +38,7 @@ void opd_options_parse(struct opd_options *o, struct opd_config *cfg,
 
 /*
  * Write SESSION/samples/current/session.conf: events, separate, callgraph,
- * cpu_type, cpu_speed, vmlinux, source, start_time (seconds since the
+ * cpu_type, cpu_speed, vmlinux, image, source, start_time (seconds since the
  * epoch) and start_time_text. 0 or -1.
  */
 int opd_options_save(struct opd_options const *o, struct opd_config const *cfg);

@@ -219,6 +219,15 @@ static int start_sampling(struct daemon *d)
 	return 0;
 }
 
+/* At startup: sample at once, or with --paused wait for "start". */
+static int begin_sampling(struct daemon *d)
+{
+	if (!d->opt.paused)
+		return start_sampling(d);
+	write_state(d);
+	return 0;
+}
+
 static int stop_sampling(struct daemon *d)
 {
 	int ret = 0;
@@ -593,7 +602,7 @@ static int run(struct daemon *d)
 	d->src.ops = d->opt.source;
 	if (d->src.ops->open(&d->src, &scfg) < 0)
 		goto fail_core;
-	if (setup_fds(d) < 0 || start_sampling(d) < 0)
+	if (setup_fds(d) < 0 || begin_sampling(d) < 0)
 		goto fail_source;
 	/* stats/ exists from the start: on a full disk it is rewritten in place */
 	write_stats(d);

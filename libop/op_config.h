@@ -11,4 +11,17 @@
 #endif
 #define OP_EVENTS_DIR_ENV "OPROFILE_EVENTS_DIR"
 
+/*
+ * The kernel proper's image name in sample files and kernel_images, as
+ * OProfile 1.x names it, so that its tools find the symbols: the vmlinux
+ * path when one is given, else /proc/kallsyms (sample files
+ * {root}/proc/kallsyms/...). OProfile writes no-vmlinux when even kallsyms
+ * cannot be read. Sessions before this rule say "vmlinux"
+ * ({kern}/vmlinux/...); reports show the kernel proper as "vmlinux"
+ * whichever name it has (doc/formats.md section 3).
+ */
+#define OP_KALLSYMS_IMAGE "/proc/kallsyms"
+#define OP_NO_VMLINUX_IMAGE "no-vmlinux"
+#define OP_VMLINUX_IMAGE "vmlinux"
+
 #endif /* OP_CONFIG_H */

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 struct op_kernel_image {
-	char *name;          /* "vmlinux", a vmlinux path or a module name */
+	char *name;          /* "/proc/kallsyms" (older sessions: "vmlinux"), a vmlinux path or a module name */
 	uint64_t start;      /* runtime range [start, end) */
 	uint64_t end;
 };

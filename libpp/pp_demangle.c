@@ -3,7 +3,9 @@
  * demangled text once: every template argument list is split at its
  * top-level commas, and arguments after the first that are a standard
  * default (allocator, char_traits, less, hash, equal_to, default_delete)
- * are dropped; then std::basic_X<char> reads std::X.
+ * are dropped; then std::basic_X<char> reads std::X. Last come OProfile's
+ * own final rules (its libregex/stl.pat): "std::" at the start of a word
+ * and anonymous namespaces go, and "> >" closes as ">>".
  */
 #include "config.h"
 
@@ -219,6 +221,30 @@ char *pp_demangle_shorten(char const *demangled)
 	return out.p;
 }
 
+/* In place: drop cut wherever it starts a word. */
+static void remove_word_prefix(char *s, char const *cut)
+{
+	size_t len = strlen(cut);
+	char *p = s;
+
+	while ((p = strstr(p, cut))) {
+		if (p > s && is_ident(p[-1])) {
+			p += len;
+			continue;
+		}
+		memmove(p, p + len, strlen(p + len) + 1);
+	}
+}
+
+void pp_demangle_oprofile_rules(char *s)
+{
+	remove_word_prefix(s, "std::");
+	remove_all(s, "(anonymous namespace)::");
+	remove_all(s, "{anonymous}::");
+	for (char *p = s; (p = strstr(p, " >"));)
+		memmove(p, p + 1, strlen(p + 1) + 1);
+}
+
 /* Demangle name, keeping a version or "@plt" suffix as it is. */
 static char *demangle_with_suffix(char const *name)
 {
@@ -253,5 +279,6 @@ char *pp_demangle(char const *name, enum pp_demangle d)
 		return normal;
 	smart = pp_demangle_shorten(normal);
 	free(normal);
+	pp_demangle_oprofile_rules(smart);
 	return smart;
 }

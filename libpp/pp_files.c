@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "op_config.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_util.h"
@@ -156,6 +157,18 @@ static int resolve_sessions(struct pp_spec const *spec, char const *base,
 	return rc;
 }
 
+/* OProfile 1.x's names of the kernel proper ("/proc/kallsyms", as our
+ * daemon writes too, and "no-vmlinux") read as the older "vmlinux": one
+ * image, shown and looked up as before (op_config.h). */
+static void kernel_alias(char **name, int *is_kernel)
+{
+	if (*name && (!strcmp(*name, OP_KALLSYMS_IMAGE) ||
+		      !strcmp(*name, OP_NO_VMLINUX_IMAGE))) {
+		*name = (char *)OP_VMLINUX_IMAGE;  /* storage keeps the original */
+		*is_kernel = 1;
+	}
+}
+
 static void add_candidate(struct candidates *c, char const *path,
 			  char const *rel, size_t session,
 			  struct pp_strlist *notes)
@@ -169,6 +182,10 @@ static void add_candidate(struct candidates *c, char const *path,
 		c->nr_unparsable++;
 		return;
 	}
+	kernel_alias(&name.app_name, &name.app_is_kernel);
+	kernel_alias(&name.image_name, &name.image_is_kernel);
+	if (name.is_callgraph)
+		kernel_alias(&name.cg_image_name, &name.cg_is_kernel);
 	OP_ALLOC_GROW(c->v, c->n + 1, c->alloc);
 	c->v[c->n].path = op_xstrdup(path);
 	c->v[c->n].session = session;

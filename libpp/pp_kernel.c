@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_config.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_session_kernel.h"
@@ -40,7 +41,7 @@ int pp_kernel_load(struct pp_kernel *k, char const *session_dir,
 
 static bool is_kernel_proper(char const *name)
 {
-	return !strcmp(name, "vmlinux") || strchr(name, '/');
+	return !strcmp(name, OP_VMLINUX_IMAGE) || strchr(name, '/');
 }
 
 /* The image a kallsyms symbol belongs to: [mod], or the kernel proper. */
@@ -107,6 +108,10 @@ int pp_kernel_binary(struct pp_kernel *k, char const *name,
 	for (size_t i = 0; i < k->n && !img; i++)
 		if (!strcmp(k->v[i].name, name))
 			img = &k->v[i];
+	/* "vmlinux" is also the kernel proper of sessions that name it as
+	 * OProfile 1.x does (/proc/kallsyms: pp_files.c) */
+	if (!img && !strcmp(name, OP_VMLINUX_IMAGE))
+		img = owner(k, NULL);
 	if (!img) {
 		snprintf(err, errlen, "no kernel image '%s' in %s/%s",
 			 name, k->dir, OP_META_KERNEL_IMAGES);

@@ -29,7 +29,15 @@ struct pp_output_opts {
 	struct pp_sort sort;
 	bool diff;             /* classes 0 and 1: old and new; diff % column */
 	bool callgraph;        /* -c: callers and callees of each symbol */
+	/* XML only: <profile title>, and the <options> OProfile records */
+	char const *title;     /* "opreport ARGS" */
+	char const *session, *merge, *include_symbols, *exclude_symbols;
+	char const *image_path;
+	bool exclude_dependent;
 };
+
+/* OProfile 1.x's opreport XML schema version (doc/opreport.xsd). */
+#define PP_XML_SCHEMA_VERSION "3.1"
 
 struct pp_report {
 	struct pp_profile const *profile;

@@ -1,10 +1,16 @@
 /*
- * XML reports, valid against doc/opreport.xsd. The layout follows
- * OProfile's: per application a <binary> with its counts, its own
+ * XML reports in OProfile 1.x's format (schemaversion 3.x), valid against
+ * doc/opreport.xsd, so that its consumers read ours: <options>, <setup>
+ * (one <eventsetup> per event), <classes> when there is more than one
+ * column, then per application a <binary> with its counts, its own
  * symbols and a <module> per dependent image; symbol names, addresses
- * and source positions once in a <symboltable>, referenced by id. Every
- * string from a sample file or a binary is escaped, and bytes that are
- * not UTF-8 are replaced, so that hostile names cannot break the XML.
+ * and source positions once in a <symboltable>, referenced by id; -d
+ * details in a <detailtable> at the end; -c callers and callees inside
+ * each <symbol>. As in OProfile, -X always lists symbols and zero counts
+ * are left out. Notes become XML comments (the schema has no place for
+ * them). Every string from a sample file or a binary is escaped, and
+ * bytes that are not UTF-8 are replaced, so that hostile names cannot
+ * break the XML.
  */
 #include "config.h"
 
@@ -22,8 +28,11 @@ struct xml {
 	FILE *out;
 	struct pp_report const *r;
 	struct pp_output_opts const *o;
-	struct pp_entry const **symtab;   /* entries given a symboldata id */
+	long *id_of;                      /* entry -> symboldata id, -1: none */
+	size_t *entry_of;                 /* symboldata id -> entry */
 	size_t nr_sym;
+	bool named_classes;               /* <classes> written: counts say class */
+	size_t nr_details;                /* detaildata ids given so far */
 };
 
 /* Length of the valid UTF-8 sequence at s, 0 if invalid. */
@@ -64,6 +73,17 @@ static void put_escaped(FILE *out, char const *s)
 	}
 }
 
+/* The highest cpu number of the columns plus one (0: not separated). */
+static size_t separated_cpus(struct pp_classes const *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].cpu >= 0 && (size_t)c->v[i].cpu + 1 > n)
+			n = (size_t)c->v[i].cpu + 1;
+	return n;
+}
+
 static void attr(FILE *out, char const *name, char const *value)
 {
 	fprintf(out, " %s=\"", name);
@@ -71,18 +91,65 @@ static void attr(FILE *out, char const *name, char const *value)
 	fputc('"', out);
 }
 
-static void counts(struct xml *x, char const *indent, uint64_t const *n)
+/* An NCName from s (OProfile's cputype and processor attributes). */
+static void put_ncname(FILE *out, char const *name, char const *s, size_t n)
+{
+	fprintf(out, " %s=\"", name);
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  c == '_' || (i > 0 && ((c >= '0' && c <= '9') ||
+						  c == '-' || c == '.'));
+
+		fputc(ok ? c : '_', out);
+	}
+	fputs(n ? "\"" : "unknown\"", out);
+}
+
+static bool any_count(struct xml *x, uint64_t const *n)
 {
 	for (size_t c = 0; c < x->r->profile->nr_classes; c++)
-		fprintf(x->out, "%s<count class=\"c%zu\">%" PRIu64 "</count>\n",
-			indent, c, n[c]);
+		if (n[c])
+			return true;
+	return false;
+}
+
+/* The non-zero counts; with <classes>, each names its class. must: at
+ * least one element, a zero if need be (detaildata needs one). */
+static void counts(struct xml *x, int ind, uint64_t const *n, bool must)
+{
+	for (size_t c = 0; c < x->r->profile->nr_classes; c++) {
+		if (!n[c] && !(must && c == 0 && !any_count(x, n)))
+			continue;
+		fprintf(x->out, "%*s", ind, "");
+		if (x->named_classes)
+			fprintf(x->out, "<count class=\"c%zu\">", c);
+		else
+			fputs("<count>", x->out);
+		fprintf(x->out, "%" PRIu64 "</count>\n", n[c]);
+	}
+}
+
+/* The symboldata id of entry e, given on first use. */
+static size_t sym_id(struct xml *x, size_t e)
+{
+	if (x->id_of[e] < 0) {
+		x->id_of[e] = (long)x->nr_sym;
+		x->entry_of[x->nr_sym++] = e;
+	}
+	return (size_t)x->id_of[e];
+}
+
+static size_t entry_index(struct xml *x, struct pp_entry const *e)
+{
+	return (size_t)(e - x->r->profile->v);
 }
 
 static void profile_open(struct xml *x)
 {
 	struct pp_classes const *c = x->r->classes;
 	struct pp_class const *k = &c->v[0];
-	char const *cpu = NULL, *pretty = NULL;
+	char const *cpu = NULL, *slash;
 	char mhz[64];
 
 	for (size_t i = 0; i < c->n && !cpu; i++) {
@@ -90,111 +157,235 @@ static void profile_open(struct xml *x)
 			continue;
 		k = &c->v[i];
 		cpu = op_cpu_name((enum op_cpu)k->header.cpu_type);
-		pretty = op_cpu_pretty_name((enum op_cpu)k->header.cpu_type);
 	}
+	if (!cpu)
+		cpu = "unknown";
 	snprintf(mhz, sizeof(mhz), "%.3f", k->has_header ?
 		 k->header.cpu_speed : 0.0);
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<profile", x->out);
-	attr(x->out, "schemaversion", "1.0");
-	attr(x->out, "cputype", cpu ? cpu : "unknown");
-	attr(x->out, "processor", pretty ? pretty : "unknown");
+	attr(x->out, "title", x->o->title ? x->o->title : "opreport");
+	attr(x->out, "schemaversion", PP_XML_SCHEMA_VERSION);
+	/* "i386/core_i7": cputype i386, processor core_i7 (OProfile's split) */
+	slash = strchr(cpu, '/');
+	put_ncname(x->out, "cputype", cpu, slash ? (size_t)(slash - cpu) : strlen(cpu));
+	if (slash)
+		put_ncname(x->out, "processor", slash + 1, strlen(slash + 1));
+	else
+		put_ncname(x->out, "processor", cpu, strlen(cpu));
+	if (separated_cpus(c) > 1)
+		fprintf(x->out, " separatedcpus=\"%zu\"", separated_cpus(c));
 	attr(x->out, "mhz", mhz);
-	attr(x->out, "spec", x->r->spec ? x->r->spec : "");
 	fputs(">\n", x->out);
 }
 
+static void options(struct xml *x)
+{
+	struct pp_output_opts const *o = x->o;
+
+	fputs("  <options", x->out);
+	if (o->session)
+		attr(x->out, "session", o->session);
+	if (o->debug_info)
+		attr(x->out, "debuginfo", "true");
+	if (o->details)
+		attr(x->out, "details", "true");
+	if (o->exclude_dependent)
+		attr(x->out, "excludedependent", "true");
+	if (o->exclude_symbols)
+		attr(x->out, "excludesymbols", o->exclude_symbols);
+	if (o->image_path)
+		attr(x->out, "imagepath", o->image_path);
+	if (o->include_symbols)
+		attr(x->out, "includesymbols", o->include_symbols);
+	if (o->merge)
+		attr(x->out, "merge", o->merge);
+	if (o->sort.reverse)
+		attr(x->out, "reversesort", "true");
+	fputs("/>\n", x->out);
+}
+
+static bool same_event(struct pp_class const *a, struct pp_class const *b)
+{
+	return !strcmp(a->event, b->event) && a->count == b->count;
+}
+
+static bool first_of_event(struct pp_classes const *c, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (same_event(&c->v[j], &c->v[i]))
+			return false;
+	return true;
+}
+
+/* The setup id of class i's event: the events are numbered in the order
+ * the classes first name them. */
+static size_t event_id(struct pp_classes const *c, size_t i)
+{
+	size_t id = 0;
+
+	for (size_t j = 0; j < c->n; j++) {
+		if (!first_of_event(c, j))
+			continue;
+		if (same_event(&c->v[j], &c->v[i]))
+			return id;
+		id++;
+	}
+	return id;
+}
+
+static void setup(struct xml *x)
+{
+	struct pp_classes const *c = x->r->classes;
+
+	fputs("  <setup>\n", x->out);
+	for (size_t i = 0; i < c->n; i++) {
+		if (!first_of_event(c, i))
+			continue;
+		fprintf(x->out, "    <eventsetup id=\"%zu\"", event_id(c, i));
+		attr(x->out, "eventname", c->v[i].event);
+		if (c->v[i].unit_mask >= 0)
+			fprintf(x->out, " unitmask=\"%d\"", c->v[i].unit_mask);
+		fprintf(x->out, " setupcount=\"%d\"/>\n", c->v[i].count);
+	}
+	fputs("  </setup>\n", x->out);
+}
+
+/*
+ * <classes>, when there is more than one column: cpu, event (setup id)
+ * and mask as OProfile writes them. Columns per thread or process have no
+ * attribute of their own in the format: their class names are c0, c1, ...
+ * in the order of the text report's columns.
+ */
 static void class_list(struct xml *x)
 {
 	struct pp_classes const *c = x->r->classes;
-	struct pp_events ev = { 0 };
+	bool events = event_id(c, c->n - 1) > 0, masks = false;
 
+	for (size_t i = 0; i < c->n; i++)
+		masks |= c->v[i].unit_mask > 0;
+	x->named_classes = c->n > 1;
+	if (!x->named_classes)
+		return;
 	fputs("  <classes>\n", x->out);
 	for (size_t i = 0; i < c->n; i++) {
 		struct pp_class const *k = &c->v[i];
-		char const *desc, *um_desc;
 
-		pp_event_text(&ev, k, &desc, &um_desc);
 		fprintf(x->out, "    <class name=\"c%zu\"", i);
-		attr(x->out, "label", k->label);
-		attr(x->out, "event", k->event);
-		fprintf(x->out, " count=\"%d\"", k->count);
-		if (k->unit_mask >= 0)
-			fprintf(x->out, " unitmask=\"%d\"", k->unit_mask);
-		if (k->tgid >= 0)
-			fprintf(x->out, " tgid=\"%d\"", k->tgid);
-		if (k->tid >= 0)
-			fprintf(x->out, " tid=\"%d\"", k->tid);
 		if (k->cpu >= 0)
 			fprintf(x->out, " cpu=\"%d\"", k->cpu);
-		if (desc)
-			attr(x->out, "description", desc);
+		if (events)
+			fprintf(x->out, " event=\"%zu\"", event_id(c, i));
+		if (masks && k->unit_mask >= 0)
+			fprintf(x->out, " mask=\"%d\"", k->unit_mask);
 		fputs("/>\n", x->out);
 	}
-	pp_events_free(&ev);
-	fputs("  </classes>\n  <totals>\n", x->out);
-	counts(x, "    ", x->r->profile->totals);
-	fputs("  </totals>\n", x->out);
+	fputs("  </classes>\n", x->out);
 }
 
+/* The notes (a binary not found, ...) as comments, escaped like any
+ * text, and with no "--" (which would end the comment). */
 static void notes(struct xml *x)
 {
 	struct pp_strlist const *n = x->r->notes;
 
-	if (!n || !n->n)
-		return;
-	fputs("  <notes>\n", x->out);
-	for (size_t i = 0; i < n->n; i++) {
-		fputs("    <note>", x->out);
-		put_escaped(x->out, n->v[i]);
-		fputs("</note>\n", x->out);
-	}
-	fputs("  </notes>\n", x->out);
-}
+	for (size_t i = 0; n && i < n->n; i++) {
+		char *text = op_xmalloc(2 * strlen(n->v[i]) + 1), *t = text;
 
-static void details(struct xml *x, char const *indent, struct pp_entry const *e)
-{
-	char deeper[80];
-
-	snprintf(deeper, sizeof(deeper), "%s  ", indent);
-	for (size_t i = 0; i < e->nr_details; i++) {
-		struct pp_detail const *d = &e->details[i];
-
-		fprintf(x->out, "%s<detaildata %s=\"0x%" PRIx64 "\"", indent,
-			e->has_vma ? "vma" : "offset", d->vma);
-		if (d->file) {
-			attr(x->out, "file", d->file);
-			fprintf(x->out, " line=\"%u\"", d->line);
+		for (char const *p = n->v[i]; *p; p++) {
+			*t++ = *p;
+			if (*p == '-' && (p[1] == '-' || !p[1]))
+				*t++ = ' ';
 		}
-		fputs(">\n", x->out);
-		counts(x, deeper, d->counts);
-		fprintf(x->out, "%s</detaildata>\n", indent);
+		*t = '\0';
+		fputs("  <!-- note: ", x->out);
+		put_escaped(x->out, text);
+		fputs(" -->\n", x->out);
+		free(text);
 	}
 }
 
-/* The symbols of one image of one application: entries [first, first+n). */
-static void symbols(struct xml *x, char const *indent,
-		    struct pp_entry const *first, size_t n)
+/* A caller or callee of a call-graph block. */
+static void arc_symbol(struct xml *x, int ind, size_t e, uint64_t const *n,
+		       bool self)
+{
+	fprintf(x->out, "%*s<symbol idref=\"%zu\"%s>\n", ind, "", sym_id(x, e),
+		self ? " self=\"true\"" : "");
+	counts(x, ind + 2, n, false);
+	fprintf(x->out, "%*s</symbol>\n", ind, "");
+}
+
+/*
+ * A block of the call graph, as the text report's: callers (every arc
+ * into e, a recursive one too), then callees: e itself marked self, with
+ * its own samples, and every arc out of e.
+ */
+static void arcs(struct xml *x, int ind, size_t e)
+{
+	struct pp_profile const *p = x->r->profile;
+	bool open = false;
+
+	for (size_t i = 0; i < p->nr_arcs; i++) {
+		struct pp_arc const *a = &p->arcs[p->arcs_in[i]];
+
+		if (a->callee != e)
+			continue;
+		if (!open)
+			fprintf(x->out, "%*s<callers>\n", ind, "");
+		open = true;
+		arc_symbol(x, ind + 2, a->caller, a->counts, false);
+	}
+	if (open)
+		fprintf(x->out, "%*s</callers>\n", ind, "");
+	fprintf(x->out, "%*s<callees>\n", ind, "");
+	arc_symbol(x, ind + 2, e, p->v[e].counts, true);
+	for (size_t i = 0; i < p->nr_arcs; i++) {
+		struct pp_arc const *a = &p->arcs[i];
+
+		if (a->caller == e)
+			arc_symbol(x, ind + 2, a->callee, a->counts, false);
+	}
+	fprintf(x->out, "%*s</callees>\n", ind, "");
+}
+
+/* One symbol of a binary or module: callers, callees, counts; -d: the
+ * range of its detaildata ids. */
+static void symbol(struct xml *x, int ind, struct pp_entry const *e)
+{
+	size_t i = entry_index(x, e);
+
+	fprintf(x->out, "%*s<symbol idref=\"%zu\"", ind, "", sym_id(x, i));
+	if (x->o->details && e->nr_details) {
+		fprintf(x->out, " detaillo=\"%zu\" detailhi=\"%zu\"", x->nr_details,
+			x->nr_details + e->nr_details - 1);
+		x->nr_details += e->nr_details;
+	}
+	fputs(">\n", x->out);
+	if (x->o->callgraph)
+		arcs(x, ind + 2, i);
+	counts(x, ind + 2, e->counts, false);
+	fprintf(x->out, "%*s</symbol>\n", ind, "");
+}
+
+/* The shown symbols of one image of one application: entries
+ * [first, first+n), by samples (-s and -r are for the text only). */
+static size_t symbols(struct xml *x, int ind,
+		      struct pp_entry const *first, size_t n, bool print)
 {
 	struct pp_profile const *p = x->r->profile;
 	struct pp_entry const **rows = op_xcalloc(n, sizeof(*rows));
-	struct pp_sort const by_samples = { .n = 0 };   /* -s, -r: text only */
-	char deeper[64];
+	struct pp_sort const by_samples = { .n = 0 };
 	size_t nr = 0;
 
-	snprintf(deeper, sizeof(deeper), "%s    ", indent);
 	for (size_t i = 0; i < n; i++)
-		if (pp_row_shown(first[i].counts, p->totals, p->nr_classes,
+		if (!first[i].hidden &&
+		    pp_row_shown(first[i].counts, p->totals, p->nr_classes,
 				 x->o->threshold))
 			rows[nr++] = &first[i];
 	pp_sort_rows(rows, nr, &by_samples, 0);
-	for (size_t i = 0; i < nr; i++) {
-		fprintf(x->out, "%s<symbol idref=\"s%zu\">\n", indent, x->nr_sym);
-		x->symtab[x->nr_sym++] = rows[i];
-		counts(x, deeper + 2, rows[i]->counts);
-		details(x, deeper + 2, rows[i]);
-		fprintf(x->out, "%s</symbol>\n", indent);
-	}
+	for (size_t i = 0; print && i < nr; i++)
+		symbol(x, ind, rows[i]);
 	free(rows);
+	return nr;
 }
 
 /* Entries [i, end) of one application and image, summed. */
@@ -210,25 +401,28 @@ static size_t image_run(struct pp_profile const *p, size_t i, uint64_t *sum)
 	return j;
 }
 
-/* The entries of one image of the application: counts and symbols. */
+/* The entries of one image of the application: counts and symbols (a
+ * module needs one symbol at least: one with none shown is left out). */
 static void image(struct xml *x, size_t i, size_t next, bool own,
 		  uint64_t const *img)
 {
 	struct pp_profile const *p = x->r->profile;
 
-	if (!own) {
-		fputs("    <module", x->out);
-		attr(x->out, "name", p->v[i].image);
-		fputs(">\n", x->out);
-		counts(x, "      ", img);
+	if (own) {
+		symbols(x, 4, &p->v[i], next - i, true);
+		return;
 	}
-	if (x->o->symbols)
-		symbols(x, own ? "    " : "      ", &p->v[i], next - i);
-	if (!own)
-		fputs("    </module>\n", x->out);
+	if (!symbols(x, 0, &p->v[i], next - i, false))
+		return;
+	fputs("    <module", x->out);
+	attr(x->out, "name", p->v[i].image);
+	fputs(">\n", x->out);
+	counts(x, 6, img, false);
+	symbols(x, 6, &p->v[i], next - i, true);
+	fputs("    </module>\n", x->out);
 }
 
-/* An application: its own image's symbols first, then its modules. */
+/* An application: its counts, its own image's symbols, then its modules. */
 static size_t binary(struct xml *x, size_t first, uint64_t *sum,
 		     uint64_t *img)
 {
@@ -243,7 +437,7 @@ static size_t binary(struct xml *x, size_t first, uint64_t *sum,
 	fputs("  <binary", x->out);
 	attr(x->out, "name", app);
 	fputs(">\n", x->out);
-	counts(x, "    ", sum);
+	counts(x, 4, sum, false);
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = first, next; i < end; i = next) {
 			bool own = !strcmp(p->v[i].image, app);
@@ -259,13 +453,11 @@ static size_t binary(struct xml *x, size_t first, uint64_t *sum,
 
 static void symbol_table(struct xml *x)
 {
-	if (!x->nr_sym)
-		return;
 	fputs("  <symboltable>\n", x->out);
 	for (size_t i = 0; i < x->nr_sym; i++) {
-		struct pp_entry const *e = x->symtab[i];
+		struct pp_entry const *e = &x->r->profile->v[x->entry_of[i]];
 
-		fprintf(x->out, "    <symboldata id=\"s%zu\"", i);
+		fprintf(x->out, "    <symboldata id=\"%zu\"", i);
 		attr(x->out, "name", e->symbol ? e->symbol : "(no symbols)");
 		if (e->has_vma)
 			fprintf(x->out, " startingaddr=\"0x%" PRIx64 "\"", e->vma);
@@ -278,29 +470,74 @@ static void symbol_table(struct xml *x)
 	fputs("  </symboltable>\n", x->out);
 }
 
+/* -d: every shown symbol's addresses, in the order the symbols came
+ * (their detaillo..detailhi); vmaoffset is hexBinary: even digits. */
+static void detail_table(struct xml *x)
+{
+	struct pp_profile const *p = x->r->profile;
+	size_t id = 0;
+	bool open = false;
+
+	for (size_t s = 0; x->o->details && s < x->nr_sym; s++) {
+		struct pp_entry const *e = &p->v[x->entry_of[s]];
+
+		if (!e->nr_details || id >= x->nr_details)
+			continue;
+		if (!open)
+			fputs("  <detailtable>\n", x->out);
+		open = true;
+		fprintf(x->out, "    <symboldetails id=\"%zu\">\n", s);
+		for (size_t i = 0; i < e->nr_details; i++, id++) {
+			struct pp_detail const *d = &e->details[i];
+			char hex[40];
+			int len = snprintf(hex, sizeof(hex), "%" PRIx64, d->vma);
+
+			fprintf(x->out, "      <detaildata id=\"%zu\" vmaoffset=\"%s%s\"",
+				id, len % 2 ? "0" : "", hex);
+			if (d->file) {
+				attr(x->out, "file", d->file);
+				fprintf(x->out, " line=\"%u\"", d->line);
+			}
+			fputs(">\n", x->out);
+			counts(x, 8, d->counts, true);
+			fputs("      </detaildata>\n", x->out);
+		}
+		fputs("    </symboldetails>\n", x->out);
+	}
+	if (open)
+		fputs("  </detailtable>\n", x->out);
+}
+
 int pp_output_xml(FILE *out, struct pp_report const *r,
 		  struct pp_output_opts const *o, char *err, size_t errlen)
 {
 	struct pp_profile const *p = r->profile;
-	struct xml x = { out, r, o, NULL, 0 };
+	struct xml x = { .out = out, .r = r, .o = o };
 	uint64_t *sum, *img;
 
 	if (o->diff) {
 		snprintf(err, errlen, "differential profiles have no XML form");
 		return -1;
 	}
-	x.symtab = op_xcalloc(p->n, sizeof(*x.symtab));
+	x.id_of = op_xcalloc(p->n + 1, sizeof(*x.id_of));
+	x.entry_of = op_xcalloc(p->n + 1, sizeof(*x.entry_of));
+	for (size_t i = 0; i < p->n; i++)
+		x.id_of[i] = -1;
 	sum = op_xcalloc(p->nr_classes, sizeof(*sum));
 	img = op_xcalloc(p->nr_classes, sizeof(*img));
 	profile_open(&x);
+	options(&x);
+	setup(&x);
 	class_list(&x);
 	notes(&x);
 	for (size_t i = 0; i < p->n;)
 		i = binary(&x, i, sum, img);
 	symbol_table(&x);
+	detail_table(&x);
 	fputs("</profile>\n", out);
 	free(sum);
 	free(img);
-	free(x.symtab);
+	free(x.id_of);
+	free(x.entry_of);
 	return 0;
 }

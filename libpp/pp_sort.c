@@ -58,23 +58,36 @@ static int cmp_str(char const *a, char const *b)
 	return strcmp(a, b);
 }
 
+/* Image and application names as OProfile's symbol_sort compares them:
+ * base names, full paths only with -f. */
+static int cmp_path(char const *a, char const *b, bool long_names)
+{
+	char const *sa = long_names ? NULL : strrchr(a, '/');
+	char const *sb = long_names ? NULL : strrchr(b, '/');
+	int c = strcmp(sa ? sa + 1 : a, sb ? sb + 1 : b);
+
+	return c ? c : strcmp(a, b);
+}
+
 static int cmp_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? -1 : a > b;
 }
 
 static int cmp_key(struct pp_entry const *a, struct pp_entry const *b,
-		   enum pp_sort_key k, size_t cls)
+		   enum pp_sort_key k, struct sort_ctx const *ctx)
 {
+	size_t cls = ctx->cls;
+	bool long_names = ctx->s->long_names;
 	int c;
 
 	switch (k) {
 	case PP_SORT_SAMPLE:
 		return cmp_u64(b->counts[cls], a->counts[cls]);
 	case PP_SORT_IMAGE:
-		return strcmp(a->image, b->image);
+		return cmp_path(a->image, b->image, long_names);
 	case PP_SORT_APP:
-		return strcmp(a->app, b->app);
+		return cmp_path(a->app, b->app, long_names);
 	case PP_SORT_SYMBOL:
 		return cmp_str(a->symbol, b->symbol);
 	case PP_SORT_DEBUG:
@@ -97,11 +110,11 @@ static int cmp_row(void const *pa, void const *pb, void *arg)
 	int c = 0;
 
 	for (size_t i = 0; i < ctx->s->n && !c; i++)
-		c = cmp_key(a, b, ctx->s->keys[i], ctx->cls);
+		c = cmp_key(a, b, ctx->s->keys[i], ctx);
 	if (!ctx->s->n && !c)
-		c = cmp_key(a, b, PP_SORT_SAMPLE, ctx->cls);
+		c = cmp_key(a, b, PP_SORT_SAMPLE, ctx);
 	for (size_t i = 0; i < sizeof(ties) / sizeof(ties[0]) && !c; i++)
-		c = cmp_key(a, b, ties[i], ctx->cls);
+		c = cmp_key(a, b, ties[i], ctx);
 	return ctx->s->reverse ? -c : c;
 }
 

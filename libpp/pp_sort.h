@@ -27,6 +27,8 @@ struct pp_sort {
 	enum pp_sort_key keys[PP_SORT_MAX_KEYS];
 	size_t n;                 /* 0: by samples */
 	bool reverse;
+	bool long_names;          /* -f: image and app compare as full paths,
+				   * else by base name (OProfile's rule) */
 };
 
 /* Parse a --sort list. 0, or -1 with err. */

@@ -20,6 +20,8 @@
 
 #include "op_config.h"
 #include "op_message.h"
+#include "op_util.h"
+#include "op_version.h"
 #include "pp_diff.h"
 #include "pp_output.h"
 #include "pp_procsum.h"
@@ -32,10 +34,10 @@
 static struct opreport_opts {
 	int symbols, details, debug_info, show_vma, long_names;
 	int reverse, exclude_dependent, no_header, accumulated;
-	int global_percent, xml, callgraph;
+	int global_percent, xml, callgraph, version;
 	int processes;
 	double threshold;
-	char *sort, *include, *exclude, *demangle, *merge, *output;
+	char *sort, *include, *exclude, *demangle, *merge, *output, *verbose;
 	char *session_dir, *image_path, *root;
 } opts;
 
@@ -65,6 +67,8 @@ static struct poptOption const options[] = {
 	{ "image-path", 'p', POPT_ARG_STRING, NULL, 'p', "directories to find binaries in by name", "dir,..." },
 	{ "root", 'R', POPT_ARG_STRING, NULL, 'R', "prefix of the sampled paths (sysroot)", "dir" },
 	{ "processes", 0, POPT_ARG_NONE, &opts.processes, 0, "Prospect's process summary: samples and time per process, each one's user and kernel profile, the global kernel profile", NULL },
+	{ "verbose", 'V', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL, 'V', "OProfile's debug classes: accepted, our notes are always shown", "all,debug,bfd,level1,sfile,stats,xml" },
+	{ "version", 'v', POPT_ARG_NONE, &opts.version, 0, "print the version and exit", NULL },
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };
@@ -82,7 +86,7 @@ struct side {
 /* Options that do not depend on the specification. */
 struct run {
 	struct pp_merge merge;
-	struct pp_strlist include, exclude, notes;
+	struct pp_strlist include, exclude, notes, verbose;
 	struct pp_populate_opts populate;
 	struct pp_output_opts output;
 };
@@ -108,6 +112,7 @@ static void take_string(poptContext ctx, int val)
 	case OPT_SESSION_DIR: replace(&opts.session_dir, arg); break;
 	case 'p': replace(&opts.image_path, arg); break;
 	case 'R': replace(&opts.root, arg); break;
+	case 'V': replace(&opts.verbose, arg ? arg : op_xstrdup("all")); break;
 	default: free(arg); break;
 	}
 }
@@ -116,7 +121,8 @@ static void free_strings(void)
 {
 	char **s[] = { &opts.sort, &opts.include, &opts.exclude,
 		       &opts.demangle, &opts.merge, &opts.output,
-		       &opts.session_dir, &opts.image_path, &opts.root };
+		       &opts.session_dir, &opts.image_path, &opts.root,
+		       &opts.verbose };
 
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		replace(s[i], NULL);
@@ -125,6 +131,20 @@ static void free_strings(void)
 /* A bad command line: the error, a hint, exit 2. */
 #define usage_error(...) \
 	op_usage_error("opreport --help lists the options", __VA_ARGS__)
+
+/* OProfile's -V classes: accepted so that its scripts run, but they
+ * change nothing (our notes and warnings are always printed). */
+static bool verbose_class(char const *name)
+{
+	static char const *const classes[] = {
+		"all", "debug", "bfd", "level1", "sfile", "stats", "xml",
+	};
+
+	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+		if (!strcmp(name, classes[i]))
+			return true;
+	return false;
+}
 
 static void parse_lists(struct run *run)
 {
@@ -138,6 +158,12 @@ static void parse_lists(struct run *run)
 		usage_error("--include-symbols: %s", err);
 	if (opts.exclude && pp_strlist_split(&run->exclude, opts.exclude, err, sizeof(err)))
 		usage_error("--exclude-symbols: %s", err);
+	if (opts.verbose && pp_strlist_split(&run->verbose, opts.verbose, err, sizeof(err)))
+		usage_error("--verbose: %s", err);
+	for (size_t i = 0; i < run->verbose.n; i++)
+		if (!verbose_class(run->verbose.v[i]))
+			usage_error("--verbose: '%s' is not one of all,debug,bfd,level1,sfile,stats,xml",
+				    run->verbose.v[i]);
 	if (opts.demangle && pp_demangle_parse(opts.demangle, &run->populate.demangle))
 		usage_error("--demangle: '%s' is not none, normal or smart", opts.demangle);
 	if (opts.exclude_dependent && run->merge.lib && !(run->merge.cpu &&
@@ -145,17 +171,16 @@ static void parse_lists(struct run *run)
 		usage_error("%s", "--exclude-dependent and --merge=lib contradict each other (use --merge=all to merge everything)");
 	if (opts.threshold < 0 || opts.threshold > 100)
 		usage_error("%s", "--threshold is a percentage from 0 to 100");
-	if (opts.callgraph && opts.xml)
-		usage_error("%s", "--callgraph has no XML output (-X): use the text report");
 	if (opts.callgraph && (opts.details || opts.accumulated))
 		usage_error("%s", "--callgraph cannot be shown with --details or --accumulated");
 }
 
 static void setup(struct run *run)
 {
+	/* OProfile's XML always lists symbols (its schema wants them) */
 	bool symbols = opts.symbols || opts.details || opts.debug_info ||
 		       opts.show_vma || opts.include || opts.exclude ||
-		       opts.accumulated || opts.callgraph;
+		       opts.accumulated || opts.callgraph || opts.xml;
 
 	run->populate = (struct pp_populate_opts){
 		.symbols = symbols, .details = opts.details,
@@ -170,12 +195,31 @@ static void setup(struct run *run)
 		.global_percent = opts.global_percent,
 		.no_header = opts.no_header, .threshold = opts.threshold,
 		.callgraph = opts.callgraph,
+		.merge = opts.merge, .include_symbols = opts.include,
+		.exclude_symbols = opts.exclude, .image_path = opts.image_path,
+		.exclude_dependent = opts.exclude_dependent,
 	};
 	parse_lists(run);
 	run->populate.merge_lib = run->merge.lib;
 	run->output.sort.reverse = opts.reverse;
+	run->output.sort.long_names = opts.long_names;
 	if (!opts.session_dir)
 		opts.session_dir = op_xstrdup(OP_SESSION_DIR_DEFAULT);
+	run->output.session = opts.session_dir;
+}
+
+/* OProfile's XML title: "opreport" and the arguments as given. */
+static char *title_of(int argc, char const **argv)
+{
+	char *t = op_xstrdup("opreport");
+
+	for (int i = 1; i < argc; i++) {
+		char *more = op_xasprintf("%s %s", t, argv[i]);
+
+		free(t);
+		t = more;
+	}
+	return t;
 }
 
 /* Specification to profile: select, classify, invert, populate. */
@@ -345,7 +389,7 @@ int main(int argc, char const **argv)
 	struct run run = { 0 };
 	char const *const *args;
 	int first[2], count[2], nargs = 0, rc;
-	char err[512];
+	char err[512], *title;
 
 	op_set_progname(argv[0]);
 	while ((rc = poptGetNextOpt(ctx)) > 0)
@@ -356,10 +400,18 @@ int main(int argc, char const **argv)
 			 poptStrerror(rc));
 		usage_error("%s", err);
 	}
+	if (opts.version) {
+		op_print_version(stdout, "opreport");
+		free_strings();
+		poptFreeContext(ctx);
+		return 0;
+	}
 	args = (char const *const *)poptGetArgs(ctx);
 	while (args && args[nargs])
 		nargs++;
 	setup(&run);
+	title = title_of(argc, argv);
+	run.output.title = title;
 	rc = pp_spec_split_diff(nargs, args, first, count, err, sizeof(err));
 	if (rc < 0)
 		usage_error("%s", err);
@@ -371,6 +423,8 @@ int main(int argc, char const **argv)
 	pp_strlist_free(&run.include);
 	pp_strlist_free(&run.exclude);
 	pp_strlist_free(&run.notes);
+	pp_strlist_free(&run.verbose);
+	free(title);
 	free_strings();
 	poptFreeContext(ctx);
 	return rc ? 1 : 0;

@@ -6,10 +6,14 @@
  * daemon through signals and the control FIFO (libop/op_session_control.h).
  * When no daemon runs, --reset and --save act on the files directly.
  *
+ * It takes OProfile 0.9's whole interface (doc/compat.md): --setup
+ * stores the settings only, --start-daemon starts the daemon without
+ * sampling, --start then samples.
+ *
  * Actions run in this order, whatever the order on the command line:
- * settings, --dump, --stop, --save, --reset, --shutdown, --start, --status
- * (so "--stop --reset" resets a paused session, "--shutdown --start"
- * restarts).
+ * settings, --dump, --stop, --save, --reset, --shutdown, --start-daemon,
+ * --start, --status (so "--stop --reset" resets a paused session,
+ * "--shutdown --start" restarts).
  */
 #include "config.h"
 
@@ -29,10 +33,11 @@
 #include "op_session_kv.h"
 #include "op_session_settings.h"
 #include "op_util.h"
+#include "op_version.h"
 #include "opcontrol.h"
 
 
-enum { OPT_EVENT = 1 };
+enum { OPT_EVENT = 1, OPT_VERBOSE };
 
 static struct {
 	char *session_dir;
@@ -41,14 +46,21 @@ static struct {
 	char *callgraph;       /* --callgraph depth, as given */
 	char *vmlinux;
 	char *save;
+	char *image;           /* --image filter, as given */
+	char *kernel_range;
+	char *buffer_size, *buffer_watershed, *cpu_buffer_size;
 	int no_vmlinux;
-	int start, stop, dump, reset, shutdown, status;
-	int list_events, init, deinit, verbose;
+	int start, stop, dump, reset, shutdown, status, setup, start_daemon;
+	int list_events, init, deinit, version, verbose;
 } opt;
 
 static struct poptOption const options[] = {
 	{ "start", 's', POPT_ARG_NONE, &opt.start, 0,
 	  "start the daemon if needed, and sampling", NULL },
+	{ "setup", 0, POPT_ARG_NONE, &opt.setup, 0,
+	  "store the settings given, start nothing", NULL },
+	{ "start-daemon", 0, POPT_ARG_NONE, &opt.start_daemon, 0,
+	  "start the daemon without sampling (--start samples)", NULL },
 	{ "stop", 't', POPT_ARG_NONE, &opt.stop, 0, "stop sampling", NULL },
 	{ "dump", 'd', POPT_ARG_NONE, &opt.dump, 0,
 	  "flush every sample taken so far to the sample files", NULL },
@@ -74,14 +86,28 @@ static struct poptOption const options[] = {
 	  "the running kernel's vmlinux", "FILE" },
 	{ "no-vmlinux", 0, POPT_ARG_NONE, &opt.no_vmlinux, 0,
 	  "no vmlinux: kernel symbols from kallsyms", NULL },
+	{ "kernel-range", 0, POPT_ARG_STRING, &opt.kernel_range, 0,
+	  "the kernel's text range (recorded; ranges come from kallsyms)", "START,END" },
+	{ "image", 'i', POPT_ARG_STRING, &opt.image, 0,
+	  "keep only the samples of these binaries and of their processes",
+	  "all|PATH,..." },
+	{ "buffer-size", 0, POPT_ARG_STRING, &opt.buffer_size, 0,
+	  "driver event buffer size, in entries", "N" },
+	{ "buffer-watershed", 0, POPT_ARG_STRING, &opt.buffer_watershed, 0,
+	  "driver event buffer: entries left when the daemon is woken", "N" },
+	{ "cpu-buffer-size", 0, POPT_ARG_STRING, &opt.cpu_buffer_size, 0,
+	  "per-cpu buffer size, in entries (driver; perf: ring of N samples)", "N" },
 	{ "list-events", 'l', POPT_ARG_NONE, &opt.list_events, 0,
 	  "list the events of this cpu (runs ophelp)", NULL },
 	{ "init", 0, POPT_ARG_NONE, &opt.init, 0,
 	  "load the oprofile driver ($OPROFILE_MODULE, ../driver/oprofile.ko or modprobe) and mount it on $OPROFILE_DRIVER_DIR (default " OP_DRIVER_DIR_DEFAULT ")", NULL },
 	{ "deinit", 0, POPT_ARG_NONE, &opt.deinit, 0,
 	  "unmount the driver directory and unload the oprofile driver", NULL },
-	{ "verbose", 'V', POPT_ARG_NONE, &opt.verbose, 0,
-	  "say more, and run the daemon verbose", NULL },
+	{ "verbose", 'V', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL, OPT_VERBOSE,
+	  "say more, and run the daemon verbose (any OProfile class: all)",
+	  "all,sfile,arcs,samples,module,misc" },
+	{ "version", 'v', POPT_ARG_NONE, &opt.version, 0,
+	  "print the version and exit", NULL },
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };
@@ -99,18 +125,43 @@ static void add_event(char const *spec)
 #define usage_error(...) \
 	op_usage_error("opcontrol --help lists the options", __VA_ARGS__)
 
+/* OProfile's --verbose=CLASS,...: any class makes us (and the daemon)
+ * say more; we have no finer classes. */
+static int verbose_classes(char const *arg)
+{
+	static char const *const classes[] = {
+		"all", "sfile", "arcs", "samples", "module", "misc",
+	};
+	char *copy = op_xstrdup(arg ? arg : "all"), *w, *save = NULL;
+
+	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		size_t i = 0;
+
+		while (i < sizeof(classes) / sizeof(classes[0]) && strcmp(w, classes[i]))
+			i++;
+		if (i == sizeof(classes) / sizeof(classes[0]))
+			usage_error("--verbose: '%s' is not one of all,sfile,arcs,samples,module,misc", w);
+	}
+	free(copy);
+	return 1;
+}
+
 static void parse_options(int argc, char const **argv)
 {
 	poptContext ctx = poptGetContext("opcontrol", argc, argv, options, 0);
 	int rc;
 
-	while ((rc = poptGetNextOpt(ctx)) == OPT_EVENT) {
-		char *spec = poptGetOptArg(ctx);
+	while ((rc = poptGetNextOpt(ctx)) > 0) {
+		char *arg = poptGetOptArg(ctx);
 
-		if (!spec || !*spec)	/* not silently the default event */
-			usage_error("--event= is empty: give NAME:count[:um[:kernel[:user]]] or 'default'");
-		add_event(spec);
-		free(spec);
+		if (rc == OPT_EVENT) {
+			if (!arg || !*arg)	/* not silently the default event */
+				usage_error("--event= is empty: give NAME:count[:um[:kernel[:user]]] or 'default'");
+			add_event(arg);
+		} else {
+			opt.verbose = verbose_classes(arg);
+		}
+		free(arg);
 	}
 	if (rc < -1 || poptPeekArg(ctx)) {
 		usage_error("%s '%s'",
@@ -119,6 +170,8 @@ static void parse_options(int argc, char const **argv)
 	}
 	if (opt.vmlinux && opt.no_vmlinux)
 		usage_error("--vmlinux and --no-vmlinux exclude each other");
+	if (opt.start_daemon && opt.shutdown)
+		usage_error("--start-daemon and --shutdown exclude each other");
 	if (argc < 2) {
 		poptPrintHelp(ctx, stdout, 0);
 		exit(2);
@@ -134,6 +187,68 @@ static _Noreturn void exec_ophelp(void)
 
 	execvp(prog, (char *[]){ prog, NULL });
 	op_die_errno("cannot run '%s'", prog);
+}
+
+/* A count of entries: a positive number. 0, or -1 after a message. */
+static int set_entries(struct op_kv *kv, char const *key, char const *option,
+		       char const *text)
+{
+	char *end;
+	unsigned long v;
+
+	if (!text)
+		return 0;
+	errno = 0;
+	v = strtoul(text, &end, 0);
+	if (errno || end == text || *end || v == 0 || v > 0x7fffffffUL || text[0] == '-')
+		return op_error("--%s: '%s' is not a positive number of entries", option, text);
+	op_kv_set(kv, key, text);
+	return 0;
+}
+
+/* --image: "all", or absolute paths. 0, or -1 after a message. */
+static int set_image(struct op_kv *kv, char const *text)
+{
+	char *copy, *w, *save = NULL;
+	int ret = 0;
+
+	if (!text)
+		return 0;
+	if (!*text)
+		return op_error("--image: empty list (give 'all' to keep every image)");
+	copy = op_xstrdup(text);
+	for (w = strtok_r(copy, ",", &save); w && !ret; w = strtok_r(NULL, ",", &save))
+		if (strcmp(text, "all") && w[0] != '/')
+			ret = op_error("--image: '%s' is not an absolute path", w);
+	free(copy);
+	if (!ret)
+		op_kv_set(kv, "image", text);
+	return ret;
+}
+
+/* --kernel-range=START,END (hex, as OProfile's): recorded only. */
+static int set_kernel_range(struct op_kv *kv, char const *text)
+{
+	unsigned long long start, end;
+	char tail;
+
+	if (!text)
+		return 0;
+	if (sscanf(text, "%llx,%llx%c", &start, &end, &tail) != 2 || start >= end)
+		return op_error("--kernel-range: '%s' is not START,END in hex with START < END", text);
+	op_kv_set(kv, "kernel_range", text);
+	return 0;
+}
+
+/* The settings OProfile 0.9 has and we only pass on or record. */
+static int merge_0_9_settings(struct op_kv *kv)
+{
+	if (set_entries(kv, "buffer_size", "buffer-size", opt.buffer_size) < 0 ||
+	    set_entries(kv, "buffer_watershed", "buffer-watershed", opt.buffer_watershed) < 0 ||
+	    set_entries(kv, "cpu_buffer_size", "cpu-buffer-size", opt.cpu_buffer_size) < 0 ||
+	    set_image(kv, opt.image) < 0 || set_kernel_range(kv, opt.kernel_range) < 0)
+		return -1;
+	return 0;
 }
 
 /*
@@ -190,7 +305,7 @@ static int merge_settings(struct op_kv *kv)
 	}
 	if (opt.no_vmlinux)
 		op_kv_set(kv, "vmlinux", "none");
-	return 0;
+	return merge_0_9_settings(kv);
 }
 
 static int save_settings(struct op_kv const *kv)
@@ -213,6 +328,8 @@ static void default_settings(struct op_kv *kv)
 		op_kv_set(kv, "callgraph", "0");
 	if (!op_kv_get(kv, "vmlinux"))
 		op_kv_set(kv, "vmlinux", "none");
+	if (!op_kv_get(kv, "image"))
+		op_kv_set(kv, "image", "all");
 }
 
 static int do_dump(pid_t pid)
@@ -302,6 +419,7 @@ static int do_status(pid_t pid)
 	printf("Separate: %s\n", op_kv_get(&kv, "separate") ? op_kv_get(&kv, "separate") : "none");
 	printf("Callgraph: %s\n", op_kv_get(&kv, "callgraph") ? op_kv_get(&kv, "callgraph") : "0");
 	printf("vmlinux: %s\n", op_kv_get(&kv, "vmlinux") ? op_kv_get(&kv, "vmlinux") : "none");
+	printf("Image filter: %s\n", op_kv_get(&kv, "image") ? op_kv_get(&kv, "image") : "all");
 	printf("Source: %s\n", op_kv_get(&kv, "source") ? op_kv_get(&kv, "source") :
 	       opc_driver_dir_exists() ? "driver" : "perf");
 	op_kv_free(&kv);
@@ -317,17 +435,25 @@ static int do_status(pid_t pid)
 static int settings(struct op_kv *kv, pid_t pid)
 {
 	int given = opt.events || opt.separate || opt.callgraph || opt.vmlinux ||
-		opt.no_vmlinux;
+		opt.no_vmlinux || opt.image || opt.kernel_range || opt.buffer_size ||
+		opt.buffer_watershed || opt.cpu_buffer_size;
+	int starting = opt.start || opt.start_daemon;
 
 	memset(kv, 0, sizeof(*kv));
-	if ((given || opt.start) && op_session_create(opt.session_dir) < 0)
+	if ((given || starting || opt.setup) && op_session_create(opt.session_dir) < 0)
 		return -1;
 	if (merge_settings(kv) < 0)
 		return -1;
 	default_settings(kv);
-	if (given && opt.start && pid && !opt.shutdown && opc_check_running(opt.session_dir, pid, kv) < 0)
+	if (given && starting && pid && !opt.shutdown && opc_check_running(opt.session_dir, pid, kv) < 0)
 		return -1;
-	return given ? save_settings(kv) : 0;
+	if (!given && !opt.setup)
+		return 0;
+	if (save_settings(kv) < 0)
+		return -1;
+	if (opt.setup)
+		printf("Settings saved in %s/%s.\n", opt.session_dir, OP_DAEMONRC_FILE);
+	return 0;
 }
 
 /* No write of ours in the session follows a symbolic link (op_file.h). */
@@ -350,6 +476,10 @@ int main(int argc, char const **argv)
 	umask(022);	/* our files are 0644 and 0755, whatever the caller's umask */
 	parse_options(argc, argv);
 	guard_session(opt.session_dir);
+	if (opt.version) {
+		op_print_version(stdout, "opcontrol");
+		return 0;
+	}
 	if (opt.list_events)
 		exec_ophelp();
 	if (opt.deinit && opc_driver_deinit() < 0)
@@ -374,7 +504,12 @@ int main(int argc, char const **argv)
 			fail = 1;
 		pid = 0;
 	}
-	if (!fail && opt.start && opc_start(opt.session_dir, opt.verbose, pid, &kv) < 0)
+	if (!fail && opt.start_daemon) {
+		if (opc_start(opt.session_dir, opt.verbose, 1, pid, &kv) < 0)
+			fail = 1;
+		pid = op_session_daemon_pid(opt.session_dir);
+	}
+	if (!fail && opt.start && opc_start(opt.session_dir, opt.verbose, 0, pid, &kv) < 0)
 		fail = 1;
 	if (!fail && opt.status)
 		do_status(op_session_daemon_pid(opt.session_dir));

@@ -37,9 +37,12 @@ int opc_callgraph(struct op_kv const *kv, unsigned *depth, char *err, size_t err
 
 /*
  * --start: tell a running daemon (pid != 0) to sample, or start oprofiled
- * with want's settings (events, separate, vmlinux). 0 or -1.
+ * with want's settings (events, separate, vmlinux, image, buffer sizes).
+ * paused (--start-daemon): start it without sampling; a running daemon is
+ * left as it is. 0 or -1.
  */
-int opc_start(char const *dir, int verbose, pid_t pid, struct op_kv const *want);
+int opc_start(char const *dir, int verbose, int paused, pid_t pid,
+	      struct op_kv const *want);
 
 /* --init / --deinit (opcontrol_driver.c): load the oprofile driver and
  * mount it on the driver directory (op_driver_dir()); unmount and unload.

@@ -7,6 +7,9 @@
  * tree's ../driver/oprofile.ko next to this program, else modprobe, with
  * the module parameters in $OPROFILE_MODULE_ARGS (words separated by
  * blanks, e.g. "timer=1"; see doc/driver.md).
+ * Where the driver cannot be loaded but perf_events works (kernels since
+ * 5.12 have no oprofile module), --init and --deinit say so and succeed:
+ * the daemon then samples through perf_events.
  */
 #include "config.h"
 
@@ -15,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <linux/perf_event.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,6 +76,34 @@ static int fs_registered(void)
 	return found;
 }
 
+/* Can this process sample the whole of cpu 0 with perf_events (what the
+ * perf source does)? */
+static int perf_usable(void)
+{
+	struct perf_event_attr attr;
+	long fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.disabled = 1;
+	fd = syscall(SYS_perf_event_open, &attr, -1, 0, -1, 0);
+	if (fd < 0)
+		return 0;
+	close((int)fd);
+	return 1;
+}
+
+/* The driver could not be loaded: fine when perf_events serves. */
+static int no_driver(char const *why)
+{
+	if (!perf_usable())
+		return op_error("%s, and perf_events cannot sample either", why);
+	printf("%s: the daemon will sample with perf_events instead (nothing to load).\n", why);
+	return 0;
+}
+
 #define MAX_MODULE_ARGS 16
 
 /* argv[n..] = the words of $OPROFILE_MODULE_ARGS (in *copy), then NULL. */
@@ -99,7 +132,7 @@ int opc_driver_init(void)
 	char const *dir = op_driver_dir();
 	char *argv[MAX_MODULE_ARGS + 3];
 	char *built = NULL, *copy = NULL;
-	char params[1024];
+	char params[1024], why[1400];
 	int rc, i;
 
 	if (driver_loaded()) {
@@ -125,9 +158,10 @@ int opc_driver_init(void)
 		rc = run(argv);
 		free(copy);
 		if (rc != 0 || !fs_registered()) {
-			op_error("cannot load the oprofile driver (%s %s%s)", argv[0], argv[1], params);
+			snprintf(why, sizeof(why), "cannot load the oprofile driver (%s %s%s)",
+				 argv[0], argv[1], params);
 			free(built);
-			return -1;
+			return no_driver(why);
 		}
 		printf("Loaded the oprofile driver%s%s%s%s.\n", ko ? " from " : "", ko ? ko : "",
 		       params[0] ? " with" : "", params);
@@ -153,7 +187,8 @@ int opc_driver_deinit(void)
 			return op_error("cannot unload the oprofile driver (rmmod oprofile)");
 		printf("Unloaded the oprofile driver.\n");
 	} else {
-		printf("The oprofile driver is not loaded.\n");
+		printf("The oprofile driver is not loaded%s.\n",
+		       perf_usable() ? " (perf_events needs no unloading)" : "");
 	}
 	return 0;
 }

@@ -89,7 +89,8 @@ int opc_command(char const *dir, pid_t pid, char const *what, char const *name)
 static int settings_differ(struct op_kv const *want, struct op_kv const *run,
 			   char *why, size_t size)
 {
-	static char const *const keys[] = { "events", "separate", "callgraph", "vmlinux" };
+	static char const *const keys[] = { "events", "separate", "callgraph", "vmlinux",
+					    "image" };
 	struct op_settings_events ev;
 	char err[512];
 	unsigned depth;
@@ -116,13 +117,69 @@ static int settings_differ(struct op_kv const *want, struct op_kv const *run,
 	return 0;
 }
 
-static int run_daemon(char const *dir, int verbose, struct op_kv const *kv,
-		      char const *source)
+/* --cpu-buffer-size=N for the perf source: a ring of N samples of up to
+ * 64 bytes, in a power of two of pages (8192, OProfile's default, gives
+ * the daemon's default 128 pages). 0: not given. */
+static unsigned long perf_ring_pages(struct op_kv const *kv)
+{
+	char const *v = op_kv_get(kv, "cpu_buffer_size");
+	unsigned long bytes, pages = 1, page = (unsigned long)sysconf(_SC_PAGESIZE);
+
+	if (!v)
+		return 0;
+	bytes = strtoul(v, NULL, 0) * 64;
+	while (pages * page < bytes && pages < (1UL << 20))
+		pages <<= 1;
+	return pages;
+}
+
+/* Write a driver buffer setting given in kv to DRIVER_DIR/key. */
+static int driver_setting(struct op_kv const *kv, char const *key)
+{
+	char const *v = op_kv_get(kv, key);
+	char path[4096];
+	FILE *f;
+
+	if (!v)
+		return 0;
+	op_driver_path(path, sizeof(path), key);
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%s\n", v) < 0 || fclose(f) != 0)
+		return op_error_errno("cannot write %s to '%s'", v, path);
+	return 0;
+}
+
+/*
+ * The 0.9 settings that size buffers or only get recorded: written to the
+ * driver, turned into the perf rings, or said to have no effect here.
+ */
+static int apply_buffers(struct op_kv const *kv, char const *source)
+{
+	char const *range = op_kv_get(kv, "kernel_range");
+
+	if (range)
+		printf("Kernel range %s recorded but not used: kernel images and their ranges come from kallsyms.\n",
+		       range);
+	if (!strcmp(source, "driver"))
+		return driver_setting(kv, "buffer_size") < 0 ||
+		       driver_setting(kv, "buffer_watershed") < 0 ||
+		       driver_setting(kv, "cpu_buffer_size") < 0 ? -1 : 0;
+	if (op_kv_get(kv, "buffer_size") || op_kv_get(kv, "buffer_watershed"))
+		printf("--buffer-size and --buffer-watershed size the driver's event buffer: the perf_events source has none, they are not used.\n");
+	if (perf_ring_pages(kv))
+		printf("--cpu-buffer-size=%s: perf ring of %lu pages per cpu.\n",
+		       op_kv_get(kv, "cpu_buffer_size"), perf_ring_pages(kv));
+	return 0;
+}
+
+static int run_daemon(char const *dir, int verbose, int paused,
+		      struct op_kv const *kv, char const *source)
 {
 	char const *env = getenv("OPROFILED");
 	char *prog = env && *env ? op_xstrdup(env) :
 		opc_find_program("oprofiled", "../daemon/");
-	char *args[12], buf[6][1200];
+	char const *image = op_kv_get(kv, "image");
+	char *args[16], buf[8][1200];
 	char const *vmlinux = op_kv_get(kv, "vmlinux");
 	char const *callgraph = op_kv_get(kv, "callgraph");
 	int n = 0, status;
@@ -149,6 +206,16 @@ static int run_daemon(char const *dir, int verbose, struct op_kv const *kv,
 	}
 	snprintf(buf[4], sizeof(buf[4]), "--source=%s", source);
 	args[n++] = buf[4];
+	if (image && strcmp(image, "all")) {
+		snprintf(buf[6], sizeof(buf[6]), "--image=%s", image);
+		args[n++] = buf[6];
+	}
+	if (!strcmp(source, "perf") && perf_ring_pages(kv)) {
+		snprintf(buf[7], sizeof(buf[7]), "--buffer-pages=%lu", perf_ring_pages(kv));
+		args[n++] = buf[7];
+	}
+	if (paused)
+		args[n++] = "--paused";
 	if (verbose)
 		args[n++] = "--verbose";
 	args[n] = NULL;
@@ -221,7 +288,8 @@ static int is_sampling(char const *dir)
 	return yes;
 }
 
-static int start_running(char const *dir, pid_t pid, struct op_kv const *want)
+static int start_running(char const *dir, pid_t pid, int paused,
+			 struct op_kv const *want)
 {
 	pid_t ready = wait_ready(dir);
 
@@ -229,6 +297,10 @@ static int start_running(char const *dir, pid_t pid, struct op_kv const *want)
 		pid = ready;
 	if (opc_check_running(dir, pid, want) < 0)
 		return -1;
+	if (paused) {
+		printf("Daemon already running (pid %ld).\n", (long)pid);
+		return 0;
+	}
 	if (is_sampling(dir)) {
 		/* nothing to ask: concurrent starts do not race on the reply */
 		printf("Daemon already running (pid %ld); sampling.\n", (long)pid);
@@ -239,7 +311,8 @@ static int start_running(char const *dir, pid_t pid, struct op_kv const *want)
 	return opc_command(dir, pid, "start", NULL);
 }
 
-int opc_start(char const *dir, int verbose, pid_t pid, struct op_kv const *want)
+int opc_start(char const *dir, int verbose, int paused, pid_t pid,
+	      struct op_kv const *want)
 {
 	struct op_settings_events ev;
 	char err[1024];
@@ -248,7 +321,7 @@ int opc_start(char const *dir, int verbose, pid_t pid, struct op_kv const *want)
 	unsigned depth;
 
 	if (pid)
-		return start_running(dir, pid, want);
+		return start_running(dir, pid, paused, want);
 	if (op_settings_check_privilege() < 0)
 		return -1;
 	cpu = op_settings_cpu(NULL, err, sizeof(err));
@@ -260,12 +333,15 @@ int opc_start(char const *dir, int verbose, pid_t pid, struct op_kv const *want)
 		printf("Using the oprofile driver (%s).\n", op_driver_dir());
 	else
 		printf("Using the perf_events source (no %s).\n", op_driver_dir());
-	if (run_daemon(dir, verbose, want, source) < 0) {
+	if (apply_buffers(want, source) < 0)
+		return -1;
+	if (run_daemon(dir, verbose, paused, want, source) < 0) {
 		/* another opcontrol started it first: use that daemon */
 		pid = op_session_daemon_pid(dir);
-		return pid ? start_running(dir, pid, want) : -1;
+		return pid ? start_running(dir, pid, paused, want) : -1;
 	}
-	printf("Daemon started: pid %ld\nProfiler running.\n",
-	       (long)op_session_daemon_pid(dir));
+	printf("Daemon started: pid %ld\n%s\n", (long)op_session_daemon_pid(dir),
+	       paused ? "Profiler not sampling yet (opcontrol --start)." :
+			"Profiler running.");
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include "op_cpu_type.h"
 #include "op_events.h"
 #include "op_message.h"
+#include "op_version.h"
 
 #include "ophelp.h"
 
@@ -198,7 +199,7 @@ int main(int argc, char const **argv)
 	op_set_progname(argv[0]);
 	ctx = parse_options(argc, argv);
 	if (opts.version) {
-		printf("ophelp: %s %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+		op_print_version(stdout, "ophelp");
 	} else {
 		cpu = pick_cpu(opts.cpu_type);
 		if (opts.get_cpu_type)

@@ -109,6 +109,9 @@ static void xml_attr(FILE *out, char const *name, char const *text)
 	fputc('"', out);
 }
 
+/* OProfile's ophelp XML schema version (doc/ophelp.xsd). */
+#define OPHELP_XML_SCHEMA_VERSION "2.0"
+
 static void xml_unit_mask(FILE *out, struct op_unit_mask const *um)
 {
 	static char const *const type[] = {
@@ -118,33 +121,48 @@ static void xml_unit_mask(FILE *out, struct op_unit_mask const *um)
 	};
 	size_t i;
 
-	fprintf(out, "  <unit_masks category=\"%s\" default=\"%u\">\n",
-		type[um->type], um->default_value);
+	if (!um->nr_values)
+		return;  /* the format wants one unit_mask at least */
+	fprintf(out, "  <unit_masks default=\"%u\" category=\"%s\">\n",
+		um->default_value, type[um->type]);
 	for (i = 0; i < um->nr_values; i++) {
-		fprintf(out, "   <unit_mask mask=\"%u\"", um->values[i].value);
+		fputs("   <unit_mask", out);
 		if (um->values[i].name)
 			xml_attr(out, "name", um->values[i].name);
+		fprintf(out, " mask=\"%u\"", um->values[i].value);
 		xml_attr(out, "desc", um->values[i].desc);
 		fputs("/>\n", out);
 	}
 	fputs("  </unit_masks>\n", out);
 }
 
+/*
+ * OProfile 1.x's ophelp XML (doc/ophelp.xsd): the header's title names
+ * the cpu (its type, pretty name and counters, which the format has no
+ * attributes for), then each event with its counters, minimum count,
+ * description and unit masks. The event code is not part of the format.
+ */
 void ophelp_list_xml(FILE *out, struct op_event_set const *set, int callgraph)
 {
+	char title[512];
 	size_t i;
 
-	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<help_events>\n <header", out);
-	xml_attr(out, "title", op_cpu_pretty_name(set->cpu));
-	xml_attr(out, "cpu_type", op_cpu_name(set->cpu));
-	fprintf(out, " nr_counters=\"%d\"/>\n", set->nr_counters);
+	snprintf(title, sizeof(title),
+		 "oprofile-ng: available events for cpu type \"%s\" (%s), %d counters",
+		 op_cpu_pretty_name(set->cpu), op_cpu_name(set->cpu),
+		 set->nr_counters);
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<help_events schemaversion=\"%s\">\n <header",
+		OPHELP_XML_SCHEMA_VERSION);
+	xml_attr(out, "title", title);
+	fputs("/>\n", out);
 	for (i = 0; i < set->nr_events; i++) {
 		struct op_event const *ev = &set->events[i];
 
 		fputs(" <event", out);
 		xml_attr(out, "event_name", ev->name);
-		fprintf(out, " code=\"%u\" counter_mask=\"%u\" min_count=\"%llu\"",
-			ev->code, ev->counter_mask & all_counters(set),
+		fprintf(out, " counter_mask=\"%u\" min_count=\"%llu\"",
+			ev->counter_mask & all_counters(set),
 			min_count(ev, callgraph));
 		xml_attr(out, "desc", ev->desc);
 		fputs(">\n", out);

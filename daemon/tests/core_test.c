@@ -212,7 +212,8 @@ static void check_unseparated(char const *dir)
 	check_file(dir, rel, 0, 0, (struct expect[]){ {0x1000, 3}, {0x2000, 1}, {0} });
 	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{root}/%s/CPU_CLOCK.1000000.0.all.all.all", strip(lib), strip(lib));
 	check_file(dir, rel, 0, 0, (struct expect[]){ {0x500, 2}, {0} });
-	check_file(dir, "{kern}/vmlinux/{dep}/{kern}/vmlinux/CPU_CLOCK.1000000.0.all.all.all", 1, 0,
+	/* the kernel proper as OProfile 1.x names a kallsyms-resolved one */
+	check_file(dir, "{root}/proc/kallsyms/{dep}/{root}/proc/kallsyms/CPU_CLOCK.1000000.0.all.all.all", 1, 0,
 		   (struct expect[]){ {0x100, 4}, {0} });
 	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{anon:[heap]}/100.0x7f0000000000.0x7f0000010000/CPU_CLOCK.1000000.0.all.all.all", strip(exe));
 	check_file(dir, rel, 0, 0x7f0000000000ul, (struct expect[]){ {0x10, 1}, {0} });
@@ -263,7 +264,7 @@ static void check_separated(char const *dir)
 	check_file(dir, rel, 0, 0, (struct expect[]){ {0x1000, 3}, {0x2000, 1}, {0} });
 	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{root}/%s/CPU_CLOCK.1000000.0.100.101.1", strip(exe), strip(lib));
 	check_file(dir, rel, 0, 0, (struct expect[]){ {0x500, 2}, {0} });
-	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{kern}/vmlinux/CPU_CLOCK.1000000.0.100.101.1", strip(exe));
+	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{root}/proc/kallsyms/CPU_CLOCK.1000000.0.100.101.1", strip(exe));
 	check_file(dir, rel, 1, 0, (struct expect[]){ {0x100, 4}, {0} });
 }
 

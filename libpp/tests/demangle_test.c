@@ -1,6 +1,7 @@
 /*
  * Demangling: none keeps the name, normal is libiberty's, smart shortens
- * the standard library's default template arguments and basic_ names;
+ * the standard library's default template arguments and basic_ names,
+ * then drops std:: and anonymous namespaces as OProfile's rules do;
  * suffixes like "@plt" survive; non-C++ names pass through.
  */
 #include "config.h"
@@ -17,16 +18,19 @@ static void test_demangle__styles(void)
 		{ "_Z3fooi", "foo(int)", "foo(int)" },
 		{ "_ZNSt6vectorIiSaIiEE9push_backEOi@plt",
 		  "std::vector<int, std::allocator<int> >::push_back(int&&)@plt",
-		  "std::vector<int>::push_back(int&&)@plt" },
+		  "vector<int>::push_back(int&&)@plt" },
 		{ "_ZlsRSoRKSt6vectorIiSaIiEE",
 		  "operator<<(std::ostream&, std::vector<int, std::allocator<int> > const&)",
-		  "operator<<(std::ostream&, std::vector<int> const&)" },
+		  "operator<<(ostream&, vector<int> const&)" },
 		{ "_ZNKSt7__cxx1112basic_stringIwSt11char_traitsIwESaIwEE4sizeEv",
 		  "std::__cxx11::basic_string<wchar_t, std::char_traits<wchar_t>, std::allocator<wchar_t> >::size() const",
-		  "std::wstring::size() const" },
+		  "wstring::size() const" },
 		{ "_Z1fRKSt3mapISsSt6vectorIiSaIiEESt4lessISsESaISt4pairIKSsS2_EEE",
 		  "f(std::map<std::string, std::vector<int, std::allocator<int> >, std::less<std::string>, std::allocator<std::pair<std::string const, std::vector<int, std::allocator<int> > > > > const&)",
-		  "f(std::map<std::string, std::vector<int> > const&)" },
+		  "f(map<string, vector<int>> const&)" },
+		{ "_Z1gRSt6vectorIdSaIdEE", "g(std::vector<double, std::allocator<double> >&)",
+		  "g(vector<double>&)" },
+		{ "_ZN12_GLOBAL__N_13fooEv", "(anonymous namespace)::foo()", "foo()" },
 		{ "memcpy@@GLIBC_2.14", "memcpy@@GLIBC_2.14", "memcpy@@GLIBC_2.14" },
 	};
 
@@ -67,12 +71,22 @@ static void test_demangle__shorten(void)
 	}
 }
 
+/* OProfile's final rules alone: std:: only where a word starts */
+static void test_demangle__oprofile_rules(void)
+{
+	char s[] = "mystd::a(std::b<std::c<int> >, (anonymous namespace)::d)";
+
+	pp_demangle_oprofile_rules(s);
+	check_str(s, "mystd::a(b<c<int>>, d)", "std::, anonymous namespace, > >");
+}
+
 int main(void)
 {
 	enum pp_demangle d;
 
 	test_demangle__styles();
 	test_demangle__shorten();
+	test_demangle__oprofile_rules();
 	check(!pp_demangle_parse("smart", &d) && d == PP_DEMANGLE_SMART &&
 	      pp_demangle_parse("fancy", &d) == -1, "-D values: smart yes, fancy no");
 	return check_done();

@@ -77,4 +77,20 @@ test_ok "-o: the file holds the report"
 "$OPREPORT" --session-dir="$SD" -l -s nonsense >"$tmp/bad" 2>&1
 check_eq "$?" "2" "-s nonsense: usage error, exit 2"
 check_grep "$tmp/bad" "unknown sort key 'nonsense'" "-s nonsense: names the bad key"
+
+# equal counts: ordered by image base name, by full path only with -f
+# (OProfile's symbol_sort rule)
+"$MKSAMPLE" "$(sfile /zz/alpha_img /zz/alpha_img "" ties)" 0x10=5 || fail mksample
+"$MKSAMPLE" "$(sfile /aa/zeta_img /aa/zeta_img "" ties)" 0x10=5 || fail mksample
+run_report "$tmp/ties" session:ties
+check_eq "$(awk '$1 == 5 { print $3 }' "$tmp/ties" | tr '\n' ' ')" "alpha_img zeta_img " "ties: by base name"
+run_report "$tmp/ties" -f session:ties
+check_eq "$(awk '$1 == 5 { print $3 }' "$tmp/ties" | tr '\n' ' ')" "/aa/zeta_img /zz/alpha_img " "ties with -f: by full path"
+
+run_report "$tmp/v" -V=all,debug -l
+check_eq "$(cat "$tmp/v.err")" "" "-V=all,debug is accepted, silently"
+"$OPREPORT" --session-dir="$SD" -V=bogus >"$tmp/bad" 2>&1
+check_eq "$?" "2" "-V=bogus: usage error"
+"$OPREPORT" --version >"$tmp/ver" || fail "--version failed"
+check_grep "$tmp/ver" '^opreport: oprofile-ng [0-9.]+ compiled on ' "--version as OProfile's tools print it"
 test_done

@@ -59,6 +59,26 @@ cat "$tmp/vml"
 check_eq "$(awk '$NF == "kfunc_one" {print $1}' "$tmp/vml")" "11" "vmlinux file: kfunc_one at _text + key"
 check_eq "$(awk '$NF == "kfunc_two" {print $1}' "$tmp/vml")" "22" "vmlinux file: kfunc_two"
 
+# OProfile 1.x's name of a kallsyms-resolved kernel, as the daemon writes
+# it now: {root}/proc/kallsyms, kernel_images naming /proc/kallsyms. The
+# same keys give the same rows, shown as vmlinux, as the older name did.
+mkdir -p "$SD/samples/k1x/session"
+cp "$sess/session/kallsyms" "$SD/samples/k1x/session/"
+sed 's|^vmlinux |/proc/kallsyms |' "$sess/session/kernel_images" \
+	>"$SD/samples/k1x/session/kernel_images"
+"$MKSAMPLE" "$(sfile /proc/kallsyms /proc/kallsyms "" k1x)" --kernel \
+	0x150=60 0x500=20 0x1800=40 || fail mksample
+"$MKSAMPLE" "$(sfile ext4 ext4 "" k1x)" --kernel 0x10=30 0x250=50 || fail mksample
+run_report "$tmp/k1x" -l session:k1x
+run_report "$tmp/k" -l session:current
+check_eq "$(cat "$tmp/k1x")" "$(cat "$tmp/k")" "/proc/kallsyms session: the rows of the {kern}/vmlinux one"
+run_report "$tmp/k1x" -l session:k1x image:vmlinux
+check_grep "$tmp/k1x" '^40 +33.3333 +schedule$' "image:vmlinux selects the /proc/kallsyms image"
+# under an application (--separate=kernel)
+"$MKSAMPLE" "$(sfile /bin/ddx /proc/kallsyms "" k1x)" --kernel 0x1010=9 || fail mksample
+run_report "$tmp/k1x" -l session:k1x image:/bin/ddx
+check_grep "$tmp/k1x" '^9 +100.0000 +vmlinux +ddx +schedule$' "/proc/kallsyms under /bin/ddx"
+
 # no saved kallsyms
 "$MKSAMPLE" "$(sfile vmlinux vmlinux "" nok)" --kernel 0x150=5 || fail mksample
 run_report "$tmp/nok" -l session:nok

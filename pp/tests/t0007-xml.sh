@@ -1,8 +1,9 @@
 #!/bin/sh
-# opreport -X: reports validate against doc/opreport.xsd (xmllint), for an
-# image summary and a symbol list with details, line numbers, two classes,
-# a dependent library, an anonymous region and a note; counts agree with
-# the text report.
+# opreport -X: OProfile 1.x's XML (schemaversion 3.x). Reports validate
+# against doc/opreport.xsd (xmllint), for an image summary and a symbol
+# list with details, line numbers, two classes, a dependent library, an
+# anonymous region and a note; counts agree with the text report. The
+# schema also accepts a report in OProfile's own thread-separated form.
 . "$SRCDIR/tests/lib.sh"
 command -v xmllint >/dev/null 2>&1 || skip "xmllint not found (Debian: libxml2-utils)"
 xsd=$abs_top_srcdir/doc/opreport.xsd
@@ -35,7 +36,15 @@ xpath() { xmllint --xpath "$2" "$1" 2>/dev/null; }
 run_report "$tmp/sum.xml" -X tgid:200
 validate "$tmp/sum.xml" "image summary"
 check_eq "$(xpath "$tmp/sum.xml" 'count(/profile/classes/class)')" "2" "two classes (tids)"
-check_eq "$(xpath "$tmp/sum.xml" 'string(/profile/classes/class[2]/@tid)')" "201" "class c1 is tid 201"
+check_eq "$(xpath "$tmp/sum.xml" 'string(/profile/classes/class[2]/@name)')" "c1" "classes are named c0, c1 in column order"
+run_report "$tmp/sum.txt" tgid:200
+check_grep "$tmp/sum.txt" 'tid:200.*tid:201' "c1 is the text report's second column, tid 201"
+check_eq "$(xpath "$tmp/sum.xml" 'string(/profile/@schemaversion)')" "3.1" "schemaversion 3.1"
+check_eq "$(xpath "$tmp/sum.xml" 'string(/profile/@title)')" "opreport --session-dir=$SD -X tgid:200" "title: the command line"
+check_eq "$(xpath "$tmp/sum.xml" 'string(/profile/@cputype)')|$(xpath "$tmp/sum.xml" 'string(/profile/@processor)')" \
+	"timer|timer" "cputype and processor (NCNames)"
+check_eq "$(xpath "$tmp/sum.xml" 'string(/profile/setup/eventsetup[@id=0]/@eventname)')" "CPU_CLOCK" "the event setup"
+check_eq "$(xpath "$tmp/sum.xml" 'string(/profile/options/@session)')" "$SD" "options: the session"
 check_eq "$(xpath "$tmp/sum.xml" "string(/profile/binary[@name='$prog']/count[@class='c1'])")" \
 	"216" "prog's tid 201 total: 201 + 10 + 5"
 check_eq "$(xpath "$tmp/sum.xml" "string(/profile/binary[@name='$prog']/module[@name='$lib']/count[@class='c0'])")" \
@@ -50,14 +59,17 @@ check_eq "$(xpath "$tmp/sym.xml" "string(/profile/binary/symbol[@idref='$id']/co
 	"200" "alpha: 200 samples in tid 200"
 check_eq "$(xpath "$tmp/sym.xml" "string(/profile/symboltable/symboldata[@name='alpha']/@file)" | sed 's|.*/||')" \
 	"funcs.c" "alpha's source file"
-check_eq "$(xpath "$tmp/sym.xml" "count(/profile/binary/symbol[@idref='$id']/detaildata)")" \
-	"1" "alpha: one sampled address"
+check_eq "$(xpath "$tmp/sym.xml" "count(/profile/detailtable/symboldetails[@id='$id']/detaildata)")" \
+	"1" "alpha: one sampled address, in the detail table"
+lo=$(xpath "$tmp/sym.xml" "string(/profile/binary/symbol[@idref='$id']/@detaillo)")
+check_eq "$(xpath "$tmp/sym.xml" "string(/profile/detailtable/symboldetails[@id='$id']/detaildata/@id)")" \
+	"$lo" "alpha's detaillo names its detaildata"
 check_eq "$(xpath "$tmp/sym.xml" "string(/profile/binary/module/symbol/../@name)")" "$lib" "lib_two's samples under the library module"
 
 run_report "$tmp/note.xml" -X -l tgid:300
 validate "$tmp/note.xml" "report with a missing binary"
-check_eq "$(xpath "$tmp/note.xml" "count(/profile/notes/note[contains(., 'cannot find binary')])")" \
-	"1" "the missing binary is a note"
+check_eq "$(xpath "$tmp/note.xml" "count(/profile/comment()[contains(., 'cannot find binary')])")" \
+	"1" "the missing binary is a note (a comment: the format has no notes)"
 
 # hostile names: markup and invalid UTF-8 in a path
 odd="$tmp/a<b>&\"c'$(printf '\377')d"
@@ -65,4 +77,24 @@ odd="$tmp/a<b>&\"c'$(printf '\377')d"
 	fail mksample
 run_report "$tmp/odd.xml" -X -l tgid:400
 validate "$tmp/odd.xml" "names with markup and bad UTF-8 are escaped"
+
+# OProfile 1.x's own output, in the thread-separated form we do not write
+# (elements and attributes as its documentation and opreport give them)
+cat >"$tmp/oprofile.xml" <<'XML'
+<?xml version="1.0" ?>
+<profile schemaversion="3.1" cputype="i386" processor="core_i7" separatedcpus="2" mhz="2400.000" title="opreport --xml --details">
+<options session="/var/lib/oprofile" details="true" merge="lib"/>
+<setup><eventsetup id="0" eventname="CPU_CLK_UNHALTED" unitmask="0" setupcount="100000"/></setup>
+<classes><class name="c0" cpu="0"/><class name="c1" cpu="1"/></classes>
+<process pid="4242" name="/usr/bin/app"><count class="c0">12</count>
+<thread tid="4242"><count class="c0">12</count>
+<module name="/usr/bin/app"><count class="c0">12</count>
+<symbol idref="0" detaillo="0" detailhi="0"><count class="c0">12</count></symbol>
+</module></thread></process>
+<symboltable><symboldata id="0" name="main" startingaddr="0x400500" file="app.c" line="7" codelength="42"/></symboltable>
+<detailtable><symboldetails id="0"><detaildata id="0" vmaoffset="0a" line="8"><count class="c0">12</count></detaildata></symboldetails></detailtable>
+<bytestable><bytes id="0">5589E5</bytes></bytestable>
+</profile>
+XML
+validate "$tmp/oprofile.xml" "OProfile's thread-separated report"
 test_done

@@ -6,7 +6,8 @@
 # image:; kernel arcs from the session's kallsyms, an anonymous callee, a
 # --separate=lib session (app name column, -m lib), a rebuilt caller, a
 # callgraph file of an event not selected, a session without {cg} files;
-# -c with -X, -d or a differential profile is refused.
+# -c -X is OProfile's call-graph XML (validated against doc/opreport.xsd);
+# -c with -d or a differential profile is refused.
 . "$SRCDIR/tests/lib.sh"
 
 build funcs.c prog
@@ -163,7 +164,22 @@ expect_usage() {
 	[ ! -s "$tmp/o" ] || fail "$what: something was written to stdout"
 	test_ok "$what"
 }
-expect_usage "--callgraph has no XML output" "-c -X is an error, not a flat XML report" -c -X
+run_report "$tmp/cg.xml" -c -X
+xmllint --noout --schema "$abs_top_srcdir/doc/opreport.xsd" "$tmp/cg.xml" >"$tmp/lint" 2>&1 ||
+	{ cat "$tmp/cg.xml" "$tmp/lint"; fail "-c -X does not validate"; }
+test_ok "-c -X validates against doc/opreport.xsd"
+# alpha's block, as in the text: callers alpha 20, beta 40, main 500;
+# callees alpha itself (self, its 600 samples) and alpha 20
+sid() { xmllint --xpath "string(/profile/symboltable/symboldata[@name='$1']/@id)" "$tmp/cg.xml"; }
+a=$(sid alpha) b=$(sid beta) m=$(sid main)
+blk="/profile/binary/symbol[@idref='$a']"
+xp() { xmllint --xpath "$1" "$tmp/cg.xml" 2>/dev/null; }
+check_eq "$(xp "string($blk/count)")" "600" "-c -X: alpha's own samples"
+check_eq "$(xp "string($blk/callers/symbol[@idref='$m']/count)")|$(xp "string($blk/callers/symbol[@idref='$b']/count)")|$(xp "string($blk/callers/symbol[@idref='$a']/count)")" \
+	"500|40|20" "-c -X: alpha's callers main, beta and itself with their arcs"
+check_eq "$(xp "string($blk/callees/symbol[@self='true']/@idref)")|$(xp "string($blk/callees/symbol[@self='true']/count)")" \
+	"$a|600" "-c -X: alpha's self entry"
+check_eq "$(xp "string($blk/callees/symbol[not(@self)]/count)")" "20" "-c -X: alpha's recursive arc as a callee"
 expect_usage "--callgraph cannot be shown with --details" "-c -d is refused" -c -d
 expect_usage "differential profiles cannot be shown with .*--callgraph" "-c with { } { } is refused" \
 	-c { session:current } { session:current }
@@ -194,6 +210,7 @@ printf '%s\n' \
 	0x10:0x1008=5 || fail mksample
 run_report "$tmp/k" -c session:kern
 # (blocks without samples: by image path, /tmp/.../prog before ext4)
+# (blocks with equal counts: by image base name, as OProfile: ext4, prog, vmlinux)
 expect_report "$tmp/k" "kernel arcs: user to kernel, inside vmlinux, module to vmlinux" <<'EOF'
 samples  %        image name               symbol name
 -------------------------------------------------------------------------------
@@ -210,13 +227,13 @@ samples  %        image name               symbol name
 10       14.2857  prog                     alpha
   10       100.0000 prog                     alpha [self]
 -------------------------------------------------------------------------------
-0        0.0000   prog                     main
-  7        100.0000 vmlinux                  start_kernel
-  0        0.0000   prog                     main [self]
--------------------------------------------------------------------------------
 0        0.0000   ext4                     ext4_read
   5        100.0000 vmlinux                  schedule
   0        0.0000   ext4                     ext4_read [self]
+-------------------------------------------------------------------------------
+0        0.0000   prog                     main
+  7        100.0000 vmlinux                  start_kernel
+  0        0.0000   prog                     main [self]
 -------------------------------------------------------------------------------
   7        100.0000 prog                     main
 0        0.0000   vmlinux                  start_kernel
@@ -294,4 +311,11 @@ cat "$tmp/flat" "$tmp/flat.err"
 check_grep "$tmp/flat.err" "no call-graph files in the selection \(0 in the session\).*opcontrol --callgraph=DEPTH" \
 	"no {cg} files: said, with the way to record them"
 check_grep "$tmp/flat" '^10 +100\.0000 +alpha$' "no {cg} files: each symbol's block all the same"
+# every session above as call-graph XML: valid against the schema
+for sess in current kern anon sep old; do
+	run_report "$tmp/cgx.xml" -c -X session:$sess
+	xmllint --noout --schema "$abs_top_srcdir/doc/opreport.xsd" "$tmp/cgx.xml" >"$tmp/lint" 2>&1 ||
+		{ cat "$tmp/cgx.xml" "$tmp/lint"; fail "-c -X session:$sess does not validate"; }
+	test_ok "-c -X session:$sess validates"
+done
 test_done

@@ -1,10 +1,11 @@
 #!/bin/sh
 # Kernel samples under --separate=kernel: a syscall-heavy dd (/dev/zero to
 # /dev/null in 1 MiB blocks, run as /bin/dd, which is /usr/bin/dd on a
-# merged-/usr system) gets {root}/usr/bin/dd/{dep}/{kern}/vmlinux/... with
-# is_kernel set, and opreport -l image:/usr/bin/dd, resolving kernel
-# symbols from the session's saved kallsyms only (/proc/kallsyms is hidden
-# from it), puts on top the kernel functions that zero the user buffer.
+# merged-/usr system) gets {root}/usr/bin/dd/{dep}/{root}/proc/kallsyms/...
+# (OProfile 1.x's name of a kallsyms-resolved kernel) with is_kernel set,
+# and opreport -l image:/usr/bin/dd, resolving kernel symbols from the
+# session's saved kallsyms only (/proc/kallsyms is hidden from it), puts on
+# top, as "vmlinux", the kernel functions that zero the user buffer.
 #
 # Which functions those are depends on the kernel: perf record -g on this
 # machine's 6.18 shows ~96 % of dd's samples in read_zero (clear_user is
@@ -28,7 +29,7 @@ wait $dd || fail "dd failed"
 ctl --dump || fail "--dump failed"
 ctl --shutdown || fail "--shutdown failed"
 
-kfile=$C/{root}$DD/{dep}/{kern}/vmlinux/$EV.all.all.all
+kfile=$C/{root}$DD/{dep}/{root}/proc/kallsyms/$EV.all.all.all
 check_header "$kfile" 1
 k=$("$SFRANGE" "$kfile") || fail "cannot read $kfile"
 all=0
@@ -81,7 +82,7 @@ step "the top symbol's count, from the saved kallsyms and the sample keys"
 # 2.4); the symbol spans [its address, the next higher address).
 kimg=$C/session/kernel_images
 ksyms() { if [ -f "$C/session/kallsyms.gz" ]; then gzip -dc "$C/session/kallsyms.gz"; else cat "$C/session/kallsyms"; fi; }
-kstart=$(awk '$1 == "vmlinux" { sub(/^0x/, "", $2); print $2 }' "$kimg")
+kstart=$(awk '$1 == "/proc/kallsyms" { sub(/^0x/, "", $2); print $2 }' "$kimg")
 ksyms | LC_ALL=C sort >"$T/ksyms"
 saddr=$(awk -v s="$top" '$3 == s && NF == 3 { print $1; exit }' "$T/ksyms")
 snext=$(awk -v a="$saddr" '$1 > a { print $1; exit }' "$T/ksyms")
@@ -97,7 +98,7 @@ to=$((0x$(lo "$snext") - 0x$(lo "$kstart")))
 n=0 in_k=0
 while read -r key val; do
 	case $key in
-	file) [ "$val" = "{kern}/vmlinux/$EV.all.all.all" ] && in_k=1 || in_k=0 ;;
+	file) [ "$val" = "{root}/proc/kallsyms/$EV.all.all.all" ] && in_k=1 || in_k=0 ;;
 	0x*) [ $in_k = 1 ] && [ $((key)) -ge $from ] && [ $((key)) -lt $to ] && n=$((n + val)) ;;
 	esac
 done <"$T/keys"

@@ -128,7 +128,7 @@ f=$(sfile "$T/hot_lib" "{root}$T/libhot.so" "$p3.$p3.0")
 check_header "$f" 0 "$T/libhot.so"
 in_range "$f" "$T/libhot.so" hot_lib_loop 90
 # the kernel under dd (kernel), with dd's pid and cpu 0
-f=$(sfile "$T/dd" "{kern}/vmlinux" "$p4.$p4.0")
+f=$(sfile "$T/dd" "{root}/proc/kallsyms" "$p4.$p4.0")
 check_header "$f" 1
 n=$(total "$f")
 echo "dd: $n kernel samples in ${f#"$C/"}"
@@ -138,7 +138,7 @@ cat "$T/files"
 # (a sample of a thread already torn down at exit has no tid: perf says
 # -1, and it goes to TGID.all -- its kernel exit path, a few samples)
 grep -v "\.$tgid\.\($tid1\|$tid2\)\.1$" "$T/files" | grep -v "\.$p3\.$p3\.0$" |
-	grep -v "\.$p4\.$p4\.0$" | grep -v "/{kern}/vmlinux/$EV\.$tgid\.all\.1$" &&
+	grep -v "\.$p4\.$p4\.0$" | grep -v "/{root}/proc/kallsyms/$EV\.$tgid\.all\.1$" &&
 	fail "files with other tgid/tid/cpu"
 "$SFCHECK" "$C" || fail "sample files fail the structural check"
 stats_balance "$C"

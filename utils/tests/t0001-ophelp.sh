@@ -158,9 +158,35 @@ for cpu in timer i386/arch_perfmon i386/haswell x86-64/family15h x86-64/generic;
 		not_ok "xml listing $cpu"
 	fi
 	if command -v xmllint >/dev/null 2>&1; then
-		if xmllint --noout "$tmp/out" 2>"$tmp/err"; then test_ok "xml $cpu well-formed"; else not_ok "xml $cpu well-formed"; fi
+		if xmllint --noout --schema "$abs_top_srcdir/doc/ophelp.xsd" "$tmp/out" 2>"$tmp/err"; then
+			test_ok "xml $cpu validates against doc/ophelp.xsd"
+		else
+			cat "$tmp/err"; not_ok "xml $cpu validates against doc/ophelp.xsd"
+		fi
 	fi
 done
+# the schema accepts OProfile 1.x's own ophelp -X output (its elements and
+# attributes: header doc, event group and ext, named unit masks)
+if command -v xmllint >/dev/null 2>&1; then
+	cat >"$tmp/oprofile.xml" <<'XML'
+<?xml version="1.0" ?>
+<help_events schemaversion="2.0">
+<header title="oprofile: available events for CPU type &quot;Intel Haswell microarchitecture&quot;" doc="See Intel 64 and IA-32 Architectures Software Developer's Manual"/>
+<event event_name="CPU_CLK_UNHALTED" group="0" counter_mask="255" min_count="100000" desc="Clock cycles when not halted">
+<unit_masks default="0" category="mandatory"><unit_mask mask="0" desc="No unit mask"/></unit_masks>
+</event>
+<event event_name="IBS_FETCH_ALL" counter_mask="0" min_count="50000" desc="All IBS fetch samples" ext="ibs_fetch"/>
+<event event_name="L1D_PEND_MISS" counter_mask="4" min_count="2000003" desc="L1D miss outstanding">
+<unit_masks default="1" category="exclusive"><unit_mask name="pending" mask="1" desc="Cycles with L1D load misses outstanding"/></unit_masks>
+</event>
+</help_events>
+XML
+	if xmllint --noout --schema "$abs_top_srcdir/doc/ophelp.xsd" "$tmp/oprofile.xml" 2>"$tmp/err"; then
+		test_ok "doc/ophelp.xsd accepts OProfile's ophelp XML"
+	else
+		cat "$tmp/err"; not_ok "doc/ophelp.xsd accepts OProfile's ophelp XML"
+	fi
+fi
 "$OPHELP" -c i386/haswell >"$tmp/out" 2>"$tmp/err"
 if grep -q '^CPU_CLK_UNHALTED: (counter: all)$' "$tmp/out" &&
    grep -q '^L1D_PEND_MISS: (counter: 2)$' "$tmp/out" &&

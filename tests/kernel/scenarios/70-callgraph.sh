@@ -89,7 +89,7 @@ awk -v names="clear_user_erms read_zero vfs_read ksys_read" -v text="$text" "$HE
 		printf "%s %d-%d\n", s, hex(substr(a, 9)) - hex(substr(text, 9)), hex(substr($1, 9)) - hex(substr(text, 9))
 		a = "" }
 	$3 in want { a = $1; s = $3 }' /tmp/ktext >/tmp/kranges
-KF="$C/{root}/bin/busybox/{dep}/{kern}/vmlinux/{cg}/{kern}/vmlinux/$EV"
+KF="$C/{root}/bin/busybox/{dep}/{root}/proc/kallsyms/{cg}/{root}/proc/kallsyms/$EV"
 # karcs NAME CALLEE CALLER MIN: as arcs, for kernel functions
 karcs() {
 	to=$(awk -v s="$2" '$1 == s { print $2 }' /tmp/kranges)
@@ -109,7 +109,7 @@ karcs cg_kernel_vfs_read vfs_read ksys_read 100
 # ends, sorted, are merged into the symbols, each taking the name of the
 # last symbol at or below it. (busybox awk's printf %x takes only 32-bit
 # signed values: addresses are spelt out by hand.)
-sfcheck --dump "$C/{root}/bin/busybox/{dep}/{kern}/vmlinux/{cg}" 2>&1 |
+sfcheck --dump "$C/{root}/bin/busybox/{dep}/{root}/proc/kallsyms/{cg}" 2>&1 |
 	awk '$1 ~ /^0x/ { k = substr($1, 3); while (length(k) < 16) k = "0" k
 		print $2, substr(k, 1, 8), substr(k, 9) }' | sort -rn | head -12 >/tmp/karcs
 awk -v text="$text" "$HEX"'
