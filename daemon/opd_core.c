@@ -290,7 +290,8 @@ static int filtered_out(struct opd_core *core, struct opd_transient const *t,
 	if (!core->config.image_filter || listed(core, image))
 		return 0;
 	return !(t->known & OPD_KNOWN_TASK) ||
-	       !listed(core, cookie_image(core, t->app_cookie));
+	       !listed(core, cookie_image(core, t->app_cookie, t,
+					   &core->last_app_def));
 }
 
 static void fill_task_fields(struct opd_core const *core,
