@@ -78,8 +78,7 @@ static void save_build_id(struct opd_core *core, int id)
 
 	if (!img || !img->build_id[0])
 		return;
-	path = op_xasprintf("%s/%s/%s", core->current_dir, OP_META_DIR,
-			    OP_META_BUILD_IDS);
+	path = op_xasprintf("%s/%s", core->current_dir, OP_META_DIR);
 	if (opd_image_append_build_id(img, path))
 		op_warn_errno("cannot record the build-id of '%s' in '%s'",
 			      img->name, path);
@@ -375,7 +374,6 @@ int opd_core_write_session(struct opd_core *core)
 		return op_error("cannot create '%s': %s", dir, strerror(-rc));
 	if (opd_kernel_save(core->kernel, dir, err, sizeof(err)))
 		return op_error("%s", err);
-	strncat(dir, "/" OP_META_BUILD_IDS, sizeof(dir) - strlen(dir) - 1);
 	if (opd_images_write_build_ids(core->images, dir, err, sizeof(err)))
 		return op_error("%s", err);
 	return 0;

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "op_build_id.h"
+#include "op_util.h"
 #include "pp_binary.h"
 #include "pp_kernel.h"
 #include "pp_locate.h"
@@ -62,6 +64,22 @@ void pp_image_locate(struct pp_image *im, struct pp_image_ref const *ref,
 	}
 }
 
+/* Keys through recorded segments: a debug file's sections have no file
+ * contents, so its own file positions say nothing. */
+static void map_segments(struct pp_binary *b, struct op_segment const *segs,
+			 size_t n)
+{
+	b->nr_secs = 0;
+	for (size_t i = 0; i < n; i++) {
+		OP_ALLOC_GROW(b->secs, b->nr_secs + 1, b->alloc_secs);
+		b->secs[b->nr_secs++] = (struct pp_section_map){
+			.filepos = segs[i].offset,
+			.size = segs[i].filesz,
+			.vma = segs[i].vaddr,
+		};
+	}
+}
+
 enum pp_image_failure pp_image_open(struct pp_image *im,
 				    struct pp_image_ref const *ref,
 				    bool is_kernel, struct pp_kernels *kernels,
@@ -86,8 +104,11 @@ enum pp_image_failure pp_image_open(struct pp_image *im,
 			 ref->display, im->why);
 		return PP_IMAGE_NOT_FOUND;
 	}
-	if (!pp_bfd_open(&im->bin, im->path, is_kernel, err, sizeof(err)))
+	if (!pp_bfd_open(&im->bin, im->path, is_kernel, err, sizeof(err))) {
+		if (im->nr_segs)
+			map_segments(&im->bin, im->segs, im->nr_segs);
 		return PP_IMAGE_OK;
+	}
 	snprintf(what, whatlen, "cannot read symbols of '%s': %s", im->path,
 		 err);
 	return PP_IMAGE_UNREADABLE;
@@ -96,6 +117,7 @@ enum pp_image_failure pp_image_open(struct pp_image *im,
 void pp_image_free(struct pp_image *im)
 {
 	pp_binary_free(&im->bin);
+	free(im->segs);
 	free(im->path);
 	memset(im, 0, sizeof(*im));
 }
