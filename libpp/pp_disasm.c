@@ -156,6 +156,13 @@ struct pp_disasm *pp_disasm_new(bfd *abfd, struct pp_symtab const *syms,
 	d->info.print_address_func = print_address;
 	disassemble_init_for_target(&d->info);
 	add_code_sections(d);
+	if (!d->nr_code) {
+		/* a separate debug file: the code stayed in the binary */
+		snprintf(err, errlen, "'%s' has no code, only its addresses",
+			 bfd_get_filename(abfd));
+		pp_disasm_free(d);
+		return NULL;
+	}
 	return d;
 }
 

@@ -13,7 +13,10 @@ struct bfd;
 struct pp_symtab;
 struct pp_disasm;
 
-/* A disassembler for abfd's code, or NULL with err (an unknown arch). */
+/*
+ * A disassembler for abfd's code, or NULL with err (an unknown arch, or
+ * no section with code contents: a separate debug file).
+ */
 struct pp_disasm *pp_disasm_new(struct bfd *abfd,
 				struct pp_symtab const *syms,
 				char *err, size_t errlen);

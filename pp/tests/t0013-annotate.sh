@@ -178,6 +178,11 @@ check_eq "$(ann_total "$tmp/sdbg" annot_main_hot)" "$(count annot_main_hot)" \
 check_eq "$(hot_lines "$tmp/sdbg" annot_main_hot)" "$(hot_lines "$tmp/srch" annot_main_hot)" \
 	"rebuilt: and its samples on the same lines"
 check_grep "$tmp/sdbg.err" "is another build than the one sampled" "rebuilt: opannotate says so"
+OPROFILE_DEBUG_DIRS=$tmp/dbg:/usr/lib/debug run_annotate "$tmp/adbg" -a "$spec"
+check_grep "$tmp/adbg.err" "cannot disassemble '$tmp/annot_main': '$tmp/dbg/.build-id/.*\.debug' has no code, only its addresses" \
+	"rebuilt: -a says once that the debug file has no code to disassemble"
+check_eq "$(ann_total "$tmp/adbg" annot_lib_hot)" "$(count annot_lib_hot)" \
+	"rebuilt: -a still disassembles the library (the sampled build)"
 # the binary gone: the same from the debug file
 mv "$tmp/annot_main" "$tmp/annot_main.other"
 OPROFILE_DEBUG_DIRS=$tmp/dbg:/usr/lib/debug run_report "$tmp/gone" -l "$spec"
