@@ -7,6 +7,7 @@
 #ifndef OPD_CORE_H
 #define OPD_CORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,7 @@ struct opd_config {
 	struct opd_event events[OPD_MAX_EVENTS];
 	char const *vmlinux;         /* NULL: kernel samples go to {kern}/vmlinux via kallsyms */
 	size_t max_open_files;       /* LRU bound on open sample files (0: default) */
+	bool keep_binaries;          /* copy each sampled binary into session/binaries */
 };
 
 /* Counters the core keeps; stats/ files are written from these. */

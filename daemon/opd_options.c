@@ -34,6 +34,7 @@ static int buffer_pages_arg;
 static int max_open_files_arg;
 static int verbose_arg;
 static int sync_interval_arg = 10;
+static int keep_binaries_arg;
 
 static struct poptOption const options[] = {
 	{ "session-dir", 0, POPT_ARG_STRING, &session_dir_arg, 0,
@@ -67,6 +68,8 @@ static struct poptOption const options[] = {
 	  "sample files kept open at once", "N" },
 	{ "sync-interval", 0, POPT_ARG_INT, &sync_interval_arg, 0,
 	  "seconds between syncs of the sample files and stats (default 10)", "SECONDS" },
+	{ "keep-binaries", 0, POPT_ARG_NONE, &keep_binaries_arg, 0,
+	  "keep a copy of each sampled binary in the session, by build-id", NULL },
 	{ "verbose", 'V', POPT_ARG_NONE, &verbose_arg, 0,
 	  "log more", NULL },
 	POPT_AUTOHELP
@@ -207,6 +210,7 @@ void opd_options_parse(struct opd_options *o, struct opd_config *cfg,
 		o->vmlinux = absolute_file("vmlinux", vmlinux_arg);
 	setup_config(o, cfg);
 	cfg->vmlinux = o->vmlinux;
+	cfg->keep_binaries = keep_binaries_arg;
 	o->session_dir = op_xstrdup(session_dir_arg ? session_dir_arg :
 				    OP_SESSION_DIR_DEFAULT);
 	poptFreeContext(ctx);
@@ -230,6 +234,7 @@ int opd_options_save(struct opd_options const *o, struct opd_config const *cfg)
 	op_kv_set(&kv, "cpu_speed", buf);
 	op_kv_set(&kv, "vmlinux", o->vmlinux ? o->vmlinux : "none");
 	op_kv_set(&kv, "source", o->replay ? "replay" : o->source->name);
+	op_kv_set(&kv, "keep_binaries", cfg->keep_binaries ? "yes" : "no");
 	if (o->replay)
 		op_kv_set(&kv, "replay", o->replay);
 	snprintf(buf, sizeof(buf), "%lld", (long long)now);

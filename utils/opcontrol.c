@@ -43,6 +43,7 @@ static struct {
 	int no_vmlinux;
 	int start, stop, dump, reset, shutdown, status;
 	int list_events, init, deinit, verbose;
+	int keep_binaries, no_keep_binaries;
 } opt;
 
 static struct poptOption const options[] = {
@@ -73,6 +74,10 @@ static struct poptOption const options[] = {
 	  "the running kernel's vmlinux", "FILE" },
 	{ "no-vmlinux", 0, POPT_ARG_NONE, &opt.no_vmlinux, 0,
 	  "no vmlinux: kernel symbols from kallsyms", NULL },
+	{ "keep-binaries", 0, POPT_ARG_NONE, &opt.keep_binaries, 0,
+	  "keep a copy of each sampled binary in the session, by build-id", NULL },
+	{ "no-keep-binaries", 0, POPT_ARG_NONE, &opt.no_keep_binaries, 0,
+	  "keep copies only of other mount namespaces' binaries (default)", NULL },
 	{ "list-events", 'l', POPT_ARG_NONE, &opt.list_events, 0,
 	  "list the events of this cpu (runs ophelp)", NULL },
 	{ "init", 0, POPT_ARG_NONE, &opt.init, 0,
@@ -112,6 +117,8 @@ static void parse_options(int argc, char const **argv)
 	}
 	if (opt.vmlinux && opt.no_vmlinux)
 		usage_error("--vmlinux and --no-vmlinux exclude each other");
+	if (opt.keep_binaries && opt.no_keep_binaries)
+		usage_error("--keep-binaries and --no-keep-binaries exclude each other");
 	if (argc < 2) {
 		poptPrintHelp(ctx, stdout, 0);
 		exit(2);
@@ -183,6 +190,8 @@ static int merge_settings(struct op_kv *kv)
 	}
 	if (opt.no_vmlinux)
 		op_kv_set(kv, "vmlinux", "none");
+	if (opt.keep_binaries || opt.no_keep_binaries)
+		op_kv_set(kv, "keep_binaries", opt.keep_binaries ? "yes" : "no");
 	return 0;
 }
 
@@ -206,6 +215,8 @@ static void default_settings(struct op_kv *kv)
 		op_kv_set(kv, "callgraph", "0");
 	if (!op_kv_get(kv, "vmlinux"))
 		op_kv_set(kv, "vmlinux", "none");
+	if (!op_kv_get(kv, "keep_binaries"))
+		op_kv_set(kv, "keep_binaries", "no");
 }
 
 static int do_dump(pid_t pid)
@@ -310,7 +321,7 @@ static int do_status(pid_t pid)
 static int settings(struct op_kv *kv, pid_t pid)
 {
 	int given = opt.events || opt.separate || opt.callgraph || opt.vmlinux ||
-		opt.no_vmlinux;
+		opt.no_vmlinux || opt.keep_binaries || opt.no_keep_binaries;
 
 	memset(kv, 0, sizeof(*kv));
 	if ((given || opt.start) && op_session_create(opt.session_dir) < 0)

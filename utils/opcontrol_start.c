@@ -89,7 +89,8 @@ int opc_command(char const *dir, pid_t pid, char const *what, char const *name)
 static int settings_differ(struct op_kv const *want, struct op_kv const *run,
 			   char *why, size_t size)
 {
-	static char const *const keys[] = { "events", "separate", "callgraph", "vmlinux" };
+	static char const *const keys[] = { "events", "separate", "callgraph", "vmlinux",
+					    "keep_binaries" };
 	struct op_settings_events ev;
 	char err[512];
 	unsigned depth;
@@ -125,6 +126,7 @@ static int run_daemon(char const *dir, int verbose, struct op_kv const *kv,
 	char *args[12], buf[6][1200];
 	char const *vmlinux = op_kv_get(kv, "vmlinux");
 	char const *callgraph = op_kv_get(kv, "callgraph");
+	char const *keep = op_kv_get(kv, "keep_binaries");
 	int n = 0, status;
 	pid_t child;
 
@@ -149,6 +151,8 @@ static int run_daemon(char const *dir, int verbose, struct op_kv const *kv,
 	}
 	snprintf(buf[4], sizeof(buf[4]), "--source=%s", source);
 	args[n++] = buf[4];
+	if (keep && !strcmp(keep, "yes"))
+		args[n++] = "--keep-binaries";
 	if (verbose)
 		args[n++] = "--verbose";
 	args[n] = NULL;
