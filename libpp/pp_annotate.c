@@ -16,6 +16,7 @@
 #include "pp_annotate.h"
 #include "pp_binary.h"
 #include "pp_disasm.h"
+#include "pp_kernel.h"
 #include "pp_notes.h"
 #include "pp_profile.h"
 
@@ -113,7 +114,8 @@ static struct pp_disasm *open_disasm(struct pp_annotation *a,
 	if (!bin->abfd)
 		snprintf(err, sizeof(err), "no binary to read its code from "
 			 "(its symbols come from the session's saved kernel "
-			 "symbols)");
+			 "symbols%s)", pp_kernel_is_proper(image) ?
+			 "; --vmlinux FILE gives the kernel's code" : "");
 	else
 		d = pp_disasm_new(bin->abfd, &bin->symtab, err, sizeof(err));
 	if (d)

@@ -15,6 +15,7 @@
 #include "pp_binary.h"
 #include "pp_kernel.h"
 #include "pp_locate.h"
+#include "pp_notes.h"
 
 bool pp_binary_vma(struct pp_binary const *b, uint64_t key, uint64_t *vma)
 {
@@ -91,6 +92,18 @@ enum pp_image_failure pp_image_open(struct pp_image *im,
 		return PP_IMAGE_OK;
 	if (ref->kern || (is_kernel && !im->path)) {
 		struct pp_kernel *k = pp_kernels_get(kernels, ref->session);
+
+		if (k && kernels->vmlinux && pp_kernel_is_proper(ref->name)) {
+			if (!pp_kernel_vmlinux(k, ref->name, kernels->vmlinux,
+					       &im->bin, err, sizeof(err))) {
+				im->path = op_xstrdup(kernels->vmlinux);
+				return PP_IMAGE_OK;
+			}
+			pp_note(kernels->notes, "--vmlinux '%s' not used for "
+				"kernel image '%s': %s; its symbols come from "
+				"the session's kallsyms", kernels->vmlinux,
+				ref->display, err);
+		}
 
 		if (!k || !pp_kernel_binary(k, ref->name, &im->bin, err,
 					    sizeof(err)))

@@ -377,6 +377,7 @@ void pp_profile_populate(struct pp_profile *p,
 	memset(p, 0, sizeof(*p));
 	p->nr_classes = classes->n;
 	pp_kernels_init(&ctx.kernels, files, notes);
+	ctx.kernels.vmlinux = opts->vmlinux;
 	for (size_t i = 0; i < inv->n; i++)
 		populate_image(&ctx, &inv->v[i]);
 	pp_profile_finish(p);
