@@ -76,11 +76,32 @@ static void insn_counts(struct pp_annotation const *a,
 	}
 }
 
+/*
+ * Bytes of code shown either side of a sample in a dynamic-symbol range:
+ * a range spans the static functions between two exported ones (often
+ * megabytes of a stripped binary), and all of it would bury the samples.
+ */
+#define RANGE_CONTEXT 48
+
+/* Whether [vma, vma + len) is within RANGE_CONTEXT of a sample. */
+static bool near_sample(struct pp_annot_func const *f, uint64_t vma,
+			unsigned len)
+{
+	for (size_t i = 0; i < f->nr_samples; i++) {
+		uint64_t s = f->samples[i].vma;
+
+		if (s + RANGE_CONTEXT >= vma && s < vma + len + RANGE_CONTEXT)
+			return true;
+	}
+	return false;
+}
+
 static void disassemble(struct pp_annotation *a, struct pp_annot_func *f,
 			struct pp_binary const *bin, struct pp_disasm *d)
 {
 	struct pp_symbol const *sym = pp_symtab_find(&bin->symtab, f->start);
 	uint64_t end = sym ? sym->end : f->start + 1;
+	bool range = sym && sym->is_range, gap = false;
 	size_t alloc = 0;
 	char text[512];
 
@@ -90,6 +111,17 @@ static void disassemble(struct pp_annotation *a, struct pp_annot_func *f,
 
 		if (!len)
 			break;
+		if (range && !near_sample(f, vma, len)) {
+			gap = true;
+			vma += len;
+			continue;
+		}
+		if (gap && f->nr_insns) {
+			/* decoded, not shown: a text-less instruction says so */
+			OP_ALLOC_GROW(f->insns, f->nr_insns + 1, alloc);
+			memset(&f->insns[f->nr_insns++], 0, sizeof(*in));
+		}
+		gap = false;
 		OP_ALLOC_GROW(f->insns, f->nr_insns + 1, alloc);
 		in = &f->insns[f->nr_insns++];
 		memset(in, 0, sizeof(*in));
