@@ -83,17 +83,33 @@ static void insn_counts(struct pp_annotation const *a,
  */
 #define RANGE_CONTEXT 48
 
-/* Whether [vma, vma + len) is within RANGE_CONTEXT of a sample. */
-static bool near_sample(struct pp_annot_func const *f, uint64_t vma,
-			unsigned len)
+static int cmp_u64(void const *a, void const *b)
 {
-	for (size_t i = 0; i < f->nr_samples; i++) {
-		uint64_t s = f->samples[i].vma;
+	uint64_t x = *(uint64_t const *)a, y = *(uint64_t const *)b;
 
-		if (s + RANGE_CONTEXT >= vma && s < vma + len + RANGE_CONTEXT)
-			return true;
-	}
-	return false;
+	return x < y ? -1 : x > y;
+}
+
+/* The sample addresses of f, sorted (malloc'd). */
+static uint64_t *sorted_vmas(struct pp_annot_func const *f)
+{
+	uint64_t *v = op_xmalloc((f->nr_samples + 1) * sizeof(*v));
+
+	for (size_t i = 0; i < f->nr_samples; i++)
+		v[i] = f->samples[i].vma;
+	qsort(v, f->nr_samples, sizeof(*v), cmp_u64);
+	return v;
+}
+
+/*
+ * Whether an instruction at vma (at most 16 bytes) is within
+ * RANGE_CONTEXT of a sample; vma grows from call to call, *at follows.
+ */
+static bool near_sample(uint64_t const *v, size_t n, size_t *at, uint64_t vma)
+{
+	while (*at < n && v[*at] + RANGE_CONTEXT < vma)
+		(*at)++;
+	return *at < n && v[*at] < vma + 16 + RANGE_CONTEXT;
 }
 
 static void disassemble(struct pp_annotation *a, struct pp_annot_func *f,
@@ -102,20 +118,26 @@ static void disassemble(struct pp_annotation *a, struct pp_annot_func *f,
 	struct pp_symbol const *sym = pp_symtab_find(&bin->symtab, f->start);
 	uint64_t end = sym ? sym->end : f->start + 1;
 	bool range = sym && sym->is_range, gap = false;
-	size_t alloc = 0;
+	uint64_t *vmas = range ? sorted_vmas(f) : NULL;
+	size_t alloc = 0, at = 0;
 	char text[512];
 
 	for (uint64_t vma = f->start; vma < end;) {
-		unsigned len = pp_disasm_insn(d, vma, text, sizeof(text));
 		struct pp_annot_insn *in;
+		unsigned len;
 
-		if (!len)
-			break;
-		if (range && !near_sample(f, vma, len)) {
+		if (range && !near_sample(vmas, f->nr_samples, &at, vma)) {
+			/* decoded for its length only, to stay aligned */
+			len = pp_disasm_length(d, vma);
+			if (!len)
+				break;
 			gap = true;
 			vma += len;
 			continue;
 		}
+		len = pp_disasm_insn(d, vma, text, sizeof(text));
+		if (!len)
+			break;
 		if (gap && f->nr_insns) {
 			/* decoded, not shown: a text-less instruction says so */
 			OP_ALLOC_GROW(f->insns, f->nr_insns + 1, alloc);
@@ -133,6 +155,7 @@ static void disassemble(struct pp_annotation *a, struct pp_annot_func *f,
 			source_line(bin, vma, &in->file, &in->line);
 		vma += len;
 	}
+	free(vmas);
 }
 
 static struct pp_disasm *open_disasm(struct pp_annotation *a,

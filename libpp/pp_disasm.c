@@ -99,9 +99,11 @@ static int read_memory(bfd_vma addr, bfd_byte *buf, unsigned len,
 static void print_address(bfd_vma addr, struct disassemble_info *info)
 {
 	struct pp_disasm *d = info->application_data;
-	struct pp_symbol const *s = d->syms ? pp_symtab_find(d->syms, addr) :
-					      NULL;
+	struct pp_symbol const *s;
 
+	if (d->outsize < 2)
+		return;  /* pp_disasm_length: no text wanted */
+	s = d->syms ? pp_symtab_find(d->syms, addr) : NULL;
 	print_plain(d, "%" PRIx64, (uint64_t)addr);
 	if (s && addr == s->start)
 		print_plain(d, " <%s>", s->name);
@@ -177,6 +179,22 @@ unsigned pp_disasm_insn(struct pp_disasm *d, uint64_t vma, char *buf,
 	d->out = buf;
 	d->outlen = 0;
 	d->outsize = len;
+	n = d->fn((bfd_vma)vma, &d->info);
+	d->out = NULL;
+	return n > 0 ? (unsigned)n : 0;
+}
+
+unsigned pp_disasm_length(struct pp_disasm *d, uint64_t vma)
+{
+	char none[1] = "";
+	int n;
+
+	if (!code_at(d, vma))
+		return 0;
+	/* a one-byte buffer: the print callbacks return at once */
+	d->out = none;
+	d->outlen = 0;
+	d->outsize = 1;
 	n = d->fn((bfd_vma)vma, &d->info);
 	d->out = NULL;
 	return n > 0 ? (unsigned)n : 0;

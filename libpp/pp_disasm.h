@@ -28,6 +28,9 @@ struct pp_disasm *pp_disasm_new(struct bfd *abfd,
 unsigned pp_disasm_insn(struct pp_disasm *d, uint64_t vma, char *buf,
 			size_t len);
 
+/* The same length without the text (cheaper: nothing is printed). */
+unsigned pp_disasm_length(struct pp_disasm *d, uint64_t vma);
+
 void pp_disasm_free(struct pp_disasm *d);
 
 #endif /* PP_DISASM_H */
