@@ -78,8 +78,7 @@ static void save_build_id(struct opd_core *core, int id)
 
 	if (!img || !img->build_id[0])
 		return;
-	path = op_xasprintf("%s/%s/%s", core->current_dir, OP_META_DIR,
-			    OP_META_BUILD_IDS);
+	path = op_xasprintf("%s/%s", core->current_dir, OP_META_DIR);
 	if (opd_image_append_build_id(img, path))
 		op_warn_errno("cannot record the build-id of '%s' in '%s'",
 			      img->name, path);
@@ -106,25 +105,27 @@ static char const *foreign_root(unsigned long tgid, char *buf, size_t len)
 }
 
 /*
- * A binary of another mount namespace that the path does not name on
- * this side (another build, or no file): a copy of it in the session,
- * by build-id, for the reports (perf's build-id cache, for these only).
+ * A copy of a binary in the session, by build-id, for the reports
+ * (perf's build-id cache): each one with --keep-binaries, else one of
+ * another mount namespace that the path does not name on this side
+ * (another build, or no file).
  */
-static void keep_foreign_binary(struct opd_core *core,
-				struct opd_image const *img)
+static void keep_binary(struct opd_core *core, struct opd_image const *img)
 {
 	char host[OP_BUILD_ID_HEX_MAX], err[512];
 	char *dir, *dst, *src;
 	struct stat st;
 	int rc;
 
-	if (!img->root || !img->build_id[0] ||
-	    (!op_build_id_of(img->name, host) && !strcmp(host, img->build_id)))
+	if (!img->build_id[0])
+		return;
+	if (!core->config.keep_binaries && (!img->root ||
+	    (!op_build_id_of(img->name, host) && !strcmp(host, img->build_id))))
 		return;
 	dir = op_xasprintf("%s/%s/%s", core->current_dir, OP_META_DIR,
 			   OP_META_BINARIES);
 	dst = op_xasprintf("%s/%s", dir, img->build_id);
-	src = op_xasprintf("%s%s", img->root, img->name);
+	src = op_xasprintf("%s%s", img->root ? img->root : "", img->name);
 	rc = op_mkdir_p(dir);
 	if (rc) {
 		op_warn("cannot create '%s': %s", dir, strerror(-rc));
@@ -138,8 +139,10 @@ static void keep_foreign_binary(struct opd_core *core,
 			};
 
 			utimensat(AT_FDCWD, dst, t, 0);
-			op_info("'%s' of another mount namespace (%s) kept as "
-				"'%s'", img->name, img->root, dst);
+			op_info("'%s'%s%s%s kept as '%s'", img->name,
+				img->root ? " of another mount namespace (" : "",
+				img->root ? img->root : "",
+				img->root ? ")" : "", dst);
 		}
 	}
 	free(src);
@@ -176,8 +179,8 @@ static int cookie_image(struct opd_core *core, unsigned long cookie,
 							  sizeof(rootbuf)));
 		if (opd_images_nr(core->images) > nr) {
 			save_build_id(core, c->image);
-			keep_foreign_binary(core, opd_image_get(core->images,
-								c->image));
+			keep_binary(core, opd_image_get(core->images,
+							c->image));
 		}
 	} else {
 		anon_name(c->name, name, sizeof(name));
@@ -409,7 +412,6 @@ int opd_core_write_session(struct opd_core *core)
 		return op_error("cannot create '%s': %s", dir, strerror(-rc));
 	if (core->kernel && opd_kernel_save(core->kernel, dir, err, sizeof(err)))
 		return op_error("%s", err);
-	strncat(dir, "/" OP_META_BUILD_IDS, sizeof(dir) - strlen(dir) - 1);
 	if (opd_images_write_build_ids(core->images, dir, err, sizeof(err)))
 		return op_error("%s", err);
 	return 0;

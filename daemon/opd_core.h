@@ -7,6 +7,7 @@
 #ifndef OPD_CORE_H
 #define OPD_CORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +46,7 @@ struct opd_config {
 				      * (operf as a user): no kernel symbol
 				      * data to read or save */
 	char const *const *image_filter;  /* NULL-ended paths to keep; NULL: all */
+	bool keep_binaries;          /* copy each sampled binary into session/binaries */
 };
 
 /* Counters the core keeps; stats/ files are written from these. */

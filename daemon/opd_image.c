@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "op_hashmap.h"
+#include "op_session.h"
 #include "op_util.h"
 #include "opd_image.h"
 
@@ -113,7 +115,11 @@ int opd_image_file_at(struct opd_images *images, char const *path,
 	if (images->nr > nr) {
 		struct opd_image *img = &images->nodes[id]->img;
 
-		op_build_id_of(file, img->build_id);
+		if (!op_build_id_of(file, img->build_id))
+			img->nr_segs = op_elf_segments(file, img->segs,
+						       OP_SEGMENTS_MAX);
+		if (img->nr_segs < 0)
+			img->nr_segs = 0;
 		img->root = root ? op_xstrdup(root) : NULL;
 	}
 	return id;
@@ -161,51 +167,81 @@ size_t opd_images_nr(struct opd_images const *images)
 	return images->nr;
 }
 
-static char *build_id_line(struct opd_image const *img)
+/* The lines of img in the build-ids (or segments) file, malloc'd. */
+static char *build_id_lines(struct opd_image const *img, bool segments)
 {
-	char *line, *out;
+	char *text = NULL, *line;
+	size_t len = 0;
+	FILE *mem;
 
 	if (img->kind != OPD_IMAGE_FILE || !img->build_id[0])
 		return NULL;
-	line = op_build_id_line(img->build_id, img->mtime, img->name);
-	out = op_xasprintf("%s\n", line);
-	free(line);
-	return out;
+	mem = open_memstream(&text, &len);
+	for (int i = 0; i < (segments ? img->nr_segs : 1); i++) {
+		line = segments ? op_segment_line(img->build_id, &img->segs[i]) :
+			op_build_id_line(img->build_id, img->mtime, img->name);
+		fprintf(mem, "%s\n", line);
+		free(line);
+	}
+	fclose(mem);
+	return text;
 }
 
-int opd_image_append_build_id(struct opd_image const *img, char const *path)
+static int append(char const *path, char const *text)
 {
-	char *line = build_id_line(img);
 	int fd, rc = 0;
 
-	if (!line)
-		return 0;
 	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0 || op_write_full(fd, line, strlen(line)) < 0)
+	if (fd < 0 || op_write_full(fd, text, strlen(text)) < 0)
 		rc = -1;
 	if (fd >= 0 && close(fd) && !rc)
 		rc = -1;
-	free(line);
+	return rc;
+}
+
+static char const *const record_names[2] = {
+	OP_META_BUILD_IDS, OP_META_SEGMENTS,
+};
+
+int opd_image_append_build_id(struct opd_image const *img, char const *dir)
+{
+	int rc = 0;
+
+	for (int k = 0; k < 2 && !rc; k++) {
+		char *text = build_id_lines(img, k), *path;
+
+		if (!text)
+			return 0;
+		path = op_xasprintf("%s/%s", dir, record_names[k]);
+		rc = text[0] ? append(path, text) : 0;
+		free(path);
+		free(text);
+	}
 	return rc;
 }
 
 int opd_images_write_build_ids(struct opd_images const *images,
-			       char const *path, char *err, size_t errlen)
+			       char const *dir, char *err, size_t errlen)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&text, &len);
-	int rc;
+	int rc = 0;
 
-	for (size_t i = 0; i < images->nr; i++) {
-		char *line = build_id_line(&images->nodes[i]->img);
+	for (int k = 0; k < 2 && !rc; k++) {
+		char *text = NULL, *path;
+		size_t len = 0;
+		FILE *mem = open_memstream(&text, &len);
 
-		if (line)
-			fputs(line, mem);
-		free(line);
+		for (size_t i = 0; i < images->nr; i++) {
+			char *lines = build_id_lines(&images->nodes[i]->img, k);
+
+			if (lines)
+				fputs(lines, mem);
+			free(lines);
+		}
+		fclose(mem);
+		path = op_xasprintf("%s/%s", dir, record_names[k]);
+		rc = op_write_file_atomic(path, text, len, err, errlen);
+		free(path);
+		free(text);
 	}
-	fclose(mem);
-	rc = op_write_file_atomic(path, text, len, err, errlen);
-	free(text);
 	return rc;
 }

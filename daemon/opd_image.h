@@ -23,6 +23,8 @@ struct opd_image {
 	int tgid;            /* anon: the owning process */
 	uint64_t mtime;      /* binaries: st_mtime (0: unknown); else 0 */
 	char build_id[OP_BUILD_ID_HEX_MAX];  /* binaries: hex, "" if none */
+	struct op_segment segs[OP_SEGMENTS_MAX]; /* with a build-id: its */
+	int nr_segs;                             /* loadable segments */
 	char *root;          /* binaries read below another root (a process
 			      * in another mount namespace): /proc/PID/root */
 	int id;
@@ -53,14 +55,16 @@ int opd_image_kernel(struct opd_images *images, char const *name,
 size_t opd_images_nr(struct opd_images const *images);
 
 /*
- * The session's record of the binaries' build-ids (op_build_id.h), so a
- * binary rebuilt after sampling is detected: append the line of one
- * image, or write the lines of them all (replacing path). Images with no
- * build-id have no line. 0, or -1 with errno.
+ * The session's record of the binaries' build-ids and their segments
+ * (op_build_id.h), so a binary rebuilt after sampling is detected and
+ * symbolised from the sampled build's debug file: append the lines of
+ * one image to the build-ids and segments files in the session's
+ * metadata directory dir, or write the lines of them all (replacing
+ * both). Images with no build-id have no line. 0, or -1 with errno.
  */
-int opd_image_append_build_id(struct opd_image const *img, char const *path);
+int opd_image_append_build_id(struct opd_image const *img, char const *dir);
 int opd_images_write_build_ids(struct opd_images const *images,
-			       char const *path, char *err, size_t errlen);
+			       char const *dir, char *err, size_t errlen);
 
 /* The image of id, or NULL. */
 struct opd_image const *opd_image_get(struct opd_images const *images, int id);

@@ -39,6 +39,7 @@ static int paused_arg;
 static char *image_arg;
 static int sync_interval_arg = 10;
 static int flush_interval_arg = 500;
+static int keep_binaries_arg;
 
 static struct poptOption const options[] = {
 	{ "session-dir", 0, POPT_ARG_STRING, &session_dir_arg, 0,
@@ -75,6 +76,8 @@ static struct poptOption const options[] = {
 	{ "flush-interval", 0, POPT_ARG_INT, &flush_interval_arg, 0,
 	  "milliseconds samples may wait in memory before they reach the "
 	  "sample files: what a kill -9 can lose (default 500)", "MS" },
+	{ "keep-binaries", 0, POPT_ARG_NONE, &keep_binaries_arg, 0,
+	  "keep a copy of each sampled binary in the session, by build-id", NULL },
 	{ "verbose", 'V', POPT_ARG_NONE, &verbose_arg, 0,
 	  "log more", NULL },
 	{ "paused", 0, POPT_ARG_NONE, &paused_arg, 0,
@@ -256,6 +259,7 @@ void opd_options_parse(struct opd_options *o, struct opd_config *cfg,
 		o->vmlinux = absolute_file("vmlinux", vmlinux_arg);
 	setup_config(o, cfg);
 	cfg->vmlinux = o->vmlinux;
+	cfg->keep_binaries = keep_binaries_arg;
 	o->session_dir = op_xstrdup(session_dir_arg ? session_dir_arg :
 				    OP_SESSION_DIR_DEFAULT);
 	poptFreeContext(ctx);
@@ -280,6 +284,7 @@ int opd_options_save(struct opd_options const *o, struct opd_config const *cfg)
 	op_kv_set(&kv, "vmlinux", o->vmlinux ? o->vmlinux : "none");
 	op_kv_set(&kv, "image", o->image_text);
 	op_kv_set(&kv, "source", o->replay ? "replay" : o->source->name);
+	op_kv_set(&kv, "keep_binaries", cfg->keep_binaries ? "yes" : "no");
 	if (o->replay)
 		op_kv_set(&kv, "replay", o->replay);
 	snprintf(buf, sizeof(buf), "%lld", (long long)now);

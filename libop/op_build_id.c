@@ -2,6 +2,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,62 +57,116 @@ static int note_segment(int fd, uint64_t off, uint64_t size,
 	return rc;
 }
 
-static int phdrs64(int fd, char hex[OP_BUILD_ID_HEX_MAX])
-{
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
+/* The program headers of an open ELF file, either class. */
+struct phdrs {
+	int fd;
+	bool is64;
+	uint64_t off;      /* e_phoff */
+	unsigned nr;       /* e_phnum */
+};
 
-	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
-	    eh.e_phentsize != sizeof(ph) || eh.e_phnum > 4096)
-		return -1;
-	for (unsigned i = 0; i < eh.e_phnum; i++) {
-		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff +
-			  (uint64_t)i * sizeof(ph))) != sizeof(ph))
-			return -1;
-		if (ph.p_type == PT_NOTE &&
-		    !note_segment(fd, ph.p_offset, ph.p_filesz, hex))
-			return 0;
-	}
-	return -1;
-}
-
-static int phdrs32(int fd, char hex[OP_BUILD_ID_HEX_MAX])
-{
-	Elf32_Ehdr eh;
-	Elf32_Phdr ph;
-
-	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
-	    eh.e_phentsize != sizeof(ph) || eh.e_phnum > 4096)
-		return -1;
-	for (unsigned i = 0; i < eh.e_phnum; i++) {
-		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff +
-			  (uint64_t)i * sizeof(ph))) != sizeof(ph))
-			return -1;
-		if (ph.p_type == PT_NOTE &&
-		    !note_segment(fd, ph.p_offset, ph.p_filesz, hex))
-			return 0;
-	}
-	return -1;
-}
-
-int op_build_id_of(char const *path, char hex[OP_BUILD_ID_HEX_MAX])
+static int phdrs_open(int fd, struct phdrs *p)
 {
 	unsigned char ident[EI_NIDENT];
 	unsigned char host = *(uint16_t const *)"\1\0" == 1 ? ELFDATA2LSB :
 							       ELFDATA2MSB;
+	Elf64_Ehdr e64;
+	Elf32_Ehdr e32;
+
+	p->fd = fd;
+	if (pread(fd, ident, sizeof(ident), 0) != sizeof(ident) ||
+	    memcmp(ident, ELFMAG, SELFMAG) || ident[EI_DATA] != host)
+		return -1;
+	p->is64 = ident[EI_CLASS] == ELFCLASS64;
+	if (p->is64) {
+		if (pread(fd, &e64, sizeof(e64), 0) != sizeof(e64) ||
+		    e64.e_phentsize != sizeof(Elf64_Phdr))
+			return -1;
+		p->off = e64.e_phoff;
+		p->nr = e64.e_phnum;
+	} else if (ident[EI_CLASS] == ELFCLASS32) {
+		if (pread(fd, &e32, sizeof(e32), 0) != sizeof(e32) ||
+		    e32.e_phentsize != sizeof(Elf32_Phdr))
+			return -1;
+		p->off = e32.e_phoff;
+		p->nr = e32.e_phnum;
+	} else {
+		return -1;
+	}
+	return p->nr > 4096 ? -1 : 0;
+}
+
+/* Program header i: its type and extent. */
+static int phdr_get(struct phdrs const *p, unsigned i, uint32_t *type,
+		    struct op_segment *seg)
+{
+	Elf64_Phdr h64;
+	Elf32_Phdr h32;
+
+	if (p->is64) {
+		if (pread(p->fd, &h64, sizeof(h64), (off_t)(p->off +
+			  (uint64_t)i * sizeof(h64))) != sizeof(h64))
+			return -1;
+		*type = h64.p_type;
+		*seg = (struct op_segment){ h64.p_offset, h64.p_vaddr,
+					    h64.p_filesz };
+		return 0;
+	}
+	if (pread(p->fd, &h32, sizeof(h32), (off_t)(p->off +
+		  (uint64_t)i * sizeof(h32))) != sizeof(h32))
+		return -1;
+	*type = h32.p_type;
+	*seg = (struct op_segment){ h32.p_offset, h32.p_vaddr, h32.p_filesz };
+	return 0;
+}
+
+int op_build_id_of(char const *path, char hex[OP_BUILD_ID_HEX_MAX])
+{
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+	struct op_segment seg;
+	struct phdrs p;
+	uint32_t type;
 
 	hex[0] = '\0';
 	if (fd < 0)
 		return -1;
-	if (pread(fd, ident, sizeof(ident), 0) == sizeof(ident) &&
-	    !memcmp(ident, ELFMAG, SELFMAG) && ident[EI_DATA] == host)
-		rc = ident[EI_CLASS] == ELFCLASS64 ? phdrs64(fd, hex) :
-		     ident[EI_CLASS] == ELFCLASS32 ? phdrs32(fd, hex) : -1;
+	if (!phdrs_open(fd, &p)) {
+		for (unsigned i = 0; i < p.nr && rc; i++) {
+			if (phdr_get(&p, i, &type, &seg))
+				break;
+			if (type == PT_NOTE)
+				rc = note_segment(fd, seg.offset, seg.filesz,
+						  hex);
+		}
+	}
 	close(fd);
 	if (rc)
 		hex[0] = '\0';
 	return rc;
+}
+
+int op_elf_segments(char const *path, struct op_segment *v, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct op_segment seg;
+	struct phdrs p;
+	uint32_t type;
+	size_t n = 0;
+
+	if (fd < 0)
+		return -1;
+	if (phdrs_open(fd, &p)) {
+		close(fd);
+		return -1;
+	}
+	for (unsigned i = 0; i < p.nr && n < max; i++) {
+		if (phdr_get(&p, i, &type, &seg))
+			break;
+		if (type == PT_LOAD && seg.filesz)
+			v[n++] = seg;
+	}
+	close(fd);
+	return (int)n;
 }
 
 char *op_build_id_line(char const *hex, uint64_t mtime, char const *path)
@@ -134,5 +189,37 @@ int op_build_id_parse_line(char *line, char hex[OP_BUILD_ID_HEX_MAX],
 	memcpy(hex, line, n);
 	hex[n] = '\0';
 	*path = end + 1;
+	return 0;
+}
+
+char *op_segment_line(char const *hex, struct op_segment const *seg)
+{
+	return op_xasprintf("%s 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64, hex,
+			    seg->offset, seg->vaddr, seg->filesz);
+}
+
+int op_segment_parse_line(char const *line, char hex[OP_BUILD_ID_HEX_MAX],
+			  struct op_segment *seg)
+{
+	size_t n = strspn(line, "0123456789abcdef");
+	uint64_t f[3];
+	char const *p = line + n;
+	char *end;
+
+	if (!n || n >= OP_BUILD_ID_HEX_MAX || n % 2)
+		return -1;
+	for (int i = 0; i < 3; i++) {
+		if (p[0] != ' ' || p[1] != '0' || p[2] != 'x')
+			return -1;
+		f[i] = strtoull(p + 3, &end, 16);
+		if (end == p + 3)
+			return -1;
+		p = end;
+	}
+	if (*p)
+		return -1;
+	memcpy(hex, line, n);
+	hex[n] = '\0';
+	*seg = (struct op_segment){ f[0], f[1], f[2] };
 	return 0;
 }

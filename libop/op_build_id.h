@@ -1,9 +1,14 @@
 /*
  * The GNU build-id of an ELF file, read without libbfd (the daemon
  * records it for each binary it samples; reports compare it with the
- * binary they find), and the session file that keeps them:
+ * binary they find), and the session files that keep them:
  * samples/SESSION/session/build-ids, one line per binary image,
- * "HEX MTIME PATH" (PATH to the end of the line).
+ * "HEX MTIME PATH" (PATH to the end of the line), and
+ * samples/SESSION/session/segments, one line per loadable segment of a
+ * build, "HEX 0xOFFSET 0xVADDR 0xFILESZ": how that build's file offsets
+ * (the sample keys) become addresses, so a binary rebuilt after sampling
+ * can be symbolised from the sampled build's debug file, whose segments
+ * have no file contents.
  */
 #ifndef OP_BUILD_ID_H
 #define OP_BUILD_ID_H
@@ -29,5 +34,28 @@ char *op_build_id_line(char const *hex, uint64_t mtime, char const *path);
  */
 int op_build_id_parse_line(char *line, char hex[OP_BUILD_ID_HEX_MAX],
 			   uint64_t *mtime, char const **path);
+
+/* One PT_LOAD segment of an ELF file. */
+struct op_segment {
+	uint64_t offset;     /* p_offset */
+	uint64_t vaddr;      /* p_vaddr */
+	uint64_t filesz;     /* p_filesz */
+};
+
+#define OP_SEGMENTS_MAX 16
+
+/*
+ * The loadable segments with file contents of the ELF file at path, in
+ * file order, into v (at most max): how many, or -1 when it cannot be
+ * read or is not ELF of this machine's byte order.
+ */
+int op_elf_segments(char const *path, struct op_segment *v, size_t max);
+
+/* The line of a segments file for one segment (no newline, malloc'd). */
+char *op_segment_line(char const *hex, struct op_segment const *seg);
+
+/* Parse one line of a segments file: 0 with hex and seg, or -1. */
+int op_segment_parse_line(char const *line, char hex[OP_BUILD_ID_HEX_MAX],
+			  struct op_segment *seg);
 
 #endif /* OP_BUILD_ID_H */

@@ -55,6 +55,8 @@
 #define OP_META_KERNEL_IMAGES "kernel_images"
 /* and of the binaries sampled: their build-ids (op_build_id.h) */
 #define OP_META_BUILD_IDS "build-ids"
+/* and their loadable segments, by build-id (op_build_id.h) */
+#define OP_META_SEGMENTS "segments"
 /* and copies of binaries of other mount namespaces, by build-id */
 #define OP_META_BINARIES "binaries"
 

@@ -16,6 +16,7 @@
 #include "pp_annotate.h"
 #include "pp_binary.h"
 #include "pp_disasm.h"
+#include "pp_kernel.h"
 #include "pp_notes.h"
 #include "pp_profile.h"
 
@@ -75,20 +76,74 @@ static void insn_counts(struct pp_annotation const *a,
 	}
 }
 
+/*
+ * Bytes of code shown either side of a sample in a dynamic-symbol range:
+ * a range spans the static functions between two exported ones (often
+ * megabytes of a stripped binary), and all of it would bury the samples.
+ */
+#define RANGE_CONTEXT 48
+
+static int cmp_u64(void const *a, void const *b)
+{
+	uint64_t x = *(uint64_t const *)a, y = *(uint64_t const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The sample addresses of f, sorted (malloc'd). */
+static uint64_t *sorted_vmas(struct pp_annot_func const *f)
+{
+	uint64_t *v = op_xmalloc((f->nr_samples + 1) * sizeof(*v));
+
+	for (size_t i = 0; i < f->nr_samples; i++)
+		v[i] = f->samples[i].vma;
+	qsort(v, f->nr_samples, sizeof(*v), cmp_u64);
+	return v;
+}
+
+/*
+ * Whether an instruction at vma (at most 16 bytes) is within
+ * RANGE_CONTEXT of a sample; vma grows from call to call, *at follows.
+ */
+static bool near_sample(uint64_t const *v, size_t n, size_t *at, uint64_t vma)
+{
+	while (*at < n && v[*at] + RANGE_CONTEXT < vma)
+		(*at)++;
+	return *at < n && v[*at] < vma + 16 + RANGE_CONTEXT;
+}
+
 static void disassemble(struct pp_annotation *a, struct pp_annot_func *f,
 			struct pp_binary const *bin, struct pp_disasm *d)
 {
 	struct pp_symbol const *sym = pp_symtab_find(&bin->symtab, f->start);
 	uint64_t end = sym ? sym->end : f->start + 1;
-	size_t alloc = 0;
+	bool range = sym && sym->is_range, gap = false;
+	uint64_t *vmas = range ? sorted_vmas(f) : NULL;
+	size_t alloc = 0, at = 0;
 	char text[512];
 
 	for (uint64_t vma = f->start; vma < end;) {
-		unsigned len = pp_disasm_insn(d, vma, text, sizeof(text));
 		struct pp_annot_insn *in;
+		unsigned len;
 
+		if (range && !near_sample(vmas, f->nr_samples, &at, vma)) {
+			/* decoded for its length only, to stay aligned */
+			len = pp_disasm_length(d, vma);
+			if (!len)
+				break;
+			gap = true;
+			vma += len;
+			continue;
+		}
+		len = pp_disasm_insn(d, vma, text, sizeof(text));
 		if (!len)
 			break;
+		if (gap && f->nr_insns) {
+			/* decoded, not shown: a text-less instruction says so */
+			OP_ALLOC_GROW(f->insns, f->nr_insns + 1, alloc);
+			memset(&f->insns[f->nr_insns++], 0, sizeof(*in));
+		}
+		gap = false;
 		OP_ALLOC_GROW(f->insns, f->nr_insns + 1, alloc);
 		in = &f->insns[f->nr_insns++];
 		memset(in, 0, sizeof(*in));
@@ -100,6 +155,7 @@ static void disassemble(struct pp_annotation *a, struct pp_annot_func *f,
 			source_line(bin, vma, &in->file, &in->line);
 		vma += len;
 	}
+	free(vmas);
 }
 
 static struct pp_disasm *open_disasm(struct pp_annotation *a,
@@ -113,7 +169,8 @@ static struct pp_disasm *open_disasm(struct pp_annotation *a,
 	if (!bin->abfd)
 		snprintf(err, sizeof(err), "no binary to read its code from "
 			 "(its symbols come from the session's saved kernel "
-			 "symbols)");
+			 "symbols%s)", pp_kernel_is_proper(image) ?
+			 "; --vmlinux FILE gives the kernel's code" : "");
 	else
 		d = pp_disasm_new(bin->abfd, &bin->symtab, err, sizeof(err));
 	if (d)

@@ -29,7 +29,8 @@ struct pp_annot_sample {
 
 struct pp_annot_insn {
 	uint64_t vma;
-	char *text;              /* as libopcodes prints it */
+	char *text;              /* as libopcodes prints it; NULL: code
+				  * left out (a range, far from samples) */
 	char *file;              /* -s -a: its source line */
 	unsigned line;
 	uint64_t *counts;        /* per class */

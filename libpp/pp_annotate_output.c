@@ -498,6 +498,12 @@ static void put_function_asm(struct writer *w, struct pp_annot_func const *f,
 	for (size_t i = 0; i < f->nr_insns; i++) {
 		struct pp_annot_insn const *in = &f->insns[i];
 
+		if (!in->text) {
+			/* code of a range far from its samples, left out */
+			put_columns(w, w->out, NULL);
+			fputs("\t...\n", w->out);
+			continue;
+		}
 		if (w->a->source && in->file && (in->line != pline ||
 		    !pfile || strcmp(pfile, in->file))) {
 			char const *text = cached_line(w, sc, in->file,

@@ -10,9 +10,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "op_build_id.h"
+#include "op_util.h"
 #include "pp_binary.h"
 #include "pp_kernel.h"
 #include "pp_locate.h"
+#include "pp_notes.h"
 
 bool pp_binary_vma(struct pp_binary const *b, uint64_t key, uint64_t *vma)
 {
@@ -62,6 +65,22 @@ void pp_image_locate(struct pp_image *im, struct pp_image_ref const *ref,
 	}
 }
 
+/* Keys through recorded segments: a debug file's sections have no file
+ * contents, so its own file positions say nothing. */
+static void map_segments(struct pp_binary *b, struct op_segment const *segs,
+			 size_t n)
+{
+	b->nr_secs = 0;
+	for (size_t i = 0; i < n; i++) {
+		OP_ALLOC_GROW(b->secs, b->nr_secs + 1, b->alloc_secs);
+		b->secs[b->nr_secs++] = (struct pp_section_map){
+			.filepos = segs[i].offset,
+			.size = segs[i].filesz,
+			.vma = segs[i].vaddr,
+		};
+	}
+}
+
 enum pp_image_failure pp_image_open(struct pp_image *im,
 				    struct pp_image_ref const *ref,
 				    bool is_kernel, struct pp_kernels *kernels,
@@ -73,6 +92,18 @@ enum pp_image_failure pp_image_open(struct pp_image *im,
 		return PP_IMAGE_OK;
 	if (ref->kern || (is_kernel && !im->path)) {
 		struct pp_kernel *k = pp_kernels_get(kernels, ref->session);
+
+		if (k && kernels->vmlinux && pp_kernel_is_proper(ref->name)) {
+			if (!pp_kernel_vmlinux(k, ref->name, kernels->vmlinux,
+					       &im->bin, err, sizeof(err))) {
+				im->path = op_xstrdup(kernels->vmlinux);
+				return PP_IMAGE_OK;
+			}
+			pp_note(kernels->notes, "--vmlinux '%s' not used for "
+				"kernel image '%s': %s; its symbols come from "
+				"the session's kallsyms", kernels->vmlinux,
+				ref->display, err);
+		}
 
 		if (!k || !pp_kernel_binary(k, ref->name, &im->bin, err,
 					    sizeof(err)))
@@ -86,8 +117,11 @@ enum pp_image_failure pp_image_open(struct pp_image *im,
 			 ref->display, im->why);
 		return PP_IMAGE_NOT_FOUND;
 	}
-	if (!pp_bfd_open(&im->bin, im->path, is_kernel, err, sizeof(err)))
+	if (!pp_bfd_open(&im->bin, im->path, is_kernel, err, sizeof(err))) {
+		if (im->nr_segs)
+			map_segments(&im->bin, im->segs, im->nr_segs);
 		return PP_IMAGE_OK;
+	}
 	snprintf(what, whatlen, "cannot read symbols of '%s': %s", im->path,
 		 err);
 	return PP_IMAGE_UNREADABLE;
@@ -96,6 +130,7 @@ enum pp_image_failure pp_image_open(struct pp_image *im,
 void pp_image_free(struct pp_image *im)
 {
 	pp_binary_free(&im->bin);
+	free(im->segs);
 	free(im->path);
 	memset(im, 0, sizeof(*im));
 }

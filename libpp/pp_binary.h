@@ -107,6 +107,10 @@ struct pp_image {
 	bool have_mtime;
 	uint64_t mtime;         /* of path */
 	struct pp_binary bin;   /* its symbols; empty when it has none */
+	/* set: path is the debug file of the sampled build (the binary is
+	 * another build or gone) and its keys map through these segments */
+	struct op_segment *segs;
+	size_t nr_segs;
 };
 
 /* Why an image has no symbols; the caller says what that costs. */

@@ -337,6 +337,54 @@ char *pp_debuginfo_find(bfd *abfd, char const *path,
 	return out;
 }
 
+char *pp_debuginfo_find_id(struct pp_build_id const *id,
+			   enum pp_debug_how *how)
+{
+	struct pp_strlist dirs = { 0 };
+	char *out;
+
+	*how = PP_DEBUG_NONE;
+	debug_dirs(&dirs);
+	if ((out = by_build_id(&dirs, id)))
+		*how = PP_DEBUG_BUILD_ID;
+	else if ((out = by_debuginfod(id)))
+		*how = PP_DEBUG_DEBUGINFOD;
+	pp_strlist_free(&dirs);
+	return out;
+}
+
+size_t pp_session_segments(char const *session_dir, char const *hex,
+			   struct op_segment **out)
+{
+	char *file = op_xasprintf("%s/%s/%s", session_dir, OP_META_DIR,
+				  OP_META_SEGMENTS);
+	char *text = op_read_file(file, 64u << 20, NULL, NULL, 0), *save = NULL;
+	size_t n = 0, alloc = 0;
+
+	free(file);
+	*out = NULL;
+	if (!text)
+		return 0;
+	for (char *l = strtok_r(text, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char h[OP_BUILD_ID_HEX_MAX];
+		struct op_segment seg;
+		bool dup = false;
+
+		if (op_segment_parse_line(l, h, &seg) || strcmp(h, hex))
+			continue;
+		/* one build sampled at two paths has its lines twice */
+		for (size_t i = 0; i < n && !dup; i++)
+			dup = !memcmp(&(*out)[i], &seg, sizeof(seg));
+		if (dup)
+			continue;
+		OP_ALLOC_GROW(*out, n + 1, alloc);
+		(*out)[n++] = seg;
+	}
+	free(text);
+	return n;
+}
+
 bool pp_session_build_id(char const *session_dir, char const *path,
 			 uint64_t mtime, char *hex, size_t hexlen)
 {

@@ -63,6 +63,24 @@ char *pp_debuginfo_find(struct bfd *abfd, char const *path,
 			enum pp_debug_how *how);
 
 /*
+ * The debug file of the build id, when the binary is not at hand (it was
+ * rebuilt or removed after sampling): by build-id below the debug
+ * directories, else from debuginfod. malloc'd, or NULL.
+ */
+char *pp_debuginfo_find_id(struct pp_build_id const *id,
+			   enum pp_debug_how *how);
+
+struct op_segment;
+
+/*
+ * The loadable segments the daemon recorded in the session in
+ * session_dir for the build hex (op_build_id.h), malloc'd into *out: how
+ * many (0: none recorded, *out NULL).
+ */
+size_t pp_session_segments(char const *session_dir, char const *hex,
+			   struct op_segment **out);
+
+/*
  * The build-id (hex) the daemon recorded in the session whose samples are
  * in session_dir for the binary sampled as path: the line with that mtime
  * when there is one, else the last line of path. false when none.

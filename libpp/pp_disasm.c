@@ -99,9 +99,11 @@ static int read_memory(bfd_vma addr, bfd_byte *buf, unsigned len,
 static void print_address(bfd_vma addr, struct disassemble_info *info)
 {
 	struct pp_disasm *d = info->application_data;
-	struct pp_symbol const *s = d->syms ? pp_symtab_find(d->syms, addr) :
-					      NULL;
+	struct pp_symbol const *s;
 
+	if (d->outsize < 2)
+		return;  /* pp_disasm_length: no text wanted */
+	s = d->syms ? pp_symtab_find(d->syms, addr) : NULL;
 	print_plain(d, "%" PRIx64, (uint64_t)addr);
 	if (s && addr == s->start)
 		print_plain(d, " <%s>", s->name);
@@ -156,6 +158,13 @@ struct pp_disasm *pp_disasm_new(bfd *abfd, struct pp_symtab const *syms,
 	d->info.print_address_func = print_address;
 	disassemble_init_for_target(&d->info);
 	add_code_sections(d);
+	if (!d->nr_code) {
+		/* a separate debug file: the code stayed in the binary */
+		snprintf(err, errlen, "'%s' has no code, only its addresses",
+			 bfd_get_filename(abfd));
+		pp_disasm_free(d);
+		return NULL;
+	}
 	return d;
 }
 
@@ -170,6 +179,22 @@ unsigned pp_disasm_insn(struct pp_disasm *d, uint64_t vma, char *buf,
 	d->out = buf;
 	d->outlen = 0;
 	d->outsize = len;
+	n = d->fn((bfd_vma)vma, &d->info);
+	d->out = NULL;
+	return n > 0 ? (unsigned)n : 0;
+}
+
+unsigned pp_disasm_length(struct pp_disasm *d, uint64_t vma)
+{
+	char none[1] = "";
+	int n;
+
+	if (!code_at(d, vma))
+		return 0;
+	/* a one-byte buffer: the print callbacks return at once */
+	d->out = none;
+	d->outlen = 0;
+	d->outsize = 1;
 	n = d->fn((bfd_vma)vma, &d->info);
 	d->out = NULL;
 	return n > 0 ? (unsigned)n : 0;

@@ -13,7 +13,10 @@ struct bfd;
 struct pp_symtab;
 struct pp_disasm;
 
-/* A disassembler for abfd's code, or NULL with err (an unknown arch). */
+/*
+ * A disassembler for abfd's code, or NULL with err (an unknown arch, or
+ * no section with code contents: a separate debug file).
+ */
 struct pp_disasm *pp_disasm_new(struct bfd *abfd,
 				struct pp_symtab const *syms,
 				char *err, size_t errlen);
@@ -24,6 +27,9 @@ struct pp_disasm *pp_disasm_new(struct bfd *abfd,
  */
 unsigned pp_disasm_insn(struct pp_disasm *d, uint64_t vma, char *buf,
 			size_t len);
+
+/* The same length without the text (cheaper: nothing is printed). */
+unsigned pp_disasm_length(struct pp_disasm *d, uint64_t vma);
 
 void pp_disasm_free(struct pp_disasm *d);
 

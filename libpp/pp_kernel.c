@@ -39,7 +39,7 @@ int pp_kernel_load(struct pp_kernel *k, char const *session_dir,
 	return 0;
 }
 
-static bool is_kernel_proper(char const *name)
+bool pp_kernel_is_proper(char const *name)
 {
 	return !strcmp(name, OP_VMLINUX_IMAGE) || strchr(name, '/');
 }
@@ -49,7 +49,7 @@ static struct pp_kimage *owner(struct pp_kernel *k, char const *mod)
 {
 	for (size_t i = 0; i < k->n; i++) {
 		if (mod ? !strcmp(k->v[i].name, mod) :
-			  is_kernel_proper(k->v[i].name))
+			  pp_kernel_is_proper(k->v[i].name))
 			return &k->v[i];
 	}
 	return NULL;
@@ -138,6 +138,53 @@ int pp_kernel_binary(struct pp_kernel *k, char const *name,
 	}
 	copy_symtab(&b->symtab, &img->syms);
 	return 0;
+}
+
+/* How many of img's kallsyms functions start at their place in b. */
+static size_t matching_symbols(struct pp_kimage const *img,
+			       struct pp_binary const *b)
+{
+	size_t ok = 0;
+
+	for (size_t i = 0; i < img->syms.n; i++) {
+		uint64_t vma = img->syms.v[i].start - img->start + b->base;
+		struct pp_symbol const *s = pp_symtab_find(&b->symtab, vma);
+
+		ok += s && s->start == vma;
+	}
+	return ok;
+}
+
+int pp_kernel_vmlinux(struct pp_kernel *k, char const *name,
+		      char const *file, struct pp_binary *b, char *err,
+		      size_t errlen)
+{
+	struct pp_kimage *img = NULL;
+	size_t ok;
+
+	for (size_t i = 0; i < k->n && !img; i++)
+		if (!strcmp(k->v[i].name, name))
+			img = &k->v[i];
+	if (!img) {
+		snprintf(err, errlen, "no kernel image '%s' in %s/%s",
+			 name, k->dir, OP_META_KERNEL_IMAGES);
+		return -1;
+	}
+	if (!k->loaded)
+		load_kallsyms(k);
+	if (pp_bfd_open(b, file, true, err, errlen))
+		return -1;
+	/* without kallsyms addresses the file cannot be checked: trusted */
+	if (k->no_kallsyms || k->no_addresses || !img->syms.n)
+		return 0;
+	ok = matching_symbols(img, b);
+	if (ok * 10 >= img->syms.n * 9)
+		return 0;
+	snprintf(err, errlen, "it is not the sampled kernel: %zu of the %zu "
+		 "functions of the session's kallsyms are at their places in "
+		 "it", ok, img->syms.n);
+	pp_binary_free(b);
+	return -1;
 }
 
 void pp_kernel_free(struct pp_kernel *k)

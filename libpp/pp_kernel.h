@@ -33,6 +33,19 @@ struct pp_kernel {
 	bool bad_kallsyms;       /* the saved kallsyms is damaged or not one */
 };
 
+/* Whether a kernel image name is the kernel proper (not a module). */
+bool pp_kernel_is_proper(char const *name);
+
+/*
+ * Fill b from a vmlinux file with symbols (libbfd: its symbols, DWARF and
+ * code, keyed from its _text) for the kernel proper image name, after
+ * checking it against the session's kallsyms: -1 with err when the
+ * kallsyms functions are not at their places in it (another kernel).
+ */
+int pp_kernel_vmlinux(struct pp_kernel *k, char const *name,
+		      char const *file, struct pp_binary *b, char *err,
+		      size_t errlen);
+
 /* Read session_dir/session/kernel_images. 0, or -1 with err (k empty). */
 int pp_kernel_load(struct pp_kernel *k, char const *session_dir,
 		   char *err, size_t errlen);
@@ -53,6 +66,7 @@ void pp_kernel_free(struct pp_kernel *k);
 struct pp_kernels {
 	struct pp_filelist const *files;  /* its sessions */
 	struct pp_strlist *notes;
+	char const *vmlinux;              /* --vmlinux FILE, or NULL */
 	struct pp_kernel *v;              /* per session */
 	int *state;                       /* per session: 0 unread, 1 ok, -1 bad */
 };

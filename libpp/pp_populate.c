@@ -20,6 +20,7 @@
 #include "op_session.h"
 #include "op_util.h"
 #include "pp_binary.h"
+#include "pp_debuginfo.h"
 #include "pp_kernel.h"
 #include "pp_notes.h"
 #include "pp_profile.h"
@@ -105,11 +106,57 @@ static void read_file(struct populate *ctx, struct image *im,
 }
 
 /*
+ * The binary at the sampled path is another build (or gone): when the
+ * session recorded the sampled build's segments and its debug file is
+ * found by build-id, symbols and lines come from that file, its keys
+ * mapped through the recorded segments.
+ */
+static bool use_sampled_debug(struct populate *ctx, struct image *im,
+			      char const *dir, char const *want,
+			      char const *have)
+{
+	struct op_segment *segs;
+	struct pp_build_id id;
+	enum pp_debug_how how;
+	size_t n;
+	char *dpath;
+
+	if (!pp_build_id_parse(want, &id))
+		return false;
+	n = pp_session_segments(dir, want, &segs);
+	if (!n)
+		return false;
+	dpath = pp_debuginfo_find_id(&id, &how);
+	if (!dpath) {
+		free(segs);
+		return false;
+	}
+	if (im->img.path)
+		pp_note(ctx->notes, "'%s' is another build than the one "
+			"sampled (build-id %s, the session recorded %s): "
+			"symbols and lines come from the sampled build's debug "
+			"file '%s' (found by %s)", im->img.path,
+			have[0] ? have : "none", want, dpath,
+			pp_debug_how_name(how));
+	else
+		pp_note(ctx->notes, "'%s' is gone: symbols and lines come "
+			"from the sampled build's debug file '%s' (found by "
+			"%s)", im->ref.name, dpath, pp_debug_how_name(how));
+	free(im->img.path);
+	im->img.path = dpath;
+	im->img.have_mtime = false;
+	im->img.segs = segs;
+	im->img.nr_segs = n;
+	return true;
+}
+
+/*
  * The session recorded the build-id of the binary that was sampled. A
  * binary found at the sampled path with another build-id is another
  * build, whatever its mtime says: its samples would get wrong symbols.
- * A copy the daemon kept (a binary of another mount namespace) is used
- * instead when there is one.
+ * A copy the daemon kept (a binary of another mount namespace, or any
+ * with --keep-binaries) is used instead when there is one, else the
+ * sampled build's debug file when it is found.
  */
 static void check_build_id(struct populate *ctx, struct image *im)
 {
@@ -135,7 +182,7 @@ static void check_build_id(struct populate *ctx, struct image *im)
 		return;
 	}
 	free(kept);
-	if (!im->img.path)
+	if (use_sampled_debug(ctx, im, dir, want, have) || !im->img.path)
 		return;
 	im->rebuilt = true;
 	pp_note(ctx->notes, "'%s' is not the binary that was sampled: its "
@@ -357,6 +404,7 @@ void pp_profile_populate(struct pp_profile *p,
 	memset(p, 0, sizeof(*p));
 	p->nr_classes = classes->n;
 	pp_kernels_init(&ctx.kernels, files, notes);
+	ctx.kernels.vmlinux = opts->vmlinux;
 	for (size_t i = 0; i < inv->n; i++)
 		populate_image(&ctx, &inv->v[i]);
 	pp_profile_finish(p);

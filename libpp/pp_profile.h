@@ -87,6 +87,7 @@ struct pp_populate_opts {
 	struct pp_locate *locate;
 	bool callgraph;          /* -c: add the arcs of files->cg */
 	bool merge_lib;          /* --merge=lib: applications are images */
+	char const *vmlinux;     /* --vmlinux: the kernel proper's file */
 	/*
 	 * Called for each image while its binary is open, with its new
 	 * entries [from, p->n) (details filled when details is set): how

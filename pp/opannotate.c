@@ -27,10 +27,10 @@ static struct opannotate_opts {
 	double threshold;
 	char *include, *exclude, *demangle, *merge;
 	char *include_file, *exclude_file, *search_dirs, *base_dirs;
-	char *output_dir, *session_dir, *image_path, *root;
+	char *output_dir, *session_dir, *image_path, *root, *vmlinux;
 } opts;
 
-enum { OPT_SESSION_DIR = 256, OPT_INCLUDE_FILE, OPT_EXCLUDE_FILE };
+enum { OPT_SESSION_DIR = 256, OPT_INCLUDE_FILE, OPT_EXCLUDE_FILE, OPT_VMLINUX };
 
 static struct poptOption const options[] = {
 	{ "source", 's', POPT_ARG_NONE, &opts.source, 0, "annotated source", NULL },
@@ -47,6 +47,7 @@ static struct poptOption const options[] = {
 	{ "output-dir", 'o', POPT_ARG_STRING, NULL, 'o', "write annotated copies of the sources there", "dir" },
 	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR, "session directory (default " OP_SESSION_DIR_DEFAULT ")", "dir" },
 	{ "image-path", 'p', POPT_ARG_STRING, NULL, 'p', "directories to find binaries in by name", "dir,..." },
+	{ "vmlinux", 0, POPT_ARG_STRING, NULL, OPT_VMLINUX, "the sampled kernel's image with symbols (its code, and lines with DWARF)", "file" },
 	{ "root", 'R', POPT_ARG_STRING, NULL, 'R', "prefix of the sampled paths (sysroot)", "dir" },
 	POPT_AUTOHELP
 	POPT_TABLEEND
@@ -73,6 +74,7 @@ static char **string_field(int val)
 	case OPT_SESSION_DIR: return &opts.session_dir;
 	case OPT_INCLUDE_FILE: return &opts.include_file;
 	case OPT_EXCLUDE_FILE: return &opts.exclude_file;
+	case OPT_VMLINUX: return &opts.vmlinux;
 	default: return NULL;
 	}
 }
@@ -82,7 +84,8 @@ static void free_strings(void)
 	char **s[] = { &opts.include, &opts.exclude, &opts.demangle,
 		       &opts.merge, &opts.include_file, &opts.exclude_file,
 		       &opts.search_dirs, &opts.base_dirs, &opts.output_dir,
-		       &opts.session_dir, &opts.image_path, &opts.root };
+		       &opts.session_dir, &opts.image_path, &opts.root,
+		       &opts.vmlinux };
 
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		replace(s[i], NULL);
@@ -134,6 +137,7 @@ static void setup(struct run *run)
 		.include = &run->include, .exclude = &run->exclude,
 		.image_done = pp_annotation_image,
 		.image_done_arg = &run->annotation,
+		.vmlinux = opts.vmlinux,
 	};
 	if (opts.demangle && pp_demangle_parse(opts.demangle, &run->populate.demangle))
 		usage_error("--demangle: '%s' is not none, normal or smart", opts.demangle);

@@ -52,6 +52,7 @@ static struct {
 	int no_vmlinux;
 	int start, stop, dump, reset, shutdown, status, setup, start_daemon;
 	int list_events, init, deinit, version, verbose;
+	int keep_binaries, no_keep_binaries;
 } opt;
 
 static struct poptOption const options[] = {
@@ -97,6 +98,10 @@ static struct poptOption const options[] = {
 	  "driver event buffer: entries left when the daemon is woken", "N" },
 	{ "cpu-buffer-size", 0, POPT_ARG_STRING, &opt.cpu_buffer_size, 0,
 	  "per-cpu buffer size, in entries (driver; perf: ring of N samples)", "N" },
+	{ "keep-binaries", 0, POPT_ARG_NONE, &opt.keep_binaries, 0,
+	  "keep a copy of each sampled binary in the session, by build-id", NULL },
+	{ "no-keep-binaries", 0, POPT_ARG_NONE, &opt.no_keep_binaries, 0,
+	  "keep copies only of other mount namespaces' binaries (default)", NULL },
 	{ "list-events", 'l', POPT_ARG_NONE, &opt.list_events, 0,
 	  "list the events of this cpu (runs ophelp)", NULL },
 	{ "init", 0, POPT_ARG_NONE, &opt.init, 0,
@@ -172,6 +177,8 @@ static void parse_options(int argc, char const **argv)
 		usage_error("--vmlinux and --no-vmlinux exclude each other");
 	if (opt.start_daemon && opt.shutdown)
 		usage_error("--start-daemon and --shutdown exclude each other");
+	if (opt.keep_binaries && opt.no_keep_binaries)
+		usage_error("--keep-binaries and --no-keep-binaries exclude each other");
 	if (argc < 2) {
 		poptPrintHelp(ctx, stdout, 0);
 		exit(2);
@@ -305,6 +312,8 @@ static int merge_settings(struct op_kv *kv)
 	}
 	if (opt.no_vmlinux)
 		op_kv_set(kv, "vmlinux", "none");
+	if (opt.keep_binaries || opt.no_keep_binaries)
+		op_kv_set(kv, "keep_binaries", opt.keep_binaries ? "yes" : "no");
 	return merge_0_9_settings(kv);
 }
 
@@ -330,6 +339,8 @@ static void default_settings(struct op_kv *kv)
 		op_kv_set(kv, "vmlinux", "none");
 	if (!op_kv_get(kv, "image"))
 		op_kv_set(kv, "image", "all");
+	if (!op_kv_get(kv, "keep_binaries"))
+		op_kv_set(kv, "keep_binaries", "no");
 }
 
 static int do_dump(pid_t pid)
@@ -436,7 +447,8 @@ static int settings(struct op_kv *kv, pid_t pid)
 {
 	int given = opt.events || opt.separate || opt.callgraph || opt.vmlinux ||
 		opt.no_vmlinux || opt.image || opt.kernel_range || opt.buffer_size ||
-		opt.buffer_watershed || opt.cpu_buffer_size;
+		opt.buffer_watershed || opt.cpu_buffer_size || opt.keep_binaries ||
+		opt.no_keep_binaries;
 	int starting = opt.start || opt.start_daemon;
 
 	memset(kv, 0, sizeof(*kv));

@@ -90,7 +90,7 @@ static int settings_differ(struct op_kv const *want, struct op_kv const *run,
 			   char *why, size_t size)
 {
 	static char const *const keys[] = { "events", "separate", "callgraph", "vmlinux",
-					    "image" };
+					    "image", "keep_binaries" };
 	struct op_settings_events ev;
 	char err[512];
 	unsigned depth;
@@ -182,6 +182,7 @@ static int run_daemon(char const *dir, int verbose, int paused,
 	char *args[16], buf[8][1200];
 	char const *vmlinux = op_kv_get(kv, "vmlinux");
 	char const *callgraph = op_kv_get(kv, "callgraph");
+	char const *keep = op_kv_get(kv, "keep_binaries");
 	int n = 0, status;
 	pid_t child;
 
@@ -216,6 +217,8 @@ static int run_daemon(char const *dir, int verbose, int paused,
 	}
 	if (paused)
 		args[n++] = "--paused";
+	if (keep && !strcmp(keep, "yes"))
+		args[n++] = "--keep-binaries";
 	if (verbose)
 		args[n++] = "--verbose";
 	args[n] = NULL;

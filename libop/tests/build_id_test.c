@@ -1,7 +1,8 @@
 /*
  * Build-ids without libbfd (op_build_id.h): this test's own executable
- * against readelf's "Build ID:", a file that is not ELF, and the lines of
- * the session's build-ids file both ways.
+ * against readelf's "Build ID:" and its LOAD segments, a file that is not
+ * ELF, and the lines of the session's build-ids and segments files both
+ * ways.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,33 @@
 
 #include "op_build_id.h"
 #include "check.h"
+
+/* readelf -lW's LOAD segments with file contents against ours. */
+static void check_segments(char const *self)
+{
+	struct op_segment v[OP_SEGMENTS_MAX], want[OP_SEGMENTS_MAX];
+	char buf[512], *cmd;
+	int n = op_elf_segments(self, v, OP_SEGMENTS_MAX), nw = 0;
+	FILE *f;
+
+	cmd = malloc(strlen(self) + 64);
+	sprintf(cmd, "readelf -lW '%s' 2>/dev/null", self);
+	f = popen(cmd, "r");
+	free(cmd);
+	while (f && fgets(buf, sizeof(buf), f) && nw < OP_SEGMENTS_MAX) {
+		unsigned long long o, va, pa, fs;
+
+		if (sscanf(buf, " LOAD 0x%llx 0x%llx 0x%llx 0x%llx", &o, &va,
+			   &pa, &fs) == 4 && fs)
+			want[nw++] = (struct op_segment){ o, va, fs };
+	}
+	if (f)
+		pclose(f);
+	check(n > 0 && n == nw, "LOAD segments: %d, readelf shows %d", n, nw);
+	for (int i = 0; i < n && i < nw; i++)
+		check(!memcmp(&v[i], &want[i], sizeof(v[i])),
+		      "segment %d: offset, vaddr and filesz are readelf's", i);
+}
 
 int main(int argc, char **argv)
 {
@@ -46,6 +74,23 @@ int main(int argc, char **argv)
 	check_str(hex, "", "and the hex is empty");
 	unlink(path);
 	check_int(op_build_id_of("/nonexistent/file", hex), -1, "a missing file has none");
+	check_int(op_elf_segments("/nonexistent/file", NULL, 0), -1, "a missing file has no segments");
+	check_segments(argv[0]);
+	{
+		struct op_segment seg = { 0x1000, 0x401000, 0x2a5 }, back;
+		char bad1[] = "abcd 0x1 0x2", bad2[] = "abcd 1 2 3",
+		     bad3[] = "abcd 0x1 0x2 0x3 x";
+
+		line = op_segment_line("abcd01", &seg);
+		check_str(line, "abcd01 0x1000 0x401000 0x2a5", "a segment line: hex, offset, vaddr, filesz");
+		check_int(op_segment_parse_line(line, hex, &back), 0, "it parses back");
+		check_str(hex, "abcd01", "hex");
+		check(!memcmp(&seg, &back, sizeof(seg)), "the same segment");
+		free(line);
+		check(op_segment_parse_line(bad1, hex, &back) == -1, "two numbers refused");
+		check(op_segment_parse_line(bad2, hex, &back) == -1, "numbers without 0x refused");
+		check(op_segment_parse_line(bad3, hex, &back) == -1, "trailing text refused");
+	}
 
 	line = op_build_id_line("abcd01", 1700000000, "/usr/bin/with space");
 	check_str(line, "abcd01 1700000000 /usr/bin/with space", "a line: hex, mtime, path");

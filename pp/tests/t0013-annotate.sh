@@ -10,8 +10,10 @@
 #  - -s -a interleaves the source lines with the instructions;
 #  - --output-dir, --search-dirs/--base-dirs, a missing source, -t and -i;
 #  - opgprof: gprof's share of the hot function is opreport -l's;
-#  - the daemon's session/build-ids, and a binary replaced by another
-#    build with the same mtime named by its build-id.
+#  - the daemon's session/build-ids and segments, and a binary replaced by
+#    another build with the same mtime named by its build-id; with the
+#    sampled build's debug file under a build-id directory, opreport -l
+#    and opannotate -s give the sampled build's functions and lines.
 # Needs root and perf_event_open (skips with 77 otherwise).
 . "$SRCDIR/tests/lib.sh"
 : "${abs_top_builddir:?}" "${OPANNOTATE:?}" "${OPGPROF:?}"
@@ -137,6 +139,8 @@ ids=$SD/samples/current/session/build-ids
 id=$(readelf -n "$tmp/annot_main" | awk '/Build ID:/ {print $3}')
 check_grep "$ids" "^$id [0-9]+ $tmp/annot_main\$" "session/build-ids: the program's build-id"
 check_grep "$ids" " $tmp/libannot.so\$" "session/build-ids: the library's"
+[ ! -e "$SD/samples/current/session/binaries" ] ||
+	fail "without --keep-binaries, host binaries were copied into the session"
 cp -p "$tmp/annot_main" "$tmp/annot_main.orig"
 $CC -O0 -g -o "$tmp/annot_main" "$tmp/moved/annot_main.c" -L"$tmp" -lannot \
 	-Wl,-rpath,"$tmp" -Wl,--build-id=0x0badbeef || fail "rebuild"
@@ -145,6 +149,48 @@ run_report "$tmp/rebuilt" -l "$spec"
 check_grep "$tmp/rebuilt.err" "'$tmp/annot_main' is not the binary that was sampled: its build-id is 0badbeef, the session recorded $id" \
 	"a rebuilt binary with the old mtime: named, by build-id"
 check_no_grep "$tmp/rebuilt" ' annot_main_hot$' "and its samples get no wrong symbols"
+
+# the sampled build's segments are recorded; its debug file (kept under a
+# build-id directory) then symbolises the samples, mapped through them
+segs=$SD/samples/current/session/segments
+load=$(readelf -lW "$tmp/annot_main.orig" | while read -r t o v p f rest; do
+	[ "$t" = LOAD ] && [ $((f)) -ne 0 ] && printf '%s 0x%x 0x%x 0x%x\n' "$id" $((o)) $((v)) $((f))
+done)
+check_eq "$(grep "^$id " "$segs" | sort -u)" "$(echo "$load" | sort -u)" \
+	"session/segments: the program's LOAD segments"
+mkdir -p "$tmp/dbg/.build-id/${id%"${id#??}"}"
+objcopy --only-keep-debug "$tmp/annot_main.orig" \
+	"$tmp/dbg/.build-id/${id%"${id#??}"}/${id#??}.debug" || bail objcopy
+# another build: -O0 moves the code
+$CC -O0 -g -o "$tmp/annot_main" "$tmp/moved/annot_main.c" \
+	-L"$tmp" -lannot -Wl,-rpath,"$tmp" -Wl,--build-id=0x0badbeef02 ||
+	fail "second rebuild"
+[ "$(nm "$tmp/annot_main" | awk '$3 == "annot_main_hot" {print $1}')" != \
+  "$(nm "$tmp/annot_main.orig" | awk '$3 == "annot_main_hot" {print $1}')" ] ||
+	bail "the rebuild did not move annot_main_hot"
+OPROFILE_DEBUG_DIRS=$tmp/dbg:/usr/lib/debug run_report "$tmp/bydbg" -l "$spec"
+check_grep "$tmp/bydbg.err" "'$tmp/annot_main' is another build than the one sampled \(build-id 0badbeef02, the session recorded $id\): symbols and lines come from the sampled build's debug file '$tmp/dbg/.build-id/.*\.debug' \(found by build-id\)" \
+	"rebuilt, the sampled build's debug file found: said"
+check_eq "$(grep -v '^Note: ' "$tmp/bydbg")" "$(cat "$tmp/l")" \
+	"rebuilt: opreport -l from the sampled build's debug file is the report made before"
+OPROFILE_DEBUG_DIRS=$tmp/dbg:/usr/lib/debug run_annotate "$tmp/sdbg" -s --base-dirs="$tmp/src" \
+	--search-dirs="$tmp/moved" "$spec"
+check_eq "$(ann_total "$tmp/sdbg" annot_main_hot)" "$(count annot_main_hot)" \
+	"rebuilt: opannotate -s gives the sampled build's function total"
+check_eq "$(hot_lines "$tmp/sdbg" annot_main_hot)" "$(hot_lines "$tmp/srch" annot_main_hot)" \
+	"rebuilt: and its samples on the same lines"
+check_grep "$tmp/sdbg.err" "is another build than the one sampled" "rebuilt: opannotate says so"
+OPROFILE_DEBUG_DIRS=$tmp/dbg:/usr/lib/debug run_annotate "$tmp/adbg" -a "$spec"
+check_grep "$tmp/adbg.err" "cannot disassemble '$tmp/annot_main': '$tmp/dbg/.build-id/.*\.debug' has no code, only its addresses" \
+	"rebuilt: -a says once that the debug file has no code to disassemble"
+check_eq "$(ann_total "$tmp/adbg" annot_lib_hot)" "$(count annot_lib_hot)" \
+	"rebuilt: -a still disassembles the library (the sampled build)"
+# the binary gone: the same from the debug file
+mv "$tmp/annot_main" "$tmp/annot_main.other"
+OPROFILE_DEBUG_DIRS=$tmp/dbg:/usr/lib/debug run_report "$tmp/gone" -l "$spec"
+check_grep "$tmp/gone.err" "'$tmp/annot_main' is gone: symbols and lines come from the sampled build's debug file" \
+	"removed: the sampled build's debug file, said"
+check_eq "$(grep -v '^Note: ' "$tmp/gone")" "$(cat "$tmp/l")" "removed: opreport -l is the report made before"
 mv "$tmp/annot_main.orig" "$tmp/annot_main"
 
 # bad use

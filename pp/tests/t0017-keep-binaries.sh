@@ -1,0 +1,91 @@
+#!/bin/sh
+# opcontrol --keep-binaries: the daemon copies each sampled binary into
+# the session by build-id (session/binaries/HEX), as perf's build-id
+# cache does. A -g program and its library are sampled; then the program
+# is rebuilt differently and the library removed: opreport -l and
+# opannotate -s -a give the reports made before, from the copies, and so
+# do the reports of an archive made after the change (oparchive takes
+# the copies with the session). Needs root and perf_event_open.
+. "$SRCDIR/tests/lib.sh"
+: "${abs_top_builddir:?}" "${OPANNOTATE:?}" "${OPARCHIVE:?}"
+[ "$(id -u)" -eq 0 ] || skip "opcontrol samples system-wide and needs root"
+PATH=$abs_top_builddir/daemon:$abs_top_builddir/utils:$PATH
+export PATH
+S=$SD
+ctl() { "$OPCONTROL" --session-dir="$S" "$@"; }
+test_cleanup_hook() {
+	[ -f "$S/lock" ] && ctl --shutdown >/dev/null 2>&1
+}
+$CC -I"$abs_top_builddir" -o "$tmp/perfprobe" "$abs_top_srcdir/tests/control/perfprobe.c" ||
+	fail "cannot build tests/control/perfprobe.c"
+msg=$("$tmp/perfprobe") || skip "$msg"
+unset DEBUGINFOD_URLS
+export OPROFILE_DEBUG_DIRS="$tmp/nodebug"
+
+$CC -O1 -g -fPIC -shared -o "$tmp/libannot.so" "$SRCDIR/tests/annot_lib.c" ||
+	fail "cannot build annot_lib.c"
+$CC -O1 -g -o "$tmp/annot_main" "$SRCDIR/tests/annot_main.c" -L"$tmp" -lannot \
+	-Wl,-rpath,"$tmp" || fail "cannot build annot_main.c"
+id() { readelf -n "$1" | awk '/Build ID:/ {print $3}'; }
+main_id=$(id "$tmp/annot_main")
+lib_id=$(id "$tmp/libannot.so")
+[ -n "$main_id" ] && [ -n "$lib_id" ] || bail "the compiler wrote no build-id"
+
+ctl --keep-binaries --no-keep-binaries >"$tmp/both" 2>&1
+check_eq "$?" "2" "--keep-binaries with --no-keep-binaries: a usage error"
+ctl --keep-binaries --event=CPU_CLOCK:200000 --separate=kernel --start \
+	>"$tmp/start" 2>&1 || { cat "$tmp/start"; fail "opcontrol --start failed"; }
+"$tmp/annot_main" 0.6 0.4 || fail "the workload failed"
+ctl --dump || fail "opcontrol --dump failed"
+ctl --shutdown || fail "opcontrol --shutdown failed"
+
+cur=$SD/samples/current
+check_grep "$cur/session.conf" '^keep_binaries=yes$' "session.conf: keep_binaries yes"
+for b in "annot_main:$main_id" "libannot.so:$lib_id"; do
+	f=$tmp/${b%%:*}
+	k=$cur/session/binaries/${b#*:}
+	cmp -s "$f" "$k" || fail "no copy of $f as $k"
+	check_eq "$(stat -c %Y "$k")" "$(stat -c %Y "$f")" "the copy of ${b%%:*} keeps its mtime"
+done
+check_grep "$cur/session/build-ids" ' /.*libc\.so[.0-9]*$' "libc's build-id recorded too"
+test -n "$(ls "$cur/session/binaries" | grep -v -e "$main_id" -e "$lib_id")" ||
+	fail "no copy of the other sampled binaries (libc, ld.so)"
+test_ok "the other sampled binaries copied too"
+
+spec="image:$tmp/annot_main"
+reports() {  # reports OUT [SPEC...]
+	local out=$1
+	shift
+	run_report "$out" -l "$@" "$spec"
+	"$OPANNOTATE" --session-dir="$SD" -s "$@" "$spec" >"$out.s" 2>"$out.s.err" ||
+		{ cat "$out.s.err"; fail "opannotate -s failed"; }
+	"$OPANNOTATE" --session-dir="$SD" -a "$@" "$spec" >"$out.a" 2>"$out.a.err" ||
+		{ cat "$out.a.err"; fail "opannotate -a failed"; }
+}
+reports "$tmp/before"
+head -5 "$tmp/before"
+check_grep "$tmp/before" ' annot_main_hot$' "before: the program's function"
+check_grep "$tmp/before" ' annot_lib_hot$' "before: the library's function"
+
+# the program rebuilt differently, the library gone
+$CC -O0 -g -o "$tmp/annot_main" "$SRCDIR/tests/annot_main.c" -L"$tmp" -lannot \
+	-Wl,-rpath,"$tmp" -Wl,--build-id=0x0badbeef03 || fail rebuild
+rm -f "$tmp/libannot.so"
+reports "$tmp/after"
+check_eq "$(cat "$tmp/after")" "$(cat "$tmp/before")" "rebuilt and removed: opreport -l from the copies"
+check_eq "$(cat "$tmp/after.s")" "$(cat "$tmp/before.s")" "rebuilt and removed: opannotate -s from the copies"
+check_eq "$(cat "$tmp/after.a")" "$(cat "$tmp/before.a")" "rebuilt and removed: opannotate -a from the copies"
+
+# an archive made now takes the copies with the session
+"$OPARCHIVE" --session-dir="$SD" -o "$tmp/arch" "$spec" >"$tmp/arch.out" 2>&1 ||
+	{ cat "$tmp/arch.out"; fail "oparchive -o failed"; }
+check_grep "$tmp/arch.out" "binary '$tmp/libannot.so' not archived" "oparchive: the removed library named"
+test -f "$tmp/arch$cur/session/binaries/$lib_id" || fail "the library's copy not archived"
+test_ok "oparchive: the session's copies archived"
+rm -f "$tmp/annot_main"
+run_report "$tmp/arch.l" -l archive:"$tmp/arch" "$spec"
+check_eq "$(cat "$tmp/arch.l")" "$(cat "$tmp/before")" "opreport archive:DIR -l from the archived copies"
+"$OPANNOTATE" --session-dir="$SD" -s archive:"$tmp/arch" "$spec" >"$tmp/arch.s" 2>"$tmp/arch.s.err" ||
+	{ cat "$tmp/arch.s.err"; fail "opannotate archive:DIR -s failed"; }
+check_eq "$(cat "$tmp/arch.s")" "$(cat "$tmp/before.s")" "opannotate archive:DIR -s from the archived copies"
+test_done
