@@ -1,5 +1,12 @@
 /* The version line of every tool (op_version.h). */
+#ifdef HAVE_CONFIG_H
 #include "config.h"
+#endif
+/* Built outside configure: tests/fuzz/run.sh compiles libop alone. */
+#ifndef PACKAGE_NAME
+#define PACKAGE_NAME "oprofile-ng"
+#define PACKAGE_VERSION "unknown"
+#endif
 
 #include "op_version.h"
 
