@@ -22,10 +22,14 @@ msg=$("$tmp/perfprobe") || skip "$msg"
 unset DEBUGINFOD_URLS
 export OPROFILE_DEBUG_DIRS="$tmp/nodebug"
 
-$CC -O1 -g -fPIC -shared -o "$tmp/libannot.so" "$SRCDIR/tests/annot_lib.c" ||
-	fail "cannot build annot_lib.c"
+# Build-ids of this run only: the daemon samples system-wide, and another
+# test running beside this one builds the same sources (the same build-ids)
+# whose copies would then be the ones kept. (20 bytes, as a sha1 build-id.)
+uniq=$(printf '%08x%08x' "$$" "$(date +%s)")
+$CC -O1 -g -fPIC -shared -o "$tmp/libannot.so" "$SRCDIR/tests/annot_lib.c" \
+	-Wl,--build-id=0x${uniq}000000000000000000000001 || fail "cannot build annot_lib.c"
 $CC -O1 -g -o "$tmp/annot_main" "$SRCDIR/tests/annot_main.c" -L"$tmp" -lannot \
-	-Wl,-rpath,"$tmp" || fail "cannot build annot_main.c"
+	-Wl,-rpath,"$tmp" -Wl,--build-id=0x${uniq}000000000000000000000002 || fail "cannot build annot_main.c"
 id() { readelf -n "$1" | awk '/Build ID:/ {print $3}'; }
 main_id=$(id "$tmp/annot_main")
 lib_id=$(id "$tmp/libannot.so")
