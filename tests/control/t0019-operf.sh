@@ -91,9 +91,9 @@ sleep 0.2
 	{ cat "$T/out"; fail "operf --pid failed"; }
 wait $p
 "$OPREPORT" --session-dir="$T/pid" -l >"$T/rep" 2>&1 || { cat "$T/rep"; fail "opreport failed"; }
-n=$(awk '$NF == "hot_main_loop" && $3 == "hm_p" { print $1 }' "$T/rep")
+n=$(report_samples "$T/rep" hm_p hot_main_loop)
 # about 0.8 s of the 1.0 s after the first 0.2 s, at 1 ms a sample
-[ "${n:-0}" -gt 400 ] || { cat "$T/rep"; fail "hm_p has ${n:-no} samples in hot_main_loop"; }
+[ "$n" -gt 400 ] || { cat "$T/rep"; fail "hm_p has $n samples in hot_main_loop"; }
 test_ok "--pid: $n samples of hm_p's hot_main_loop; operf stopped when it exited"
 
 step "--record-stream: the replayed stream gives the same report"

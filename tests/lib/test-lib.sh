@@ -91,6 +91,17 @@ check_no_grep() {
 	test_ok "$3"
 }
 
+# report_samples REPORT IMAGE SYMBOL: the samples `opreport -l` (text in
+# the file REPORT) gives SYMBOL in IMAGE (base name). opreport drops the
+# image column, as OProfile does, when every sample is in one image (say,
+# no kernel sample happened to be taken): then every row is IMAGE's.
+report_samples() {
+	awk -v img="$2" -v sym="$3" '
+		/^samples / { cols = ($0 ~ /image name/); next }
+		$1 ~ /^[0-9]+$/ && $NF == sym && (!cols || $3 == img) { n += $1 }
+		END { print n + 0 }' "$1"
+}
+
 # wait_for CMD...: up to 10 s for CMD to succeed.
 wait_for() {
 	for _ in $(seq 100); do "$@" && return 0; sleep 0.1; done
