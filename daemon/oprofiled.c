@@ -43,6 +43,7 @@
 #include "op_events.h"
 #include "op_file.h"
 #include "op_message.h"
+#include "op_util.h"
 #include "op_session.h"
 #include "op_session_control.h"
 #include "opd_core.h"
@@ -133,14 +134,6 @@ static void log_msg(char const *fmt, ...)
 	va_start(ap, fmt);
 	op_vmessage(OP_MSG_INFO, fmt, ap);
 	va_end(ap);
-}
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* Append to the log; with stdout and stderr pointing at it when daemonised. */
@@ -247,7 +240,7 @@ static int do_reset(struct daemon *d)
 {
 	int ret;
 
-	flush_to(d, monotonic_ns());
+	flush_to(d, op_monotonic_ns());
 	opd_core_close_files(d->core);
 	ret = op_session_reset(d->session_dir);
 	opd_core_reset_stats(d->core);
@@ -258,7 +251,7 @@ static int do_reset(struct daemon *d)
 
 static int do_save(struct daemon *d, char const *name, char *err, size_t errlen)
 {
-	flush_to(d, monotonic_ns());
+	flush_to(d, op_monotonic_ns());
 	opd_core_close_files(d->core);
 	if (op_session_save(d->session_dir, name, err, errlen) < 0)
 		return -1;
@@ -273,7 +266,7 @@ static int do_save(struct daemon *d, char const *name, char *err, size_t errlen)
 static void do_dump(struct daemon *d, char const *id)
 {
 	char const *full;
-	int stats = flush_to(d, monotonic_ns());
+	int stats = flush_to(d, op_monotonic_ns());
 
 	full = opd_core_no_space(d->core);
 	if (!full && stats < 0)
@@ -365,7 +358,7 @@ static void handle_timer(struct daemon *d)
 /* Samples reach the files every --flush-interval ms while sampling. */
 static void flush_on_time(struct daemon *d)
 {
-	uint64_t now = monotonic_ns();
+	uint64_t now = op_monotonic_ns();
 
 	if (now - d->flushed_ns < (uint64_t)d->opt.flush_interval_ms * 1000000u)
 		return;

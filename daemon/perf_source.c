@@ -23,10 +23,7 @@
 
 uint64_t perf_source_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return op_monotonic_ns();
 }
 
 /* The online cpus from "0-3,5,7-8"; the count, or -errno. */

@@ -221,17 +221,9 @@ int op_control_dump_done(char const *session_dir, char const *id,
 	return ret;
 }
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 void op_control_make_id(char *id, size_t size)
 {
-	snprintf(id, size, "%" PRIu64 ".%ld", monotonic_ns(), (long)getpid());
+	snprintf(id, size, "%" PRIu64 ".%ld", op_monotonic_ns(), (long)getpid());
 }
 
 int op_control_send(char const *session_dir, char const *line)

@@ -12,12 +12,24 @@
 #define OP_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <time.h>
 #include <sys/types.h>
 
 #include "op_message.h"
 
 /* The number of elements of an array (not a pointer). */
 #define OP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* CLOCK_MONOTONIC in nanoseconds: the one clock of timeouts, flushes and
+ * timed events. */
+static inline uint64_t op_monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 /* Next capacity when nr elements are needed: at least nr, and 3/2 of
  * the current one plus 16, so n appends cost O(n) copies. */

@@ -83,14 +83,6 @@ static void on_stop(int sig)
 	stop_requested = 1;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* "1,2,3" into ints (pids, tids, cpus); the count, or a usage error. */
 static int int_list(char const *opt, char const *text, int **out)
 {
@@ -395,7 +387,7 @@ static int start(struct ocount *o)
 		return -1;
 	if (!on_exec && ocount_enable(&o->c) < 0)
 		return -1;
-	o->start_ns = now_ns();
+	o->start_ns = op_monotonic_ns();
 	if (o->argv && op_child_start(&o->child, o->argv[0]) < 0)
 		return -1;
 	return 0;
@@ -407,7 +399,7 @@ static void loop(struct ocount *o)
 	uint64_t next = o->start_ns + step;
 
 	while (running(o)) {
-		uint64_t now = now_ns();
+		uint64_t now = op_monotonic_ns();
 		uint64_t wait = 100000000ull;
 
 		if (step && next > now && next - now < wait)
@@ -448,7 +440,7 @@ int main(int argc, char const **argv)
 	print_header(&o);
 	loop(&o);
 	ocount_disable(&o.c);
-	elapsed = (double)(now_ns() - o.start_ns) / 1e9;
+	elapsed = (double)(op_monotonic_ns() - o.start_ns) / 1e9;
 	if (interval_arg)
 		print_interval(&o, elapsed);
 	print_totals(&o, elapsed);

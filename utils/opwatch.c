@@ -88,14 +88,6 @@ static void on_stop(int sig)
 	stop_requested = 1;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void add_probe(struct opwatch *w, char const *spec)
 {
 	char err[1024];
@@ -306,7 +298,7 @@ static void process(struct opwatch *w, uint64_t until)
 
 static bool running(struct opwatch *w, uint64_t end)
 {
-	if (stop_requested || (end && now_ns() >= end))
+	if (stop_requested || (end && op_monotonic_ns() >= end))
 		return false;
 	if (w->child.pid) {
 		pid_t got = waitpid(w->child.pid, &w->status, WNOHANG);
@@ -326,7 +318,7 @@ static bool running(struct opwatch *w, uint64_t end)
 static void loop(struct opwatch *w)
 {
 	uint64_t end = duration_arg > 0 ?
-		       now_ns() + (uint64_t)(duration_arg * 1e9) : 0;
+		       op_monotonic_ns() + (uint64_t)(duration_arg * 1e9) : 0;
 	struct pollfd *pfd = op_xcalloc((size_t)w->ev.nr_cpus, sizeof(*pfd));
 
 	for (int cpu = 0; cpu < w->ev.nr_cpus; cpu++)
@@ -334,7 +326,7 @@ static void loop(struct opwatch *w)
 					    .events = POLLIN };
 	while (running(w, end)) {
 		poll(pfd, (nfds_t)w->ev.nr_cpus, 50);
-		process(w, now_ns() - SLACK_NS);
+		process(w, op_monotonic_ns() - SLACK_NS);
 	}
 	opwatch_events_disable(&w->ev);
 	process(w, UINT64_MAX);
