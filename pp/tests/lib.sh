@@ -64,3 +64,27 @@ run_report() {
 	rc=$?
 	[ "$rc" -eq 0 ] || { cat "$out" "$out.err"; fail "opreport $* exited with $rc"; }
 }
+
+# live_session: for the tests that sample this machine through opcontrol
+# and oprofiled into $SD (as $S): needs root and a system-wide cpu-clock
+# event (skips with 77 otherwise, with the control tests' probe); puts
+# the built daemon and tools first on PATH, defines ctl (opcontrol on
+# $S) and shuts a daemon still running down at exit.
+live_session() {
+	: "${abs_top_builddir:?}"
+	[ "$(id -u)" -eq 0 ] || skip "opcontrol samples system-wide and needs root"
+	[ -x "$OPCONTROL" ] && [ -x "$abs_top_builddir/daemon/oprofiled" ] ||
+		fail "opcontrol or oprofiled not built"
+	PATH=$abs_top_builddir/daemon:$abs_top_builddir/utils:$PATH
+	export PATH
+	S=$SD
+	$CC -I"$abs_top_builddir" -o "$tmp/perfprobe" \
+		"$abs_top_srcdir/tests/control/perfprobe.c" ||
+		fail "cannot build tests/control/perfprobe.c"
+	msg=$("$tmp/perfprobe") || skip "$msg"
+}
+ctl() { "$OPCONTROL" --session-dir="$S" "$@"; }
+test_cleanup_hook() {
+	[ -n "${S:-}" ] && [ -f "$S/lock" ] && ctl --shutdown >/dev/null 2>&1
+	:
+}

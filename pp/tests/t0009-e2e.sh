@@ -7,22 +7,8 @@
 # tests/control does, with the same probe).
 . "$SRCDIR/tests/lib.sh"
 : "${abs_top_builddir:?}"
-[ "$(id -u)" -eq 0 ] || skip "opcontrol samples system-wide and needs root"
-[ -x "$OPCONTROL" ] && [ -x "$abs_top_builddir/daemon/oprofiled" ] ||
-	fail "opcontrol or oprofiled not built"
-PATH=$abs_top_builddir/daemon:$abs_top_builddir/utils:$PATH
-export PATH
-S=$SD
-ctl() { "$OPCONTROL" --session-dir="$S" "$@"; }
-# at exit, before $tmp goes: the daemon, if it still runs
-test_cleanup_hook() {
-	[ -f "$S/lock" ] && ctl --shutdown >/dev/null 2>&1
-}
+live_session
 
-# the control tests' probe: can this process open a system-wide cpu-clock event?
-$CC -I"$abs_top_builddir" -o "$tmp/perfprobe" "$abs_top_srcdir/tests/control/perfprobe.c" ||
-	fail "cannot build tests/control/perfprobe.c"
-msg=$("$tmp/perfprobe") || skip "$msg"
 
 # the README demo's workload (utils/demo/), built to have known shares
 $CC -O1 -g -fPIC -shared -o "$tmp/libdemo.so" "$abs_top_srcdir/utils/demo/libdemo.c" ||

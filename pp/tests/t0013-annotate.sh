@@ -17,17 +17,7 @@
 # Needs root and perf_event_open (skips with 77 otherwise).
 . "$SRCDIR/tests/lib.sh"
 : "${abs_top_builddir:?}" "${OPANNOTATE:?}" "${OPGPROF:?}"
-[ "$(id -u)" -eq 0 ] || skip "opcontrol samples system-wide and needs root"
-PATH=$abs_top_builddir/daemon:$abs_top_builddir/utils:$PATH
-export PATH
-S=$SD
-ctl() { "$OPCONTROL" --session-dir="$S" "$@"; }
-test_cleanup_hook() {
-	[ -f "$S/lock" ] && ctl --shutdown >/dev/null 2>&1
-}
-$CC -I"$abs_top_builddir" -o "$tmp/perfprobe" "$abs_top_srcdir/tests/control/perfprobe.c" ||
-	fail "cannot build tests/control/perfprobe.c"
-msg=$("$tmp/perfprobe") || skip "$msg"
+live_session
 
 # the sources are copied so that the test can move them
 mkdir "$tmp/src"

@@ -11,18 +11,8 @@
 # sampled. Needs root, unshare -m and perf_event_open.
 . "$SRCDIR/tests/lib.sh"
 : "${abs_top_builddir:?}"
-[ "$(id -u)" -eq 0 ] || skip "opcontrol samples system-wide and needs root"
+live_session
 unshare -m true 2>/dev/null || skip "unshare -m does not work here"
-PATH=$abs_top_builddir/daemon:$abs_top_builddir/utils:$PATH
-export PATH
-S=$SD
-ctl() { "$OPCONTROL" --session-dir="$S" "$@"; }
-test_cleanup_hook() {
-	[ -f "$S/lock" ] && ctl --shutdown >/dev/null 2>&1
-}
-$CC -I"$abs_top_builddir" -o "$tmp/perfprobe" "$abs_top_srcdir/tests/control/perfprobe.c" ||
-	fail "cannot build tests/control/perfprobe.c"
-msg=$("$tmp/perfprobe") || skip "$msg"
 
 $CC -O1 -g -fPIC -shared -o "$tmp/libannot.so" "$SRCDIR/tests/annot_lib.c" ||
 	fail "cannot build annot_lib.c"
