@@ -432,7 +432,7 @@ static int do_status(pid_t pid)
 	printf("vmlinux: %s\n", op_kv_get(&kv, "vmlinux") ? op_kv_get(&kv, "vmlinux") : "none");
 	printf("Image filter: %s\n", op_kv_get(&kv, "image") ? op_kv_get(&kv, "image") : "all");
 	printf("Source: %s\n", op_kv_get(&kv, "source") ? op_kv_get(&kv, "source") :
-	       opc_driver_dir_exists() ? "driver" : "perf");
+	       opc_driver_loaded() ? "driver" : "perf");
 	op_kv_free(&kv);
 	free(state_path);
 	return 0;

@@ -50,8 +50,8 @@ int opc_start(char const *dir, int verbose, int paused, pid_t pid,
 int opc_driver_init(void);
 int opc_driver_deinit(void);
 
-/* Whether the driver directory exists: then opcontrol asks oprofiled for
- * the driver source, else for perf. */
-int opc_driver_dir_exists(void);
+/* Whether oprofilefs is mounted on the driver directory: then opcontrol
+ * asks oprofiled for the driver source, else for perf. */
+int opc_driver_loaded(void);
 
 #endif /* OPCONTROL_H */

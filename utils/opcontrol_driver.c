@@ -48,13 +48,10 @@ static int run(char *const argv[])
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-int opc_driver_dir_exists(void)
-{
-	return access(op_driver_dir(), F_OK) == 0;
-}
-
-/* Is oprofilefs mounted on the driver directory (it has a buffer)? */
-static int driver_loaded(void)
+/* Is oprofilefs mounted on the driver directory (it has a buffer)? An
+ * empty directory, as --deinit leaves it, is no driver: the daemon reads
+ * DIR/buffer. */
+int opc_driver_loaded(void)
 {
 	char path[4096];
 
@@ -135,7 +132,7 @@ int opc_driver_init(void)
 	char params[1024], why[1400];
 	int rc, i;
 
-	if (driver_loaded()) {
+	if (opc_driver_loaded()) {
 		printf("The oprofile driver is already loaded and mounted on %s.\n", dir);
 		return 0;
 	}
@@ -179,7 +176,7 @@ int opc_driver_deinit(void)
 {
 	char const *dir = op_driver_dir();
 
-	if (driver_loaded() && umount(dir) < 0)
+	if (opc_driver_loaded() && umount(dir) < 0)
 		return op_error("cannot unmount %s: %s%s", dir, strerror(errno),
 				errno == EBUSY ? " (is the daemon running? opcontrol --shutdown)" : "");
 	if (fs_registered()) {

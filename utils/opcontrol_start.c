@@ -319,7 +319,7 @@ int opc_start(char const *dir, int verbose, int paused, pid_t pid,
 {
 	struct op_settings_events ev;
 	char err[1024];
-	char const *source = opc_driver_dir_exists() ? "driver" : "perf";
+	char const *source = opc_driver_loaded() ? "driver" : "perf";
 	enum op_cpu cpu;
 	unsigned depth;
 

@@ -67,6 +67,13 @@ opcontrol --session-dir="$S" --shutdown >/dev/null || fail "--shutdown failed"
 ! opcontrol --session-dir="$S" --buffer-size=0 --setup 2>"$T/err" || fail "--buffer-size=0 accepted"
 check_grep "$T/err" "not a positive number" "--buffer-size=0 is refused"
 
+step "an empty driver directory, as --deinit leaves it, is no driver"
+mkdir "$T/nodriver"
+OPROFILE_DRIVER_DIR=$T/nodriver opcontrol --session-dir="$S" --start-daemon >"$T/out" 2>&1 ||
+	{ cat "$T/out"; fail "--start-daemon beside an empty driver directory failed"; }
+check_grep "$T/out" "Using the perf_events source" "the perf_events source serves"
+opcontrol --session-dir="$S" --shutdown >/dev/null || fail "--shutdown failed"
+
 step "--image keeps only the listed binary"
 opcontrol --session-dir="$S" --reset >/dev/null || fail "--reset failed"
 opcontrol --session-dir="$S" --image="$SPIN" --start >"$T/out" 2>&1 ||
