@@ -2,8 +2,8 @@
 # oprofiled takes OProfile 0.9's daemon options: --separate-lib, -kernel,
 # -thread and -cpu=0|1 set or clear one kind on top of --separate (what
 # the daemon runs with is in session.conf); a value other than 0 or 1 is a
-# usage error (exit 2); the Xen options are refused (exit 1) with the
-# reason, and no daemon starts.
+# usage error (exit 2); the Xen options of oprofiled and opcontrol are
+# refused (exit 1) with the reason, and no daemon starts.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
 C=$S/samples/current
@@ -39,5 +39,14 @@ for opt in --xen-image=/boot/xen-4.17 --xen-range=ffff830000000000,ffff830000100
 		fail "$opt: exit $rc"
 	[ ! -e "$S/lock" ] || fail "$opt: a daemon started"
 	test_ok "${opt%%=*}: refused, not supported"
+done
+for opt in --xen=/boot/xen-syms-4.17 --active-domains=1,2 --passive-domains=3; do
+	ctl --start "$opt" >"$T/out" 2>&1
+	rc=$?
+	cat "$T/out"
+	[ $rc -eq 1 ] && grep -q -- "${opt%%=*}: not supported: Xen has no profiling interface here" "$T/out" ||
+		fail "opcontrol $opt: exit $rc"
+	[ ! -e "$S/lock" ] || fail "opcontrol $opt: a daemon started"
+	test_ok "opcontrol ${opt%%=*}: refused, not supported"
 done
 test_done
