@@ -3,6 +3,7 @@
  * once per mmap record, not per sample: samples carry the cookie found in
  * the process maps. Paths are in the one hash map (op_hashmap.h).
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,15 +75,56 @@ static unsigned long add_entry(struct cookie_table *ct, char const *name,
 	return ++ct->nr;
 }
 
-/* A new file cookie for path, with the file's identity. */
+/* A new file cookie for path, with the file's identity; prev: the
+ * path's cookie until now (0: none). */
 static unsigned long add_file(struct cookie_table *ct, char const *path,
-			      size_t len, struct ct_file_id id)
+			      size_t len, struct ct_file_id const *id,
+			      unsigned long prev)
 {
 	unsigned long c = add_entry(ct, path, len, CT_FILE);
+	struct cookie_entry *e = &ct->ent[c - 1];
 
-	ct->ent[c - 1].dev = id.dev;
-	ct->ent[c - 1].ino = id.ino;
+	e->dev = id->dev;
+	e->ino = id->ino;
+	e->prev = prev;
+	e->build_id_len = id->build_id_len;
+	memcpy(e->build_id, id->build_id, id->build_id_len);
 	return c;
+}
+
+static bool same_build_id(struct cookie_entry const *e,
+			  struct ct_file_id const *id)
+{
+	return e->build_id_len == id->build_id_len &&
+	       !memcmp(e->build_id, id->build_id, id->build_id_len);
+}
+
+/*
+ * A mapping known by its build-id: the path's cookie of that build (the
+ * current one or an older one), the current one if it knows nothing of
+ * its file yet, else a new one. A cookie known only by device and inode
+ * cannot be compared: a new cookie (the same file under two cookies is
+ * one image for the consumer; two files under one would be wrong).
+ */
+static unsigned long intern_build_id(struct cookie_table *ct,
+				     struct path_node *n, char const *path,
+				     size_t len, struct ct_file_id const *id)
+{
+	struct cookie_entry *e = &ct->ent[n->cookie - 1];
+
+	for (unsigned long c = n->cookie; c; c = ct->ent[c - 1].prev) {
+		if (same_build_id(&ct->ent[c - 1], id)) {
+			n->cookie = c;
+			return c;
+		}
+	}
+	if (!e->build_id_len && !e->ino) {
+		e->build_id_len = id->build_id_len;
+		memcpy(e->build_id, id->build_id, id->build_id_len);
+		return n->cookie;
+	}
+	n->cookie = add_file(ct, path, len, id, n->cookie);
+	return n->cookie;
 }
 
 unsigned long ct_intern_file(struct cookie_table *ct, char const *path,
@@ -97,12 +139,14 @@ unsigned long ct_intern_file(struct cookie_table *ct, char const *path,
 	found = op_hashmap_get(&ct->paths, &probe, &key);
 	if (!found) {
 		n = op_xmalloc(sizeof(*n));
-		n->cookie = add_file(ct, path, len, id);
+		n->cookie = add_file(ct, path, len, &id, 0);
 		op_hashmap_entry_init(&n->ent, probe.hash);
 		op_hashmap_add(&ct->paths, &n->ent);
 		return n->cookie;
 	}
 	n = OP_HASHMAP_ENTRY(found, struct path_node, ent);
+	if (id.build_id_len)
+		return intern_build_id(ct, n, path, len, &id);
 	e = &ct->ent[n->cookie - 1];
 	if (!id.ino || (e->dev == id.dev && e->ino == id.ino))
 		return n->cookie;
@@ -112,13 +156,13 @@ unsigned long ct_intern_file(struct cookie_table *ct, char const *path,
 		return n->cookie;
 	}
 	/* the path names another file now: a new cookie takes the path */
-	n->cookie = add_file(ct, path, len, id);
+	n->cookie = add_file(ct, path, len, &id, n->cookie);
 	return n->cookie;
 }
 
 unsigned long ct_intern(struct cookie_table *ct, char const *path, size_t len)
 {
-	return ct_intern_file(ct, path, len, (struct ct_file_id){ 0, 0 });
+	return ct_intern_file(ct, path, len, (struct ct_file_id){ 0 });
 }
 
 unsigned long ct_new_anon(struct cookie_table *ct, unsigned long tgid,

@@ -14,6 +14,11 @@
  * binary moved into place), the path gets a new cookie, so the consumer
  * sees a new definition and looks at the file again (its mtime, for the
  * sample file header); the old cookie stays valid for the old mappings.
+ * A mapping whose record carries the file's build-id (MMAP2 with
+ * attr.build_id: then without device and inode) is told apart by it
+ * instead: the path's cookie with that build-id (an older one too), else
+ * a new cookie; the build-id goes to the consumer with the definition
+ * (ESC BUILD_ID), so it holds even after the file is gone or replaced.
  */
 #ifndef COOKIE_TABLE_H
 #define COOKIE_TABLE_H
@@ -23,6 +28,7 @@
 #include <stdint.h>
 
 #include "op_hashmap.h"
+#include "op_stream.h"
 
 struct word_buffer;
 
@@ -40,11 +46,17 @@ struct cookie_entry {
 	unsigned long end;	/* CT_ANON: region end, exclusive */
 	unsigned stream_gen;	/* == table gen: defined in this stream */
 	uint64_t dev, ino;	/* CT_FILE: the file, once known (ino != 0) */
+	unsigned long prev;	/* CT_FILE: the path's cookie before, or 0 */
+	uint8_t build_id_len;	/* CT_FILE: build_id known (0: not) */
+	unsigned char build_id[OP_MAX_BUILD_ID];
 };
 
-/* A mapped file's identity: dev is major << 32 | minor; ino 0: unknown. */
+/* A mapped file's identity: dev is major << 32 | minor; ino 0: unknown.
+ * Or, from an MMAP2 record that has it, the file's build-id. */
 struct ct_file_id {
 	uint64_t dev, ino;
+	uint8_t build_id_len;	/* 0: none */
+	unsigned char build_id[OP_MAX_BUILD_ID];
 };
 
 struct cookie_table {
@@ -62,7 +74,8 @@ void ct_free(struct cookie_table *ct);
 /* The cookie of path[0..len) (no NUL needed), interning it if new. */
 unsigned long ct_intern(struct cookie_table *ct, char const *path, size_t len);
 /* The same, for a mapping of the file id: a new cookie if path's cookie
- * was a different file. An unknown id (ino 0) takes path's current one. */
+ * was a different file. An unknown id (ino 0, no build-id) takes path's
+ * current one. */
 unsigned long ct_intern_file(struct cookie_table *ct, char const *path,
 			     size_t len, struct ct_file_id id);
 

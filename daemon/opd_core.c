@@ -130,7 +130,14 @@ static void keep_binary(struct opd_core *core, struct opd_image const *img)
 	if (rc) {
 		op_warn("cannot create '%s': %s", dir, strerror(-rc));
 	} else if (stat(dst, &st)) {
-		if (op_copy_file(src, dst, err, sizeof(err))) {
+		char have[OP_BUILD_ID_HEX_MAX];
+
+		/* only the sampled build (the path may name another now) */
+		if (op_build_id_of(src, have) || strcmp(have, img->build_id)) {
+			op_warn("'%s' is not the sampled build %s any more "
+				"(gone or replaced): no copy kept", src,
+				img->build_id);
+		} else if (op_copy_file(src, dst, err, sizeof(err))) {
 			op_warn("%s", err);
 		} else {
 			struct timespec t[2] = {
@@ -174,14 +181,22 @@ static int cookie_image(struct opd_core *core, unsigned long cookie,
 		unsigned long tgid = t && (t->known & OPD_KNOWN_TASK) ?
 				     t->tgid : 0;
 
+		bool grew, changed;
+
 		c->image = opd_image_file_at(core->images, c->name,
 					     foreign_root(tgid, rootbuf,
 							  sizeof(rootbuf)));
-		if (opd_images_nr(core->images) > nr) {
+		grew = opd_images_nr(core->images) > nr;
+		/* the build-id the kernel saw at mmap time wins over the
+		 * file's (ESC BUILD_ID): the file may be gone or replaced */
+		changed = c->build_id_len &&
+			  opd_image_set_build_id(core->images, c->image,
+						 c->build_id, c->build_id_len);
+		if (grew || changed)
 			save_build_id(core, c->image);
+		if (grew)
 			keep_binary(core, opd_image_get(core->images,
 							c->image));
-		}
 	} else {
 		anon_name(c->name, name, sizeof(name));
 		c->image = opd_image_anon(core->images, (int)c->tgid, c->start,

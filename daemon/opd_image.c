@@ -125,6 +125,29 @@ int opd_image_file_at(struct opd_images *images, char const *path,
 	return id;
 }
 
+int opd_image_set_build_id(struct opd_images *images, int id,
+			   unsigned char const *bytes, size_t n)
+{
+	char hex[OP_BUILD_ID_HEX_MAX];
+	struct opd_image *img;
+
+	if (id < 0 || (size_t)id >= images->nr || !n ||
+	    2 * n >= sizeof(hex))
+		return 0;
+	img = &images->nodes[id]->img;
+	if (img->kind != OPD_IMAGE_FILE)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bytes[i]);
+	if (!strcmp(hex, img->build_id))
+		return 0;
+	/* the file at the path is gone or another build: its segments
+	 * are not the sampled build's */
+	memcpy(img->build_id, hex, 2 * n + 1);
+	img->nr_segs = 0;
+	return 1;
+}
+
 int opd_image_file(struct opd_images *images, char const *path)
 {
 	return opd_image_file_at(images, path, NULL);

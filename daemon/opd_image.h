@@ -46,6 +46,14 @@ int opd_image_file(struct opd_images *images, char const *path);
  */
 int opd_image_file_at(struct opd_images *images, char const *path,
 		      char const *root);
+/*
+ * The build-id the kernel gave for binary image id when it was mapped
+ * (ESC BUILD_ID, n raw bytes): it replaces the one read from the file,
+ * which may be gone or another build by now (then the file's segments
+ * are dropped too). 1 if the image's build-id changed, else 0.
+ */
+int opd_image_set_build_id(struct opd_images *images, int id,
+			   unsigned char const *bytes, size_t n);
 int opd_image_anon(struct opd_images *images, int tgid, uint64_t start,
 		   uint64_t end, char const *name);
 int opd_image_kernel(struct opd_images *images, char const *name,

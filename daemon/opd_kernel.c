@@ -9,6 +9,14 @@
  * regions that need not be contiguous, so a module's range is clipped at
  * the next image's start to keep ranges disjoint.
  *
+ * When kallsyms cannot be had (unreadable, or all addresses zero as a
+ * non-root reader or kptr_restrict sees them) the daemon still starts:
+ * kernel pcs outside the modules go to OProfile's "no-vmlinux" image,
+ * keyed by the raw pc (start 0), and no kallsyms is saved (doc/formats.md
+ * section 3). $OPROFILE_KALLSYMS names another file to read in place of
+ * /proc/kallsyms (the tests' way to make it unreadable); it bypasses the
+ * per-boot cache.
+ *
  * Reading /proc/kallsyms costs the kernel ~50 ms and compressing it for
  * the session another ~60 ms, most of a quiet daemon's CPU time. Both are
  * done once per boot: the gzipped copy and the text range are kept in a
@@ -31,6 +39,7 @@
 #include "opd_kernel.h"
 
 #define KALLSYMS OP_KALLSYMS_IMAGE
+#define KALLSYMS_ENV "OPROFILE_KALLSYMS"
 #define MODULES "/proc/modules"
 
 /*
@@ -45,6 +54,8 @@ struct opd_kernel {
 	size_t nr_sorted, alloc_sorted;
 	char *vmlinux_name;
 	char *cache_dir;      /* per-boot cache of kallsyms.gz and the range */
+	char const *kallsyms; /* the file read as /proc/kallsyms */
+	struct opd_kimage const *no_vmlinux;  /* every other kernel pc, or NULL */
 };
 
 /* /proc/kallsyms is a few MB; a cap far above it catches a runaway read. */
@@ -259,8 +270,8 @@ static void cache_store(char const *cache_dir, char const *key, size_t klen,
 }
 
 /* Kernel text range: from the cache, or by reading kallsyms (and caching it). */
-static int kernel_range(char const *cache_dir, uint64_t *start, uint64_t *end,
-			char *err, size_t errlen)
+static int kernel_range(char const *cache_dir, char const *kallsyms,
+			uint64_t *start, uint64_t *end, char *err, size_t errlen)
 {
 	size_t klen = 0, len = 0;
 	char *key = cache_key(&klen), *text;
@@ -270,7 +281,7 @@ static int kernel_range(char const *cache_dir, uint64_t *start, uint64_t *end,
 		free(key);
 		return 0;
 	}
-	text = op_read_file(KALLSYMS, MAX_PROC_FILE, &len, err, errlen);
+	text = op_read_file(kallsyms, MAX_PROC_FILE, &len, err, errlen);
 	if (!text) {
 		free(key);
 		return -1;
@@ -283,14 +294,34 @@ static int kernel_range(char const *cache_dir, uint64_t *start, uint64_t *end,
 	return rc;
 }
 
-static int load(struct opd_kernel *k, char *err, size_t errlen)
+/*
+ * No kernel text range: kernel pcs the modules do not claim go to the
+ * no-vmlinux image, keyed by the pc itself, as OProfile does without
+ * kallsyms. Said once.
+ */
+static void use_no_vmlinux(struct opd_kernel *k, char const *why)
+{
+	int id;
+
+	if (k->no_vmlinux)
+		return;
+	op_warn("%s; kernel samples go to the image '%s', without symbols",
+		why, OP_NO_VMLINUX_IMAGE);
+	id = image_id(k, OP_NO_VMLINUX_IMAGE, 0, UINT64_MAX);
+	k->no_vmlinux = k->images[id];
+}
+
+static int load(struct opd_kernel *k)
 {
 	uint64_t start, end;
+	char err[512];
 
-	if (kernel_range(k->cache_dir, &start, &end, err, errlen))
-		return -1;
 	k->nr_sorted = 0;
-	add_sorted(k, image_id(k, k->vmlinux_name, start, end));
+	if (!k->no_vmlinux && !kernel_range(k->cache_dir, k->kallsyms, &start,
+					    &end, err, sizeof(err)))
+		add_sorted(k, image_id(k, k->vmlinux_name, start, end));
+	else
+		use_no_vmlinux(k, err);
 	read_modules(k);
 	clip_overlaps(k);
 	return 0;
@@ -315,8 +346,14 @@ struct opd_kernel *opd_kernel_new(char const *vmlinux, char const *cache,
 
 	/* OProfile 1.x's name, so that its tools read the symbols */
 	k->vmlinux_name = op_xstrdup(vmlinux ? vmlinux : OP_KALLSYMS_IMAGE);
+	k->kallsyms = getenv(KALLSYMS_ENV);
+	if (!k->kallsyms || !*k->kallsyms)
+		k->kallsyms = KALLSYMS;
+	else
+		cache = NULL;  /* the cache holds /proc/kallsyms's copy */
 	k->cache_dir = cache && usable_cache(cache) ? op_xstrdup(cache) : NULL;
-	if (load(k, err, errlen)) {
+	if (load(k)) {
+		snprintf(err, errlen, "cannot read the kernel images");
 		opd_kernel_free(k);
 		return NULL;
 	}
@@ -330,7 +367,9 @@ struct opd_kernel *opd_kernel_new(char const *vmlinux, char const *cache,
  */
 int opd_kernel_reload(struct opd_kernel *k, char *err, size_t errlen)
 {
-	return load(k, err, errlen);
+	(void)err;
+	(void)errlen;
+	return load(k);
 }
 
 struct opd_kimage const *opd_kernel_find(struct opd_kernel const *kt, uint64_t pc)
@@ -348,7 +387,7 @@ struct opd_kimage const *opd_kernel_find(struct opd_kernel const *kt, uint64_t p
 		else
 			return k;
 	}
-	return NULL;
+	return kt->no_vmlinux;
 }
 
 struct opd_kimage const *opd_kernel_by_id(struct opd_kernel const *k, int id)
@@ -363,26 +402,32 @@ int opd_kernel_nr_ids(struct opd_kernel const *k)
 
 /*
  * The session's kallsyms.gz: a hard link to the per-boot cached copy when
- * there is one (no copy at all), else a fresh compressed copy.
+ * there is one (no copy at all), else a fresh compressed copy; none for
+ * no-vmlinux, which kernel_images then lists as [0, 2^64-1).
  */
 int opd_kernel_save(struct opd_kernel const *k, char const *dir, char *err,
 		    size_t errlen)
 {
 	char cached[4200];
+	struct opd_kimage const *nv = k->no_vmlinux;
+	/* no-vmlinux: no kallsyms worth saving */
 	struct op_kernel_sources src = {
-		.kallsyms = KALLSYMS,
-		.kallsyms_gz = k->cache_dir ? cache_path(k->cache_dir, cached,
-			sizeof(cached), OP_KCACHE_KALLSYMS) : NULL,
+		.kallsyms = nv ? NULL : k->kallsyms,
+		.kallsyms_gz = k->cache_dir && !nv ? cache_path(k->cache_dir,
+			cached, sizeof(cached), OP_KCACHE_KALLSYMS) : NULL,
 		.modules = MODULES,
 	};
 	struct op_kernel_image *v = op_xcalloc(k->nr_sorted + 1, sizeof(*v));
-	size_t i;
+	size_t i, n = k->nr_sorted;
 	int ret;
 
 	for (i = 0; i < k->nr_sorted; i++)
 		v[i] = (struct op_kernel_image){ .name = k->sorted[i]->name,
 			.start = k->sorted[i]->start, .end = k->sorted[i]->end };
-	ret = op_session_kernel_write(dir, &src, v, k->nr_sorted, err, errlen);
+	if (nv)
+		v[n++] = (struct op_kernel_image){ .name = nv->name,
+			.start = nv->start, .end = nv->end };
+	ret = op_session_kernel_write(dir, &src, v, n, err, errlen);
 	free(v);
 	return ret;
 }

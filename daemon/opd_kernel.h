@@ -23,9 +23,11 @@ struct opd_kernel;
  * Read the kernel text range and the module list. vmlinux: the path given
  * with --vmlinux, or NULL to name the kernel image "/proc/kallsyms" (as
  * OProfile 1.x names a kallsyms-resolved kernel: op_config.h). cache: a
- * directory where kallsyms is kept once per boot (NULL: no cache). Returns
- * the table, or NULL with err set (e.g. kallsyms shows zero addresses:
- * kptr_restrict).
+ * directory where kallsyms is kept once per boot (NULL: no cache). When
+ * kallsyms gives no text range (unreadable, or zero addresses as for a
+ * non-root reader or kptr_restrict) that is said once and every kernel pc
+ * outside the modules goes to the image "no-vmlinux", keyed by the pc, as
+ * OProfile does. Returns the table, or NULL with err set.
  */
 struct opd_kernel *opd_kernel_new(char const *vmlinux, char const *cache,
 				  char *err, size_t errlen);
@@ -34,7 +36,7 @@ void opd_kernel_free(struct opd_kernel *k);
 /* Re-read the module list (new modules get new ids; old ones keep theirs). */
 int opd_kernel_reload(struct opd_kernel *k, char *err, size_t errlen);
 
-/* Image containing pc, or NULL. */
+/* Image containing pc (no-vmlinux when there is no text range), or NULL. */
 struct opd_kimage const *opd_kernel_find(struct opd_kernel const *k, uint64_t pc);
 
 /* Images by id (ids are 0 .. opd_kernel_nr_ids() - 1; some may be NULL). */

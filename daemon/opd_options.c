@@ -41,6 +41,76 @@ static int sync_interval_arg = 10;
 static int flush_interval_arg = 500;
 static int keep_binaries_arg;
 
+/* A bad command line: the error, a hint, exit 2. */
+#define usage_error(...) \
+	op_usage_error("oprofiled --help lists the options", __VA_ARGS__)
+
+/*
+ * --- OProfile 0.9's daemon options (doc/compat.md) ---
+ * --separate-lib|kernel|thread|cpu=0|1 set or clear one kind on top of
+ * --separate (kernel implies lib, as with --separate). The Xen options
+ * are refused: Xen has no profiling interface here (the xenoprof
+ * hypercalls and the patched oprofile driver they needed are gone), and
+ * a profile that silently lacked every domain's samples would mislead.
+ */
+enum { SEP09_LIB, SEP09_KERNEL, SEP09_THREAD, SEP09_CPU, NR_SEP09 };
+static char *sep09_arg[NR_SEP09];
+static char *xen_image_arg, *xen_range_arg;
+
+static struct poptOption const compat09_options[] = {
+	{ "separate-lib", 0, POPT_ARG_STRING, &sep09_arg[SEP09_LIB], 0,
+	  "OProfile 0.9's form: 1 adds lib to --separate, 0 removes it", "0|1" },
+	{ "separate-kernel", 0, POPT_ARG_STRING, &sep09_arg[SEP09_KERNEL], 0,
+	  "OProfile 0.9's form: 1 adds kernel (and lib), 0 removes it", "0|1" },
+	{ "separate-thread", 0, POPT_ARG_STRING, &sep09_arg[SEP09_THREAD], 0,
+	  "OProfile 0.9's form: 1 adds thread, 0 removes it", "0|1" },
+	{ "separate-cpu", 0, POPT_ARG_STRING, &sep09_arg[SEP09_CPU], 0,
+	  "OProfile 0.9's form: 1 adds cpu, 0 removes it", "0|1" },
+	{ "xen-image", 0, POPT_ARG_STRING, &xen_image_arg, 0,
+	  "not supported: Xen has no profiling interface here", "FILE" },
+	{ "xen-range", 0, POPT_ARG_STRING, &xen_range_arg, 0,
+	  "not supported: Xen has no profiling interface here", "START,END" },
+	POPT_TABLEEND
+};
+
+static void refuse_xen(void)
+{
+	char const *opt = xen_image_arg ? "--xen-image" : "--xen-range";
+
+	if (!xen_image_arg && !xen_range_arg)
+		return;
+	op_error("%s: not supported: Xen has no profiling interface here "
+		 "(Linux and Xen dropped xenoprof); profile inside each "
+		 "domain instead", opt);
+	exit(1);
+}
+
+/* --separate bits with the 0.9 forms applied. */
+static unsigned apply_separate09(unsigned bits)
+{
+	static unsigned const bit[NR_SEP09] = {
+		OP_SEP_LIB, OP_SEP_KERNEL, OP_SEP_THREAD, OP_SEP_CPU,
+	};
+	static char const *const name[NR_SEP09] = {
+		"lib", "kernel", "thread", "cpu",
+	};
+
+	for (int i = 0; i < NR_SEP09; i++) {
+		char const *v = sep09_arg[i];
+
+		if (!v)
+			continue;
+		if (strcmp(v, "0") && strcmp(v, "1"))
+			usage_error("--separate-%s=%s: must be 0 or 1", name[i], v);
+		bits = *v == '1' ? bits | bit[i] : bits & ~bit[i];
+	}
+	if (bits & OP_SEP_KERNEL)
+		bits |= OP_SEP_LIB;
+	return bits;
+}
+
+/* --- end of OProfile 0.9's daemon options --- */
+
 static struct poptOption const options[] = {
 	{ "session-dir", 0, POPT_ARG_STRING, &session_dir_arg, 0,
 	  "session directory (default " OP_SESSION_DIR_DEFAULT ")", "DIR" },
@@ -86,13 +156,12 @@ static struct poptOption const options[] = {
 	  "keep only the samples of these applications (absolute paths)", "PATH,..." },
 	{ "version", 'v', POPT_ARG_NONE, &version_arg, 0,
 	  "print the version and exit", NULL },
+	{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)compat09_options, 0,
+	  "OProfile 0.9's options:", NULL },
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };
 
-/* A bad command line: the error, a hint, exit 2. */
-#define usage_error(...) \
-	op_usage_error("oprofiled --help lists the options", __VA_ARGS__)
 
 static void parse_argv(poptContext ctx)
 {
@@ -102,6 +171,7 @@ static void parse_argv(poptContext ctx)
 		usage_error("%s", poptStrerror(rc));
 	if (poptPeekArg(ctx))
 		usage_error("unexpected argument '%s'", poptPeekArg(ctx));
+	refuse_xen();
 	if (events_arg && !*events_arg)
 		usage_error("--events= is empty: give NAME:count[:um[:kernel[:user]]],... or 'default'");
 	if (vmlinux_arg && no_vmlinux_arg)
@@ -218,6 +288,7 @@ static void setup_config(struct opd_options *o, struct opd_config *cfg)
 	if (op_settings_separate(separate_arg ? separate_arg : "none",
 				 &separate, err, sizeof(err)) < 0)
 		op_die("%s", err);
+	separate = apply_separate09(separate);
 	cfg->separate = core_separate(separate);
 	op_settings_separate_text(separate, o->separate_text,
 				  sizeof(o->separate_text));

@@ -34,6 +34,7 @@ static char const *const code_names[OP_CODE_LAST] = {
 	[OP_CODE_LOST] = "lost",
 	[OP_CODE_KERNEL_IMAGE] = "kernel_image",
 	[OP_CODE_COUNT] = "count",
+	[OP_CODE_BUILD_ID] = "build_id",
 };
 
 char const *opd_code_name(unsigned long code)
@@ -423,6 +424,53 @@ static size_t decode_count(struct opd_trans *dec, unsigned long const *w,
 	return 4;
 }
 
+/*
+ * ESC BUILD_ID cookie nbytes id...: the build-id of a defined binary
+ * cookie, kept in its definition for the consumer. The same one again is
+ * harmless (a restarted producer); another one is an error.
+ */
+static size_t decode_build_id(struct opd_trans *dec, unsigned long const *w,
+			      size_t avail)
+{
+	size_t len, n;
+	struct opd_cookie *c;
+	unsigned char id[OP_NAME_WORDS(OP_MAX_BUILD_ID) * W];
+
+	if (avail < 4)
+		return 0;
+	n = w[3];
+	if (n == 0 || n > OP_MAX_BUILD_ID) {
+		error_at(dec, dec->pos, "build_id length %zu out of range", n);
+		return framing_error(dec, 4);
+	}
+	len = 4 + OP_NAME_WORDS(n);
+	if (avail < len)
+		return 0;
+	memset(id, 0, sizeof(id));
+	memcpy(id, w + 4, OP_NAME_WORDS(n) * W);
+	for (size_t i = n; i < OP_NAME_WORDS(n) * W; i++) {
+		if (id[i]) {
+			error_at(dec, dec->pos, "build_id padding is not zero");
+			return len;
+		}
+	}
+	c = opd_trans_cookie_mut(dec, w[2]);
+	if (!c || c->anon) {
+		error_at(dec, dec->pos, "build_id of %s cookie %#lx",
+			 c ? "anonymous" : "undefined", w[2]);
+		return len;
+	}
+	if (c->build_id_len && (c->build_id_len != n ||
+				memcmp(c->build_id, id, n))) {
+		error_at(dec, dec->pos, "cookie %#lx given another build_id",
+			 w[2]);
+		return len;
+	}
+	memcpy(c->build_id, id, n);
+	c->build_id_len = (unsigned)n;
+	return len;
+}
+
 static size_t decode_ctx_switch(struct opd_trans *dec, unsigned long const *w,
 				size_t avail)
 {
@@ -515,6 +563,9 @@ static size_t decode_escape(struct opd_trans *dec, unsigned long const *w,
 		break;
 	case OP_CODE_COUNT:
 		used = decode_count(dec, w, avail);
+		break;
+	case OP_CODE_BUILD_ID:
+		used = decode_build_id(dec, w, avail);
 		break;
 	case OP_CODE_CTX_TGID:
 		error_at(dec, dec->pos, "ctx_tgid without ctx_switch");

@@ -68,6 +68,9 @@ struct opd_cookie {
 	int image;		/* the consumer's id for it (opd_core: its
 				 * image), so that cookie -> image is this one
 				 * table; -1 until the consumer sets it */
+	/* ESC BUILD_ID: the binary's build-id as mapped (0 bytes: none) */
+	unsigned char build_id[OP_MAX_BUILD_ID];
+	unsigned build_id_len;
 };
 
 /*

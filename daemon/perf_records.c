@@ -306,14 +306,16 @@ static void handle_sample(struct perf_source *ps, void const *rec,
 }
 
 /* MMAP (filename at 40) and MMAP2 (at 72): pid, tid, addr, len, pgoff;
- * MMAP2 then maj, min, ino (unless it carries a build id instead). */
+ * MMAP2 then maj, min, ino, or with PERF_RECORD_MISC_MMAP_BUILD_ID
+ * (attr.build_id, Linux 5.12) build_id_size (u8), 3 bytes of padding and
+ * 20 bytes of build-id: the file's identity either way (cookie_table.h). */
 static void handle_mmap(struct perf_source *ps, void const *rec,
 			struct perf_event_header h)
 {
 	size_t name_at = h.type == PERF_RECORD_MMAP2 ? HDR + 64 : HDR + 32;
 	uint32_t pid = rd32(rec, HDR);
 	char const *name = (char const *)rec + name_at;
-	struct ct_file_id id = { 0, 0 };
+	struct ct_file_id id = { 0 };
 	size_t len;
 
 	if (h.size < name_at + TRAILER) {
@@ -325,7 +327,16 @@ static void handle_mmap(struct perf_source *ps, void const *rec,
 		return;		/* kernel maps: the daemon uses kallsyms */
 	len = strnlen(name, h.size - TRAILER - name_at);
 	if (h.type == PERF_RECORD_MMAP2 &&
-	    !(h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+	    (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+		uint8_t n = *((uint8_t const *)rec + HDR + 32);
+
+		if (n > OP_MAX_BUILD_ID) {
+			ps->stats.bad++;
+			return;
+		}
+		id.build_id_len = n;
+		memcpy(id.build_id, (uint8_t const *)rec + HDR + 36, n);
+	} else if (h.type == PERF_RECORD_MMAP2) {
 		id.dev = (uint64_t)rd32(rec, HDR + 32) << 32 | rd32(rec, HDR + 36);
 		id.ino = rd64(rec, HDR + 40);
 	}

@@ -94,6 +94,8 @@ static void fill_attr(struct perf_source const *ps,
 		a->comm = 1;
 		a->comm_exec = 1;
 		a->task = 1;
+		/* MMAP2 with the file's build-id (Linux 5.12): see open_event */
+		a->build_id = !ps->no_build_id;
 	}
 }
 
@@ -127,6 +129,15 @@ static int open_event(struct perf_source *ps, unsigned ci, unsigned t,
 	fill_attr(ps, ev, e == 0, &attr);
 	fd = (int)syscall(SYS_perf_event_open, &attr, pid, ps->cpus[ci], -1,
 			  PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && errno == EINVAL && attr.build_id) {
+		/* a kernel before 5.12: build-ids are read from the files */
+		op_info("this kernel gives no build-ids in mmap records "
+			"(attr.build_id: EINVAL); they are read from the files");
+		ps->no_build_id = true;
+		fill_attr(ps, ev, e == 0, &attr);
+		fd = (int)syscall(SYS_perf_event_open, &attr, pid,
+				  ps->cpus[ci], -1, PERF_FLAG_FD_CLOEXEC);
+	}
 	if (fd < 0) {
 		err = -errno;
 		if (ps->tasks)

@@ -54,6 +54,7 @@ struct perf_source {
 	uint64_t now;			/* CLOCK_MONOTONIC at this round's drain */
 	struct perf_source_stats stats;
 	bool enabled;
+	bool no_build_id;		/* the kernel refused attr.build_id */
 };
 
 /* The time of a record as copied out of a ring (sample_id_all layout). */

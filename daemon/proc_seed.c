@@ -47,7 +47,8 @@ static void seed_line(struct proc_table *pt, struct cookie_table *ct,
 		len--;
 	(gaps ? pm_map_gaps : pm_map)(pt, ct, p, start, end - start, pgoff,
 				      name, len, (struct ct_file_id){
-					      (uint64_t)maj << 32 | min, inode });
+					      .dev = (uint64_t)maj << 32 | min,
+					      .ino = inode });
 }
 
 /* path of /proc/PID/NAME under the table's proc root */

@@ -58,7 +58,8 @@ void se_cookie(struct stream_emit *se, unsigned long cookie)
 }
 
 /* The table marks a cookie defined in the current stream by its
- * generation (cookie_table.h); the words come from op_put_def(). */
+ * generation (cookie_table.h); the words come from op_put_def() and,
+ * for a binary whose build-id is known, op_put_build_id(). */
 void se_define(struct stream_emit *se, unsigned long cookie)
 {
 	struct cookie_entry *e = ct_get(se->ct, cookie);
@@ -76,6 +77,12 @@ void se_define(struct stream_emit *se, unsigned long cookie)
 	o = se_out(se, OP_WORDS_DEF(d.nbytes, d.anon));
 	op_put_def(&o, &d);
 	se_commit(se, &o);
+	/* the build-id the kernel gave at mmap time, right after */
+	if (e->kind == CT_FILE && e->build_id_len) {
+		o = se_out(se, OP_WORDS_BUILD_ID(e->build_id_len));
+		op_put_build_id(&o, cookie, e->build_id, e->build_id_len);
+		se_commit(se, &o);
+	}
 }
 
 void se_lost(struct stream_emit *se, unsigned long category,

@@ -136,8 +136,13 @@ int op_session_kernel_write(char const *dir, struct op_kernel_sources const *src
 			    char *err, size_t errlen)
 {
 	char *path = op_session_path(dir, OP_META_KALLSYMS);
-	int ret = write_kallsyms(path, src, err, errlen);
+	int ret = 0;
 
+	/* no kallsyms (the no-vmlinux kernel): none saved, no stale one */
+	if (src->kallsyms)
+		ret = write_kallsyms(path, src, err, errlen);
+	else
+		unlink(path);
 	free(path);
 	if (ret)
 		return -1;

@@ -27,7 +27,7 @@ struct op_kernel_image {
 
 /* Where the writer takes the boot's data from. */
 struct op_kernel_sources {
-	char const *kallsyms;     /* plain text, e.g. /proc/kallsyms */
+	char const *kallsyms;     /* plain text, e.g. /proc/kallsyms; NULL: none */
 	char const *kallsyms_gz;  /* a gzipped copy to link or copy, or NULL */
 	char const *modules;      /* e.g. /proc/modules; missing: empty copy */
 };
@@ -35,8 +35,9 @@ struct op_kernel_sources {
 /*
  * Write dir (an existing session/ directory): kallsyms.gz (a hard link to
  * src->kallsyms_gz when possible, else a copy of it, else src->kallsyms
- * gzipped), modules, and kernel_images from the n images v. 0, or -1 with
- * err naming the file.
+ * gzipped; with no src->kallsyms none, and an old one is removed),
+ * modules, and kernel_images from the n images v. 0, or -1 with err
+ * naming the file.
  */
 int op_session_kernel_write(char const *dir, struct op_kernel_sources const *src,
 			    struct op_kernel_image const *v, size_t n,

@@ -101,6 +101,16 @@ enum op_stream_code {
 	 * producer may add counters without breaking older decoders. */
 	OP_CODE_COUNT = 36,
 
+	/* ESC 39 cookie nbytes word...: the GNU build-id of the binary that
+	 * cookie names (a COOKIE_DEF earlier in the stream, before the
+	 * cookie's first use), as the kernel read it when the file was
+	 * mapped (MMAP2 with attr.build_id): nbytes (1 .. OP_MAX_BUILD_ID)
+	 * raw bytes packed as a definition's name is. It holds even when
+	 * the file is gone or replaced by the time the decoder looks. A
+	 * cookie has one build-id in a stream; a cookie without one is read
+	 * from its file. */
+	OP_CODE_BUILD_ID = 39,
+
 	OP_CODE_LAST
 };
 
@@ -124,6 +134,9 @@ enum op_stream_code {
 #define OP_WORDS_COUNT 4
 #define OP_WORDS_DEF(nbytes, anon) (((anon) ? 7 : 4) + OP_NAME_WORDS(nbytes))
 #define OP_WORDS_KERNEL_IMAGE(nbytes) (5 + OP_NAME_WORDS(nbytes))
+/* BUILD_ID: the longest build-id the kernel gives (BUILD_ID_SIZE_MAX). */
+#define OP_MAX_BUILD_ID 20
+#define OP_WORDS_BUILD_ID(nbytes) (4 + OP_NAME_WORDS(nbytes))
 /* The longest record: an ANON_DEF with the longest name. */
 #define OP_MAX_RECORD (OP_WORDS_DEF(OP_MAX_NAME, 1))
 
@@ -217,7 +230,8 @@ static inline int op_code_keeps_trace(unsigned long code)
 {
 	return code == OP_CODE_COOKIE_SWITCH || code == OP_CODE_KERNEL_ENTER ||
 	       code == OP_CODE_USER_ENTER || code == OP_CODE_COOKIE_DEF ||
-	       code == OP_CODE_ANON_DEF;
+	       code == OP_CODE_ANON_DEF ||
+	       code == OP_CODE_BUILD_ID;	/* follows its COOKIE_DEF */
 }
 
 /* -------------------------------------------------------- the encoders */
@@ -311,6 +325,19 @@ static inline void op_put_kernel_image(struct op_stream_out *o,
 	op_put(o, end);
 	op_put(o, nbytes);
 	op_put_string(o, name, nbytes);
+}
+
+/* ESC BUILD_ID cookie nbytes id...: right after cookie's COOKIE_DEF; no
+ * effect on the decoder state. */
+static inline void op_put_build_id(struct op_stream_out *o,
+				   unsigned long cookie,
+				   unsigned char const *id,
+				   unsigned long nbytes)
+{
+	op_put_escape(o, OP_CODE_BUILD_ID);
+	op_put(o, cookie);
+	op_put(o, nbytes);
+	op_put_string(o, (char const *)id, nbytes);
 }
 
 /* ESC LOST category count; no effect on the decoder state. */

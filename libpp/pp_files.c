@@ -157,13 +157,17 @@ static int resolve_sessions(struct pp_spec const *spec, char const *base,
 	return rc;
 }
 
-/* OProfile 1.x's names of the kernel proper ("/proc/kallsyms", as our
- * daemon writes too, and "no-vmlinux") read as the older "vmlinux": one
- * image, shown and looked up as before (op_config.h). */
+/* OProfile 1.x's name of a kallsyms-resolved kernel proper
+ * ("/proc/kallsyms", as our daemon writes too) read as the older
+ * "vmlinux": one image, shown and looked up as before (op_config.h).
+ * "no-vmlinux" (no symbols could be had) stays itself, as in OProfile. */
 static void kernel_alias(char **name, int *is_kernel)
 {
-	if (*name && (!strcmp(*name, OP_KALLSYMS_IMAGE) ||
-		      !strcmp(*name, OP_NO_VMLINUX_IMAGE))) {
+	if (*name && !strcmp(*name, OP_NO_VMLINUX_IMAGE)) {
+		*is_kernel = 1;
+		return;
+	}
+	if (*name && !strcmp(*name, OP_KALLSYMS_IMAGE)) {
 		*name = (char *)OP_VMLINUX_IMAGE;  /* storage keeps the original */
 		*is_kernel = 1;
 	}

@@ -121,6 +121,12 @@ int pp_kernel_binary(struct pp_kernel *k, char const *name,
 		load_kallsyms(k);
 	b->keymap = PP_KEY_BASE;
 	b->base = img->start;
+	if (!strcmp(name, OP_NO_VMLINUX_IMAGE)) {
+		snprintf(err, errlen, "the daemon could not read kallsyms "
+			 "while sampling (unreadable, or addresses hidden by "
+			 "kernel.kptr_restrict)");
+		return -1;
+	}
 	if (k->no_kallsyms) {
 		snprintf(err, errlen, "no saved kallsyms in %s", k->dir);
 		return -1;

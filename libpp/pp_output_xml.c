@@ -6,8 +6,10 @@
  * symbols and a <module> per dependent image; symbol names, addresses
  * and source positions once in a <symboltable>, referenced by id; -d
  * details in a <detailtable> at the end; -c callers and callees inside
- * each <symbol>. As in OProfile, -X always lists symbols and zero counts
- * are left out. Notes become XML comments (the schema has no place for
+ * each <symbol>. When every column is one thread (--separate=thread,
+ * tids not merged) the body is OProfile's <process pid name> with a
+ * <thread tid> per thread, each holding a <module> per image. As in
+ * OProfile, -X always lists symbols and zero counts are left out. Notes become XML comments (the schema has no place for
  * them). Every string from a sample file or a binary is escaped, and
  * bytes that are not UTF-8 are replaced, so that hostile names cannot
  * break the XML.
@@ -33,6 +35,12 @@ struct xml {
 	size_t nr_sym;
 	bool named_classes;               /* <classes> written: counts say class */
 	size_t nr_details;                /* detaildata ids given so far */
+	long *detail_lo;                  /* entry -> its first detaildata id */
+	bool threads;                     /* <process>/<thread> form */
+	size_t lo, hi;                    /* the columns counted now: [lo, hi) */
+	size_t *pub;                      /* column -> published class c<N> */
+	size_t nr_pub;
+	uint64_t *sum_pub;                /* scratch: counts per class */
 };
 
 /* Length of the valid UTF-8 sequence at s, 0 if invalid. */
@@ -108,25 +116,31 @@ static void put_ncname(FILE *out, char const *name, char const *s, size_t n)
 
 static bool any_count(struct xml *x, uint64_t const *n)
 {
-	for (size_t c = 0; c < x->r->profile->nr_classes; c++)
+	for (size_t c = x->lo; c < x->hi; c++)
 		if (n[c])
 			return true;
 	return false;
 }
 
-/* The non-zero counts; with <classes>, each names its class. must: at
- * least one element, a zero if need be (detaildata needs one). */
+/* The non-zero counts of the columns [lo, hi), summed per published
+ * class; with <classes>, each names its class. must: at least one
+ * element, a zero if need be (detaildata needs one). */
 static void counts(struct xml *x, int ind, uint64_t const *n, bool must)
 {
-	for (size_t c = 0; c < x->r->profile->nr_classes; c++) {
-		if (!n[c] && !(must && c == 0 && !any_count(x, n)))
+	bool none = !any_count(x, n);
+
+	memset(x->sum_pub, 0, x->nr_pub * sizeof(*x->sum_pub));
+	for (size_t c = x->lo; c < x->hi; c++)
+		x->sum_pub[x->pub[c]] += n[c];
+	for (size_t k = 0; k < x->nr_pub; k++) {
+		if (!x->sum_pub[k] && !(must && none && k == x->pub[x->lo]))
 			continue;
 		fprintf(x->out, "%*s", ind, "");
 		if (x->named_classes)
-			fprintf(x->out, "<count class=\"c%zu\">", c);
+			fprintf(x->out, "<count class=\"c%zu\">", k);
 		else
 			fputs("<count>", x->out);
-		fprintf(x->out, "%" PRIu64 "</count>\n", n[c]);
+		fprintf(x->out, "%" PRIu64 "</count>\n", x->sum_pub[k]);
 	}
 }
 
@@ -250,11 +264,49 @@ static void setup(struct xml *x)
 	fputs("  </setup>\n", x->out);
 }
 
+/* Whether every column is one thread: OProfile's <process> form. */
+static bool thread_columns(struct pp_classes const *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].tid < 0 || c->v[i].tgid < 0)
+			return false;
+	return true;
+}
+
+static bool same_class(struct pp_class const *a, struct pp_class const *b)
+{
+	return same_event(a, b) && a->unit_mask == b->unit_mask &&
+	       a->cpu == b->cpu;
+}
+
 /*
- * <classes>, when there is more than one column: cpu, event (setup id)
- * and mask as OProfile writes them. Columns per thread or process have no
- * attribute of their own in the format: their class names are c0, c1, ...
- * in the order of the text report's columns.
+ * The published classes: one per column, except in the thread form where
+ * the threads are elements of their own and a class is what else tells
+ * columns apart (cpu, event, mask), as in OProfile.
+ */
+static void publish_classes(struct xml *x)
+{
+	struct pp_classes const *c = x->r->classes;
+
+	x->threads = thread_columns(c);
+	x->pub = op_xcalloc(c->n, sizeof(*x->pub));
+	x->sum_pub = op_xcalloc(c->n, sizeof(*x->sum_pub));
+	for (size_t i = 0; i < c->n; i++) {
+		size_t j = 0;
+
+		while (j < i && !(x->threads && same_class(&c->v[j], &c->v[i])))
+			j++;
+		x->pub[i] = j < i ? x->pub[j] : x->nr_pub++;
+	}
+	x->lo = 0;
+	x->hi = c->n;
+}
+
+/*
+ * <classes>, when there is more than one published class: cpu, event
+ * (setup id) and mask as OProfile writes them. Columns per process (tids
+ * merged) have no attribute of their own in the format: their class
+ * names are c0, c1, ... in the order of the text report's columns.
  */
 static void class_list(struct xml *x)
 {
@@ -263,14 +315,17 @@ static void class_list(struct xml *x)
 
 	for (size_t i = 0; i < c->n; i++)
 		masks |= c->v[i].unit_mask > 0;
-	x->named_classes = c->n > 1;
+	x->named_classes = x->nr_pub > 1;
 	if (!x->named_classes)
 		return;
 	fputs("  <classes>\n", x->out);
-	for (size_t i = 0; i < c->n; i++) {
+	for (size_t i = 0, next = 0; i < c->n; i++) {
 		struct pp_class const *k = &c->v[i];
 
-		fprintf(x->out, "    <class name=\"c%zu\"", i);
+		if (x->pub[i] != next)
+			continue;
+		next++;
+		fprintf(x->out, "    <class name=\"c%zu\"", x->pub[i]);
 		if (k->cpu >= 0)
 			fprintf(x->out, " cpu=\"%d\"", k->cpu);
 		if (events)
@@ -355,9 +410,14 @@ static void symbol(struct xml *x, int ind, struct pp_entry const *e)
 
 	fprintf(x->out, "%*s<symbol idref=\"%zu\"", ind, "", sym_id(x, i));
 	if (x->o->details && e->nr_details) {
-		fprintf(x->out, " detaillo=\"%zu\" detailhi=\"%zu\"", x->nr_details,
-			x->nr_details + e->nr_details - 1);
-		x->nr_details += e->nr_details;
+		/* the thread form shows a symbol once per thread */
+		if (x->detail_lo[i] < 0) {
+			x->detail_lo[i] = (long)x->nr_details;
+			x->nr_details += e->nr_details;
+		}
+		fprintf(x->out, " detaillo=\"%ld\" detailhi=\"%zu\"",
+			x->detail_lo[i],
+			(size_t)x->detail_lo[i] + e->nr_details - 1);
 	}
 	fputs(">\n", x->out);
 	if (x->o->callgraph)
@@ -366,20 +426,28 @@ static void symbol(struct xml *x, int ind, struct pp_entry const *e)
 	fprintf(x->out, "%*s</symbol>\n", ind, "");
 }
 
+/* Whether entry e is listed: not hidden, over the threshold and, in the
+ * thread form, sampled in the thread's columns. */
+static bool entry_shown(struct xml *x, struct pp_entry const *e)
+{
+	struct pp_profile const *p = x->r->profile;
+
+	return !e->hidden && (!x->threads || any_count(x, e->counts)) &&
+	       pp_row_shown(e->counts, p->totals, p->nr_classes,
+			    x->o->threshold);
+}
+
 /* The shown symbols of one image of one application: entries
  * [first, first+n), by samples (-s and -r are for the text only). */
 static size_t symbols(struct xml *x, int ind,
 		      struct pp_entry const *first, size_t n, bool print)
 {
-	struct pp_profile const *p = x->r->profile;
 	struct pp_entry const **rows = op_xcalloc(n, sizeof(*rows));
 	struct pp_sort const by_samples = { .n = 0 };
 	size_t nr = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (!first[i].hidden &&
-		    pp_row_shown(first[i].counts, p->totals, p->nr_classes,
-				 x->o->threshold))
+		if (entry_shown(x, &first[i]))
 			rows[nr++] = &first[i];
 	pp_sort_rows(rows, nr, &by_samples, 0);
 	for (size_t i = 0; print && i < nr; i++)
@@ -403,23 +471,23 @@ static size_t image_run(struct pp_profile const *p, size_t i, uint64_t *sum)
 
 /* The entries of one image of the application: counts and symbols (a
  * module needs one symbol at least: one with none shown is left out). */
-static void image(struct xml *x, size_t i, size_t next, bool own,
+static void image(struct xml *x, int ind, size_t i, size_t next, bool own,
 		  uint64_t const *img)
 {
 	struct pp_profile const *p = x->r->profile;
 
 	if (own) {
-		symbols(x, 4, &p->v[i], next - i, true);
+		symbols(x, ind, &p->v[i], next - i, true);
 		return;
 	}
 	if (!symbols(x, 0, &p->v[i], next - i, false))
 		return;
-	fputs("    <module", x->out);
+	fprintf(x->out, "%*s<module", ind, "");
 	attr(x->out, "name", p->v[i].image);
 	fputs(">\n", x->out);
-	counts(x, 6, img, false);
-	symbols(x, 6, &p->v[i], next - i, true);
-	fputs("    </module>\n", x->out);
+	counts(x, ind + 2, img, false);
+	symbols(x, ind + 2, &p->v[i], next - i, true);
+	fprintf(x->out, "%*s</module>\n", ind, "");
 }
 
 /* An application: its counts, its own image's symbols, then its modules. */
@@ -444,11 +512,76 @@ static size_t binary(struct xml *x, size_t first, uint64_t *sum,
 
 			next = image_run(p, i, img);
 			if (own == !pass)
-				image(x, i, next, own, img);
+				image(x, 4, i, next, own, img);
 		}
 	}
 	fputs("  </binary>\n", x->out);
 	return end;
+}
+
+/* The first entry listed in the columns [lo, hi), or NULL. */
+static struct pp_entry const *first_shown(struct xml *x, size_t lo, size_t hi)
+{
+	struct pp_profile const *p = x->r->profile;
+
+	x->lo = lo;
+	x->hi = hi;
+	for (size_t i = 0; i < p->n; i++)
+		if (entry_shown(x, &p->v[i]))
+			return &p->v[i];
+	return NULL;
+}
+
+/* One thread (the columns [lo, hi)): its counts and a module per image
+ * it was sampled in; nothing if it has no symbol to list. */
+static void thread(struct xml *x, size_t lo, size_t hi, uint64_t *img)
+{
+	struct pp_profile const *p = x->r->profile;
+
+	if (!first_shown(x, lo, hi))
+		return;
+	fprintf(x->out, "    <thread tid=\"%d\">\n", x->r->classes->v[lo].tid);
+	counts(x, 6, p->totals, false);
+	for (size_t i = 0, next; i < p->n; i = next) {
+		next = image_run(p, i, img);
+		image(x, 6, i, next, false, img);
+	}
+	fputs("    </thread>\n", x->out);
+}
+
+/* One process (the columns [lo, hi), one per thread): named after the
+ * application of its first listed entry, as OProfile does. */
+static void process(struct xml *x, size_t lo, size_t hi, uint64_t *img)
+{
+	struct pp_classes const *c = x->r->classes;
+	struct pp_entry const *first = first_shown(x, lo, hi);
+
+	if (!first)
+		return;
+	fprintf(x->out, "  <process pid=\"%d\"", c->v[lo].tgid);
+	attr(x->out, "name", first->app);
+	fputs(">\n", x->out);
+	counts(x, 4, x->r->profile->totals, false);
+	for (size_t t = lo, end; t < hi; t = end) {
+		for (end = t; end < hi && c->v[end].tid == c->v[t].tid; end++)
+			;
+		thread(x, t, end, img);
+	}
+	fputs("  </process>\n", x->out);
+}
+
+/* The thread form's body: the columns are sorted by tgid, then tid. */
+static void processes(struct xml *x, uint64_t *img)
+{
+	struct pp_classes const *c = x->r->classes;
+
+	for (size_t lo = 0, hi; lo < c->n; lo = hi) {
+		for (hi = lo; hi < c->n && c->v[hi].tgid == c->v[lo].tgid; hi++)
+			;
+		process(x, lo, hi, img);
+	}
+	x->lo = 0;
+	x->hi = c->n;
 }
 
 static void symbol_table(struct xml *x)
@@ -521,16 +654,20 @@ int pp_output_xml(FILE *out, struct pp_report const *r,
 	}
 	x.id_of = op_xcalloc(p->n + 1, sizeof(*x.id_of));
 	x.entry_of = op_xcalloc(p->n + 1, sizeof(*x.entry_of));
+	x.detail_lo = op_xcalloc(p->n + 1, sizeof(*x.detail_lo));
 	for (size_t i = 0; i < p->n; i++)
-		x.id_of[i] = -1;
+		x.id_of[i] = x.detail_lo[i] = -1;
 	sum = op_xcalloc(p->nr_classes, sizeof(*sum));
 	img = op_xcalloc(p->nr_classes, sizeof(*img));
 	profile_open(&x);
 	options(&x);
 	setup(&x);
+	publish_classes(&x);
 	class_list(&x);
 	notes(&x);
-	for (size_t i = 0; i < p->n;)
+	if (x.threads)
+		processes(&x, img);
+	for (size_t i = 0; !x.threads && i < p->n;)
 		i = binary(&x, i, sum, img);
 	symbol_table(&x);
 	detail_table(&x);
@@ -539,5 +676,8 @@ int pp_output_xml(FILE *out, struct pp_report const *r,
 	free(img);
 	free(x.id_of);
 	free(x.entry_of);
+	free(x.detail_lo);
+	free(x.pub);
+	free(x.sum_pub);
 	return 0;
 }

@@ -55,6 +55,37 @@ static struct {
 	int keep_binaries, no_keep_binaries;
 } opt;
 
+/*
+ * --- OProfile 0.9's Xen options (doc/compat.md): refused, exit 1. Xen has
+ * no profiling interface here (xenoprof is gone from Linux and Xen), and
+ * a session silently without the domains' samples would mislead.
+ */
+static void refuse_xen(poptContext ctx, enum poptCallbackReason reason,
+		       struct poptOption const *o, char const *arg,
+		       void const *data)
+{
+	(void)ctx;
+	(void)reason;
+	(void)arg;
+	(void)data;
+	op_error("--%s: not supported: Xen has no profiling interface here "
+		 "(Linux and Xen dropped xenoprof); profile inside each "
+		 "domain instead", o->longName);
+	exit(1);
+}
+
+static struct poptOption const xen_options[] = {
+	{ NULL, 0, POPT_ARG_CALLBACK, (void *)refuse_xen, 0, NULL, NULL },
+	{ "xen", 0, POPT_ARG_STRING, NULL, 0,
+	  "not supported: Xen has no profiling interface here", "FILE" },
+	{ "active-domains", 0, POPT_ARG_STRING, NULL, 0,
+	  "not supported: Xen has no profiling interface here", "LIST" },
+	{ "passive-domains", 0, POPT_ARG_STRING, NULL, 0,
+	  "not supported: Xen has no profiling interface here", "LIST" },
+	POPT_TABLEEND
+};
+/* --- end of the Xen options --- */
+
 static struct poptOption const options[] = {
 	{ "start", 's', POPT_ARG_NONE, &opt.start, 0,
 	  "start the daemon if needed, and sampling", NULL },
@@ -113,6 +144,8 @@ static struct poptOption const options[] = {
 	  "all,sfile,arcs,samples,module,misc" },
 	{ "version", 'v', POPT_ARG_NONE, &opt.version, 0,
 	  "print the version and exit", NULL },
+	{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)xen_options, 0,
+	  "OProfile 0.9's Xen options:", NULL },
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <popt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "op_cpu_type.h"
 #include "op_events.h"
 #include "op_message.h"
+#include "op_util.h"
 #include "op_version.h"
 
 #include "ophelp.h"
@@ -33,6 +35,8 @@ static struct ophelp_opts {
 	int get_default;	/* -d */
 	int callgraph;		/* --callgraph depth; >0 raises minimums */
 	char *unit_mask;	/* -u: event whose default unit mask to print */
+	int ignore_count;	/* -i: with -e or -E, counts are not checked */
+	int extra_mask;		/* -E: print the spec's extra bits */
 	int xml;		/* -X */
 	int version;		/* -v */
 } opts;
@@ -88,6 +92,49 @@ static struct op_event const *find_event(struct op_event_set const *set,
 	return ev;
 }
 
+/*
+ * -i: a spec without a count (ocount's NAME[::um...]) gets one, so that
+ * only its syntax, name and unit mask are checked. A new string or NULL.
+ */
+static char *with_count(char const *text)
+{
+	char const *colon = strchr(text, ':');
+
+	if (!colon)
+		return op_xasprintf("%s:1", text);
+	if (colon[1] == ':' || !colon[1])
+		return op_xasprintf("%.*s:1%s", (int)(colon - text), text, colon + 1);
+	return NULL;
+}
+
+/* Parse the specs args into specs (at most MAX_SPECS); their number, or
+ * -1 with the error said. */
+static int parse_specs(char const **args, struct op_event_spec *specs,
+		       char const *option)
+{
+	char err[1024];
+	int n = 0;
+
+	if (!args || !args[0])
+		op_die("%s needs at least one event spec", option);
+	for (; args[n]; n++) {
+		char *full = opts.ignore_count ? with_count(args[n]) : NULL;
+		int rc;
+
+		if (n == MAX_SPECS)
+			op_die("too many event specs (at most %d)", MAX_SPECS);
+		rc = op_parse_event_spec(full ? full : args[n], &specs[n], err,
+					 sizeof(err));
+		free(full);
+		if (rc)
+			return op_error("%s", err);
+		/* -i: any count passes the minimum check */
+		if (opts.ignore_count)
+			specs[n].count = UINT32_MAX;
+	}
+	return n;
+}
+
 /* -e: parse and validate every spec, then print the counters chosen. */
 static int check_events(struct op_event_set const *set, char const **args,
 			int callgraph)
@@ -95,21 +142,39 @@ static int check_events(struct op_event_set const *set, char const **args,
 	struct op_event_spec specs[MAX_SPECS];
 	int counter[MAX_SPECS];
 	char err[1024];
-	size_t n = 0, i;
+	int n = parse_specs(args, specs, "--check-events");
 
-	if (!args || !args[0])
-		op_die("--check-events needs at least one event spec");
-	for (; args[n]; n++) {
-		if (n == MAX_SPECS)
-			op_die("too many event specs (at most %d)", MAX_SPECS);
-		if (op_parse_event_spec(args[n], &specs[n], err, sizeof(err)))
-			return op_error("%s", err);
-	}
-	if (op_check_events(set, specs, n, callgraph, counter, err, sizeof(err)))
+	if (n < 0)
+		return -1;
+	if (op_check_events(set, specs, (size_t)n, callgraph, counter, err,
+			    sizeof(err)))
 		return op_error("%s", err);
-	for (i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)
 		printf("%d ", counter[i]);
 	putchar('\n');
+	return 0;
+}
+
+/*
+ * -E: OProfile's extra bits of one spec's unit mask (cmask, inv, edge,
+ * any). Our event files refuse them (libop/op_unit_masks.c), so a valid
+ * spec always has none: 0.
+ */
+static int extra_mask(struct op_event_set const *set, char const **args,
+		      int callgraph)
+{
+	struct op_event_spec spec[MAX_SPECS];
+	int counter[MAX_SPECS];
+	char err[1024];
+	int n = parse_specs(args, spec, "--extra-mask");
+
+	if (n < 0)
+		return -1;
+	if (n > 1)
+		op_die("--extra-mask takes one event spec, not %d", n);
+	if (op_check_events(set, spec, 1, callgraph, counter, err, sizeof(err)))
+		return op_error("%s", err);
+	printf("0\n");
 	return 0;
 }
 
@@ -120,6 +185,11 @@ static struct poptOption const options[] = {
 	{ "check-events", 'e', POPT_ARG_NONE, &opts.check_events, 0,
 	  "check the event specs NAME:count[:unitmask[:kernel[:user]]] given as "
 	  "arguments and print the counter each one gets", NULL },
+	{ "ignore-count", 'i', POPT_ARG_NONE, &opts.ignore_count, 0,
+	  "with -e or -E: do not check the count (it may be left out)", NULL },
+	{ "extra-mask", 'E', POPT_ARG_NONE, &opts.extra_mask, 0,
+	  "print the extra mask of the event spec given as argument "
+	  "(always 0: extra bits are not supported)", NULL },
 	{ "get-cpu-type", 'r', POPT_ARG_NONE, &opts.get_cpu_type, 0,
 	  "print the cpu type name", NULL },
 	{ "get-default-event", 'd', POPT_ARG_NONE, &opts.get_default, 0,
@@ -178,6 +248,8 @@ static int run(enum op_cpu cpu, char const **args)
 	load_events(cpu, &set);
 	if (opts.check_events)
 		ret = check_events(&set, args, opts.callgraph > 0);
+	else if (opts.extra_mask)
+		ret = extra_mask(&set, args, opts.callgraph > 0);
 	else if (opts.unit_mask)
 		printf("%u\n", find_event(&set, opts.unit_mask)->unit_mask->default_value);
 	else if (args && args[0])

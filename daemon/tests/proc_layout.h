@@ -16,7 +16,7 @@ static inline void map(struct proc_table *pt, struct cookie_table *ct,
 		       unsigned long pgoff, char const *name)
 {
 	pm_map(pt, ct, p, start, end - start, pgoff, name, strlen(name),
-	       (struct ct_file_id){ 0, 0 });
+	       (struct ct_file_id){ 0 });
 }
 
 /* "start-end:pgoff:name ..." of p's VMAs ("" for no process), for

@@ -152,33 +152,67 @@ static void test_proc_maps__rebuilt(void)
 
 	pm_init(&pt);
 	ct_init(&ct);
-	a = ct_intern_file(&ct, "/bin/x", 6, (struct ct_file_id){ 1, 100 });
-	check(ct_intern_file(&ct, "/bin/x", 6, (struct ct_file_id){ 1, 100 }) == a,
+	a = ct_intern_file(&ct, "/bin/x", 6, (struct ct_file_id){ .dev = 1, .ino = 100 });
+	check(ct_intern_file(&ct, "/bin/x", 6, (struct ct_file_id){ .dev = 1, .ino = 100 }) == a,
 	      "the same file keeps its cookie");
 	check(ct_intern(&ct, "/bin/x", 6) == a, "an unknown id takes the current cookie");
-	b = ct_intern_file(&ct, "/bin/x", 6, (struct ct_file_id){ 1, 101 });
+	b = ct_intern_file(&ct, "/bin/x", 6, (struct ct_file_id){ .dev = 1, .ino = 101 });
 	check(b != a && !strcmp(ct_get(&ct, b)->name, "/bin/x") &&
 	      !strcmp(ct_get(&ct, a)->name, "/bin/x"),
 	      "another inode: a new cookie for the path, the old one stays");
 	check(ct_intern(&ct, "/bin/x", 6) == b, "the path's cookie is the new one");
-	check(ct_intern_file(&ct, "/bin/x", 6, (struct ct_file_id){ 2, 101 }) != b,
+	check(ct_intern_file(&ct, "/bin/x", 6, (struct ct_file_id){ .dev = 2, .ino = 101 }) != b,
 	      "another device: a new cookie");
 	y = ct_intern(&ct, "/bin/y", 6);
-	check(ct_intern_file(&ct, "/bin/y", 6, (struct ct_file_id){ 1, 5 }) == y &&
-	      ct_intern_file(&ct, "/bin/y", 6, (struct ct_file_id){ 1, 6 }) != y,
+	check(ct_intern_file(&ct, "/bin/y", 6, (struct ct_file_id){ .dev = 1, .ino = 5 }) == y &&
+	      ct_intern_file(&ct, "/bin/y", 6, (struct ct_file_id){ .dev = 1, .ino = 6 }) != y,
 	      "a path interned without an id takes the first one known");
 
 	/* through pm_map: a process exec'ing the rebuilt binary */
 	p = pm_get(&pt, 10);
-	pm_map(&pt, &ct, p, 0x1000, 0x1000, 0, "/bin/z", 6, (struct ct_file_id){ 3, 7 });
+	pm_map(&pt, &ct, p, 0x1000, 0x1000, 0, "/bin/z", 6, (struct ct_file_id){ .dev = 3, .ino = 7 });
 	a = pm_lookup(p, 0x1000)->cookie;
 	p = pm_get(&pt, 11);
 	p->exec_pending = true;
-	pm_map(&pt, &ct, p, 0x1000, 0x1000, 0, "/bin/z", 6, (struct ct_file_id){ 3, 8 });
+	pm_map(&pt, &ct, p, 0x1000, 0x1000, 0, "/bin/z", 6, (struct ct_file_id){ .dev = 3, .ino = 8 });
 	check(p->app_cookie != a && p->app_cookie == pm_lookup(p, 0x1000)->cookie &&
 	      pm_lookup(pm_find(&pt, 10), 0x1000)->cookie == a,
 	      "the rebuilt binary's process has a new app cookie, the old one keeps its own");
 	pm_free(&pt);
+	ct_free(&ct);
+}
+
+static struct ct_file_id build_id(unsigned char first)
+{
+	struct ct_file_id id = { .build_id_len = 20 };
+
+	memset(id.build_id, 0xab, sizeof(id.build_id));
+	id.build_id[0] = first;
+	return id;
+}
+
+/* MMAP2 with build-ids: a path's file is told apart by its build-id. */
+static void test_proc_maps__build_id(void)
+{
+	struct cookie_table ct;
+	unsigned long a, b, c, d;
+
+	ct_init(&ct);
+	a = ct_intern_file(&ct, "/c/app", 6, build_id(1));
+	check(ct_intern_file(&ct, "/c/app", 6, build_id(1)) == a &&
+	      ct_get(&ct, a)->build_id_len == 20 && ct_get(&ct, a)->build_id[0] == 1,
+	      "the same build-id keeps its cookie, which holds it");
+	b = ct_intern_file(&ct, "/c/app", 6, build_id(2));
+	check(b != a, "another build-id at the path (another container's file): a new cookie");
+	check(ct_intern_file(&ct, "/c/app", 6, build_id(1)) == a,
+	      "the first build-id again: its own cookie, not a third");
+	check(ct_intern(&ct, "/c/app", 6) == a, "... which is now the path's current one");
+	c = ct_intern(&ct, "/c/lib", 6);
+	check(ct_intern_file(&ct, "/c/lib", 6, build_id(3)) == c,
+	      "a cookie that knows nothing of its file takes the build-id");
+	d = ct_intern_file(&ct, "/c/seeded", 9, (struct ct_file_id){ .dev = 1, .ino = 9 });
+	check(ct_intern_file(&ct, "/c/seeded", 9, build_id(4)) != d,
+	      "a cookie known by inode only is not guessed to be that build: a new cookie");
 	ct_free(&ct);
 }
 
@@ -208,6 +242,7 @@ int main(void)
 	test_proc_maps__anon();
 	test_proc_maps__lifecycle();
 	test_proc_maps__rebuilt();
+	test_proc_maps__build_id();
 	test_proc_maps__many_paths();
 	return check_done();
 }

@@ -102,17 +102,17 @@ static void test_reread__gaps(void)
 	map(&pt, &ct, p, 0x2000, 0x3000, 0, "/a");
 	map(&pt, &ct, p, 0x6000, 0x7000, 0, "/c");
 	pm_map_gaps(&pt, &ct, p, 0x1000, 0x8000, 0x10000, "/b", 2,
-		    (struct ct_file_id){ 0, 0 });
+		    (struct ct_file_id){ 0 });
 	check_layout(&ct, p, "1000-2000:10000:/b 2000-3000:0:/a "
 		     "3000-6000:12000:/b 6000-7000:0:/c 7000-9000:16000:/b",
 		     "gaps are filled around known VMAs, offsets kept");
 	pm_map_gaps(&pt, &ct, p, 0x2000, 0x1000, 0, "/d", 2,
-		    (struct ct_file_id){ 0, 0 });
+		    (struct ct_file_id){ 0 });
 	check_layout(&ct, p, "1000-2000:10000:/b 2000-3000:0:/a "
 		     "3000-6000:12000:/b 6000-7000:0:/c 7000-9000:16000:/b",
 		     "a range covered already changes nothing");
 	pm_map_gaps(&pt, &ct, p, 0x20000, 0x1000, 0, "[vdso]", 6,
-		    (struct ct_file_id){ 0, 0 });
+		    (struct ct_file_id){ 0 });
 	check(p->nr == 6 && (p->vma[5].flags & VMA_ANON),
 	      "an anonymous range in a gap is mapped anonymous");
 	pm_free(&pt);

@@ -676,12 +676,122 @@ static void test_known_after(void)
 		  "LOST changes nothing");
 }
 
+/* --- ESC BUILD_ID: the perf source's build-ids reach the decoder ------- */
+
+static unsigned char const id_a[20] = {
+	0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99,
+	0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x01, 0x02, 0x03, 0x04,
+};
+
+static struct ct_file_id with_build_id(unsigned char const *id, size_t n)
+{
+	struct ct_file_id f = { .build_id_len = (uint8_t)n };
+
+	memcpy(f.build_id, id, n);
+	return f;
+}
+
+/* The words a hand-written ESC BUILD_ID cookie n bytes... takes. */
+static void put_build_id(struct word_buffer *wb, unsigned long cookie,
+			 unsigned char const *id, unsigned long n)
+{
+	unsigned long w[8];
+	struct op_stream_out o = { w, 0, NR(w) };
+
+	op_put_build_id(&o, cookie, id, n);
+	for (unsigned long i = 0; i < o.len; i++)
+		wb_push(wb, w[i]);
+}
+
+static void test_build_id_words(void)
+{
+	struct daemon p;
+	struct word_buffer wb;
+	struct view v;
+	struct opd_cookie const *c;
+	unsigned long k, plain_lib;
+	size_t at;
+
+	wb_init(&wb);
+	ct_init(&p.ct);
+	k = ct_intern_file(&p.ct, "/usr/bin/app", 12, with_build_id(id_a, 20));
+	plain_lib = ct_intern(&p.ct, "/usr/lib/libnoid.so", 19);
+	se_init(&p.se, &wb, &p.ct);
+	se_define(&p.se, k);
+	se_define(&p.se, plain_lib);
+	at = OP_WORDS_DEF(12, 0);
+	check(wb.len == at + OP_WORDS_BUILD_ID(20) + OP_WORDS_DEF(19, 0) &&
+	      wb.w[at] == OP_ESCAPE_CODE && wb.w[at + 1] == OP_CODE_BUILD_ID &&
+	      wb.w[at + 2] == k && wb.w[at + 3] == 20 &&
+	      !memcmp(&wb.w[at + 4], id_a, 20),
+	      "a binary with a build-id: ESC BUILD_ID cookie 20 bytes right after its COOKIE_DEF, none for one without");
+	/* a new stream defines both again: the same build-id is no error */
+	ct_new_stream(&p.ct);
+	se_reset(&p.se);
+	se_define(&p.se, k);
+	check(view_decode(&v, &wb, "build-id"), "build-id: decodes without an error (defined twice)");
+	c = opd_trans_cookie(&v.dec, k);
+	check(c && c->build_id_len == 20 && !memcmp(c->build_id, id_a, 20),
+	      "the decoder keeps the cookie's build-id");
+	c = opd_trans_cookie(&v.dec, plain_lib);
+	check(c && !c->build_id_len, "a cookie without ESC BUILD_ID has none");
+	opd_trans_free(&v.dec);
+
+	/* another build-id for the cookie, an undefined cookie, bad lengths */
+	put_build_id(&wb, k, id_a + 1, 19);
+	check(!view_decode(&v, &wb, "build-id"), "another build-id for a cookie is an error");
+	c = opd_trans_cookie(&v.dec, k);
+	check(c && c->build_id_len == 20 && !memcmp(c->build_id, id_a, 20),
+	      "... and the first one stays");
+	opd_trans_free(&v.dec);
+	wb_reset(&wb);
+	put_build_id(&wb, 77, id_a, 20);
+	check(!view_decode(&v, &wb, "build-id"), "the build-id of an undefined cookie is an error");
+	opd_trans_free(&v.dec);
+	wb_reset(&wb);
+	wb_push2(&wb, OP_ESCAPE_CODE, OP_CODE_BUILD_ID);
+	wb_push2(&wb, k, OP_MAX_BUILD_ID + 1);
+	check(!view_decode(&v, &wb, "build-id"), "a build-id longer than %d bytes is an error",
+	      OP_MAX_BUILD_ID);
+	opd_trans_free(&v.dec);
+	wb_free(&wb);
+	ct_free(&p.ct);
+}
+
+/* A binary first met in a backtrace frame: its COOKIE_DEF and BUILD_ID
+ * between the frames do not end the trace. */
+static void test_build_id_in_trace(void)
+{
+	static struct in_sample const in = {
+		0, 1, 1, 100, 100, 1, 0, 1, 0x1000, 0, 1,
+		{ { 0, 2, 0x2000 } },
+	};
+	struct daemon p;
+	struct word_buffer wb;
+	struct view v;
+
+	wb_init(&wb);
+	ct_init(&p.ct);
+	ct_intern(&p.ct, "/usr/bin/app", 12);
+	ct_intern_file(&p.ct, "/usr/lib/libid.so", 17, with_build_id(id_a, 20));
+	se_init(&p.se, &wb, &p.ct);
+	daemon_sample(&p, &in, 1);
+	check(view_decode(&v, &wb, "trace"), "trace with a build-id: decodes without an error");
+	check(v.nr == 1 && v.nr_arcs == 1 && frame_is(&v.arcs[0][0], 0, 2, 0x2000),
+	      "the frame in the binary defined mid-trace is still an arc");
+	opd_trans_free(&v.dec);
+	wb_free(&wb);
+	ct_free(&p.ct);
+}
+
 int main(void)
 {
 	test_names();
 	test_known_after();
 	test_strings();
 	test_out_bound();
+	test_build_id_words();
+	test_build_id_in_trace();
 	scenario("plain", plain, NR(plain), 0, golden_plain);
 	scenario("traced", traced, NR(traced), 1, golden_traced);
 	{

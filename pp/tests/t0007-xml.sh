@@ -1,9 +1,10 @@
 #!/bin/sh
 # opreport -X: OProfile 1.x's XML (schemaversion 3.x). Reports validate
 # against doc/opreport.xsd (xmllint), for an image summary and a symbol
-# list with details, line numbers, two classes, a dependent library, an
-# anonymous region and a note; counts agree with the text report. The
-# schema also accepts a report in OProfile's own thread-separated form.
+# list with details, line numbers, a dependent library, an anonymous
+# region and a note; counts agree with the text report. Thread-separated
+# files give OProfile's <process>/<thread> form; with tids merged, one
+# class per process. The schema also accepts OProfile's own output.
 . "$SRCDIR/tests/lib.sh"
 command -v xmllint >/dev/null 2>&1 || skip "xmllint not found (Debian: libxml2-utils)"
 xsd=$abs_top_srcdir/doc/opreport.xsd
@@ -35,36 +36,62 @@ xpath() { xmllint --xpath "$2" "$1" 2>/dev/null; }
 
 run_report "$tmp/sum.xml" -X tgid:200
 validate "$tmp/sum.xml" "image summary"
-check_eq "$(xpath "$tmp/sum.xml" 'count(/profile/classes/class)')" "2" "two classes (tids)"
-check_eq "$(xpath "$tmp/sum.xml" 'string(/profile/classes/class[2]/@name)')" "c1" "classes are named c0, c1 in column order"
+P="/profile/process[@pid='200']"
+check_eq "$(xpath "$tmp/sum.xml" 'count(/profile/classes)')|$(xpath "$tmp/sum.xml" 'count(/profile/binary)')" \
+	"0|0" "threads: no classes, no binary (OProfile's process form)"
+check_eq "$(xpath "$tmp/sum.xml" 'count(/profile/process)')|$(xpath "$tmp/sum.xml" "string($P/@name)")" \
+	"1|$prog" "one process, named after its application"
+check_eq "$(xpath "$tmp/sum.xml" "string($P/count)")" "434" \
+	"the process: 200 + 201 + 2*10 + 2*5 + 3 (anon)"
+check_eq "$(xpath "$tmp/sum.xml" "count($P/thread)")|$(xpath "$tmp/sum.xml" "string($P/thread[2]/@tid)")" \
+	"2|201" "two threads, by tid"
+check_eq "$(xpath "$tmp/sum.xml" "string($P/thread[@tid='201']/count)")" \
+	"216" "prog's tid 201 total: 201 + 10 + 5"
 run_report "$tmp/sum.txt" tgid:200
-check_grep "$tmp/sum.txt" 'tid:200.*tid:201' "c1 is the text report's second column, tid 201"
+check_grep "$tmp/sum.txt" 'tid:200.*tid:201' "the text report's columns are the same threads"
+check_eq "$(xpath "$tmp/sum.xml" "string($P/thread[@tid='201']/module[@name='$prog']/count)")" \
+	"211" "tid 201 in prog itself: 201 + 10"
+check_eq "$(xpath "$tmp/sum.xml" "string($P/thread[@tid='200']/module[@name='$lib']/count)")" \
+	"5" "libt.so as a module of tid 200"
+check_eq "$(xpath "$tmp/sum.xml" "count($P/thread[@tid='200']/module[starts-with(@name, 'anon (tgid:200 range:0x7f0000000000-0x7f0000001000)')])")|$(xpath "$tmp/sum.xml" "count($P/thread[@tid='201']/module[starts-with(@name, 'anon')])")" \
+	"1|0" "the anonymous region: a module of tid 200 only"
 check_eq "$(xpath "$tmp/sum.xml" 'string(/profile/@schemaversion)')" "3.1" "schemaversion 3.1"
 check_eq "$(xpath "$tmp/sum.xml" 'string(/profile/@title)')" "opreport --session-dir=$SD -X tgid:200" "title: the command line"
 check_eq "$(xpath "$tmp/sum.xml" 'string(/profile/@cputype)')|$(xpath "$tmp/sum.xml" 'string(/profile/@processor)')" \
 	"timer|timer" "cputype and processor (NCNames)"
 check_eq "$(xpath "$tmp/sum.xml" 'string(/profile/setup/eventsetup[@id=0]/@eventname)')" "CPU_CLOCK" "the event setup"
 check_eq "$(xpath "$tmp/sum.xml" 'string(/profile/options/@session)')" "$SD" "options: the session"
-check_eq "$(xpath "$tmp/sum.xml" "string(/profile/binary[@name='$prog']/count[@class='c1'])")" \
-	"216" "prog's tid 201 total: 201 + 10 + 5"
-check_eq "$(xpath "$tmp/sum.xml" "string(/profile/binary[@name='$prog']/module[@name='$lib']/count[@class='c0'])")" \
-	"5" "libt.so as a module of prog"
-check_eq "$(xpath "$tmp/sum.xml" "count(/profile/binary/module[starts-with(@name, 'anon (tgid:200 range:0x7f0000000000-0x7f0000001000)')])")" \
-	"1" "the anonymous region as a module"
+
+# tids merged: columns per process are classes c0, c1 of <binary>
+"$MKSAMPLE" "$(sfile "$prog" "$prog" CPU_CLOCK.100000.0.210.210.all)" \
+	--mtime-of "$prog" "$(symoff "$prog" alpha)=7" || fail mksample
+run_report "$tmp/tgid.xml" -X --merge=tid tgid:200,210
+validate "$tmp/tgid.xml" "columns per process"
+check_eq "$(xpath "$tmp/tgid.xml" 'count(/profile/classes/class)')|$(xpath "$tmp/tgid.xml" 'count(/profile/process)')" \
+	"2|0" "two classes (processes), no process form"
+check_eq "$(xpath "$tmp/tgid.xml" "string(/profile/binary[@name='$prog']/count[@class='c1'])")" \
+	"7" "c1 is the second column, tgid 210"
+check_eq "$(xpath "$tmp/tgid.xml" "string(/profile/binary[@name='$prog']/module[@name='$lib']/count[@class='c0'])")" \
+	"10" "libt.so as a module of prog: both threads of tgid 200"
 
 run_report "$tmp/sym.xml" -X -l -d -g tgid:200
 validate "$tmp/sym.xml" "symbol list with details and line numbers"
 id=$(xpath "$tmp/sym.xml" "string(/profile/symboltable/symboldata[@name='alpha']/@id)")
-check_eq "$(xpath "$tmp/sym.xml" "string(/profile/binary/symbol[@idref='$id']/count[@class='c0'])")" \
+check_eq "$(xpath "$tmp/sym.xml" "string($P/thread[@tid='200']/module[@name='$prog']/symbol[@idref='$id']/count)")" \
 	"200" "alpha: 200 samples in tid 200"
+check_eq "$(xpath "$tmp/sym.xml" "string($P/thread[@tid='201']/module[@name='$prog']/symbol[@idref='$id']/count)")" \
+	"201" "alpha: 201 samples in tid 201"
 check_eq "$(xpath "$tmp/sym.xml" "string(/profile/symboltable/symboldata[@name='alpha']/@file)" | sed 's|.*/||')" \
 	"funcs.c" "alpha's source file"
 check_eq "$(xpath "$tmp/sym.xml" "count(/profile/detailtable/symboldetails[@id='$id']/detaildata)")" \
 	"1" "alpha: one sampled address, in the detail table"
-lo=$(xpath "$tmp/sym.xml" "string(/profile/binary/symbol[@idref='$id']/@detaillo)")
-check_eq "$(xpath "$tmp/sym.xml" "string(/profile/detailtable/symboldetails[@id='$id']/detaildata/@id)")" \
-	"$lo" "alpha's detaillo names its detaildata"
-check_eq "$(xpath "$tmp/sym.xml" "string(/profile/binary/module/symbol/../@name)")" "$lib" "lib_two's samples under the library module"
+lo=$(xpath "$tmp/sym.xml" "string($P/thread[@tid='201']/module/symbol[@idref='$id']/@detaillo)")
+check_eq "$(xpath "$tmp/sym.xml" "string(/profile/detailtable/symboldetails[@id='$id']/detaildata/@id)")|$(xpath "$tmp/sym.xml" "string($P/thread[@tid='200']/module/symbol[@idref='$id']/@detaillo)")" \
+	"$lo|$lo" "alpha's detaillo names its detaildata, in both threads"
+check_eq "$(xpath "$tmp/sym.xml" "string(/profile/detailtable/symboldetails[@id='$id']/detaildata/count)")" \
+	"401" "alpha's address: both threads' samples"
+lid=$(xpath "$tmp/sym.xml" "string(/profile/symboltable/symboldata[@name='lib_two']/@id)")
+check_eq "$(xpath "$tmp/sym.xml" "string($P/thread[@tid='201']/module/symbol[@idref='$lid']/../@name)")" "$lib" "lib_two's samples under the library module"
 
 run_report "$tmp/note.xml" -X -l tgid:300
 validate "$tmp/note.xml" "report with a missing binary"
@@ -78,7 +105,7 @@ odd="$tmp/a<b>&\"c'$(printf '\377')d"
 run_report "$tmp/odd.xml" -X -l tgid:400
 validate "$tmp/odd.xml" "names with markup and bad UTF-8 are escaped"
 
-# OProfile 1.x's own output, in the thread-separated form we do not write
+# OProfile 1.x's own output, in the thread-separated form with cpu classes
 # (elements and attributes as its documentation and opreport give them)
 cat >"$tmp/oprofile.xml" <<'XML'
 <?xml version="1.0" ?>

@@ -83,6 +83,22 @@ merged=$(sed -n '/symbol name$/,$p' "$T/merged" | sed 1d | awk '{ a += $1 } END 
 [ "$merged" = "$((n1 + n2))" ] || fail "-m tid sums to $merged, not $((n1 + n2))"
 echo "ok: two columns ($n1 + $n2 samples), merged by -m tid into $merged"
 
+step "opreport -X on that session: OProfile's <process>/<thread> form"
+"$OPREPORT" --session-dir="$S" -X -l image:"$app" >"$T/rep.xml" 2>"$T/rep.xml.err" ||
+	{ cat "$T/rep.xml.err"; fail "opreport -X failed"; }
+if command -v xmllint >/dev/null 2>&1; then
+	xmllint --noout --schema "$abs_top_srcdir/doc/opreport.xsd" "$T/rep.xml" ||
+		{ cat "$T/rep.xml"; fail "opreport -X does not validate against doc/opreport.xsd"; }
+	P="/profile/process[@pid='$tgid']"
+	xp() { xmllint --xpath "$1" "$T/rep.xml" 2>/dev/null; }
+	got="$(xp "string($P/@name)")|$(xp "string($P/count)")|$(xp "string($P/thread[@tid='$tid1']/count)")|$(xp "string($P/thread[@tid='$tid2']/count)")"
+	[ "$got" = "$app|$((n1 + n2))|$n1|$n2" ] ||
+		{ cat "$T/rep.xml"; fail "process|total|thread 1|thread 2: '$got', not '$app|$((n1 + n2))|$n1|$n2'"; }
+	echo "ok: <process pid=$tgid> with <thread tid=$tid1> ($n1) and <thread tid=$tid2> ($n2), valid"
+else
+	echo "xmllint not found (Debian: libxml2-utils): -X not validated"
+fi
+
 step "--separate=cpu: one binary pinned to cpu 0 (0.5 s) and to cpu 1 (1 s)"
 restart cpu cpu
 app=$T/hot_main

@@ -106,6 +106,22 @@ static void emit_trace(struct stream_emit *se, struct cookie_table *ct)
 	se_pair(se, 0x1200, 0);
 }
 
+/* A sample in a binary the kernel gave the build-id of (MMAP2). */
+static void emit_build_id(struct stream_emit *se, struct cookie_table *ct)
+{
+	struct ct_file_id id = { .build_id_len = 20 };
+	unsigned long app;
+
+	for (unsigned i = 0; i < 20; i++)
+		id.build_id[i] = (unsigned char)(0x10 * i + 1);
+	app = ct_intern_file(ct, "/usr/bin/built", 14, id);
+	se_cpu(se, 0);
+	se_task(se, 400, 400, app);
+	se_mode(se, false);
+	se_cookie(se, app);
+	se_pair(se, 0x1140, 0);
+}
+
 static void streams(void)
 {
 	static unsigned long const bad_code[] = {
@@ -133,6 +149,12 @@ static void streams(void)
 	wb.len = 0;
 	emit_trace(&se, &ct);
 	put_stream("trace-only", 15, wb.w, wb.len, 0);
+	/* a binary known by its build-id (ESC BUILD_ID after its def) */
+	ct_new_stream(&ct);
+	se_reset(&se);
+	wb.len = 0;
+	emit_build_id(&se, &ct);
+	put_stream("build-id", 5, wb.w, wb.len, 0);
 	put_stream("bad-code-lone-escape", 3, bad_code,
 		   sizeof(bad_code) / sizeof(*bad_code), 0);
 	put_stream("empty", 0, NULL, 0, 0);

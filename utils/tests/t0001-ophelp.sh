@@ -65,6 +65,19 @@ accept "generic AMD" "0 1 2 3 " -c x86-64/generic -e CPU_CLK_UNHALTED:100000 \
 	RETIRED_INSTRUCTIONS:100000 DATA_CACHE_MISSES:500 REQUESTS_TO_L2:500:0x3
 accept "arch_perfmon mandatory unit mask" "0 " -c i386/arch_perfmon -e LLC_MISSES:6000:0x41
 
+# -i (OProfile's --ignore-count, for ocount): the count is not checked and
+# may be left out; -E (--extra-mask): our event files have no extra bits
+accept "-i: a count below the minimum" "0 " -c i386/arch_perfmon -i -e CPU_CLK_UNHALTED:5000
+accept "-i: no count" "0 1 " -c i386/haswell -i -e CPU_CLK_UNHALTED L2_RQSTS::miss
+accept "-E: extra mask 0" "0" -c i386/haswell -E L2_RQSTS:500:miss
+accept "-i -E: no count" "0" -c timer -i -E CPU_CLOCK
+reject "-E: one spec only" "--extra-mask takes one event spec, not 2" \
+	-c timer -E CPU_CLOCK:1000000 TASK_CLOCK:1000000
+reject "-E: the spec is checked" "count 10 for event CPU_CLOCK is below the minimum 10000" \
+	-c timer -E CPU_CLOCK:10
+reject "-i: the unit mask is still checked" "no unit mask named 'hit' for event L2_RQSTS" \
+	-c i386/haswell -i -e L2_RQSTS::hit
+
 # --- refused specs: exit 1 and the reason ---
 reject "unknown event" "no event named 'FOO' for cpu type 'timer'; run ophelp to list events" \
 	-c timer -e FOO:3000
