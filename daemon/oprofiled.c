@@ -305,7 +305,9 @@ static void rotated_name(struct daemon *d, char *name, size_t size)
 	struct stat st;
 	char *dir;
 
-	op_rotate_name(d->period_start, d->opt.rotate, base, sizeof(base));
+	/* a period that began off a boundary (the first) says when */
+	op_rotate_name(d->period_start, (uint64_t)d->period_start % d->opt.rotate ?
+		       1 : d->opt.rotate, base, sizeof(base));
 	for (unsigned k = 1; k < 1000; k++) {
 		if (k == 2)	/* a restart within the period: its own second */
 			op_rotate_name(d->period_start, 1, base, sizeof(base));
@@ -370,14 +372,15 @@ static void rotate(struct daemon *d, time_t now)
 	op_rotate_retain(d->session_dir, now, d->opt.keep, d->opt.keep_size);
 }
 
-/* In the loop: rotate when a boundary has passed. */
+/* In the loop: rotate when a boundary has passed; the next period
+ * begins at the last boundary, even when the loop is late. */
 static void rotate_on_time(struct daemon *d)
 {
 	time_t now = time(NULL);
 
 	if (!d->opt.rotate || now < d->next_rotate)
 		return;
-	rotate(d, now);
+	rotate(d, now - (time_t)((uint64_t)now % d->opt.rotate));
 	d->next_rotate = next_boundary(now, d->opt.rotate);
 }
 
