@@ -575,6 +575,8 @@ static void make_answer_files(struct daemon *d)
 {
 	static char const *const names[] = { OP_DUMP_FILE, OP_REPLY_FILE };
 
+	op_control_clean_replies(d->session_dir);
+
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char *path = op_session_path(d->session_dir, names[i]);
 

@@ -72,15 +72,21 @@ void opc_load_running(char const *dir, struct op_kv *kv)
 int opc_command(char const *dir, pid_t pid, char const *what, char const *name)
 {
 	char id[OP_CONTROL_ID_MAX], line[OP_CONTROL_LINE_MAX];
+	int ret;
 
 	op_control_make_id(id, sizeof(id));
 	snprintf(line, sizeof(line), "%s%s%s %s", what, name ? " " : "",
 		 name ? name : "", id);
+	/* our own answer file: another sender's answer is not ours */
+	op_control_reply_open(dir, id);
 	if (op_control_send(dir, line) < 0)
-		return -1;
-	if (!strcmp(what, "dump"))
-		return op_control_wait_dump(dir, id, pid, OPC_WAIT_MS);
-	return op_control_wait_reply(dir, id, pid, OPC_WAIT_MS, NULL, 0);
+		ret = -1;
+	else if (!strcmp(what, "dump"))
+		ret = op_control_wait_dump(dir, id, pid, OPC_WAIT_MS);
+	else
+		ret = op_control_wait_reply(dir, id, pid, OPC_WAIT_MS, NULL, 0);
+	op_control_reply_close(dir, id);
+	return ret;
 }
 
 
