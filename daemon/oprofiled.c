@@ -26,6 +26,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -33,6 +34,7 @@
 #include <popt.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -400,6 +402,50 @@ static void rotate_setup(struct daemon *d)
 	op_rotate_retain(d->session_dir, time(NULL), d->opt.keep, d->opt.keep_size);
 }
 
+/* Whether the live session holds sample trees. */
+static bool current_has_samples(char const *current)
+{
+	DIR *dir = opendir(current);
+	struct dirent *de;
+	bool any = false;
+
+	while (dir && !any && (de = readdir(dir)))
+		any = op_session_is_sample_tree(de->d_name);
+	if (dir)
+		closedir(dir);
+	return any;
+}
+
+/*
+ * At start, with --rotate: samples left in the live session by a daemon
+ * that did not stop cleanly (kill -9, power loss) belong to its period
+ * and its boot's kernel: they become a session of their own, named by
+ * the start_time of their session.conf, before this run's data goes in.
+ */
+static void rotate_leftover(struct daemon *d)
+{
+	char *current = op_session_samples(d->session_dir, OP_CURRENT_SESSION);
+	char *conf = op_session_path(current, OP_SESSION_CONF);
+	char name[64], err[1024];
+	struct op_kv kv;
+	char const *start;
+
+	if (current_has_samples(current) && op_kv_read(&kv, conf) == 0) {
+		start = op_kv_get(&kv, "start_time");
+		d->period_start = start ? (time_t)strtoll(start, NULL, 10) : 0;
+		if (d->period_start <= 0)
+			d->period_start = time(NULL);
+		rotated_name(d, name, sizeof(name));
+		if (op_session_save(d->session_dir, name, err, sizeof(err)) == 0)
+			log_msg("the live session held samples of an earlier run: saved as '%s'",
+				name);
+		op_kv_free(&kv);
+		d->period_start = 0;
+	}
+	free(conf);
+	free(current);
+}
+
 /* Poll timeout: the source's 100 ms while sampling, else until the next
  * boundary (or forever). */
 static int poll_timeout(struct daemon *d)
@@ -731,7 +777,11 @@ static int run(struct daemon *d)
 	if (op_lock_acquire(d->session_dir, getpid(), &owner) < 0)
 		return 1;
 	d->lock_pid = getpid();
-	if (log_open(d) < 0 || opd_options_save(&d->opt, &d->cfg) < 0)
+	if (log_open(d) < 0)
+		goto fail_unlock;
+	if (d->opt.rotate)
+		rotate_leftover(d);
+	if (opd_options_save(&d->opt, &d->cfg) < 0)
 		goto fail_unlock;
 	if (!d->opt.no_daemon) {
 		daemonise(&ready_fd);

@@ -55,11 +55,16 @@ if command -v systemd-analyze >/dev/null; then
 	test_ok "systemd-analyze verify accepts the unit"
 fi
 
+# wait_long CMD...: up to 30 s
+wait_long() {
+	for _ in $(seq 300); do "$@" && return 0; sleep 0.1; done
+	return 1
+}
 # service_start: ExecStart in the background, as Type=simple
 service_start() {
 	$exec_start 2>>"$JOURNAL" &
 	MAINPID=$!
-	wait_for test -f "$S/daemon_state" || fail "the service did not start"
+	wait_long grep -q "daemon started: pid $MAINPID," "$JOURNAL" || fail "the service did not start"
 	alive "$MAINPID" || fail "the service exited at once"
 }
 # service_reload / service_stop: the unit's lines, $MAINPID substituted
@@ -72,11 +77,6 @@ service_stop() {
 }
 
 cp "$B/tests/workloads/churn" "$T/churn" || fail "cannot copy churn"
-# wait_long CMD...: up to 30 s
-wait_long() {
-	for _ in $(seq 300); do "$@" && return 0; sleep 0.1; done
-	return 1
-}
 
 step "the service, rotating every 3 s under churn"
 cat >"$CONF" <<EOF
@@ -256,5 +256,18 @@ for name in $(sed -n 3,5p "$T/left"); do
 	[ -d "$SAMPLES/$name" ] || fail "$name ended less than ${age}s ago but was removed"
 done
 test_ok "keep = ${age}s removed the session that ended before, kept the later ones"
+
+step "kill -9, then a start: the samples left behind are a session of their own"
+"$SPIN" 1.5
+wait_long sh -c "ls -d '$SAMPLES'/current/{* >/dev/null 2>&1" || fail "no sample files after 1.5 s"
+start=$(sed -n 's/^start_time=//p' "$SAMPLES/current/session.conf")
+kill -KILL "$MAINPID"
+wait "$MAINPID" 2>/dev/null
+service_start
+left=$(date -u -d "@$start" +%Y-%m-%dT%H:%M:%S)
+grep -q "the live session held samples of an earlier run: saved as '$left'" "$JOURNAL" ||
+	fail "the samples left by kill -9 were not saved as '$left'"
+ls -d "$SAMPLES/$left"/{* >/dev/null 2>&1 || fail "$left holds no sample files"
 service_stop
+test_ok "the run killed with -9 became session $left, apart from the next run"
 test_done
