@@ -17,6 +17,7 @@
 #include "op_session.h"
 #include "op_session_kv.h"
 #include "op_session_settings.h"
+#include "op_util.h"
 #include "op_version.h"
 #include "opd_options.h"
 
@@ -40,6 +41,10 @@ static char *image_arg;
 static int sync_interval_arg = 10;
 static int flush_interval_arg = 500;
 static int keep_binaries_arg;
+static int foreground_arg;
+static char *rotate_arg;
+static char *keep_arg;
+static char *keep_size_arg;
 
 /* A bad command line: the error, a hint, exit 2. */
 #define usage_error(...) \
@@ -131,6 +136,16 @@ static struct poptOption const options[] = {
 	  "override the detected cpu type", "NAME" },
 	{ "no-daemon", 0, POPT_ARG_NONE, &no_daemon_arg, 0,
 	  "stay in the foreground, messages on stderr", NULL },
+	{ "foreground", 0, POPT_ARG_NONE, &foreground_arg, 0,
+	  "as a service: stay in the foreground, log to stderr (journald)", NULL },
+	{ "rotate", 0, POPT_ARG_STRING, &rotate_arg, 0,
+	  "save the live session as samples/UTC-TIME at every boundary of "
+	  "INTERVAL (s, m, h, d; 0: never)", "INTERVAL" },
+	{ "keep", 0, POPT_ARG_STRING, &keep_arg, 0,
+	  "remove rotated sessions that ended more than AGE ago", "AGE" },
+	{ "keep-size", 0, POPT_ARG_STRING, &keep_size_arg, 0,
+	  "remove the oldest rotated sessions while they take more than "
+	  "BYTES (K, M, G, T)", "BYTES" },
 	{ "source", 0, POPT_ARG_STRING, &source_arg, 0,
 	  "where samples come from (default auto)", "perf|driver|auto" },
 	{ "record-stream", 0, POPT_ARG_STRING, &record_arg, 0,
@@ -189,6 +204,68 @@ static void parse_argv(poptContext ctx)
 	if (flush_interval_arg < 1 || flush_interval_arg > 60000)
 		usage_error("--flush-interval=%d: must be 1 to 60000 milliseconds",
 			    flush_interval_arg);
+}
+
+/* --rotate, --keep, --keep-size (from the command line or the settings
+ * file) into o. 0, or -1 with err. */
+static int parse_rotation(struct opd_options *o, char const *rotate,
+			  char const *keep, char const *keep_size,
+			  char *err, size_t errlen)
+{
+	o->rotate = o->keep = o->keep_size = 0;
+	if (rotate && strcmp(rotate, "0") &&
+	    op_settings_duration("--rotate", rotate, &o->rotate, err, errlen) < 0)
+		return -1;
+	if (keep && op_settings_duration("--keep", keep, &o->keep, err, errlen) < 0)
+		return -1;
+	if (keep_size &&
+	    op_settings_size("--keep-size", keep_size, &o->keep_size, err, errlen) < 0)
+		return -1;
+	return 0;
+}
+
+/* The value of key: the command line's arg, else the settings file's. */
+static char *setting(char *arg, struct op_kv const *conf, char const *key)
+{
+	char const *v = op_kv_get(conf, key);
+
+	return arg ? arg : v ? op_xstrdup(v) : NULL;
+}
+
+/*
+ * The settings file fills in what the command line did not give (a
+ * replay reads none). Dies on a bad file.
+ */
+static void apply_config(struct opd_options *o)
+{
+	struct op_kv *conf = &o->config;
+	char const *v;
+
+	if (replay_arg)
+		return;
+	if (op_settings_config_read(conf) < 0)
+		exit(1);
+	o->rotation_cmdline = rotate_arg || keep_arg || keep_size_arg;
+	session_dir_arg = setting(session_dir_arg, conf, "session_dir");
+	events_arg = setting(events_arg, conf, "events");
+	separate_arg = setting(separate_arg, conf, "separate");
+	callgraph_arg = setting(callgraph_arg, conf, "callgraph");
+	image_arg = setting(image_arg, conf, "image");
+	v = op_kv_get(conf, "vmlinux");
+	if (v && !vmlinux_arg && !no_vmlinux_arg) {
+		if (!strcmp(v, "none"))
+			no_vmlinux_arg = 1;
+		else
+			vmlinux_arg = op_xstrdup(v);
+	}
+	v = op_kv_get(conf, "keep_binaries");
+	if (v && !strcmp(v, "yes"))
+		keep_binaries_arg = 1;
+	if (!o->rotation_cmdline) {
+		rotate_arg = setting(NULL, conf, "rotate");
+		keep_arg = setting(NULL, conf, "keep");
+		keep_size_arg = setting(NULL, conf, "keep_size");
+	}
 }
 
 /* An absolute, existing path for a file given relative to the cwd. */
@@ -304,13 +381,21 @@ void opd_options_parse(struct opd_options *o, struct opd_config *cfg,
 	poptContext ctx = poptGetContext(op_progname(), argc, argv, options, 0);
 
 	parse_argv(ctx);
+	char err[1024];
+
 	if (version_arg) {
 		op_print_version(stdout, "oprofiled");
 		exit(0);
 	}
 	memset(cfg, 0, sizeof(*cfg));
+	apply_config(o);
+	if (parse_rotation(o, rotate_arg, keep_arg, keep_size_arg, err, sizeof(err)) < 0)
+		usage_error("%s", err);
+	if (replay_arg && o->rotate)
+		usage_error("--replay and --rotate exclude each other");
 	o->paused = paused_arg;
-	o->no_daemon = no_daemon_arg || replay_arg;
+	o->foreground = foreground_arg;
+	o->no_daemon = no_daemon_arg || foreground_arg || replay_arg;
 	o->buffer_pages = buffer_pages_arg < 0 ? 0 : (unsigned)buffer_pages_arg;
 	o->verbose = verbose_arg;
 	o->sync_interval = sync_interval_arg;
@@ -356,6 +441,10 @@ int opd_options_save(struct opd_options const *o, struct opd_config const *cfg)
 	op_kv_set(&kv, "image", o->image_text);
 	op_kv_set(&kv, "source", o->replay ? "replay" : o->source->name);
 	op_kv_set(&kv, "keep_binaries", cfg->keep_binaries ? "yes" : "no");
+	if (o->rotate) {
+		op_settings_duration_text(o->rotate, buf, sizeof(buf));
+		op_kv_set(&kv, "rotate", buf);
+	}
 	if (o->replay)
 		op_kv_set(&kv, "replay", o->replay);
 	snprintf(buf, sizeof(buf), "%lld", (long long)now);
@@ -367,4 +456,43 @@ int opd_options_save(struct opd_options const *o, struct opd_config const *cfg)
 	free(path);
 	free(current);
 	return ret;
+}
+
+/* Keys of the settings file that a running daemon cannot change. */
+static char const *const restart_keys[] = {
+	"session_dir", "events", "separate", "callgraph", "vmlinux", "image",
+	"keep_binaries",
+};
+
+int opd_options_reload(struct opd_options *o)
+{
+	char const *path = op_settings_config_path();
+	struct op_kv conf;
+	char err[1024], text[32];
+
+	if (op_settings_config_read(&conf) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(restart_keys) / sizeof(restart_keys[0]); i++) {
+		char const *was = op_kv_get(&o->config, restart_keys[i]);
+		char const *now = op_kv_get(&conf, restart_keys[i]);
+
+		if (was == now || (was && now && !strcmp(was, now)))
+			continue;
+		op_warn("reload: %s changed in '%s' ('%s', running with '%s'): it takes effect when the daemon restarts (systemctl restart oprofiled)",
+			restart_keys[i], path, now ? now : "unset", was ? was : "unset");
+	}
+	if (o->rotation_cmdline) {
+		op_info("reload: --rotate, --keep and --keep-size were given on the command line: the settings file's values are not used");
+	} else if (parse_rotation(o, op_kv_get(&conf, "rotate"), op_kv_get(&conf, "keep"),
+				  op_kv_get(&conf, "keep_size"), err, sizeof(err)) < 0) {
+		op_error("reload: settings file '%s': %s", path, err);
+	} else {
+		op_settings_duration_text(o->rotate, text, sizeof(text));
+		op_info("reload: settings file '%s' read: rotate %s, keep %llus, keep_size %llu bytes",
+			path, o->rotate ? text : "0 (never)",
+			(unsigned long long)o->keep, (unsigned long long)o->keep_size);
+	}
+	op_kv_free(&o->config);
+	o->config = conf;
+	return 0;
 }

@@ -7,6 +7,9 @@
 #ifndef OPD_OPTIONS_H
 #define OPD_OPTIONS_H
 
+#include <stdint.h>
+
+#include "op_session_kv.h"
 #include "opd_core.h"
 #include "opd_source.h"
 
@@ -15,7 +18,13 @@ struct opd_options {
 	char *vmlinux;                  /* NULL: kallsyms (--no-vmlinux) */
 	char *record_stream;            /* --record-stream=FILE or NULL */
 	char *replay;                   /* --replay=FILE or NULL */
-	int no_daemon;
+	int no_daemon;                  /* --no-daemon or --foreground */
+	int foreground;                 /* --foreground: as a service */
+	uint64_t rotate;                /* --rotate seconds, 0: never */
+	uint64_t keep;                  /* --keep seconds, 0: no limit */
+	uint64_t keep_size;             /* --keep-size bytes, 0: no limit */
+	int rotation_cmdline;           /* those three came from the command line */
+	struct op_kv config;            /* the settings file as read at start */
 	int paused;                     /* --paused: wait for "start" */
 	unsigned buffer_pages;
 	int verbose;
@@ -42,5 +51,13 @@ void opd_options_parse(struct opd_options *o, struct opd_config *cfg,
  * epoch) and start_time_text. 0 or -1.
  */
 int opd_options_save(struct opd_options const *o, struct opd_config const *cfg);
+
+/*
+ * SIGHUP: read the settings file again. rotate, keep and keep_size take
+ * effect at once (unless the command line set them); a change of any
+ * other key is logged as needing a restart. 0, or -1 (the file is bad:
+ * nothing changes).
+ */
+int opd_options_reload(struct opd_options *o);
 
 #endif /* OPD_OPTIONS_H */

@@ -7,7 +7,8 @@
  * (opd_core.h); everything before it, the source's (opd_source.h).
  *
  * Signals, as OProfile's daemon:
- *   SIGHUP        close every sample file (they reopen lazily), reopen the log
+ *   SIGHUP        close every sample file (they reopen lazily), reopen the
+ *                 log, read the settings file again (opd_options_reload)
  *   SIGTERM/INT   stop, flush, sync, write stats, remove the lock, exit 0
  *   SIGUSR1/USR2  start / stop sampling
  * and every --sync-interval seconds: sync the sample files, write stats.
@@ -16,11 +17,16 @@
  * loses at most that, the source's 100 ms read period and its ordering
  * slack: under a second.
  *
+ * With --rotate the live session is saved as samples/UTC-TIME at every
+ * boundary of the interval (op_session_rotate.h): in this loop, between
+ * two deliveries of the stream, so a sample is in exactly one session.
+ *
  * Every file it creates in the session has an explicit mode (umask 022 is
  * set first) and is opened without following symbolic links (op_file.h).
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -28,6 +34,7 @@
 #include <popt.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +53,9 @@
 #include "op_util.h"
 #include "op_session.h"
 #include "op_session_control.h"
+#include "op_session_kv.h"
+#include "op_session_rotate.h"
+#include "op_session_settings.h"
 #include "opd_core.h"
 #include "opd_options.h"
 #include "opd_source.h"
@@ -71,6 +81,10 @@ struct daemon {
 	int recording;
 	int sampling;
 	int quit;
+	time_t period_start;            /* --rotate: when the live session began */
+	time_t next_rotate;             /* the next boundary */
+	uint64_t total_received;        /* samples of the sessions saved or reset */
+	unsigned nr_rotated;
 };
 
 static void log_msg(char const *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -241,6 +255,7 @@ static int do_reset(struct daemon *d)
 	int ret;
 
 	flush_to(d, op_monotonic_ns());
+	d->total_received += opd_core_stats(d->core)->received;
 	opd_core_close_files(d->core);
 	ret = op_session_reset(d->session_dir);
 	opd_core_reset_stats(d->core);
@@ -249,17 +264,194 @@ static int do_reset(struct daemon *d)
 	return ret;
 }
 
-static int do_save(struct daemon *d, char const *name, char *err, size_t errlen)
+/*
+ * Save the live session as samples/NAME and start a new one. The stats
+ * of the saved session (what it holds) go to *saved when not NULL.
+ */
+static int do_save(struct daemon *d, char const *name, char *err, size_t errlen,
+		   struct opd_stats *saved)
 {
 	flush_to(d, op_monotonic_ns());
+	if (saved)
+		*saved = *opd_core_stats(d->core);
 	opd_core_close_files(d->core);
 	if (op_session_save(d->session_dir, name, err, errlen) < 0)
 		return -1;
+	d->total_received += opd_core_stats(d->core)->received;
 	opd_core_write_session(d->core);
 	opd_core_reset_stats(d->core);
 	write_stats(d);
-	log_msg("session saved as '%s'", name);
+	if (!saved)
+		log_msg("session saved as '%s'", name);
 	return 0;
+}
+
+/* --- sessions by time (--rotate) --------------------------------------- */
+
+static time_t next_boundary(time_t t, uint64_t interval)
+{
+	return (time_t)(((uint64_t)t / interval + 1) * interval);
+}
+
+/* A name for the live session's period no session has yet. */
+static void rotated_name(struct daemon *d, char *name, size_t size)
+{
+	char base[48];
+	struct stat st;
+	char *dir;
+
+	/* a period that began off a boundary (the first) says when */
+	op_rotate_name(d->period_start, (uint64_t)d->period_start % d->opt.rotate ?
+		       1 : d->opt.rotate, base, sizeof(base));
+	for (unsigned k = 1; k < 1000; k++) {
+		if (k == 2)	/* a restart within the period: its own second */
+			op_rotate_name(d->period_start, 1, base, sizeof(base));
+		if (k <= 2)
+			snprintf(name, size, "%s", base);
+		else
+			snprintf(name, size, "%s.%u", base, k - 1);
+		dir = op_session_samples(d->session_dir, name);
+		if (lstat(dir, &st) < 0) {
+			free(dir);
+			return;
+		}
+		free(dir);
+	}
+}
+
+/* Record when the saved session's period ended, in its session.conf. */
+static void mark_end(struct daemon *d, char const *name, time_t end)
+{
+	char *dir = op_session_samples(d->session_dir, name);
+	char *path = op_session_path(dir, OP_SESSION_CONF);
+	struct op_kv kv;
+	char buf[32];
+
+	if (op_kv_read(&kv, path) == 0) {
+		snprintf(buf, sizeof(buf), "%lld", (long long)end);
+		op_kv_set(&kv, "end_time", buf);
+		op_kv_write(&kv, path);
+		op_kv_free(&kv);
+	}
+	free(path);
+	free(dir);
+}
+
+/*
+ * Save the live session under its period's name and begin the next
+ * period at now. A period that received nothing is not kept: the next
+ * one just begins.
+ */
+static void rotate(struct daemon *d, time_t now)
+{
+	char name[64], err[1024];
+	struct opd_stats st;
+
+	flush_to(d, op_monotonic_ns());
+	if (opd_core_stats(d->core)->received == 0) {
+		d->period_start = now;
+		return;
+	}
+	rotated_name(d, name, sizeof(name));
+	if (do_save(d, name, err, sizeof(err), &st) == 0) {
+		d->nr_rotated++;
+		mark_end(d, name, now);
+		opd_options_save(&d->opt, &d->cfg);	/* the new start_time */
+		log_msg("rotated: session '%s' holds received %llu, written %llu, dropped %llu; received since start %llu",
+			name, (unsigned long long)st.received,
+			(unsigned long long)st.written,
+			(unsigned long long)opd_stats_dropped(&st),
+			(unsigned long long)d->total_received);
+	}
+	d->period_start = now;
+	op_rotate_retain(d->session_dir, now, d->opt.keep, d->opt.keep_size);
+}
+
+/* In the loop: rotate when a boundary has passed; the next period
+ * begins at the last boundary, even when the loop is late. */
+static void rotate_on_time(struct daemon *d)
+{
+	time_t now = time(NULL);
+
+	if (!d->opt.rotate || now < d->next_rotate)
+		return;
+	rotate(d, now - (time_t)((uint64_t)now % d->opt.rotate));
+	d->next_rotate = next_boundary(now, d->opt.rotate);
+}
+
+/* Start (or, after a reload, restart) the rotation clock. */
+static void rotate_setup(struct daemon *d)
+{
+	char text[32];
+
+	if (!d->opt.rotate)
+		return;
+	if (!d->period_start)
+		d->period_start = time(NULL);
+	d->next_rotate = next_boundary(time(NULL), d->opt.rotate);
+	op_settings_duration_text(d->opt.rotate, text, sizeof(text));
+	log_msg("sessions rotate every %s (names in UTC), next at %lld", text,
+		(long long)d->next_rotate);
+	op_rotate_retain(d->session_dir, time(NULL), d->opt.keep, d->opt.keep_size);
+}
+
+/* Whether the live session holds sample trees. */
+static bool current_has_samples(char const *current)
+{
+	DIR *dir = opendir(current);
+	struct dirent *de;
+	bool any = false;
+
+	while (dir && !any && (de = readdir(dir)))
+		any = op_session_is_sample_tree(de->d_name);
+	if (dir)
+		closedir(dir);
+	return any;
+}
+
+/*
+ * At start, with --rotate: samples left in the live session by a daemon
+ * that did not stop cleanly (kill -9, power loss) belong to its period
+ * and its boot's kernel: they become a session of their own, named by
+ * the start_time of their session.conf, before this run's data goes in.
+ */
+static void rotate_leftover(struct daemon *d)
+{
+	char *current = op_session_samples(d->session_dir, OP_CURRENT_SESSION);
+	char *conf = op_session_path(current, OP_SESSION_CONF);
+	char name[64], err[1024];
+	struct op_kv kv;
+	char const *start;
+
+	if (current_has_samples(current) && op_kv_read(&kv, conf) == 0) {
+		start = op_kv_get(&kv, "start_time");
+		d->period_start = start ? (time_t)strtoll(start, NULL, 10) : 0;
+		if (d->period_start <= 0)
+			d->period_start = time(NULL);
+		rotated_name(d, name, sizeof(name));
+		if (op_session_save(d->session_dir, name, err, sizeof(err)) == 0)
+			log_msg("the live session held samples of an earlier run: saved as '%s'",
+				name);
+		op_kv_free(&kv);
+		d->period_start = 0;
+	}
+	free(conf);
+	free(current);
+}
+
+/* Poll timeout: the source's 100 ms while sampling, else until the next
+ * boundary (or forever). */
+static int poll_timeout(struct daemon *d)
+{
+	time_t now;
+
+	if (d->sampling)
+		return 100;
+	if (!d->opt.rotate)
+		return -1;
+	now = time(NULL);
+	return now >= d->next_rotate ? 0 :
+		(int)(d->next_rotate - now < 60 ? d->next_rotate - now : 60) * 1000;
 }
 
 /* A full disk is said at once, not by a dump that never completes. */
@@ -305,7 +497,7 @@ static void handle_command(struct daemon *d, struct op_command const *c)
 		ret = do_reset(d);
 		break;
 	case OP_CMD_SAVE:
-		ret = do_save(d, c->name, err, sizeof(err));
+		ret = do_save(d, c->name, err, sizeof(err), NULL);
 		break;
 	case OP_CMD_EXIT:
 		d->quit = 1;
@@ -329,6 +521,8 @@ static void handle_signals(struct daemon *d)
 			if (d->log_fd >= 0 && log_open(d) == 0)
 				log_redirect(d);
 			log_msg("SIGHUP: sample files closed, log reopened");
+			if (opd_options_reload(&d->opt) == 0)
+				rotate_setup(d);
 			break;
 		case SIGTERM:
 		case SIGINT:
@@ -380,12 +574,13 @@ static int main_loop(struct daemon *d)
 		n += d->src.ops->pollfds(&d->src, fds + n, MAX_POLL_FDS - n);
 		/* The source is read at least every 100 ms while sampling: its
 		 * rings wake us only past a watermark. */
-		if (poll(fds, n, d->sampling ? 100 : -1) < 0 && errno != EINTR)
+		if (poll(fds, n, poll_timeout(d)) < 0 && errno != EINTR)
 			return op_error_errno("poll failed");
 		if (d->sampling && d->src.ops->read(&d->src) < 0)
 			op_error("cannot read the %s source", d->src.ops->name);
 		if (d->sampling)
 			flush_on_time(d);
+		rotate_on_time(d);
 		if (fds[0].revents)
 			handle_signals(d);
 		if (fds[1].revents)
@@ -418,6 +613,8 @@ static sigset_t daemon_signals(void)
 static void make_answer_files(struct daemon *d)
 {
 	static char const *const names[] = { OP_DUMP_FILE, OP_REPLY_FILE };
+
+	op_control_clean_replies(d->session_dir);
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char *path = op_session_path(d->session_dir, names[i]);
@@ -503,11 +700,17 @@ static void shutdown_daemon(struct daemon *d)
 
 	stop_sampling(d);
 	flush_to(d, UINT64_MAX);
+	if (d->opt.rotate)	/* the last period is a session too */
+		rotate(d, time(NULL));
 	d->src.ops->close(&d->src);
 	opd_core_sync(d->core);
 	write_stats(d);
 	log_msg("exiting; statistics:");
 	opd_stats_log(opd_core_stats(d->core), d->opt.verbose);
+	log_msg("received since start %llu samples; %u sessions rotated",
+		(unsigned long long)(d->total_received +
+				     opd_core_stats(d->core)->received),
+		d->nr_rotated);
 	opd_core_free(d->core);
 	if (d->recording && stream_writer_close(&d->rec) == 0)
 		log_msg("recorded the stream to '%s'", d->opt.record_stream);
@@ -567,7 +770,11 @@ static int run(struct daemon *d)
 	if (op_lock_acquire(d->session_dir, getpid(), &owner) < 0)
 		return 1;
 	d->lock_pid = getpid();
-	if (log_open(d) < 0 || opd_options_save(&d->opt, &d->cfg) < 0)
+	if (log_open(d) < 0)
+		goto fail_unlock;
+	if (d->opt.rotate)
+		rotate_leftover(d);
+	if (opd_options_save(&d->opt, &d->cfg) < 0)
 		goto fail_unlock;
 	if (!d->opt.no_daemon) {
 		daemonise(&ready_fd);
@@ -604,6 +811,7 @@ static int run(struct daemon *d)
 	log_msg("daemon started: pid %ld, session '%s', %s source, sampling %s, callgraph depth %u",
 		(long)getpid(), d->session_dir, d->src.ops->name, d->opt.events_text,
 		d->opt.callgraph);
+	rotate_setup(d);
 	if (main_loop(d) < 0)
 		op_error("main loop failed; shutting down");
 	shutdown_daemon(d);

@@ -386,8 +386,11 @@ static int copy_file(char const *from, char const *to)
  * Copy from/ into to/ (which exists): regular files and directories,
  * recursively. At the top (top != 0) the sample trees and stats/ are
  * left out: what remains is session.conf and the kernel symbol data.
+ * Files under session/binaries/ are named by build-id and never change:
+ * hard links (link != 0) where possible, so that sessions by time do not
+ * copy every kept binary at every rotation.
  */
-static int copy_settings(char const *from, char const *to, int top)
+static int copy_settings(char const *from, char const *to, int top, int link_ok)
 {
 	DIR *d = opendir(from);
 	struct dirent *de;
@@ -405,12 +408,14 @@ static int copy_settings(char const *from, char const *to, int top)
 		src = op_session_path(from, de->d_name);
 		dst = op_session_path(to, de->d_name);
 		if (lstat(src, &st) == 0 && S_ISREG(st.st_mode)) {
-			ret = copy_file(src, dst);
+			if (!link_ok || link(src, dst) < 0)
+				ret = copy_file(src, dst);
 		} else if (lstat(src, &st) == 0 && S_ISDIR(st.st_mode)) {
 			if (mkdir(dst, 0755) < 0 && errno != EEXIST)
 				ret = op_error_errno("cannot create '%s'", dst);
 			else
-				ret = copy_settings(src, dst, 0);
+				ret = copy_settings(src, dst, 0, link_ok ||
+						    !strcmp(de->d_name, OP_META_BINARIES));
 		}
 		free(src);
 		free(dst);
@@ -464,7 +469,7 @@ int op_session_save(char const *session_dir, char const *name,
 			   strerror(errno));
 		goto out;
 	}
-	if (copy_settings(saved, current, 1) < 0) {
+	if (copy_settings(saved, current, 1, 0) < 0) {
 		save_error(err, errlen, "cannot copy the session settings of '%s' into '%s'",
 			   saved, current);
 		goto out;

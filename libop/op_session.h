@@ -9,6 +9,7 @@
  *   SESSION/opd_pipe              control FIFO (op_session_control.h)
  *   SESSION/complete_dump         last completed dump id
  *   SESSION/control_reply         last command reply
+ *   SESSION/reply.ID              the reply to one sender's command ID
  *   SESSION/kernel-cache/         kallsyms gzipped once per boot (key,
  *                                 kernel_range, kallsyms.gz)
  *   SESSION/samples/oprofiled.log the daemon's log
@@ -38,6 +39,7 @@
 #define OP_FIFO_FILE "opd_pipe"
 #define OP_DUMP_FILE "complete_dump"
 #define OP_REPLY_FILE "control_reply"
+#define OP_REPLY_PREFIX "reply."
 #define OP_KERNEL_CACHE_DIR "kernel-cache"
 #define OP_SAMPLES_DIR "samples"
 #define OP_LOG_FILE OP_SAMPLES_DIR "/oprofiled.log"

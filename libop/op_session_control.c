@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE	/* nftw, O_CLOEXEC, ... also without config.h (fuzz builds) */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -189,6 +190,84 @@ void op_control_close(struct op_control *c)
 	c->fifo = NULL;
 }
 
+/* malloc'ed SESSION/reply.ID */
+static char *own_reply_path(char const *session_dir, char const *id)
+{
+	char name[sizeof(OP_REPLY_PREFIX) + OP_CONTROL_ID_MAX];
+
+	snprintf(name, sizeof(name), "%s%s", OP_REPLY_PREFIX, id);
+	return op_session_path(session_dir, name);
+}
+
+/* The answer in the sender's own file too, when it made one. */
+static int answer_own(char const *session_dir, char const *id,
+		      char const *text)
+{
+	char *path;
+	struct stat st;
+	int ret = 0;
+
+	if (!id_ok(id))
+		return 0;
+	path = own_reply_path(session_dir, id);
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+		ret = op_session_write_text(path, text);
+	free(path);
+	return ret;
+}
+
+int op_control_reply_open(char const *session_dir, char const *id)
+{
+	char *path;
+	int fd;
+
+	if (!id_ok(id))
+		return -1;
+	path = own_reply_path(session_dir, id);
+	fd = op_open_safe(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	free(path);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+void op_control_reply_close(char const *session_dir, char const *id)
+{
+	char *path;
+
+	if (!id_ok(id))
+		return;
+	path = own_reply_path(session_dir, id);
+	unlink(path);
+	free(path);
+}
+
+void op_control_clean_replies(char const *session_dir)
+{
+	DIR *d = opendir(session_dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, OP_REPLY_PREFIX, strlen(OP_REPLY_PREFIX)))
+			unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+}
+
+/* Where a waiter reads its answer: its own file when it made one. */
+static char *answer_path(char const *session_dir, char const *id,
+			 char const *shared)
+{
+	char *own = id_ok(id) ? own_reply_path(session_dir, id) : NULL;
+
+	if (own && access(own, F_OK) == 0)
+		return own;
+	free(own);
+	return op_session_path(session_dir, shared);
+}
+
 int op_control_reply(char const *session_dir, char const *id,
 		     char const *error)
 {
@@ -201,6 +280,8 @@ int op_control_reply(char const *session_dir, char const *id,
 	else
 		snprintf(text, sizeof(text), "%s ok\n", id);
 	ret = op_session_write_text(path, text);
+	if (answer_own(session_dir, id, text) < 0)
+		ret = -1;
 	free(path);
 	return ret;
 }
@@ -217,6 +298,8 @@ int op_control_dump_done(char const *session_dir, char const *id,
 	else
 		snprintf(text, sizeof(text), "%s\n", id);
 	ret = op_session_write_text(path, text);
+	if (answer_own(session_dir, id, text) < 0)
+		ret = -1;
 	free(path);
 	return ret;
 }
@@ -309,7 +392,7 @@ static int wait_step(int *waited_ms, int timeout_ms, pid_t pid)
 int op_control_wait_dump(char const *session_dir, char const *id,
 			 pid_t pid, int timeout_ms)
 {
-	char *path = op_session_path(session_dir, OP_DUMP_FILE);
+	char *path = answer_path(session_dir, id, OP_DUMP_FILE);
 	char buf[256];
 	int waited = 0, ret;
 
@@ -349,7 +432,7 @@ int op_control_wait_dump(char const *session_dir, char const *id,
 int op_control_wait_reply(char const *session_dir, char const *id,
 			  pid_t pid, int timeout_ms, char *err, size_t errlen)
 {
-	char *path = op_session_path(session_dir, OP_REPLY_FILE);
+	char *path = answer_path(session_dir, id, OP_REPLY_FILE);
 	char buf[1200];
 	size_t idlen = strlen(id);
 	int waited = 0, ret;

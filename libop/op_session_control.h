@@ -21,6 +21,12 @@
  * files are replaced atomically (temp file + rename). Everything is also
  * logged in samples/oprofiled.log.
  *
+ * Those two files are shared: two senders at once could each read the
+ * other's answer and time out waiting for their own. So a sender first
+ * makes its own answer file SESSION/reply.ID (O_EXCL: the id holds its
+ * pid and a clock reading) and waits there; the daemon writes the answer
+ * (the same text) into reply.ID when it exists, besides the shared file.
+ *
  * Dump ids made by op_control_make_id() are "NANOSECONDS.PID" with
  * CLOCK_MONOTONIC nanoseconds taken before the request was written: a
  * waiter may accept a later id, since the daemon handles commands in
@@ -90,7 +96,20 @@ int op_control_reply(char const *session_dir, char const *id,
 int op_control_dump_done(char const *session_dir, char const *id,
 			 char const *error);
 
+/* Stale reply.ID files of senders gone (at daemon start). */
+void op_control_clean_replies(char const *session_dir);
+
 /* --- client side --- */
+
+/*
+ * Make SESSION/reply.ID (empty, O_EXCL, no symbolic link followed) for a
+ * command about to be sent with id; the waiters below then read it.
+ * 0, or -1 (no message: the shared answer files serve instead).
+ */
+int op_control_reply_open(char const *session_dir, char const *id);
+
+/* Remove SESSION/reply.ID (answered, or given up). */
+void op_control_reply_close(char const *session_dir, char const *id);
 
 /* A fresh id "NANOSECONDS.PID". */
 void op_control_make_id(char *id, size_t size);

@@ -12,6 +12,7 @@
 #include "op_events.h"
 #include "op_message.h"
 #include "op_session.h"
+#include "op_session_kv.h"
 #include "op_session_settings.h"
 #include "op_stream.h"
 
@@ -251,4 +252,153 @@ int op_settings_check_privilege(void)
 		"system-wide sampling without root needs it at 0 or less "
 		"(sysctl kernel.perf_event_paranoid=0)", paranoid);
 	return -1;
+}
+
+/* --- durations, sizes, and the system settings file --- */
+
+/* A decimal number and one optional unit letter of units (with their
+ * factors); 0, or -1. */
+static int number_unit(char const *text, char const *units,
+		       uint64_t const *factor, uint64_t *out)
+{
+	char const *p = text, *u;
+	uint64_t v = 0;
+
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (p == text || v == 0)
+		return -1;
+	if (*p) {
+		u = strchr(units, *p);
+		if (!u || p[1])
+			return -1;
+		if (v > UINT64_MAX / factor[u - units])
+			return -1;
+		v *= factor[u - units];
+	}
+	*out = v;
+	return 0;
+}
+
+int op_settings_duration(char const *option, char const *text,
+			 uint64_t *seconds, char *err, size_t errlen)
+{
+	static uint64_t const factor[] = { 1, 60, 3600, 86400 };
+
+	if (number_unit(text, "smhd", factor, seconds) < 0) {
+		snprintf(err, errlen, "%s: '%s' is not a duration: give a number of seconds, or N with s, m, h or d (e.g. 30s, 1h, 7d)",
+			 option, text);
+		return -1;
+	}
+	return 0;
+}
+
+void op_settings_duration_text(uint64_t seconds, char *buf, size_t size)
+{
+	static struct { uint64_t s; char unit; } const units[] = {
+		{ 86400, 'd' }, { 3600, 'h' }, { 60, 'm' }, { 1, 's' },
+	};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (seconds % units[i].s == 0 || units[i].s == 1) {
+			snprintf(buf, size, "%llu%c",
+				 (unsigned long long)(seconds / units[i].s), units[i].unit);
+			return;
+		}
+}
+
+int op_settings_size(char const *option, char const *text, uint64_t *bytes,
+		     char *err, size_t errlen)
+{
+	static uint64_t const factor[] = { 1ULL << 10, 1ULL << 20, 1ULL << 30, 1ULL << 40 };
+
+	if (number_unit(text, "KMGT", factor, bytes) < 0) {
+		snprintf(err, errlen, "%s: '%s' is not a size: give a number of bytes, or N with K, M, G or T (e.g. 500M)",
+			 option, text);
+		return -1;
+	}
+	return 0;
+}
+
+char const *op_settings_config_path(void)
+{
+	char const *env = getenv(OP_CONFIG_ENV);
+
+	return env && *env ? env : OP_CONFIG_FILE_DEFAULT;
+}
+
+/* "none"/"all" or absolute paths, comma separated (image), or one. */
+static int config_paths(char const *v, char const *none, int list)
+{
+	char *copy, *w, *save = NULL;
+	int ret = 0;
+
+	if (!strcmp(v, none))
+		return 0;
+	if (!list)
+		return v[0] == '/' ? 0 : -1;
+	copy = op_xstrdup(v);
+	for (w = strtok_r(copy, ",", &save); w && !ret; w = strtok_r(NULL, ",", &save))
+		if (w[0] != '/')
+			ret = -1;
+	free(copy);
+	return ret;
+}
+
+/* Check one key=value of the settings file; -1 with err. */
+static int config_check(char const *key, char const *v, char *err, size_t errlen)
+{
+	unsigned bits, depth;
+	uint64_t n;
+
+	if (!strcmp(key, "events"))
+		return *v ? 0 : (snprintf(err, errlen, "events is empty (give 'default' or NAME:count,...)"), -1);
+	if (!strcmp(key, "separate"))
+		return op_settings_separate(v, &bits, err, errlen);
+	if (!strcmp(key, "callgraph"))
+		return op_settings_callgraph(v, &depth, err, errlen);
+	if (!strcmp(key, "rotate") && !strcmp(v, "0"))
+		return 0;	/* no rotation */
+	if (!strcmp(key, "rotate") || !strcmp(key, "keep"))
+		return op_settings_duration(key, v, &n, err, errlen);
+	if (!strcmp(key, "keep_size"))
+		return op_settings_size(key, v, &n, err, errlen);
+	if (!strcmp(key, "keep_binaries") && (!strcmp(v, "yes") || !strcmp(v, "no")))
+		return 0;
+	if ((!strcmp(key, "session_dir") && config_paths(v, "", 0) == 0 && *v) ||
+	    (!strcmp(key, "vmlinux") && config_paths(v, "none", 0) == 0) ||
+	    (!strcmp(key, "image") && config_paths(v, "all", 1) == 0))
+		return 0;
+	if (!strcmp(key, "keep_binaries") || !strcmp(key, "session_dir") ||
+	    !strcmp(key, "vmlinux") || !strcmp(key, "image")) {
+		snprintf(err, errlen, "%s: '%s' is not %s", key, v,
+			 !strcmp(key, "keep_binaries") ? "yes or no" :
+			 !strcmp(key, "vmlinux") ? "'none' or an absolute path" :
+			 !strcmp(key, "image") ? "'all' or absolute paths" :
+			 "an absolute path");
+		return -1;
+	}
+	snprintf(err, errlen, "unknown key '%s' (keys: session_dir, events, separate, callgraph, vmlinux, image, keep_binaries, rotate, keep, keep_size)",
+		 key);
+	return -1;
+}
+
+int op_settings_config_read(struct op_kv *kv)
+{
+	char const *path = op_settings_config_path();
+	char err[1024];
+
+	memset(kv, 0, sizeof(*kv));
+	if (op_kv_read(kv, path) < 0)
+		return -1;
+	for (size_t i = 0; i < kv->nr; i++)
+		if (config_check(kv->keys[i], kv->values[i], err, sizeof(err)) < 0) {
+			op_kv_free(kv);
+			memset(kv, 0, sizeof(*kv));
+			return op_error("settings file '%s': %s", path, err);
+		}
+	return 0;
 }

@@ -82,4 +82,46 @@ int op_settings_events(char const *specs, enum op_cpu cpu, unsigned callgraph,
  */
 int op_settings_check_privilege(void);
 
+/* --- durations, sizes, and the system settings file --- */
+
+/*
+ * A duration: a decimal number with an optional unit s (default), m, h
+ * or d ("90s", "5m", "2h", "7d"); at least 1 second. 0, or -1 with err
+ * naming option (e.g. "--rotate") and the text.
+ */
+int op_settings_duration(char const *option, char const *text,
+			 uint64_t *seconds, char *err, size_t errlen);
+
+/* seconds as the largest unit that divides it: "2h", "90s", "7d". */
+void op_settings_duration_text(uint64_t seconds, char *buf, size_t size);
+
+/*
+ * A size in bytes: a decimal number with an optional unit K, M, G or T
+ * (powers of 1024; "500M"); at least 1. 0, or -1 with err.
+ */
+int op_settings_size(char const *option, char const *text, uint64_t *bytes,
+		     char *err, size_t errlen);
+
+/*
+ * The system's settings file, read by oprofiled (its defaults: the
+ * command line wins) and by opcontrol (under SESSION/daemonrc): key=value
+ * lines (op_session_kv.h) with the keys
+ *   session_dir events separate callgraph vmlinux image keep_binaries
+ *   rotate keep keep_size
+ * (doc/oprofiled.1). $OPROFILE_CONFIG names another file.
+ */
+#define OP_CONFIG_FILE_DEFAULT "/etc/oprofile/oprofiled.conf"
+#define OP_CONFIG_ENV "OPROFILE_CONFIG"
+
+char const *op_settings_config_path(void);
+
+struct op_kv;
+
+/*
+ * Read the settings file into kv (empty when it does not exist) and check
+ * every key and the values that need no cpu type (events are checked by
+ * their user). 0, or -1 after a message naming the file and the key.
+ */
+int op_settings_config_read(struct op_kv *kv);
+
 #endif /* OP_SESSION_SETTINGS_H */

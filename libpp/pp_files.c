@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 
 #include "op_config.h"
@@ -18,6 +19,7 @@
 #include "op_session.h"
 #include "op_util.h"
 #include "pp_files.h"
+#include "pp_timerange.h"
 #include "pp_notes.h"
 
 /* Growable array of candidates while listing. */
@@ -95,7 +97,42 @@ static int missing_session(char const *what, char const *samples,
 	return -1;
 }
 
-/* A session given by path, or names/globs under samples/. */
+/* The rotated sessions of a time range (pp_timerange.h), oldest first. */
+static int resolve_range(struct pp_spec const *spec, char const *what,
+			 struct pp_timerange const *r, char const *samples,
+			 struct pp_strlist const *present,
+			 struct pp_filelist *out, char *err, size_t errlen)
+{
+	struct pp_strlist const *ex = &spec->v[PP_TAG_SESSION_EXCLUDE];
+	struct pp_strlist rotated = { 0 };
+	size_t before = out->nr_sessions;
+	char *list;
+
+	for (size_t i = 0; i < present->n; i++) {
+		char *dir;
+
+		if (pp_timerange_match(r, present->v[i]) &&
+		    !pp_strlist_match(ex, present->v[i])) {
+			dir = path_join(samples, present->v[i]);
+			add_session(out, present->v[i], dir);
+			free(dir);
+		}
+		if (pp_timerange_match(&(struct pp_timerange){ 0 }, present->v[i]))
+			pp_strlist_add(&rotated, present->v[i]);
+	}
+	if (out->nr_sessions > before) {
+		pp_strlist_free(&rotated);
+		return 0;
+	}
+	list = pp_strlist_join(&rotated, 10);
+	snprintf(err, errlen, "no rotated session in %s in %s (%zu rotated sessions%s%s)",
+		 what, samples, rotated.n, rotated.n ? ": " : "", list);
+	free(list);
+	pp_strlist_free(&rotated);
+	return -1;
+}
+
+/* A session given by path, a time range, or names/globs under samples/. */
 static int resolve_one(struct pp_spec const *spec, char const *item,
 		       char const *samples, struct pp_strlist const *present,
 		       struct pp_filelist *out, char *err, size_t errlen)
@@ -103,6 +140,16 @@ static int resolve_one(struct pp_spec const *spec, char const *item,
 	struct pp_strlist const *ex = &spec->v[PP_TAG_SESSION_EXCLUDE];
 	bool found = false;
 
+	if (pp_timerange_is_range(item)) {
+		struct pp_timerange r;
+		char what[300];
+
+		if (pp_timerange_parse(item, &r, err, errlen) < 0)
+			return -1;
+		snprintf(what, sizeof(what), "range %s", item);
+		return resolve_range(spec, what, &r, samples, present, out,
+				     err, errlen);
+	}
 	if (strchr(item, '/')) {
 		if (!is_dir(item)) {
 			snprintf(err, errlen, "session directory '%s' not "
@@ -129,7 +176,30 @@ static int resolve_one(struct pp_spec const *spec, char const *item,
 	return 0;
 }
 
-static int resolve_sessions(struct pp_spec const *spec, char const *base,
+/* --since/--until: the rotated sessions in that range. */
+static int resolve_options(struct pp_spec const *spec,
+			   struct pp_select_opts const *opts, char const *samples,
+			   struct pp_strlist const *present,
+			   struct pp_filelist *out, char *err, size_t errlen)
+{
+	struct pp_timerange r;
+	char what[300];
+
+	if (spec->given[PP_TAG_SESSION]) {
+		snprintf(err, errlen, "--since/--until choose the sessions: give them or session:, not both");
+		return -1;
+	}
+	if (pp_timerange_options(opts->since, opts->until, time(NULL), &r, err,
+				 errlen) < 0)
+		return -1;
+	snprintf(what, sizeof(what), "--since=%s --until=%s",
+		 opts->since ? opts->since : "(open)",
+		 opts->until ? opts->until : "(open)");
+	return resolve_range(spec, what, &r, samples, present, out, err, errlen);
+}
+
+static int resolve_sessions(struct pp_spec const *spec,
+			    struct pp_select_opts const *opts, char const *base,
 			    struct pp_filelist *out, char *err, size_t errlen)
 {
 	static char const *const current[] = { OP_CURRENT_SESSION };
@@ -137,11 +207,16 @@ static int resolve_sessions(struct pp_spec const *spec, char const *base,
 	struct pp_strlist const *want = &spec->v[PP_TAG_SESSION];
 	char *samples = path_join(base, OP_SAMPLES_DIR);
 	struct pp_strlist dflt = { .n = 1, .v = (char **)current };
+	struct pp_strlist none = { 0 };
 	int rc = 0;
 
 	if (!spec->given[PP_TAG_SESSION])
 		want = &dflt;
 	list_sessions(samples, &present);
+	if (opts->since || opts->until) {
+		rc = resolve_options(spec, opts, samples, &present, out, err, errlen);
+		want = &none;
+	}
 	for (size_t i = 0; i < want->n && !rc; i++)
 		rc = resolve_one(spec, want->v[i], samples, &present, out,
 				 err, errlen);
@@ -533,7 +608,7 @@ int pp_files_select(struct pp_spec const *spec,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = resolve_sessions(spec, base, out, err, errlen);
+	rc = resolve_sessions(spec, opts, base, out, err, errlen);
 	free(base);
 	if (rc) {
 		pp_files_free(out);

@@ -49,6 +49,9 @@ struct pp_select_opts {
 	bool exclude_dependent;       /* -x: only files with A == B */
 	bool callgraph;               /* keep {cg} files (in cg), matched
 				       * like the others by A and B */
+	char const *since, *until;    /* --since/--until (pp_timerange.h):
+				       * the rotated sessions in that range
+				       * instead of session:; NULL: none */
 };
 
 /*

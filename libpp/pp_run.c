@@ -10,7 +10,7 @@ int pp_run_select(struct pp_run *r, struct pp_run_opts const *o, int argc,
 		  char const *const *argv, char const *usage)
 {
 	struct pp_select_opts sel = { o->session_dir, o->exclude_dependent,
-				      o->callgraph };
+				      o->callgraph, o->since, o->until };
 	char const *root = o->root;
 	char err[4096];
 

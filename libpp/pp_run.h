@@ -32,6 +32,7 @@ struct pp_run_opts {
 	bool exclude_dependent;      /* -x */
 	bool callgraph;              /* keep the {cg} files */
 	struct pp_merge merge;       /* -m */
+	char const *since, *until;   /* --since/--until, or NULL */
 };
 
 struct pp_run {

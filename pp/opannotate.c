@@ -28,9 +28,11 @@ static struct opannotate_opts {
 	char *include, *exclude, *demangle, *merge;
 	char *include_file, *exclude_file, *search_dirs, *base_dirs;
 	char *output_dir, *session_dir, *image_path, *root, *vmlinux;
+	char *since, *until;   /* rotated sessions by time (pp_timerange.h) */
 } opts;
 
-enum { OPT_SESSION_DIR = 256, OPT_INCLUDE_FILE, OPT_EXCLUDE_FILE, OPT_VMLINUX };
+enum { OPT_SESSION_DIR = 256, OPT_INCLUDE_FILE, OPT_EXCLUDE_FILE, OPT_VMLINUX,
+       OPT_SINCE, OPT_UNTIL };
 
 static struct poptOption const options[] = {
 	{ "source", 's', POPT_ARG_NONE, &opts.source, 0, "annotated source", NULL },
@@ -46,6 +48,8 @@ static struct poptOption const options[] = {
 	{ "base-dirs", 'b', POPT_ARG_STRING, NULL, 'b', "source path prefixes to strip before --search-dirs", "dir,..." },
 	{ "output-dir", 'o', POPT_ARG_STRING, NULL, 'o', "write annotated copies of the sources there", "dir" },
 	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR, "session directory (default " OP_SESSION_DIR_DEFAULT ")", "dir" },
+	{ "since", 0, POPT_ARG_STRING, NULL, OPT_SINCE, "merge the rotated sessions from this UTC time on (or now, -DURATION)", "YYYY-MM-DDTHH[:MM[:SS]]" },
+	{ "until", 0, POPT_ARG_STRING, NULL, OPT_UNTIL, "... and before this UTC time", "YYYY-MM-DDTHH[:MM[:SS]]" },
 	{ "image-path", 'p', POPT_ARG_STRING, NULL, 'p', "directories to find binaries in by name", "dir,..." },
 	{ "vmlinux", 0, POPT_ARG_STRING, NULL, OPT_VMLINUX, "the sampled kernel's image with symbols (its code, and lines with DWARF)", "file" },
 	{ "root", 'R', POPT_ARG_STRING, NULL, 'R', "prefix of the sampled paths (sysroot)", "dir" },
@@ -75,6 +79,8 @@ static char **string_field(int val)
 	case OPT_INCLUDE_FILE: return &opts.include_file;
 	case OPT_EXCLUDE_FILE: return &opts.exclude_file;
 	case OPT_VMLINUX: return &opts.vmlinux;
+	case OPT_SINCE: return &opts.since;
+	case OPT_UNTIL: return &opts.until;
 	default: return NULL;
 	}
 }
@@ -85,7 +91,7 @@ static void free_strings(void)
 		       &opts.merge, &opts.include_file, &opts.exclude_file,
 		       &opts.search_dirs, &opts.base_dirs, &opts.output_dir,
 		       &opts.session_dir, &opts.image_path, &opts.root,
-		       &opts.vmlinux };
+		       &opts.vmlinux, &opts.since, &opts.until };
 
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		replace(s[i], NULL);
@@ -152,6 +158,8 @@ static void setup(struct run *run)
 	if (!opts.session_dir)
 		opts.session_dir = op_xstrdup(OP_SESSION_DIR_DEFAULT);
 	run->run_opts.session_dir = opts.session_dir;
+	run->run_opts.since = opts.since;
+	run->run_opts.until = opts.until;
 	run->run_opts.image_path = opts.image_path;
 	run->run_opts.root = opts.root;
 }

@@ -39,9 +39,10 @@ static struct opreport_opts {
 	double threshold;
 	char *sort, *include, *exclude, *demangle, *merge, *output, *verbose;
 	char *session_dir, *image_path, *root;
+	char *since, *until;   /* rotated sessions by time (pp_timerange.h) */
 } opts;
 
-enum { OPT_SESSION_DIR = 256 };
+enum { OPT_SESSION_DIR = 256, OPT_SINCE, OPT_UNTIL };
 
 static struct poptOption const options[] = {
 	{ "symbols", 'l', POPT_ARG_NONE, &opts.symbols, 0, "list symbols", NULL },
@@ -64,6 +65,8 @@ static struct poptOption const options[] = {
 	{ "output-file", 'o', POPT_ARG_STRING, NULL, 'o', "write the report to a file", "file" },
 	{ "xml", 'X', POPT_ARG_NONE, &opts.xml, 0, "XML output (doc/opreport.xsd)", NULL },
 	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR, "session directory (default " OP_SESSION_DIR_DEFAULT ")", "dir" },
+	{ "since", 0, POPT_ARG_STRING, NULL, OPT_SINCE, "merge the rotated sessions from this UTC time on (or now, -DURATION)", "YYYY-MM-DDTHH[:MM[:SS]]" },
+	{ "until", 0, POPT_ARG_STRING, NULL, OPT_UNTIL, "... and before this UTC time", "YYYY-MM-DDTHH[:MM[:SS]]" },
 	{ "image-path", 'p', POPT_ARG_STRING, NULL, 'p', "directories to find binaries in by name", "dir,..." },
 	{ "root", 'R', POPT_ARG_STRING, NULL, 'R', "prefix of the sampled paths (sysroot)", "dir" },
 	{ "processes", 0, POPT_ARG_NONE, &opts.processes, 0, "Prospect's process summary: samples and time per process, each one's user and kernel profile, the global kernel profile", NULL },
@@ -110,6 +113,8 @@ static void take_string(poptContext ctx, int val)
 	case 'm': replace(&opts.merge, arg); break;
 	case 'o': replace(&opts.output, arg); break;
 	case OPT_SESSION_DIR: replace(&opts.session_dir, arg); break;
+	case OPT_SINCE: replace(&opts.since, arg); break;
+	case OPT_UNTIL: replace(&opts.until, arg); break;
 	case 'p': replace(&opts.image_path, arg); break;
 	case 'R': replace(&opts.root, arg); break;
 	case 'V': replace(&opts.verbose, arg ? arg : op_xstrdup("all")); break;
@@ -122,7 +127,7 @@ static void free_strings(void)
 	char **s[] = { &opts.sort, &opts.include, &opts.exclude,
 		       &opts.demangle, &opts.merge, &opts.output,
 		       &opts.session_dir, &opts.image_path, &opts.root,
-		       &opts.verbose };
+		       &opts.verbose, &opts.since, &opts.until };
 
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		replace(s[i], NULL);
@@ -227,7 +232,7 @@ static int build(struct run *run, struct side *s, int argc,
 		 char const *const *argv)
 {
 	struct pp_select_opts sel = { opts.session_dir, opts.exclude_dependent,
-				      opts.callgraph };
+				      opts.callgraph, opts.since, opts.until };
 	struct pp_invlist inv;
 	char const *root = opts.root;
 	char err[4096];

@@ -53,6 +53,8 @@ static struct {
 	int start, stop, dump, reset, shutdown, status, setup, start_daemon;
 	int list_events, init, deinit, version, verbose;
 	int keep_binaries, no_keep_binaries;
+	char *rotate, *keep, *keep_size;
+	struct op_kv config;   /* the settings file (op_settings_config_read) */
 } opt;
 
 /*
@@ -133,6 +135,14 @@ static struct poptOption const options[] = {
 	  "keep a copy of each sampled binary in the session, by build-id", NULL },
 	{ "no-keep-binaries", 0, POPT_ARG_NONE, &opt.no_keep_binaries, 0,
 	  "keep copies only of other mount namespaces' binaries (default)", NULL },
+	{ "rotate", 0, POPT_ARG_STRING, &opt.rotate, 0,
+	  "save the live session as samples/UTC-TIME every INTERVAL (s, m, h, d; 0: never)",
+	  "INTERVAL" },
+	{ "keep", 0, POPT_ARG_STRING, &opt.keep, 0,
+	  "remove rotated sessions that ended more than AGE ago", "AGE" },
+	{ "keep-size", 0, POPT_ARG_STRING, &opt.keep_size, 0,
+	  "remove the oldest rotated sessions while they take more than BYTES",
+	  "BYTES" },
 	{ "list-events", 'l', POPT_ARG_NONE, &opt.list_events, 0,
 	  "list the events of this cpu (runs ophelp)", NULL },
 	{ "init", 0, POPT_ARG_NONE, &opt.init, 0,
@@ -217,6 +227,10 @@ static void parse_options(int argc, char const **argv)
 		exit(2);
 	}
 	poptFreeContext(ctx);
+	if (op_settings_config_read(&opt.config) < 0)
+		exit(1);
+	if (!opt.session_dir)
+		opt.session_dir = (char *)op_kv_get(&opt.config, "session_dir");
 	if (!opt.session_dir)
 		opt.session_dir = OP_SESSION_DIR_DEFAULT;
 }
@@ -280,6 +294,39 @@ static int set_kernel_range(struct op_kv *kv, char const *text)
 	return 0;
 }
 
+/* --rotate, --keep, --keep-size: checked, kept as given. 0 or -1. */
+static int merge_rotation(struct op_kv *kv)
+{
+	char err[512];
+	uint64_t n;
+
+	if (opt.rotate && strcmp(opt.rotate, "0") &&
+	    op_settings_duration("--rotate", opt.rotate, &n, err, sizeof(err)) < 0)
+		return op_error("%s", err);
+	if (opt.keep && op_settings_duration("--keep", opt.keep, &n, err, sizeof(err)) < 0)
+		return op_error("%s", err);
+	if (opt.keep_size &&
+	    op_settings_size("--keep-size", opt.keep_size, &n, err, sizeof(err)) < 0)
+		return op_error("%s", err);
+	if (opt.rotate)
+		op_kv_set(kv, "rotate", opt.rotate);
+	if (opt.keep)
+		op_kv_set(kv, "keep", opt.keep);
+	if (opt.keep_size)
+		op_kv_set(kv, "keep_size", opt.keep_size);
+	return 0;
+}
+
+/* The settings file's values for what daemonrc and the command line
+ * leave unset (daemonrc wins: it is this session's). */
+static void merge_config(struct op_kv *kv)
+{
+	for (size_t i = 0; i < opt.config.nr; i++)
+		if (strcmp(opt.config.keys[i], "session_dir") &&
+		    !op_kv_get(kv, opt.config.keys[i]))
+			op_kv_set(kv, opt.config.keys[i], opt.config.values[i]);
+}
+
 /* The settings OProfile 0.9 has and we only pass on or record. */
 static int merge_0_9_settings(struct op_kv *kv)
 {
@@ -303,8 +350,9 @@ static int merge_settings(struct op_kv *kv)
 	int ret = op_kv_read(kv, rc_path);
 
 	free(rc_path);
-	if (ret < 0)
+	if (ret < 0 || merge_rotation(kv) < 0)
 		return -1;
+	merge_config(kv);
 	if (opt.callgraph) {
 		unsigned depth;
 
@@ -438,6 +486,29 @@ static int do_shutdown(pid_t pid)
 	return 0;
 }
 
+/*
+ * The service's state: "systemctl is-active oprofiled" when systemd runs
+ * this machine (sd_booted(3)'s test), else "not under systemd".
+ */
+static void print_service(void)
+{
+	char line[64] = "";
+	FILE *p;
+
+	if (access("/run/systemd/system", F_OK)) {
+		printf("Service: not under systemd\n");
+		return;
+	}
+	fflush(stdout);
+	p = popen("systemctl is-active oprofiled 2>/dev/null", "r");
+	if (!p || !fgets(line, sizeof(line), p))
+		snprintf(line, sizeof(line), "unknown (systemctl failed)");
+	if (p)
+		pclose(p);
+	line[strcspn(line, "\n")] = '\0';
+	printf("Service: oprofiled.service %s\n", line);
+}
+
 static int do_status(pid_t pid)
 {
 	char *state_path = op_session_path(opt.session_dir, OP_STATE_FILE);
@@ -466,6 +537,9 @@ static int do_status(pid_t pid)
 	printf("Image filter: %s\n", op_kv_get(&kv, "image") ? op_kv_get(&kv, "image") : "all");
 	printf("Source: %s\n", op_kv_get(&kv, "source") ? op_kv_get(&kv, "source") :
 	       opc_driver_loaded() ? "driver" : "perf");
+	printf("Rotate: %s\n", op_kv_get(&kv, "rotate") ? op_kv_get(&kv, "rotate") : "0");
+	printf("Settings file: %s\n", op_settings_config_path());
+	print_service();
 	op_kv_free(&kv);
 	free(state_path);
 	return 0;
@@ -481,7 +555,7 @@ static int settings(struct op_kv *kv, pid_t pid)
 	int given = opt.events || opt.separate || opt.callgraph || opt.vmlinux ||
 		opt.no_vmlinux || opt.image || opt.kernel_range || opt.buffer_size ||
 		opt.buffer_watershed || opt.cpu_buffer_size || opt.keep_binaries ||
-		opt.no_keep_binaries;
+		opt.no_keep_binaries || opt.rotate || opt.keep || opt.keep_size;
 	int starting = opt.start || opt.start_daemon;
 
 	memset(kv, 0, sizeof(*kv));

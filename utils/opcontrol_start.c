@@ -72,15 +72,21 @@ void opc_load_running(char const *dir, struct op_kv *kv)
 int opc_command(char const *dir, pid_t pid, char const *what, char const *name)
 {
 	char id[OP_CONTROL_ID_MAX], line[OP_CONTROL_LINE_MAX];
+	int ret;
 
 	op_control_make_id(id, sizeof(id));
 	snprintf(line, sizeof(line), "%s%s%s %s", what, name ? " " : "",
 		 name ? name : "", id);
+	/* our own answer file: another sender's answer is not ours */
+	op_control_reply_open(dir, id);
 	if (op_control_send(dir, line) < 0)
-		return -1;
-	if (!strcmp(what, "dump"))
-		return op_control_wait_dump(dir, id, pid, OPC_WAIT_MS);
-	return op_control_wait_reply(dir, id, pid, OPC_WAIT_MS, NULL, 0);
+		ret = -1;
+	else if (!strcmp(what, "dump"))
+		ret = op_control_wait_dump(dir, id, pid, OPC_WAIT_MS);
+	else
+		ret = op_control_wait_reply(dir, id, pid, OPC_WAIT_MS, NULL, 0);
+	op_control_reply_close(dir, id);
+	return ret;
 }
 
 
@@ -172,6 +178,28 @@ static int apply_buffers(struct op_kv const *kv, char const *source)
 	return 0;
 }
 
+/* --rotate, --keep, --keep-size of kv as arguments in args (bufs of
+ * size bytes). The number added. */
+static int rotation_args(struct op_kv const *kv, char **args, char (*buf)[64],
+			 size_t size)
+{
+	static char const *const keys[][2] = {
+		{ "rotate", "--rotate" }, { "keep", "--keep" }, { "keep_size", "--keep-size" },
+	};
+	int n = 0;
+
+	for (size_t i = 0; i < 3; i++) {
+		char const *v = op_kv_get(kv, keys[i][0]);
+
+		if (!v)
+			continue;
+		snprintf(buf[n], size, "%s=%s", keys[i][1], v);
+		args[n] = buf[n];
+		n++;
+	}
+	return n;
+}
+
 static int run_daemon(char const *dir, int verbose, int paused,
 		      struct op_kv const *kv, char const *source)
 {
@@ -179,7 +207,7 @@ static int run_daemon(char const *dir, int verbose, int paused,
 	char *prog = env && *env ? op_xstrdup(env) :
 		opc_find_program("oprofiled", "../daemon/");
 	char const *image = op_kv_get(kv, "image");
-	char *args[16], buf[8][1200];
+	char *args[20], buf[8][1200], rot[3][64];
 	char const *vmlinux = op_kv_get(kv, "vmlinux");
 	char const *callgraph = op_kv_get(kv, "callgraph");
 	char const *keep = op_kv_get(kv, "keep_binaries");
@@ -221,6 +249,7 @@ static int run_daemon(char const *dir, int verbose, int paused,
 		args[n++] = "--keep-binaries";
 	if (verbose)
 		args[n++] = "--verbose";
+	n += rotation_args(kv, args + n, rot, sizeof(rot[0]));
 	args[n] = NULL;
 	fflush(stdout);
 	child = fork();

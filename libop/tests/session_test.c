@@ -100,6 +100,37 @@ static void test_command_parse(void)
 	}
 }
 
+/* Two senders at once: each reads its own answer (reply.ID), not the
+ * shared file that the other's answer replaced. */
+static void test_own_replies(void)
+{
+	char err[256];
+
+	check(op_control_reply_open(session, "100.1") == 0, "own reply file 100.1");
+	check(op_control_reply_open(session, "100.1") < 0, "made once (O_EXCL)");
+	check(op_control_reply_open(session, "200.2") == 0, "own reply file 200.2");
+	check(op_control_reply_open(session, "../x") < 0, "a bad id makes no file");
+	op_control_reply(session, "100.1", NULL);
+	op_control_reply(session, "200.2", "refused");
+	check(op_control_wait_reply(session, "100.1", 0, 1000, err, sizeof(err)) == 0,
+	      "the first sender's ok, though the shared file holds the second's");
+	check(op_control_wait_reply(session, "200.2", 0, 1000, err, sizeof(err)) < 0,
+	      "the second sender's error");
+	check_str(err, "refused", "its message");
+	op_control_reply_close(session, "100.1");
+	op_control_reply_close(session, "200.2");
+	check(!exists("reply.100.1") && !exists("reply.200.2"), "both removed");
+	check(op_control_reply_open(session, "300.3") == 0 &&
+	      op_control_reply_open(session, "301.3") == 0, "two own dump files");
+	op_control_dump_done(session, "300.3", NULL);
+	op_control_dump_done(session, "301.3", "no space left on device");
+	check(op_control_wait_dump(session, "300.3", 0, 1000) == 0,
+	      "a dump's own answer, though the shared file says another failed");
+	check(op_control_wait_dump(session, "301.3", 0, 1000) < 0, "the failed one");
+	op_control_clean_replies(session);
+	check(!exists("reply.300.3") && !exists("reply.301.3"), "stale replies cleaned");
+}
+
 static void test_fifo(void)
 {
 	struct op_control ctl;
@@ -136,6 +167,7 @@ static void test_fifo(void)
 	      "a later dump id completes an earlier one");
 	check(op_control_wait_dump(session, "99999999999999999.1", 0, 50) < 0,
 	      "an earlier dump id does not complete a later one");
+	test_own_replies();
 }
 
 /* A child whose command name is oprofiled, to own a lock. */

@@ -35,7 +35,7 @@ static long sel(char const *words, bool x, struct pp_strlist *notes,
 {
 	char const *argv[8];
 	char buf[256], *save = NULL;
-	struct pp_select_opts o = { dir, x, sel_cg };
+	struct pp_select_opts o = { dir, x, sel_cg, NULL, NULL };
 	struct pp_filelist l;
 	struct pp_spec spec;
 	int argc = 0;

@@ -1,0 +1,241 @@
+/*
+ * Sessions by time: names, listing, disk usage and retention (see
+ * op_session_rotate.h).
+ */
+#define _GNU_SOURCE	/* timegm */
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "op_message.h"
+#include "op_session.h"
+#include "op_session_rotate.h"
+#include "op_session_settings.h"
+
+void op_rotate_name(time_t t, uint64_t interval, char *buf, size_t size)
+{
+	struct tm tm;
+	char const *fmt = interval % 3600 == 0 ? "%Y-%m-%dT%H" :
+			  interval % 60 == 0 ? "%Y-%m-%dT%H:%M" :
+			  "%Y-%m-%dT%H:%M:%S";
+
+	gmtime_r(&t, &tm);
+	if (!strftime(buf, size, fmt, &tm) && size)
+		buf[0] = '\0';
+}
+
+/* n decimal digits at *p into *v; advances *p. */
+static bool digits(char const **p, int n, int *v)
+{
+	*v = 0;
+	for (int i = 0; i < n; i++, (*p)++) {
+		if (**p < '0' || **p > '9')
+			return false;
+		*v = *v * 10 + (**p - '0');
+	}
+	return true;
+}
+
+/* ".N" (N >= 2) to the end. */
+static bool copy_suffix(char const *p)
+{
+	char *end;
+
+	if (*p != '.' || p[1] < '1' || p[1] > '9')
+		return false;
+	strtoul(p + 1, &end, 10);
+	return !*end;
+}
+
+/* Parse YYYY-MM-DD[THH[:MM[:SS]]]; *has_t when the 'T' part is there;
+ * *rest points after what was read. */
+static bool parse_stamp(char const *text, time_t *t, bool *has_t,
+			char const **rest)
+{
+	struct tm tm = { 0 };
+	char const *p = text;
+	int y, mo, d, h = 0, mi = 0, s = 0;
+
+	*has_t = false;
+	if (!digits(&p, 4, &y) || *p++ != '-' || !digits(&p, 2, &mo) ||
+	    *p++ != '-' || !digits(&p, 2, &d))
+		return false;
+	if (*p == 'T') {
+		p++;
+		*has_t = true;
+		if (!digits(&p, 2, &h))
+			return false;
+		if (*p == ':') {
+			p++;
+			if (!digits(&p, 2, &mi))
+				return false;
+			if (*p == ':') {
+				p++;
+				if (!digits(&p, 2, &s))
+					return false;
+			}
+		}
+	}
+	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60)
+		return false;
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = s;
+	*t = timegm(&tm);
+	*rest = p;
+	return true;
+}
+
+bool op_rotate_parse_time(char const *text, bool suffix, time_t *t)
+{
+	char const *rest;
+	bool has_t;
+
+	if (!parse_stamp(text, t, &has_t, &rest))
+		return false;
+	return !*rest || (suffix && copy_suffix(rest));
+}
+
+bool op_rotate_is_name(char const *name, time_t *t)
+{
+	char const *rest;
+	bool has_t;
+
+	return parse_stamp(name, t, &has_t, &rest) && has_t &&
+	       (!*rest || copy_suffix(rest));
+}
+
+static int rotated_cmp(void const *a, void const *b)
+{
+	struct op_rotated const *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+int op_rotated_list(char const *session_dir, struct op_rotated **v, size_t *n)
+{
+	char *samples = op_session_path(session_dir, OP_SAMPLES_DIR);
+	DIR *d = opendir(samples);
+	struct dirent *de;
+	size_t alloc = 0;
+
+	*v = NULL;
+	*n = 0;
+	if (!d) {
+		int ret = errno == ENOENT ? 0 :
+			op_error_errno("cannot open '%s'", samples);
+
+		free(samples);
+		return ret;
+	}
+	while ((de = readdir(d))) {
+		time_t t;
+
+		if (!op_rotate_is_name(de->d_name, &t))
+			continue;
+		if (*n == alloc) {
+			alloc = alloc ? 2 * alloc : 16;
+			*v = op_xrealloc(*v, alloc * sizeof(**v));
+		}
+		(*v)[*n].name = op_xstrdup(de->d_name);
+		(*v)[(*n)++].t = t;
+	}
+	closedir(d);
+	free(samples);
+	if (*n)
+		qsort(*v, *n, sizeof(**v), rotated_cmp);
+	return 0;
+}
+
+void op_rotated_free(struct op_rotated *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+static uint64_t usage_sum;
+
+static int usage_entry(char const *path, struct stat const *st, int flag,
+		       struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	if (flag == FTW_F && st->st_nlink)
+		usage_sum += (uint64_t)st->st_blocks * 512 / st->st_nlink;
+	else if (flag == FTW_D)
+		usage_sum += (uint64_t)st->st_blocks * 512;
+	return 0;
+}
+
+uint64_t op_session_disk_usage(char const *dir)
+{
+	usage_sum = 0;
+	nftw(dir, usage_entry, 16, FTW_PHYS);
+	return usage_sum;
+}
+
+/* Remove samples/NAME, saying why. 0 or -1. */
+static int remove_rotated(char const *session_dir, char const *name,
+			  char const *why)
+{
+	char *dir = op_session_samples(session_dir, name);
+	int ret = op_session_remove_tree(dir);
+
+	if (!ret)
+		op_info("retention: removed session '%s' (%s)", name, why);
+	free(dir);
+	return ret;
+}
+
+int op_rotate_retain(char const *session_dir, time_t now, uint64_t keep,
+		     uint64_t keep_bytes)
+{
+	struct op_rotated *v;
+	uint64_t *size, total = 0;
+	size_t n, i = 0;
+	char why[160], text[32];
+	int removed = 0, ret = 0;
+
+	if ((!keep && !keep_bytes) || op_rotated_list(session_dir, &v, &n) < 0)
+		return 0;
+	op_settings_duration_text(keep ? keep : 1, text, sizeof(text));
+	/* by age: a session ended when the next began */
+	for (; keep && i + 1 < n && (uint64_t)(now - v[i + 1].t) > keep; i++) {
+		snprintf(why, sizeof(why), "ended more than --keep=%s ago", text);
+		if (remove_rotated(session_dir, v[i].name, why) < 0)
+			ret = -1;
+		else
+			removed++;
+	}
+	size = op_xcalloc(n + 1, sizeof(*size));
+	for (size_t j = i; keep_bytes && j < n; j++) {
+		char *dir = op_session_samples(session_dir, v[j].name);
+
+		size[j] = op_session_disk_usage(dir);
+		total += size[j];
+		free(dir);
+	}
+	for (; keep_bytes && i < n && total > keep_bytes; i++) {
+		snprintf(why, sizeof(why), "rotated sessions took %llu bytes, over --keep-size=%llu",
+			 (unsigned long long)total, (unsigned long long)keep_bytes);
+		if (remove_rotated(session_dir, v[i].name, why) < 0) {
+			ret = -1;
+			continue;
+		}
+		total -= size[i];
+		removed++;
+	}
+	free(size);
+	op_rotated_free(v, n);
+	return ret < 0 ? -1 : removed;
+}

@@ -1,0 +1,189 @@
+/*
+ * Sessions by time without a daemon: durations and sizes, the settings
+ * file, rotated session names (made, parsed, listed in time order) and
+ * the retention on a fabricated session directory with known times and
+ * sizes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "op_message.h"
+#include "op_session.h"
+#include "op_session_kv.h"
+#include "op_session_rotate.h"
+#include "op_session_settings.h"
+
+static char session[256];
+
+static void test_duration_size(void)
+{
+	char err[256], text[32];
+	uint64_t v = 0;
+
+	check_that(op_settings_duration("--rotate", "90", &v, err, sizeof(err)) == 0 && v == 90);
+	check_that(op_settings_duration("--rotate", "5m", &v, err, sizeof(err)) == 0 && v == 300);
+	check_that(op_settings_duration("--rotate", "2h", &v, err, sizeof(err)) == 0 && v == 7200);
+	check_that(op_settings_duration("--keep", "7d", &v, err, sizeof(err)) == 0 && v == 604800);
+	check_that(op_settings_duration("--rotate", "0", &v, err, sizeof(err)) < 0);
+	check_that(op_settings_duration("--rotate", "1x", &v, err, sizeof(err)) < 0);
+	check_contains(err, "--rotate: '1x' is not a duration", "the error names option and value");
+	check_that(op_settings_duration("--rotate", "", &v, err, sizeof(err)) < 0);
+	check_that(op_settings_duration("--rotate", "99999999999999999999", &v, err, sizeof(err)) < 0);
+	check_that(op_settings_size("--keep-size", "500M", &v, err, sizeof(err)) == 0 && v == 500ULL << 20);
+	check_that(op_settings_size("--keep-size", "4096", &v, err, sizeof(err)) == 0 && v == 4096);
+	check_that(op_settings_size("--keep-size", "2G", &v, err, sizeof(err)) == 0 && v == 2ULL << 30);
+	check_that(op_settings_size("--keep-size", "-1", &v, err, sizeof(err)) < 0);
+	check_that(op_settings_size("--keep-size", "1MB", &v, err, sizeof(err)) < 0);
+	op_settings_duration_text(7200, text, sizeof(text));
+	check_str(text, "2h", "7200 s as text");
+	op_settings_duration_text(90, text, sizeof(text));
+	check_str(text, "90s", "90 s as text");
+	op_settings_duration_text(172800, text, sizeof(text));
+	check_str(text, "2d", "2 days as text");
+}
+
+static void write_conf(char const *path, char const *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		check_bail("cannot write '%s'", path);
+}
+
+static void test_config(void)
+{
+	char path[300];
+	struct op_kv kv;
+
+	snprintf(path, sizeof(path), "%s/oprofiled.conf", session);
+	setenv(OP_CONFIG_ENV, path, 1);
+	check_str(op_settings_config_path(), path, "$OPROFILE_CONFIG names the file");
+	check_that(op_settings_config_read(&kv) == 0 && kv.nr == 0);   /* missing: empty */
+	write_conf(path, "# comment\nrotate = 1h\nkeep=7d\nkeep_size = 2G\nseparate = lib\n"
+		   "session_dir = /var/lib/oprofile\nvmlinux = none\nimage = all\n"
+		   "keep_binaries = no\nevents = CPU_CLOCK:1000000\ncallgraph = 4\n");
+	check_that(op_settings_config_read(&kv) == 0);
+	check_str(op_kv_get(&kv, "rotate"), "1h", "rotate read");
+	check_str(op_kv_get(&kv, "keep_size"), "2G", "keep_size read");
+	op_kv_free(&kv);
+	write_conf(path, "rotate = 1h\nrotation = 2h\n");
+	check_that(op_settings_config_read(&kv) < 0 && kv.nr == 0);   /* unknown key */
+	write_conf(path, "rotate = often\n");
+	check_that(op_settings_config_read(&kv) < 0);
+	write_conf(path, "session_dir = relative/dir\n");
+	check_that(op_settings_config_read(&kv) < 0);
+	write_conf(path, "separate = bogus\n");
+	check_that(op_settings_config_read(&kv) < 0);
+	unsetenv(OP_CONFIG_ENV);
+	check_str(op_settings_config_path(), OP_CONFIG_FILE_DEFAULT, "default path");
+}
+
+static void test_names(void)
+{
+	time_t t = 1795701930;  /* 2026-11-26T14:05:30Z */
+	char name[64];
+	time_t back;
+
+	op_rotate_name(t, 3600, name, sizeof(name));
+	check_str(name, "2026-11-26T14", "hourly name");
+	op_rotate_name(t, 86400, name, sizeof(name));
+	check_str(name, "2026-11-26T14", "daily rotation: hours too");
+	op_rotate_name(t, 300, name, sizeof(name));
+	check_str(name, "2026-11-26T14:05", "5-minute name");
+	op_rotate_name(t, 3, name, sizeof(name));
+	check_str(name, "2026-11-26T14:05:30", "3-second name");
+	check_that(op_rotate_is_name("2026-11-26T14:05:30", &back) && back == t);
+	check_that(op_rotate_is_name("2026-11-26T14", &back) && back == t - 330);
+	check_that(op_rotate_is_name("2026-11-26T14:05:30.2", &back) && back == t);
+	check_that(!op_rotate_is_name("2026-11-26", &back));     /* no T: not a name */
+	check_that(!op_rotate_is_name("current", &back));
+	check_that(!op_rotate_is_name("2026-11-26T25", &back));
+	check_that(!op_rotate_is_name("2026-11-26T14:05:30.x", &back));
+	check_that(!op_rotate_is_name("2026-11-26T14x", &back));
+	check_that(op_rotate_parse_time("2026-11-26", false, &back) && back == t - 14 * 3600 - 330);
+	check_that(!op_rotate_parse_time("2026-11-26T14.2", false, &back));
+}
+
+/* samples/NAME with a file of bytes bytes (written, not sparse). */
+static void make_session(char const *name, size_t bytes)
+{
+	char *dir = op_session_samples(session, name), *file;
+	char *buf = calloc(1, bytes ? bytes : 1);
+	FILE *f;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		check_bail("cannot create '%s'", dir);
+	file = op_session_path(dir, "data");
+	f = fopen(file, "w");
+	if (!buf || !f || fwrite(buf, 1, bytes, f) != bytes || fclose(f))
+		check_bail("cannot write '%s'", file);
+	free(buf);
+	free(file);
+	free(dir);
+}
+
+static bool has(char const *name)
+{
+	char *dir = op_session_samples(session, name);
+	struct stat st;
+	bool ret = stat(dir, &st) == 0;
+
+	free(dir);
+	return ret;
+}
+
+static void test_list_retain(void)
+{
+	struct op_rotated *v;
+	time_t t0 = 1795701600;  /* 2026-11-26T14:00:00Z */
+	char *mysave = op_session_samples(session, "mysave");
+	uint64_t one;
+	size_t n;
+
+	make_session("2026-11-26T14:00:10", 65536);
+	make_session("2026-11-26T14", 65536);        /* 14:00:00: first */
+	make_session("2026-11-26T14:00:20", 65536);
+	make_session("2026-11-26T14:00:20.2", 65536); /* a restart in that second */
+	make_session("2026-11-26T14:00:30", 65536);
+	make_session("mysave", 65536);               /* by hand: never rotated */
+	check_that(op_rotated_list(session, &v, &n) == 0 && n == 5);
+	check_str(n ? v[0].name : "", "2026-11-26T14", "oldest first");
+	check_str(n > 3 ? v[3].name : "", "2026-11-26T14:00:20.2", "then by name");
+	op_rotated_free(v, n);
+	one = op_session_disk_usage(mysave);
+	free(mysave);
+	check_that(one >= 65536);
+	/* by age: at 14:00:45 with keep 30 s, the sessions that ended before
+	 * 14:00:15 go (the first ended at 14:00:10), not the one ending at 14:00:20 */
+	check_int(op_rotate_retain(session, t0 + 45, 30, 0), 1, "one session older than 30 s");
+	check_that(!has("2026-11-26T14") && has("2026-11-26T14:00:10"));
+	/* by size: room for two of the four left */
+	check_int(op_rotate_retain(session, t0 + 45, 0, 2 * one + one / 2), 2,
+		  "two removed over the size");
+	check_that(!has("2026-11-26T14:00:10") && !has("2026-11-26T14:00:20"));
+	check_that(has("2026-11-26T14:00:20.2") && has("2026-11-26T14:00:30"));
+	/* the newest is never removed by age; other names never */
+	check_int(op_rotate_retain(session, t0 + 100000, 1, 0), 1, "all but the newest by age");
+	check_that(has("2026-11-26T14:00:30") && has("mysave") && has(OP_CURRENT_SESSION));
+	check_int(op_rotate_retain(session, t0 + 100000, 0, 0), 0, "no limits: nothing");
+}
+
+int main(void)
+{
+	op_set_progname("rotate_test");
+	snprintf(session, sizeof(session), "/tmp/op-rotate-test-%ld", (long)getpid());
+	if (op_session_create(session) < 0)
+		check_bail("cannot create '%s'", session);
+	test_duration_size();
+	test_config();
+	test_names();
+	test_list_retain();
+	if (op_session_remove_tree(session) < 0)
+		check_note("cannot remove '%s'", session);
+	return check_done();
+}
