@@ -443,6 +443,17 @@ static int core_open(struct opd_core *core)
 	return opd_core_write_session(core);
 }
 
+/* The producer freed c: let go of the cached pointers to it. */
+static void on_cookie_forget(void *ctx, struct opd_cookie const *c)
+{
+	struct opd_core *core = ctx;
+
+	if (core->last_def == c)
+		core->last_def = NULL;
+	if (core->last_app_def == c)
+		core->last_app_def = NULL;
+}
+
 struct opd_core *opd_core_new(struct opd_config const *cfg)
 {
 	struct opd_core *core = op_xcalloc(1, sizeof(*core));
@@ -455,6 +466,7 @@ struct opd_core *opd_core_new(struct opd_config const *cfg)
 		.lost = on_lost,
 		.count = on_count,
 		.module_loaded = on_module_loaded,
+		.cookie_forget = on_cookie_forget,
 		.error = on_error,
 	};
 	core->images = opd_images_new();
@@ -523,6 +535,8 @@ struct opd_stats const *opd_core_stats(struct opd_core *core)
 	stats->arcs = c->arcs;
 	stats->arcs_dropped = c->arcs_dropped;
 	stats->stream_errors = core->dec.stats.errors;
+	stats->cookies_forgotten = core->dec.stats.forgotten;
+	stats->decoder_cookies = op_hashmap_size(&core->dec.tab);
 	return stats;
 }
 
@@ -531,6 +545,7 @@ void opd_core_reset_stats(struct opd_core *core)
 	opd_sfile_reset_counts(core->sfiles);
 	memset(&core->stats, 0, sizeof(core->stats));
 	core->dec.stats.errors = 0;
+	core->dec.stats.forgotten = 0;
 }
 
 size_t opd_core_nr_open_files(struct opd_core const *core)
