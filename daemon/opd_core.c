@@ -32,6 +32,7 @@
 #include "opd_kernel.h"
 #include "opd_sfile.h"
 #include "opd_trans.h"
+#include "opd_vdso.h"
 
 struct opd_core {
 	struct opd_config config;
@@ -49,6 +50,8 @@ struct opd_core {
 	struct opd_images *images;
 	struct opd_kernel *kernel;
 	struct opd_sfiles *sfiles;
+	int vdso_image;               /* the vDSO's one image; -1: none yet */
+	bool vdso_failed;             /* could not save it: anon regions */
 };
 
 /*
@@ -150,6 +153,50 @@ static void keep_binary(struct opd_core *core, struct opd_image const *img)
 	free(dir);
 }
 
+/* --- the vDSO: one image for every process (opd_vdso.h) ------------- */
+
+/* Save the vDSO's bytes in the current session; its copy's path, or NULL. */
+static char *vdso_save(struct opd_core *core, char hex[])
+{
+	char err[512], *dir, *path = NULL;
+
+	dir = op_xasprintf("%s/%s/%s", core->current_dir, OP_META_DIR,
+			   OP_META_BINARIES);
+	if (opd_vdso_save(dir, hex, &path, err, sizeof(err)))
+		op_warn("%s: [vdso] samples stay per-process anonymous regions",
+			err);
+	free(dir);
+	return path;
+}
+
+/* The vDSO's image, made (and its bytes saved) on first use; -1 if it
+ * cannot be saved (its samples then stay anonymous regions). */
+static int vdso_image(struct opd_core *core)
+{
+	char hex[OP_BUILD_ID_HEX_MAX];
+	char *copy;
+
+	if (core->vdso_image >= 0 || core->vdso_failed)
+		return core->vdso_image;
+	copy = vdso_save(core, hex);
+	if (!copy) {
+		core->vdso_failed = true;
+		return -1;
+	}
+	core->vdso_image = opd_image_copy(core->images, OPD_VDSO_PATH, copy);
+	save_build_id(core, core->vdso_image);
+	free(copy);
+	return core->vdso_image;
+}
+
+/* A definition naming this boot's vDSO: the perf source's file-like one,
+ * or a region of a process of the vDSO's size (the driver's). */
+static bool is_vdso(struct opd_cookie const *c)
+{
+	return c->anon ? opd_vdso_is(c->name, c->start, c->end) :
+			 !strcmp(c->name, OPD_VDSO_REGION);
+}
+
 /*
  * The image a cookie names, interned on its first sample and kept in the
  * decoder's definition (the one cookie table); -1 if undefined. t: the
@@ -169,6 +216,8 @@ static int cookie_image(struct opd_core *core, unsigned long cookie,
 	}
 	if (c->image >= 0)
 		return c->image;
+	if (is_vdso(c) && vdso_image(core) >= 0)
+		return c->image = core->vdso_image;
 	if (!c->anon) {
 		size_t nr = opd_images_nr(core->images);
 		unsigned long tgid = t && (t->known & OPD_KNOWN_TASK) ?
@@ -414,6 +463,11 @@ int opd_core_write_session(struct opd_core *core)
 		return op_error("%s", err);
 	if (opd_images_write_build_ids(core->images, dir, err, sizeof(err)))
 		return op_error("%s", err);
+	if (core->vdso_image >= 0) {    /* a new session has its own copy */
+		char hex[OP_BUILD_ID_HEX_MAX];
+
+		free(vdso_save(core, hex));
+	}
 	return 0;
 }
 
@@ -459,6 +513,7 @@ struct opd_core *opd_core_new(struct opd_config const *cfg)
 	struct opd_core *core = op_xcalloc(1, sizeof(*core));
 
 	core->config = *cfg;
+	core->vdso_image = -1;
 	core->sink = (struct opd_sink){
 		.ctx = core,
 		.sample = on_sample,

@@ -130,6 +130,28 @@ int opd_image_file(struct opd_images *images, char const *path)
 	return opd_image_file_at(images, path, NULL);
 }
 
+int opd_image_copy(struct opd_images *images, char const *name,
+		   char const *copy)
+{
+	struct opd_image proto = { .kind = OPD_IMAGE_FILE, .name = (char *)name };
+	char key[4300];
+	size_t nr = images->nr;
+	int id;
+
+	snprintf(key, sizeof(key), "c:%s", name);
+	id = intern(images, key, &proto);
+	if (images->nr > nr) {
+		struct opd_image *img = &images->nodes[id]->img;
+
+		if (!op_build_id_of(copy, img->build_id))
+			img->nr_segs = op_elf_segments(copy, img->segs,
+						       OP_SEGMENTS_MAX);
+		if (img->nr_segs < 0)
+			img->nr_segs = 0;
+	}
+	return id;
+}
+
 int opd_image_anon(struct opd_images *images, int tgid, uint64_t start,
 		   uint64_t end, char const *name)
 {

@@ -46,6 +46,13 @@ int opd_image_file(struct opd_images *images, char const *path);
  */
 int opd_image_file_at(struct opd_images *images, char const *path,
 		      char const *root);
+/*
+ * A binary named name (a path no file has, e.g. the vDSO's) whose bytes
+ * are in the file copy: its build-id and segments are read from there;
+ * its mtime is 0.
+ */
+int opd_image_copy(struct opd_images *images, char const *name,
+		   char const *copy);
 int opd_image_anon(struct opd_images *images, int tgid, uint64_t start,
 		   uint64_t end, char const *name);
 int opd_image_kernel(struct opd_images *images, char const *name,

@@ -9,6 +9,7 @@
 #include "cookie_table.h"
 #include "op_stream.h"
 #include "op_util.h"
+#include "opd_vdso.h"
 #include "proc_maps.h"
 
 static int proc_cmp(void const *data, struct op_hashmap_entry const *a,
@@ -245,6 +246,15 @@ void pm_map(struct proc_table *pt, struct cookie_table *ct, struct proc *p,
 	(void)pt;
 	if (!len || v.end < start)
 		return;
+	if (name_len == strlen(OPD_VDSO_REGION) &&
+	    !memcmp(name, OPD_VDSO_REGION, name_len) &&
+	    opd_vdso_is(OPD_VDSO_REGION, v.start, v.end)) {
+		/* this boot's vDSO: one cookie for all processes, as the
+		 * core makes it one image (opd_vdso.h) */
+		v.cookie = ct_intern(ct, name, name_len);
+		insert_vma(p, &v);
+		return;
+	}
 	if (pm_is_anon_name(name, name_len)) {
 		if (!name_len) {
 			name = "//anon";
