@@ -51,6 +51,7 @@ struct opd_core {
 	struct opd_kernel *kernel;
 	struct opd_sfiles *sfiles;
 	int vdso_image;               /* the vDSO's one image; -1: none yet */
+	size_t nr_anon;               /* anonymous region images made */
 	bool vdso_failed;             /* could not save it: anon regions */
 };
 
@@ -197,6 +198,41 @@ static bool is_vdso(struct opd_cookie const *c)
 			 !strcmp(c->name, OPD_VDSO_REGION);
 }
 
+/* --- anonymous regions, bounded ------------------------------------- */
+
+/*
+ * Each (tgid, region) is an image and a sample file of its own, so short
+ * processes with anonymous code (JIT, trampolines) would add files
+ * without end. Beyond OPD_ANON_PER_APP regions of one app, or
+ * OPD_ANON_MAX in all, a region's samples are folded into the app's
+ * {anon:NAME}/0.0x0.0x0 (tgid 0, no range: offsets are from each
+ * region's own start); stats/anon_regions_folded counts the regions.
+ */
+#define OPD_ANON_PER_APP 64
+#define OPD_ANON_MAX 4096
+
+static int anon_image(struct opd_core *core, struct opd_cookie const *c,
+		      int app, char const *name)
+{
+	size_t nr = opd_images_nr(core->images);
+	int id;
+
+	if (core->nr_anon < OPD_ANON_MAX &&
+	    (app < 0 || opd_image_anon_count(core->images, app, 0) <
+			OPD_ANON_PER_APP)) {
+		id = opd_image_anon(core->images, (int)c->tgid, c->start,
+				    c->end, name);
+		if (opd_images_nr(core->images) > nr) {
+			core->nr_anon++;
+			if (app >= 0)
+				opd_image_anon_count(core->images, app, 1);
+		}
+		return id;
+	}
+	core->stats.anon_regions_folded++;
+	return opd_image_anon(core->images, 0, 0, 0, name);
+}
+
 /*
  * The image a cookie names, interned on its first sample and kept in the
  * decoder's definition (the one cookie table); -1 if undefined. t: the
@@ -232,9 +268,13 @@ static int cookie_image(struct opd_core *core, unsigned long cookie,
 							c->image));
 		}
 	} else {
+		int app = t && (t->known & OPD_KNOWN_TASK) &&
+			  t->app_cookie != cookie ?
+			  cookie_image(core, t->app_cookie, t,
+				       &core->last_app_def) : -1;
+
 		anon_name(c->name, name, sizeof(name));
-		c->image = opd_image_anon(core->images, (int)c->tgid, c->start,
-					  c->end, name);
+		c->image = anon_image(core, c, app, name);
 	}
 	return c->image;
 }

@@ -23,6 +23,7 @@ struct image_node {
 	struct op_hashmap_entry ent;
 	char *key;
 	struct opd_image img;
+	size_t nr_anon;         /* an app's anonymous regions (the core's bound) */
 };
 
 struct opd_images {
@@ -177,6 +178,13 @@ int opd_image_kernel(struct opd_images *images, char const *name,
 
 	snprintf(key, sizeof(key), "k:%" PRIx64 ":%s", start, name);
 	return intern(images, key, &proto);
+}
+
+size_t opd_image_anon_count(struct opd_images *images, int id, size_t add)
+{
+	if (id < 0 || (size_t)id >= images->nr)
+		return 0;
+	return images->nodes[id]->nr_anon += add;
 }
 
 struct opd_image const *opd_image_get(struct opd_images const *images, int id)

@@ -58,6 +58,10 @@ int opd_image_anon(struct opd_images *images, int tgid, uint64_t start,
 int opd_image_kernel(struct opd_images *images, char const *name,
 		     uint64_t start, uint64_t end);
 
+/* The anonymous regions counted for app image id: the count after
+ * adding add (the core's bound on regions per app). */
+size_t opd_image_anon_count(struct opd_images *images, int id, size_t add);
+
 /* How many images there are (a new one has id nr - 1). */
 size_t opd_images_nr(struct opd_images const *images);
 
