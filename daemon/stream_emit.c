@@ -65,7 +65,7 @@ void se_define(struct stream_emit *se, unsigned long cookie)
 	struct op_stream_def d;
 	struct op_stream_out o;
 
-	if (!e || e->stream_gen == se->ct->gen)
+	if (!e || e->stream_gen == se->ct->gen || e->kind == CT_RETIRED)
 		return;
 	e->stream_gen = se->ct->gen;
 	d = (struct op_stream_def){
@@ -76,6 +76,21 @@ void se_define(struct stream_emit *se, unsigned long cookie)
 	o = se_out(se, OP_WORDS_DEF(d.nbytes, d.anon));
 	op_put_def(&o, &d);
 	se_commit(se, &o);
+}
+
+void se_forget(struct stream_emit *se, unsigned long cookie)
+{
+	struct cookie_entry *e = ct_get(se->ct, cookie);
+	struct op_stream_out o;
+
+	if (!e || e->kind != CT_ANON)
+		return;
+	if (e->stream_gen == se->ct->gen) {
+		o = se_out(se, OP_WORDS_COOKIE_FORGET);
+		op_put_cookie_forget(&se->st, &o, cookie);
+		se_commit(se, &o);
+	}
+	ct_retire(se->ct, cookie);
 }
 
 void se_lost(struct stream_emit *se, unsigned long category,

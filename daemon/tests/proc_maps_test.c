@@ -159,13 +159,13 @@ static void test_proc_maps__lifecycle(void)
 	check(c->nr == 0 && c->app_cookie == OP_NO_COOKIE,
 	      "fork of an unknown parent gives an empty process");
 	pm_exit(&pt, 200, 5);
-	pm_reap(&pt, 6);
+	pm_reap(&pt, 6, NULL);
 	check(pm_find(&pt, 200) != NULL, "an exited process stays a round");
-	pm_reap(&pt, 7);
+	pm_reap(&pt, 7, NULL);
 	check(pm_find(&pt, 200) == NULL, "then it is dropped");
 	pm_exit(&pt, 300, 5);
 	pm_fork(&pt, 100, 300);		/* pid reused */
-	pm_reap(&pt, 9);
+	pm_reap(&pt, 9, NULL);
 	check(pm_find(&pt, 300) != NULL, "a reused pid is not reaped");
 	for (unsigned long i = 1000; i < 3000; i++)
 		pm_get(&pt, i);
