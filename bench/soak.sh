@@ -12,7 +12,8 @@
 #   the daemon's CPU seconds, RSS, open files; the session's bytes on
 #   disk and sample files; the decoder's definitions held; the load
 # The workload: fork/exec churn (short gap_probe runs, which live in
-# clock_gettime, i.e. in the [vdso]; true; sh -c), share_work processes
+# clock_gettime, i.e. in the [vdso]; jit_spin, code in an anonymous
+# region, when the tests are built; true; sh -c), share_work processes
 # of 20-60 s each (share_one takes 1% of their CPU: they measure it and
 # print it), and every other interval a burst of gzip/sort/sha256sum.
 # At the end: opreport -l image:share_work, share_one's share against
@@ -33,6 +34,7 @@ opreport=$build/pp/opreport
 work=$build/bench/cpu_work
 probe=$build/bench/gap_probe
 share=$build/bench/share_work
+jit=$build/tests/workloads/jit_spin    # JIT code: an anonymous region each
 ncpu=$(nproc)
 out=${OUT:-$here/out/soak-$(date -u +%Y%m%dT%H%M%S)}
 mkdir -p "$out"
@@ -53,6 +55,7 @@ trap cleanup EXIT
 churn() {
 	while [ ! -e "$stop" ]; do
 		"$probe" 0.02 >/dev/null
+		[ ! -x "$jit" ] || "$jit" 0.02 >/dev/null
 		/bin/true
 		sh -c ':'
 		sleep 0.1
