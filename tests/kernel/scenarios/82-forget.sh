@@ -32,12 +32,16 @@ for round in 1 2; do
 	done
 	rm -f /tmp/churn
 	wait $churn
+	# the driver keeps freeing idle cookies: what it had forgotten before
+	# the dump, the daemon has dropped after it (and not more than the
+	# driver has forgotten by then)
+	dforgot=$(num $D/stats/cookies_forgotten)
 	opcontrol --dump >/dev/null 2>&1
-	made=$(num $D/stats/cookies); dforgot=$(num $D/stats/cookies_forgotten)
 	forgot=$(dstat cookies_forgotten)
-	check "forget_told_$round" "$([ "$dforgot" -ge 50 ] && [ "$forgot" = "$dforgot" ] &&
-		[ "$(dstat stream_errors)" = 0 ]; echo $?)" \
-		"driver created $made cookies, forgot $dforgot; the daemon dropped $forgot definitions; stream errors $(dstat stream_errors)"
+	made=$(num $D/stats/cookies); dforgot2=$(num $D/stats/cookies_forgotten)
+	check "forget_told_$round" "$([ "$dforgot" -ge 50 ] && [ "$forgot" -ge "$dforgot" ] &&
+		[ "$forgot" -le "$dforgot2" ] && [ "$(dstat stream_errors)" = 0 ]; echo $?)" \
+		"driver created $made cookies, forgot $dforgot before the dump ($dforgot2 after); the daemon dropped $forgot definitions; stream errors $(dstat stream_errors)"
 	check "forget_flat_$round" "$([ -n "$first" ] && [ "$max" -le $((first * 3 / 2 + 20)) ] &&
 		[ "$made" -ge $((max * 2)) ]; echo $?)" \
 		"definitions held after the warm-up: $first, at most $max; cookies created $made"
