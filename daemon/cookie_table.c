@@ -190,12 +190,24 @@ void ct_new_stream(struct cookie_table *ct)
 	ct->gen++;
 }
 
+void ct_retire(struct cookie_table *ct, unsigned long cookie)
+{
+	struct cookie_entry *e = ct_get(ct, cookie);
+
+	if (!e || e->kind != CT_ANON)
+		return;
+	free(e->name);
+	e->name = NULL;
+	e->len = 0;
+	e->kind = CT_RETIRED;
+}
+
 void ct_define(struct cookie_table *ct, unsigned long cookie,
 	       struct word_buffer *wb)
 {
 	struct cookie_entry *e = ct_get(ct, cookie);
 
-	if (!e || e->stream_gen == ct->gen)
+	if (!e || e->stream_gen == ct->gen || e->kind == CT_RETIRED)
 		return;
 	e->stream_gen = ct->gen;
 	wb_reserve(wb, 7 + wb_string_words(e->len));

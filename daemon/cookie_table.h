@@ -35,6 +35,7 @@ struct word_buffer;
 enum ct_kind {
 	CT_FILE = 0,	/* a file path: ESC COOKIE_DEF */
 	CT_ANON = 1,	/* an anonymous region: ESC ANON_DEF */
+	CT_RETIRED = 2,	/* a region of a process gone: never used again */
 };
 
 struct cookie_entry {
@@ -89,6 +90,9 @@ struct cookie_entry *ct_get(struct cookie_table *ct, unsigned long cookie);
 
 /* Forget what was defined: the next stream defines every cookie again. */
 void ct_new_stream(struct cookie_table *ct);
+/* Free an anonymous region's cookie (its process is gone): its name
+ * goes, the number is never handed out again. */
+void ct_retire(struct cookie_table *ct, unsigned long cookie);
 
 /* Append cookie's definition to wb unless this stream already has it.
  * OP_NO_COOKIE and OP_INVALID_COOKIE need no definition. */

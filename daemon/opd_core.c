@@ -32,6 +32,7 @@
 #include "opd_kernel.h"
 #include "opd_sfile.h"
 #include "opd_trans.h"
+#include "opd_vdso.h"
 
 struct opd_core {
 	struct opd_config config;
@@ -49,6 +50,9 @@ struct opd_core {
 	struct opd_images *images;
 	struct opd_kernel *kernel;
 	struct opd_sfiles *sfiles;
+	int vdso_image;               /* the vDSO's one image; -1: none yet */
+	size_t nr_anon;               /* anonymous region images made */
+	bool vdso_failed;             /* could not save it: anon regions */
 };
 
 /*
@@ -157,6 +161,85 @@ static void keep_binary(struct opd_core *core, struct opd_image const *img)
 	free(dir);
 }
 
+/* --- the vDSO: one image for every process (opd_vdso.h) ------------- */
+
+/* Save the vDSO's bytes in the current session; its copy's path, or NULL. */
+static char *vdso_save(struct opd_core *core, char hex[])
+{
+	char err[512], *dir, *path = NULL;
+
+	dir = op_xasprintf("%s/%s/%s", core->current_dir, OP_META_DIR,
+			   OP_META_BINARIES);
+	if (opd_vdso_save(dir, hex, &path, err, sizeof(err)))
+		op_warn("%s: [vdso] samples stay per-process anonymous regions",
+			err);
+	free(dir);
+	return path;
+}
+
+/* The vDSO's image, made (and its bytes saved) on first use; -1 if it
+ * cannot be saved (its samples then stay anonymous regions). */
+static int vdso_image(struct opd_core *core)
+{
+	char hex[OP_BUILD_ID_HEX_MAX];
+	char *copy;
+
+	if (core->vdso_image >= 0 || core->vdso_failed)
+		return core->vdso_image;
+	copy = vdso_save(core, hex);
+	if (!copy) {
+		core->vdso_failed = true;
+		return -1;
+	}
+	core->vdso_image = opd_image_copy(core->images, OPD_VDSO_PATH, copy);
+	save_build_id(core, core->vdso_image);
+	free(copy);
+	return core->vdso_image;
+}
+
+/* A definition naming this boot's vDSO: the perf source's file-like one,
+ * or a region of a process of the vDSO's size (the driver's). */
+static bool is_vdso(struct opd_cookie const *c)
+{
+	return c->anon ? opd_vdso_is(c->name, c->start, c->end) :
+			 !strcmp(c->name, OPD_VDSO_REGION);
+}
+
+/* --- anonymous regions, bounded ------------------------------------- */
+
+/*
+ * Each (tgid, region) is an image and a sample file of its own, so short
+ * processes with anonymous code (JIT, trampolines) would add files
+ * without end. Beyond OPD_ANON_PER_APP regions of one app, or
+ * OPD_ANON_MAX in all, a region's samples are folded into the app's
+ * {anon:NAME}/0.0x0.0x0 (tgid 0, no range: offsets are from each
+ * region's own start); stats/anon_regions_folded counts the regions.
+ */
+#define OPD_ANON_PER_APP 64
+#define OPD_ANON_MAX 4096
+
+static int anon_image(struct opd_core *core, struct opd_cookie const *c,
+		      int app, char const *name)
+{
+	size_t nr = opd_images_nr(core->images);
+	int id;
+
+	if (core->nr_anon < OPD_ANON_MAX &&
+	    (app < 0 || opd_image_anon_count(core->images, app, 0) <
+			OPD_ANON_PER_APP)) {
+		id = opd_image_anon(core->images, (int)c->tgid, c->start,
+				    c->end, name);
+		if (opd_images_nr(core->images) > nr) {
+			core->nr_anon++;
+			if (app >= 0)
+				opd_image_anon_count(core->images, app, 1);
+		}
+		return id;
+	}
+	core->stats.anon_regions_folded++;
+	return opd_image_anon(core->images, 0, 0, 0, name);
+}
+
 /*
  * The image a cookie names, interned on its first sample and kept in the
  * decoder's definition (the one cookie table); -1 if undefined. t: the
@@ -176,6 +259,8 @@ static int cookie_image(struct opd_core *core, unsigned long cookie,
 	}
 	if (c->image >= 0)
 		return c->image;
+	if (is_vdso(c) && vdso_image(core) >= 0)
+		return c->image = core->vdso_image;
 	if (!c->anon) {
 		size_t nr = opd_images_nr(core->images);
 		unsigned long tgid = t && (t->known & OPD_KNOWN_TASK) ?
@@ -198,9 +283,13 @@ static int cookie_image(struct opd_core *core, unsigned long cookie,
 			keep_binary(core, opd_image_get(core->images,
 							c->image));
 	} else {
+		int app = t && (t->known & OPD_KNOWN_TASK) &&
+			  t->app_cookie != cookie ?
+			  cookie_image(core, t->app_cookie, t,
+				       &core->last_app_def) : -1;
+
 		anon_name(c->name, name, sizeof(name));
-		c->image = opd_image_anon(core->images, (int)c->tgid, c->start,
-					  c->end, name);
+		c->image = anon_image(core, c, app, name);
 	}
 	return c->image;
 }
@@ -429,6 +518,11 @@ int opd_core_write_session(struct opd_core *core)
 		return op_error("%s", err);
 	if (opd_images_write_build_ids(core->images, dir, err, sizeof(err)))
 		return op_error("%s", err);
+	if (core->vdso_image >= 0) {    /* a new session has its own copy */
+		char hex[OP_BUILD_ID_HEX_MAX];
+
+		free(vdso_save(core, hex));
+	}
 	return 0;
 }
 
@@ -458,11 +552,23 @@ static int core_open(struct opd_core *core)
 	return opd_core_write_session(core);
 }
 
+/* The producer freed c: let go of the cached pointers to it. */
+static void on_cookie_forget(void *ctx, struct opd_cookie const *c)
+{
+	struct opd_core *core = ctx;
+
+	if (core->last_def == c)
+		core->last_def = NULL;
+	if (core->last_app_def == c)
+		core->last_app_def = NULL;
+}
+
 struct opd_core *opd_core_new(struct opd_config const *cfg)
 {
 	struct opd_core *core = op_xcalloc(1, sizeof(*core));
 
 	core->config = *cfg;
+	core->vdso_image = -1;
 	core->sink = (struct opd_sink){
 		.ctx = core,
 		.sample = on_sample,
@@ -470,6 +576,7 @@ struct opd_core *opd_core_new(struct opd_config const *cfg)
 		.lost = on_lost,
 		.count = on_count,
 		.module_loaded = on_module_loaded,
+		.cookie_forget = on_cookie_forget,
 		.error = on_error,
 	};
 	core->images = opd_images_new();
@@ -538,6 +645,8 @@ struct opd_stats const *opd_core_stats(struct opd_core *core)
 	stats->arcs = c->arcs;
 	stats->arcs_dropped = c->arcs_dropped;
 	stats->stream_errors = core->dec.stats.errors;
+	stats->cookies_forgotten = core->dec.stats.forgotten;
+	stats->decoder_cookies = op_hashmap_size(&core->dec.tab);
 	return stats;
 }
 
@@ -546,6 +655,7 @@ void opd_core_reset_stats(struct opd_core *core)
 	opd_sfile_reset_counts(core->sfiles);
 	memset(&core->stats, 0, sizeof(core->stats));
 	core->dec.stats.errors = 0;
+	core->dec.stats.forgotten = 0;
 }
 
 size_t opd_core_nr_open_files(struct opd_core const *core)

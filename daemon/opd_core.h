@@ -67,6 +67,9 @@ struct opd_stats {
 	uint64_t stream_errors;      /* malformed stream records */
 	uint64_t arcs;               /* callgraph arcs recorded (not samples) */
 	uint64_t arcs_dropped;       /* callgraph arcs that could not be recorded */
+	uint64_t cookies_forgotten;  /* definitions the producer freed (COOKIE_FORGET) */
+	uint64_t decoder_cookies;    /* definitions held now (not a count: a size) */
+	uint64_t anon_regions_folded; /* regions beyond the bound, in {anon:NAME}/0.0x0.0x0 */
 };
 
 struct opd_core;

@@ -23,6 +23,7 @@ struct image_node {
 	struct op_hashmap_entry ent;
 	char *key;
 	struct opd_image img;
+	size_t nr_anon;         /* an app's anonymous regions (the core's bound) */
 };
 
 struct opd_images {
@@ -153,6 +154,28 @@ int opd_image_file(struct opd_images *images, char const *path)
 	return opd_image_file_at(images, path, NULL);
 }
 
+int opd_image_copy(struct opd_images *images, char const *name,
+		   char const *copy)
+{
+	struct opd_image proto = { .kind = OPD_IMAGE_FILE, .name = (char *)name };
+	char key[4300];
+	size_t nr = images->nr;
+	int id;
+
+	snprintf(key, sizeof(key), "c:%s", name);
+	id = intern(images, key, &proto);
+	if (images->nr > nr) {
+		struct opd_image *img = &images->nodes[id]->img;
+
+		if (!op_build_id_of(copy, img->build_id))
+			img->nr_segs = op_elf_segments(copy, img->segs,
+						       OP_SEGMENTS_MAX);
+		if (img->nr_segs < 0)
+			img->nr_segs = 0;
+	}
+	return id;
+}
+
 int opd_image_anon(struct opd_images *images, int tgid, uint64_t start,
 		   uint64_t end, char const *name)
 {
@@ -178,6 +201,13 @@ int opd_image_kernel(struct opd_images *images, char const *name,
 
 	snprintf(key, sizeof(key), "k:%" PRIx64 ":%s", start, name);
 	return intern(images, key, &proto);
+}
+
+size_t opd_image_anon_count(struct opd_images *images, int id, size_t add)
+{
+	if (id < 0 || (size_t)id >= images->nr)
+		return 0;
+	return images->nodes[id]->nr_anon += add;
 }
 
 struct opd_image const *opd_image_get(struct opd_images const *images, int id)

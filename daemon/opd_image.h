@@ -54,10 +54,20 @@ int opd_image_file_at(struct opd_images *images, char const *path,
  */
 int opd_image_set_build_id(struct opd_images *images, int id,
 			   unsigned char const *bytes, size_t n);
+ * A binary named name (a path no file has, e.g. the vDSO's) whose bytes
+ * are in the file copy: its build-id and segments are read from there;
+ * its mtime is 0.
+ */
+int opd_image_copy(struct opd_images *images, char const *name,
+		   char const *copy);
 int opd_image_anon(struct opd_images *images, int tgid, uint64_t start,
 		   uint64_t end, char const *name);
 int opd_image_kernel(struct opd_images *images, char const *name,
 		     uint64_t start, uint64_t end);
+
+/* The anonymous regions counted for app image id: the count after
+ * adding add (the core's bound on regions per app). */
+size_t opd_image_anon_count(struct opd_images *images, int id, size_t add);
 
 /* How many images there are (a new one has id nr - 1). */
 size_t opd_images_nr(struct opd_images const *images);

@@ -38,6 +38,9 @@ struct opd_stat_field const opd_stat_fields[] = {
 	FIELD("stream_errors", stream_errors, 0)
 	FIELD("cg_arcs_written", arcs, 0)
 	FIELD("cg_arcs_dropped", arcs_dropped, 0)
+	FIELD("cookies_forgotten", cookies_forgotten, 0)
+	FIELD("decoder_cookies", decoder_cookies, 0)
+	FIELD("anon_regions_folded", anon_regions_folded, 0)
 	/* lost before the stream, and producer counters (not samples):
 	 * op_stream.h's names */
 	OP_LOST_CATEGORIES(LOST_FIELD)

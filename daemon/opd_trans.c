@@ -35,6 +35,7 @@ static char const *const code_names[OP_CODE_LAST] = {
 	[OP_CODE_KERNEL_IMAGE] = "kernel_image",
 	[OP_CODE_COUNT] = "count",
 	[OP_CODE_BUILD_ID] = "build_id",
+	[OP_CODE_COOKIE_FORGET] = "cookie_forget",
 };
 
 char const *opd_code_name(unsigned long code)
@@ -514,6 +515,37 @@ static size_t decode_cookie_switch(struct opd_trans *dec,
 	return 3;
 }
 
+/* ESC COOKIE_FORGET cookie: drop the definition (the consumer first, so it
+ * lets go of what it kept of it) and the state that names it. */
+static size_t decode_cookie_forget(struct opd_trans *dec,
+				   unsigned long const *w, size_t avail)
+{
+	struct opd_sink const *s = dec->sink;
+	struct opd_cookie *c;
+	unsigned long cookie;
+
+	if (avail < 3)
+		return 0;
+	cookie = w[2];
+	c = opd_trans_cookie_mut(dec, cookie);
+	if (!c) {
+		error_at(dec, dec->pos, "cookie_forget of undefined cookie %#lx",
+			 cookie);
+		return 3;
+	}
+	if (s->cookie_forget)
+		s->cookie_forget(s->ctx, c);
+	dec->recent[op_hash_u64(cookie) % OP_ARRAY_SIZE(dec->recent)] = NULL;
+	op_hashmap_remove(&dec->tab, &c->ent, NULL);
+	cookie_free(&c->ent);
+	dec->stats.forgotten++;
+	if ((dec->t.known & OPD_KNOWN_COOKIE) && dec->t.cookie == cookie)
+		dec->t.known &= ~OPD_KNOWN_COOKIE;
+	if ((dec->t.known & OPD_KNOWN_TASK) && dec->t.app_cookie == cookie)
+		dec->t.known &= ~OPD_KNOWN_TASK;
+	return 3;
+}
+
 /* Apply the escape record at w[0] (w[0] == ESC); words used, 0 if short. */
 static size_t decode_escape(struct opd_trans *dec, unsigned long const *w,
 			    size_t avail)
@@ -566,6 +598,9 @@ static size_t decode_escape(struct opd_trans *dec, unsigned long const *w,
 		break;
 	case OP_CODE_BUILD_ID:
 		used = decode_build_id(dec, w, avail);
+		break;
+	case OP_CODE_COOKIE_FORGET:
+		used = decode_cookie_forget(dec, w, avail);
 		break;
 	case OP_CODE_CTX_TGID:
 		error_at(dec, dec->pos, "ctx_tgid without ctx_switch");

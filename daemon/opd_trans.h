@@ -92,6 +92,8 @@ struct opd_sink {
 	void (*count)(void *ctx, unsigned long counter, unsigned long n);
 	void (*cookie_def)(void *ctx, struct opd_cookie const *c);
 	void (*anon_def)(void *ctx, struct opd_cookie const *c);
+	/* ESC COOKIE_FORGET: c is about to be freed. */
+	void (*cookie_forget)(void *ctx, struct opd_cookie const *c);
 	void (*module_loaded)(void *ctx);
 	void (*kernel_image)(void *ctx, unsigned long start, unsigned long end,
 			     char const *name);
@@ -112,6 +114,7 @@ struct opd_trans_stats {
 	uint64_t skipped;	/* words skipped while resynchronising */
 	uint64_t lost[OP_LOST_CATEGORY_MAX];	/* from ESC LOST, by category */
 	uint64_t count[OP_COUNT_MAX];	/* from ESC COUNT, by counter */
+	uint64_t forgotten;	/* definitions dropped (ESC COOKIE_FORGET) */
 };
 
 struct opd_trans {
@@ -127,7 +130,7 @@ struct opd_trans {
 	unsigned errors_printed;
 	struct op_hashmap tab;	/* struct opd_cookie by cookie */
 	/* Recently used definitions, direct-mapped by hash: switches come
-	 * back to the same few cookies (entries live until the free). */
+	 * back to the same few cookies; a forgotten one leaves its slot). */
 	struct opd_cookie *recent[16];
 	size_t carry_len;	/* words of an incomplete record kept */
 	unsigned long carry[OP_MAX_RECORD];	/* the longest record */

@@ -462,7 +462,7 @@ static void process_until(struct perf_source *ps, uint64_t until)
 	rq_consume(&ps->q, n);
 	ps_emit_counts(ps);
 	ps->stats.rounds++;
-	pm_reap(&ps->procs, (unsigned long)ps->stats.rounds);
+	pm_reap(&ps->procs, (unsigned long)ps->stats.rounds, &ps->em);
 }
 
 int perf_source_read(struct perf_source *ps, int timeout_ms)

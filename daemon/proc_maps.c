@@ -9,7 +9,9 @@
 #include "cookie_table.h"
 #include "op_stream.h"
 #include "op_util.h"
+#include "opd_vdso.h"
 #include "proc_maps.h"
+#include "stream_emit.h"
 
 static int proc_cmp(void const *data, struct op_hashmap_entry const *a,
 		    struct op_hashmap_entry const *b, void const *keydata)
@@ -140,7 +142,17 @@ void pm_exit(struct proc_table *pt, unsigned long tgid, unsigned long round)
 	pt->nr_dead++;
 }
 
-void pm_reap(struct proc_table *pt, unsigned long round)
+/* p is gone: its sampled anonymous regions' cookies are never used again. */
+static void forget_regions(struct proc const *p, struct stream_emit *se)
+{
+	for (size_t i = 0; i < p->nr; i++)
+		if ((p->vma[i].flags & VMA_ANON) &&
+		    p->vma[i].cookie != OP_NO_COOKIE)
+			se_forget(se, p->vma[i].cookie);
+}
+
+void pm_reap(struct proc_table *pt, unsigned long round,
+	     struct stream_emit *se)
 {
 	size_t i, kept = 0;
 
@@ -154,8 +166,11 @@ void pm_reap(struct proc_table *pt, unsigned long round)
 		}
 		p = pm_find(pt, d.tgid);
 		/* not if the pid came back as a new process meanwhile */
-		if (p && p->exit_round == d.round)
+		if (p && p->exit_round == d.round) {
+			if (se)
+				forget_regions(p, se);
 			pm_drop(pt, d.tgid);
+		}
 	}
 	pt->nr_dead = kept;
 }
@@ -245,6 +260,15 @@ void pm_map(struct proc_table *pt, struct cookie_table *ct, struct proc *p,
 	(void)pt;
 	if (!len || v.end < start)
 		return;
+	if (name_len == strlen(OPD_VDSO_REGION) &&
+	    !memcmp(name, OPD_VDSO_REGION, name_len) &&
+	    opd_vdso_is(OPD_VDSO_REGION, v.start, v.end)) {
+		/* this boot's vDSO: one cookie for all processes, as the
+		 * core makes it one image (opd_vdso.h) */
+		v.cookie = ct_intern(ct, name, name_len);
+		insert_vma(p, &v);
+		return;
+	}
 	if (pm_is_anon_name(name, name_len)) {
 		if (!name_len) {
 			name = "//anon";

@@ -23,6 +23,8 @@
 
 #include "op_hashmap.h"
 
+struct stream_emit;
+
 struct cookie_table;
 
 #define VMA_ANON 0x1u
@@ -82,7 +84,10 @@ void pm_drop(struct proc_table *pt, unsigned long tgid);
  */
 void pm_exit(struct proc_table *pt, unsigned long tgid, unsigned long round);
 /* Drop the processes that exited at least two rounds before round. */
-void pm_reap(struct proc_table *pt, unsigned long round);
+/* se (NULL: none): the anonymous region cookies of each dropped process
+ * are forgotten in its stream (se_forget). */
+void pm_reap(struct proc_table *pt, unsigned long round,
+	     struct stream_emit *se);
 /* child becomes a copy of parent (empty if parent is unknown). Anonymous
  * cookies are not inherited: an anon cookie names its process. */
 struct proc *pm_fork(struct proc_table *pt, unsigned long parent,

@@ -432,6 +432,20 @@ static void sync_modules(void)
 	}
 }
 
+/* ESC COOKIE_FORGET for c, freed by op_cookies_expire; false: no room. */
+static bool forget_cookie(struct op_cookie const *c)
+{
+	struct op_stream_out o = rec_out();
+	struct op_sync_state st = ss;
+
+	op_put_cookie_forget(&st.s, &o, c->id);
+	if (!add_record(&o))
+		return false;
+	ss = st;
+	op_stats.cookies_forgotten++;
+	return true;
+}
+
 void op_sync(void)
 {
 	int cpu;
@@ -444,7 +458,7 @@ void op_sync(void)
 	for_each_possible_cpu(cpu)
 		sync_cpu(cpu);
 	report_losses();
-	op_cookies_expire();
+	op_cookies_expire(forget_cookie);
 }
 
 static void sync_work_fn(struct work_struct *w)

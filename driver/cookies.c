@@ -11,7 +11,10 @@
  * holds what was sampled lately, not everything a week-long session ever
  * sampled (every forked JIT's anonymous regions). Ids are never reused
  * within a stream: the same path or region sampled again later gets a
- * fresh id and a new definition. The rest goes when the buffer is closed.
+ * fresh id and a new definition. A freed cookie that was defined in the
+ * stream is forgotten there too (ESC COOKIE_FORGET), so the daemon's
+ * definitions stay as few as the table's. The rest goes when the buffer
+ * is closed.
  */
 #include <linux/dcache.h>
 #include <linux/hashtable.h>
@@ -82,13 +85,15 @@ static void cookie_free(struct op_cookie *c)
 
 /* Free the cookies unused for OP_COOKIE_IDLE. op_mutex held, at the end of
  * a sync, when no sample being synced holds one. */
-void op_cookies_expire(void)
+void op_cookies_expire(bool (*forget)(struct op_cookie const *c))
 {
 	struct op_cookie *c, *n;
 
 	list_for_each_entry_safe(c, n, &cookies, list) {
 		if (!time_after(jiffies, c->last_used + OP_COOKIE_IDLE))
 			break;          /* the rest were used later */
+		if (c->defined && !forget(c))
+			break;          /* the event buffer is full */
 		cookie_free(c);
 		op_stats.cookies_freed++;
 	}

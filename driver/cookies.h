@@ -31,9 +31,12 @@ extern const struct file_operations op_cookies_fops;
 int op_cookies_alloc(void);
 /* Unpin and free every cookie. */
 void op_cookies_free(void);
-/* A cookie unused this long is freed by the sync (op_cookies_expire). */
+/* A cookie unused this long is freed by the sync (op_cookies_expire).
+ * forget(c) is called first for each one defined in the stream, to tell
+ * the daemon (ESC COOKIE_FORGET); false (no room in the event buffer)
+ * keeps it and the rest for a later sync. */
 #define OP_COOKIE_IDLE (10 * HZ)
-void op_cookies_expire(void);
+void op_cookies_expire(bool (*forget)(struct op_cookie const *c));
 
 struct op_cookie *op_cookie_get(const struct path *p);
 struct op_cookie *op_anon_cookie_get(pid_t tgid, unsigned long start,

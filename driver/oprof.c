@@ -149,6 +149,7 @@ static void op_stats_reset(void)
 	op_stats.syncs = 0;
 	op_stats.cookies = 0;
 	op_stats.cookies_freed = 0;
+	op_stats.cookies_forgotten = 0;
 	atomic_long_set(&op_stats.module_loads, 0);
 }
 

@@ -110,6 +110,7 @@ struct op_stats {
 	unsigned long cookies;          /* cookies created */
 	unsigned long cookies_freed;    /* freed unused (op_cookies_expire) */
 	unsigned long cookies_live;     /* in the table now (not reset) */
+	unsigned long cookies_forgotten; /* freed ones the stream was told of */
 	unsigned long cookie_bytes;     /* the table's memory (not reset) */
 	atomic_long_t module_loads;     /* modules loaded while sampling */
 };

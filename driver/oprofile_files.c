@@ -251,6 +251,7 @@ GLOBAL_STAT(syncs, READ_ONCE(op_stats.syncs))
 GLOBAL_STAT(ncookies, READ_ONCE(op_stats.cookies))
 GLOBAL_STAT(cookies_freed, READ_ONCE(op_stats.cookies_freed))
 GLOBAL_STAT(cookies_live, READ_ONCE(op_stats.cookies_live))
+GLOBAL_STAT(cookies_forgotten, READ_ONCE(op_stats.cookies_forgotten))
 GLOBAL_STAT(cookie_bytes, READ_ONCE(op_stats.cookie_bytes))
 GLOBAL_STAT(modules, atomic_long_read(&op_stats.module_loads))
 GLOBAL_STAT(refs_held, atomic_long_read(&op_refs_held))
@@ -273,6 +274,7 @@ static struct op_stat_file s_global[] = {
 	{ "cookies", stat_ncookies },
 	{ "cookies_freed", stat_cookies_freed },
 	{ "cookies_live", stat_cookies_live },
+	{ "cookies_forgotten", stat_cookies_forgotten },
 	{ "cookie_bytes", stat_cookie_bytes },
 	{ "module_loads", stat_modules },
 	{ "sample_lost_no_regs", stat_sample_lost_no_regs, -1 },

@@ -123,5 +123,14 @@ struct op_kv;
  * their user). 0, or -1 after a message naming the file and the key.
  */
 int op_settings_config_read(struct op_kv *kv);
+/* --- the continuous default (issue 27; doc/continuous.md) ----------------
+ * The per-cpu sampling rate of an always-on session (the service,
+ * --continuous): chosen by measurement (bench/rate_cost.sh) so that the
+ * profiled workload loses well under 0.5% on a VM whose cpu-clock sample
+ * costs ~8-10 us (timer interrupt and VM exits); 49, not 50, so that it
+ * does not beat in step with periodic work. As an event: CPU_CLOCK at
+ * OP_CONTINUOUS_PERIOD_NS. */
+#define OP_CONTINUOUS_RATE_HZ 49
+#define OP_CONTINUOUS_PERIOD_NS (1000000000u / OP_CONTINUOUS_RATE_HZ)
 
 #endif /* OP_SESSION_SETTINGS_H */

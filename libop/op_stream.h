@@ -110,6 +110,13 @@ enum op_stream_code {
 	 * cookie has one build-id in a stream; a cookie without one is read
 	 * from its file. */
 	OP_CODE_BUILD_ID = 39,
+	/* ESC 38 cookie: the producer freed cookie (the driver after
+	 * OP_COOKIE_IDLE unused; the perf source when it retires one):
+	 * the decoder drops its definition, so a long stream's table holds
+	 * what is in use, not all it ever defined. The cookie part of the
+	 * state (and the task part, if it is the app cookie) becomes
+	 * unknown; using the cookie again needs a new definition. */
+	OP_CODE_COOKIE_FORGET = 38,
 
 	OP_CODE_LAST
 };
@@ -132,6 +139,7 @@ enum op_stream_code {
 #define OP_WORDS_COOKIE_SWITCH 3
 #define OP_WORDS_LOST 4
 #define OP_WORDS_COUNT 4
+#define OP_WORDS_COOKIE_FORGET 3
 #define OP_WORDS_DEF(nbytes, anon) (((anon) ? 7 : 4) + OP_NAME_WORDS(nbytes))
 #define OP_WORDS_KERNEL_IMAGE(nbytes) (5 + OP_NAME_WORDS(nbytes))
 /* BUILD_ID: the longest build-id the kernel gives (BUILD_ID_SIZE_MAX). */
@@ -448,6 +456,20 @@ static inline void op_put_cookie(struct op_stream_state *s,
 	op_put(o, cookie);
 	s->cookie = cookie;
 	s->known = op_known_after(s->known, OP_CODE_COOKIE_SWITCH);
+}
+
+/* ESC COOKIE_FORGET cookie: the decoder drops cookie's definition and
+ * forgets the parts of its state that name it, as s does here. */
+static inline void op_put_cookie_forget(struct op_stream_state *s,
+					struct op_stream_out *o,
+					unsigned long cookie)
+{
+	op_put_escape(o, OP_CODE_COOKIE_FORGET);
+	op_put(o, cookie);
+	if ((s->known & OP_KNOWN_COOKIE) && s->cookie == cookie)
+		s->known &= ~OP_KNOWN_COOKIE;
+	if ((s->known & OP_KNOWN_TASK) && s->app == cookie)
+		s->known &= ~OP_KNOWN_TASK;
 }
 
 #endif /* OP_STREAM_H */

@@ -10,6 +10,7 @@
 #include "cookie_table.h"
 #include "op_message.h"
 #include "op_stream.h"
+#include "opd_vdso.h"
 #include "proc_maps.h"
 #include "proc_layout.h"
 #include "word_buffer.h"
@@ -61,7 +62,7 @@ static void test_proc_maps__anon(void)
 	ct_init(&ct);
 	wb_init(&wb);
 	p = pm_get(&pt, 42);
-	map(&pt, &ct, p, 0x7000, 0x9000, 0x1234, "[vdso]");
+	map(&pt, &ct, p, 0x7000, 0x9000, 0x1234, "[heap]");
 	map(&pt, &ct, p, 0xa000, 0xb000, 0, "//anon");
 	check(pm_is_anon_name("", 0) && pm_is_anon_name("[heap]", 6) &&
 	      !pm_is_anon_name("/usr/lib/x.so", 13), "anon names");
@@ -71,7 +72,7 @@ static void test_proc_maps__anon(void)
 	c = pm_vma_cookie(&ct, p, v);
 	e = ct_get(&ct, c);
 	check(e && e->kind == CT_ANON && e->tgid == 42 && e->start == 0x7000 &&
-	      e->end == 0x9000 && !strcmp(e->name, "[vdso]") &&
+	      e->end == 0x9000 && !strcmp(e->name, "[heap]") &&
 	      pm_vma_cookie(&ct, p, v) == c, "anon cookie made once");
 	check(0x7800 - v->start + v->pgoff == 0x800, "anon offsets from start");
 	/* split the sampled region: the right part keeps its offsets */
@@ -81,7 +82,7 @@ static void test_proc_maps__anon(void)
 	      "a split anon region keeps its cookie and offsets");
 	ct_define(&ct, c, &wb);
 	check(wb.len == 8 && wb.w[1] == OP_CODE_ANON_DEF && wb.w[3] == 42 &&
-	      wb.w[6] == 6 && !memcmp(&wb.w[7], "[vdso]\0", 7),
+	      wb.w[6] == 6 && !memcmp(&wb.w[7], "[heap]\0", 7),
 	      "anon definition words");
 	ct_define(&ct, c, &wb);
 	check(wb.len == 8, "defined once per stream");
@@ -89,6 +90,40 @@ static void test_proc_maps__anon(void)
 	ct_define(&ct, c, &wb);
 	check(wb.len == 16, "a new stream defines again");
 	wb_free(&wb);
+	pm_free(&pt);
+	ct_free(&ct);
+}
+
+/* This boot's vDSO is one cookie in every process (opd_vdso.h); a region
+ * of another size named [vdso] (a 32-bit process's) stays anonymous. */
+static void test_proc_maps__vdso(void)
+{
+	struct proc_table pt;
+	struct cookie_table ct;
+	struct proc *a, *b;
+	size_t size;
+	struct vma *va, *vb;
+
+	if (!opd_vdso_self(&size)) {
+		check(true, "# SKIP no vDSO in this process");
+		return;
+	}
+	pm_init(&pt);
+	ct_init(&ct);
+	a = pm_get(&pt, 10);
+	b = pm_get(&pt, 11);
+	map(&pt, &ct, a, 0x7000, 0x7000 + size, 0, "[vdso]");
+	map(&pt, &ct, b, 0x9000, 0x9000 + size, 0, "[vdso]");
+	va = pm_lookup(a, 0x7010);
+	vb = pm_lookup(b, 0x9010);
+	check(va && vb && !(va->flags & VMA_ANON) && va->cookie == vb->cookie &&
+	      ct_get(&ct, va->cookie)->kind == CT_FILE &&
+	      !strcmp(ct_get(&ct, va->cookie)->name, "[vdso]") &&
+	      0x9010 - vb->start + vb->pgoff == 0x10,
+	      "the vDSO of two processes: one file cookie, offsets from its start");
+	map(&pt, &ct, a, 0x20000, 0x20000 + size + 0x1000, 0, "[vdso]");
+	va = pm_lookup(a, 0x20010);
+	check(va && (va->flags & VMA_ANON), "a [vdso] of another size stays anonymous");
 	pm_free(&pt);
 	ct_free(&ct);
 }
@@ -124,13 +159,13 @@ static void test_proc_maps__lifecycle(void)
 	check(c->nr == 0 && c->app_cookie == OP_NO_COOKIE,
 	      "fork of an unknown parent gives an empty process");
 	pm_exit(&pt, 200, 5);
-	pm_reap(&pt, 6);
+	pm_reap(&pt, 6, NULL);
 	check(pm_find(&pt, 200) != NULL, "an exited process stays a round");
-	pm_reap(&pt, 7);
+	pm_reap(&pt, 7, NULL);
 	check(pm_find(&pt, 200) == NULL, "then it is dropped");
 	pm_exit(&pt, 300, 5);
 	pm_fork(&pt, 100, 300);		/* pid reused */
-	pm_reap(&pt, 9);
+	pm_reap(&pt, 9, NULL);
 	check(pm_find(&pt, 300) != NULL, "a reused pid is not reaped");
 	for (unsigned long i = 1000; i < 3000; i++)
 		pm_get(&pt, i);
@@ -240,6 +275,7 @@ int main(void)
 	op_set_progname("proc_maps_test");
 	test_proc_maps__overlaps();
 	test_proc_maps__anon();
+	test_proc_maps__vdso();
 	test_proc_maps__lifecycle();
 	test_proc_maps__rebuilt();
 	test_proc_maps__build_id();

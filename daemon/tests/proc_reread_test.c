@@ -230,7 +230,7 @@ static void test_refresh(void)
 	p = pm_find(&pt, 100);
 	check(how == PM_REFRESH_NEW && p && !p->exit_round,
 	      "a user pc after EXIT: the pid is seeded as a new process");
-	pm_reap(&pt, 100);
+	pm_reap(&pt, 100, NULL);
 	check(pm_find(&pt, 100) != NULL,
 	      "the new process survives the old one's reaping");
 

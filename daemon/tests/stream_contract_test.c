@@ -296,6 +296,13 @@ static void view_def(void *ctx, struct opd_cookie const *c)
 		v->defs[v->nr_defs++] = c->cookie;
 }
 
+static void view_error_quiet(void *ctx, uint64_t pos, char const *msg)
+{
+	(void)ctx;
+	(void)pos;
+	(void)msg;
+}
+
 /* Decode words into v; false on a decoding error. */
 static bool view_decode(struct view *v, struct word_buffer const *wb,
 			char const *name)
@@ -782,6 +789,94 @@ static void test_build_id_in_trace(void)
 	opd_trans_free(&v.dec);
 	wb_free(&wb);
 	ct_free(&p.ct);
+/* --- COOKIE_FORGET ------------------------------------------------------ */
+
+static unsigned long forget_seen;
+
+static void forget_sink(void *ctx, struct opd_cookie const *c)
+{
+	(void)ctx;
+	forget_seen = c->cookie;
+}
+
+/* Decode o's words: the decoder's errors, samples and definitions held. */
+static void forget_decode(struct op_stream_out const *o, unsigned long *errors,
+			  unsigned long *samples, unsigned long *held,
+			  unsigned long *forgotten)
+{
+	struct opd_sink sink = { .cookie_forget = forget_sink,
+				 .error = view_error_quiet };
+	struct opd_trans dec;
+
+	opd_trans_init(&dec, &sink, "forget");
+	opd_trans_feed(&dec, o->w, o->len);
+	opd_trans_finish(&dec);
+	*errors = dec.stats.errors;
+	*samples = dec.stats.samples;
+	*held = op_hashmap_size(&dec.tab);
+	*forgotten = dec.stats.forgotten;
+	opd_trans_free(&dec);
+}
+
+static void test_cookie_forget(void)
+{
+	static unsigned long w[256];
+	struct op_stream_out o = { w, 0, NR(w) };
+	struct op_stream_state s;
+	struct op_stream_def app = def_of(1), lib = def_of(2), again = def_of(2);
+	unsigned long errors, samples, held, forgotten;
+
+	op_stream_reset(&s);
+	op_put_cpu(&s, &o, 0);
+	op_put_def(&o, &app);
+	op_put_def(&o, &lib);
+	op_put_task(&s, &o, 100, 100, 1);
+	op_put_mode(&s, &o, 0);
+	op_put_cookie(&s, &o, 2);
+	op_put_pair(&o, 0x40, 0);
+	/* the driver freed the library's cookie, then the app's */
+	op_put_cookie_forget(&s, &o, 2);
+	check(!(s.known & OP_KNOWN_COOKIE) && (s.known & OP_KNOWN_TASK),
+	      "forgetting the current cookie forgets the cookie part only");
+	op_put_cookie_forget(&s, &o, 1);
+	check(!(s.known & OP_KNOWN_TASK), "forgetting the app cookie forgets the task");
+	check_int(o.len, OP_WORDS_CPU_SWITCH + OP_WORDS_DEF(app.nbytes, 0) +
+		  OP_WORDS_DEF(lib.nbytes, 0) + OP_WORDS_CTX_SWITCH +
+		  OP_WORDS_ESCAPE + OP_WORDS_COOKIE_SWITCH + OP_WORDS_PAIR +
+		  2 * OP_WORDS_COOKIE_FORGET, "COOKIE_FORGET is 3 words");
+	/* the library sampled again: a fresh cookie, a new definition */
+	again.cookie = 7;
+	op_put_def(&o, &again);
+	op_put_task(&s, &o, 100, 100, OP_NO_COOKIE);
+	op_put_cookie(&s, &o, 7);
+	op_put_pair(&o, 0x48, 0);
+	forget_decode(&o, &errors, &samples, &held, &forgotten);
+	check_int(errors, 0, "a stream with forgets decodes without an error");
+	check_int(samples, 2, "both samples decoded");
+	check_int(held, 1, "the decoder holds only the definition in use");
+	check_int(forgotten, 2, "two definitions dropped");
+	check_int(forget_seen, 1, "the consumer is told before each drop");
+
+	/* a forgotten cookie used again without a definition is an error,
+	 * and so is forgetting a cookie never defined */
+	o.len = 0;
+	op_stream_reset(&s);
+	op_put_cpu(&s, &o, 0);
+	op_put_def(&o, &app);
+	op_put_task(&s, &o, 100, 100, 1);
+	op_put_mode(&s, &o, 0);
+	op_put_cookie(&s, &o, 1);
+	op_put_escape(&o, OP_CODE_COOKIE_FORGET);
+	op_put(&o, 1);
+	op_put_pair(&o, 0x40, 0);
+	op_put_escape(&o, OP_CODE_COOKIE_SWITCH);
+	op_put(&o, 1);
+	op_put_escape(&o, OP_CODE_COOKIE_FORGET);
+	op_put(&o, 9);
+	forget_decode(&o, &errors, &samples, &held, &forgotten);
+	check_int(errors, 3, "a sample after the forget, a switch to the "
+		  "forgotten cookie and a forget of an undefined one are errors");
+	check_int(samples + held, 0, "nothing decoded or kept after the forget");
 }
 
 int main(void)
@@ -792,6 +887,7 @@ int main(void)
 	test_out_bound();
 	test_build_id_words();
 	test_build_id_in_trace();
+	test_cookie_forget();
 	scenario("plain", plain, NR(plain), 0, golden_plain);
 	scenario("traced", traced, NR(traced), 1, golden_traced);
 	{

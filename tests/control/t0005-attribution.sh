@@ -55,8 +55,9 @@ in_range "$lib_file" "$T/libhot.so" hot_lib_loop 90
 bg_file=$(sfile "$T/bgdd" "$T/bgdd" all.all.all)
 [ -f "$bg_file" ] || fail "no sample file for the background dd"
 # Under --separate=none each of this test's binaries is its own
-# application (A = B), except anonymous regions ([vdso]), kept per process
-# under their application as in OProfile 1.x; nothing names a tgid, tid or
+# application (A = B), except anonymous regions, kept per process under
+# their application as in OProfile 1.x, and the vDSO, one image
+# ({root}/[vdso]) under each application; nothing names a tgid, tid or
 # cpu.
 find "$C" -path "$C/{root}$T/*" -type f | sed "s|^$C/||" >"$T/files"
 cat "$T/files"
@@ -65,6 +66,7 @@ while IFS= read -r f; do
 	case $rest in
 	"$a/$EV.all.all.all") ;;
 	"{anon:"*"}/"*"/$EV.all.all.all") ;;
+	"{root}/[vdso]/$EV.all.all.all") ;;
 	*) fail "unexpected sample file under --separate=none: $f" ;;
 	esac
 done <"$T/files"

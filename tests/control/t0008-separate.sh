@@ -50,16 +50,17 @@ done
 # the process's own image: exactly those two files
 grep "^{root}$app/{dep}/{root}$app/" "$T/files" | grep -v "/$EV\.$tgid\.\($tid1\|$tid2\)\.all$" &&
 	fail "other files of twothreads' own image"
-# anonymous regions ([vdso]) of that process only, with its tgid in the name
+# anonymous regions of that process only, with its tgid in the name, and
+# the vDSO (one image for all processes)
 grep -v "^{root}$app/{dep}/{root}$app/" "$T/files" |
-	grep -v "^{root}$app/{dep}/{anon:[^}]*}/$tgid\.0x[0-9a-f]*\.0x[0-9a-f]*/$EV\.$tgid\.\($tid1\|$tid2\)\.all$" &&
+	grep -v "^{root}$app/{dep}/\({anon:[^}]*}/$tgid\.0x[0-9a-f]*\.0x[0-9a-f]*\|{root}/\[vdso\]\)/$EV\.$tgid\.\($tid1\|$tid2\)\.all$" &&
 	fail "unexpected files of twothreads"
 "$SFCHECK" "$C" || fail "sample files fail the structural check"
 stats_balance "$C"
 
 step "opreport on that session: two thread columns, -m tid merges them"
-# image:APP selects the process's own image and its anonymous regions
-# ([vdso], under the application): a thread's column sums all its files
+# image:APP selects the process's own image, its anonymous regions and
+# the vDSO (under the application): a thread's column sums all its files
 thread_total() {
 	t=0
 	for f in $(find "$C/{root}$app/{dep}" -type f -name "$EV.$tgid.$1.all"); do
