@@ -19,6 +19,7 @@
 #include "op_cpu_type.h"
 #include "op_events.h"
 #include "op_message.h"
+#include "op_util.h"
 #include "op_version.h"
 
 #include "ophelp.h"
@@ -35,6 +36,7 @@ static struct ophelp_opts {
 	char *unit_mask;	/* -u: event whose default unit mask to print */
 	int xml;		/* -X */
 	int version;		/* -v */
+	int software;		/* --software: events/software */
 } opts;
 
 static _Noreturn void usage_error(char const *what, char const *why)
@@ -130,6 +132,9 @@ static struct poptOption const options[] = {
 	  "print the default unit mask of event NAME (decimal)", "NAME" },
 	{ "xml", 'X', POPT_ARG_NONE, &opts.xml, 0, "list the events as XML", NULL },
 	{ "version", 'v', POPT_ARG_NONE, &opts.version, 0, "print the version", NULL },
+	{ "software", 0, POPT_ARG_NONE, &opts.software, 0,
+	  "list the software events (events/software: what ocount and opwatch --count count on any cpu)",
+	  NULL },
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };
@@ -190,6 +195,27 @@ static int run(enum op_cpu cpu, char const **args)
 	return ret;
 }
 
+/* --software: events/software, which every cpu type has. */
+static int list_software(void)
+{
+	char *dir = op_xasprintf("%s/software", op_events_dir());
+	struct op_event_set set;
+	char err[1024];
+	int rc = op_events_load_dir(dir, &set, err, sizeof(err));
+
+	free(dir);
+	if (rc)
+		return op_error("%s", err);
+	printf("oprofile-ng: software events (events/software), on every cpu type\n\n"
+	       "ocount -e and opwatch --count take these names or perf's\n"
+	       "(task-clock, context-switches or cs, ...); they count, not sample.\n\n");
+	for (size_t i = 0; i < set.nr_events; i++)
+		printf("%s: (code %u)\n\t%s\n", set.events[i].name,
+		       set.events[i].code, set.events[i].desc);
+	op_events_free(&set);
+	return 0;
+}
+
 int main(int argc, char const **argv)
 {
 	poptContext ctx;
@@ -200,6 +226,8 @@ int main(int argc, char const **argv)
 	ctx = parse_options(argc, argv);
 	if (opts.version) {
 		op_print_version(stdout, "ophelp");
+	} else if (opts.software) {
+		ret = list_software();
 	} else {
 		cpu = pick_cpu(opts.cpu_type);
 		if (opts.get_cpu_type)
