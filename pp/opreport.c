@@ -440,6 +440,7 @@ static int timeline(struct run *run, struct opreport_stream *st,
 			rc = -1;
 		else if (written) {
 			replace(&opts.session_dir, op_xstrdup(dir));
+			run->output.session = opts.session_dir;
 			rc = build(run, &s, argc, argv);
 			if (!rc)
 				pp_timeline_add(&tl, r, &s.profile);
@@ -482,6 +483,9 @@ static int stream_report(struct run *run, int argc, char const *const *argv,
 	if (opts.timeline < 0 || (opts.timeline && (opts.processes || opts.xml ||
 						     opts.callgraph)))
 		usage_error("%s", "--timeline takes a positive MS and no --processes, --xml or --callgraph");
+	/* the process summary's rows are processes, with their kernel */
+	if (opts.processes && !opts.separate)
+		opts.separate = op_xstrdup("thread,kernel");
 	if (opreport_stream_open(&st, opts.stream, opts.events, opts.separate) < 0) {
 		*rc = 1;
 		return 0;

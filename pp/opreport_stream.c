@@ -82,7 +82,6 @@ static int set_events(struct opd_config *cfg, char const *events,
 int opreport_stream_open(struct opreport_stream *s, char const *file,
 			 char const *events, char const *separate)
 {
-	char const *tmpdir = getenv("TMPDIR");
 	char err[512];
 
 	memset(s, 0, sizeof(*s));
@@ -93,15 +92,25 @@ int opreport_stream_open(struct opreport_stream *s, char const *file,
 		return op_error("--separate: %s", err);
 	if (set_events(&s->cfg, events, file) < 0 || scan(s) < 0)
 		return -1;
+	return 0;
+}
+
+/* The temporary directory, made at the first session (so that a usage
+ * error, which exits, leaves nothing behind). */
+static int make_tmp(struct opreport_stream *s)
+{
+	char const *tmpdir = getenv("TMPDIR");
+
+	if (s->tmp)
+		return 0;
 	s->tmp = op_xasprintf("%s/opreport-stream.XXXXXX",
 			      tmpdir && *tmpdir ? tmpdir : "/tmp");
-	if (!mkdtemp(s->tmp)) {
-		op_error_errno("cannot make a temporary directory '%s'", s->tmp);
-		free(s->tmp);
-		s->tmp = NULL;
-		return -1;
-	}
-	return 0;
+	if (mkdtemp(s->tmp))
+		return 0;
+	op_error_errno("cannot make a temporary directory '%s'", s->tmp);
+	free(s->tmp);
+	s->tmp = NULL;
+	return -1;
 }
 
 void opreport_stream_free(struct opreport_stream *s)
@@ -188,11 +197,14 @@ static int feed(struct opd_core *core, char const *file)
 char *opreport_stream_session(struct opreport_stream *s, bool whole,
 			      uint64_t start, uint64_t end, uint64_t *written)
 {
-	char *dir = op_xasprintf("%s/%u", s->tmp, s->nr_dirs++);
 	struct opd_config cfg = s->cfg;
 	struct opd_core *core;
+	char *dir;
 	int rc;
 
+	if (make_tmp(s) < 0)
+		return NULL;
+	dir = op_xasprintf("%s/%u", s->tmp, s->nr_dirs++);
 	cfg.session_dir = dir;
 	cfg.time_window = !whole;
 	cfg.time_start = start;

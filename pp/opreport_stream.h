@@ -20,7 +20,8 @@ struct opreport_stream {
 	uint64_t first, last;	/* its first and last ESC TIME (ns) */
 	bool has_time;		/* it has any */
 	uint64_t samples;	/* sample pairs in it */
-	char *tmp;		/* the temporary directory (removed at free) */
+	char *tmp;		/* the temporary directory (made at the first
+				 * session, removed at free) */
 	unsigned nr_dirs;	/* sessions made in it so far */
 };
 

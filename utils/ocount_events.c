@@ -19,7 +19,6 @@
 #include "ocount.h"
 
 #define PMU_DIR "/sys/bus/event_source/devices/cpu"
-#define SOFTWARE_DIR "software"
 
 /* perf's short names of software events. */
 static struct { char const *alias, *name; } const sw_aliases[] = {
@@ -71,15 +70,9 @@ static void perf_name(char const *in, char *out, size_t size)
 
 int ocount_software_load(char *err, size_t errlen)
 {
-	char *dir;
-	int rc;
-
 	if (sw_loaded)
 		return 0;
-	dir = op_xasprintf("%s/%s", op_events_dir(), SOFTWARE_DIR);
-	rc = op_events_load_dir(dir, &sw, err, errlen);
-	free(dir);
-	if (rc)
+	if (op_events_load_software(&sw, err, errlen))
 		return -1;
 	sw_names = op_xcalloc(sw.nr_events ? sw.nr_events : 1, sizeof(*sw_names));
 	for (size_t i = 0; i < sw.nr_events; i++)

@@ -198,13 +198,10 @@ static int run(enum op_cpu cpu, char const **args)
 /* --software: events/software, which every cpu type has. */
 static int list_software(void)
 {
-	char *dir = op_xasprintf("%s/software", op_events_dir());
 	struct op_event_set set;
 	char err[1024];
-	int rc = op_events_load_dir(dir, &set, err, sizeof(err));
 
-	free(dir);
-	if (rc)
+	if (op_events_load_software(&set, err, sizeof(err)))
 		return op_error("%s", err);
 	printf("oprofile-ng: software events (events/software), on every cpu type\n\n"
 	       "ocount -e and opwatch --count take these names or perf's\n"
