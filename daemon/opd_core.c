@@ -416,6 +416,15 @@ static void fill_task_fields(struct opd_core const *core,
 		(int32_t)t->cpu : -1;
 }
 
+/* opreport --stream --time: the sample's time is not in the window. */
+static bool outside_window(struct opd_core const *core,
+			   struct opd_transient const *t)
+{
+	return core->config.time_window &&
+	       (t->time < core->config.time_start ||
+		t->time >= core->config.time_end);
+}
+
 static void on_sample(void *ctx, struct opd_transient const *t,
 		      unsigned long pc, unsigned long event)
 {
@@ -425,6 +434,10 @@ static void on_sample(void *ctx, struct opd_transient const *t,
 	int image;
 
 	core->stats.received++;
+	if (outside_window(core, t)) {
+		core->stats.outside_window++;
+		return;
+	}
 	if (event >= core->config.nr_events) {
 		core->stats.bad_event++;
 		return;
@@ -458,7 +471,7 @@ static void on_arc(void *ctx, struct opd_transient const *t,
 	struct opd_sfile_key k;
 	uint64_t from, to;
 
-	if (t->event >= core->config.nr_events)
+	if (t->event >= core->config.nr_events || outside_window(core, t))
 		return;
 	if (resolve(core, t, caller->in_kernel, caller->pc, caller->cookie,
 		    &k.image, &from) ||

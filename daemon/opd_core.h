@@ -47,6 +47,11 @@ struct opd_config {
 				      * data to read or save */
 	char const *const *image_filter;  /* NULL-ended paths to keep; NULL: all */
 	bool keep_binaries;          /* copy each sampled binary into session/binaries */
+	/* opreport --stream --time: keep only samples (and arcs) whose ESC
+	 * TIME is in [time_start, time_end); a sample before any TIME has
+	 * time 0. Off (all kept) unless time_window. */
+	bool time_window;
+	uint64_t time_start, time_end;
 };
 
 /* Counters the core keeps; stats/ files are written from these. */
@@ -70,6 +75,7 @@ struct opd_stats {
 	uint64_t cookies_forgotten;  /* definitions the producer freed (COOKIE_FORGET) */
 	uint64_t decoder_cookies;    /* definitions held now (not a count: a size) */
 	uint64_t anon_regions_folded; /* regions beyond the bound, in {anon:NAME}/0.0x0.0x0 */
+	uint64_t outside_window;     /* samples outside cfg time_window */
 };
 
 struct opd_core;

@@ -32,6 +32,7 @@ struct opd_stat_field const opd_stat_fields[] = {
 	FIELD("sample_dropped_unknown_cookie", unknown_cookie, 1)
 	FIELD("sample_dropped_no_mapping", no_mapping, 1)
 	FIELD("sample_dropped_image_filter", filtered, 1)
+	FIELD("sample_dropped_time_window", outside_window, 1)
 	FIELD("sample_dropped_sfile_error", sfile_errors, 1)
 	FIELD("sample_dropped_no_space", no_space, 1)
 	FIELD("sample_saturated", saturated, 1)

@@ -36,6 +36,7 @@ static char const *const code_names[OP_CODE_LAST] = {
 	[OP_CODE_COUNT] = "count",
 	[OP_CODE_BUILD_ID] = "build_id",
 	[OP_CODE_COOKIE_FORGET] = "cookie_forget",
+	[OP_CODE_TIME] = "time",
 };
 
 char const *opd_code_name(unsigned long code)
@@ -472,6 +473,17 @@ static size_t decode_build_id(struct opd_trans *dec, unsigned long const *w,
 	return len;
 }
 
+/* ESC TIME t: the time of the samples that follow. */
+static size_t decode_time(struct opd_trans *dec, unsigned long const *w,
+			  size_t avail)
+{
+	if (avail < OP_WORDS_TIME)
+		return 0;
+	dec->t.time = w[2];
+	dec->stats.times++;
+	return OP_WORDS_TIME;
+}
+
 static size_t decode_ctx_switch(struct opd_trans *dec, unsigned long const *w,
 				size_t avail)
 {
@@ -494,9 +506,12 @@ static size_t decode_ctx_switch(struct opd_trans *dec, unsigned long const *w,
 static size_t decode_cpu_switch(struct opd_trans *dec, unsigned long const *w,
 				size_t avail)
 {
+	uint64_t time = dec->t.time;
+
 	if (avail < 3)
 		return 0;
 	memset(&dec->t, 0, sizeof(dec->t));
+	dec->t.time = time;
 	dec->t.cpu = w[2];
 	dec->t.known = op_known_after(0, OP_CODE_CPU_SWITCH);
 	return 3;
@@ -601,6 +616,9 @@ static size_t decode_escape(struct opd_trans *dec, unsigned long const *w,
 		break;
 	case OP_CODE_COOKIE_FORGET:
 		used = decode_cookie_forget(dec, w, avail);
+		break;
+	case OP_CODE_TIME:
+		used = decode_time(dec, w, avail);
 		break;
 	case OP_CODE_CTX_TGID:
 		error_at(dec, dec->pos, "ctx_tgid without ctx_switch");

@@ -47,6 +47,10 @@ struct opd_transient {
 	bool in_kernel;			/* samples are raw kernel pcs */
 	bool in_trace;			/* pairs are backtrace frames */
 	unsigned known;			/* OPD_KNOWN_* */
+	/* ESC TIME: CLOCK_MONOTONIC ns of the samples that follow (to
+	 * OP_TIME_GRANULARITY_NS); 0 until the stream's first TIME (a
+	 * driver stream, or an older one, has none). Kept across switches. */
+	uint64_t time;
 };
 
 /* One end of a callgraph arc. */
@@ -115,6 +119,7 @@ struct opd_trans_stats {
 	uint64_t lost[OP_LOST_CATEGORY_MAX];	/* from ESC LOST, by category */
 	uint64_t count[OP_COUNT_MAX];	/* from ESC COUNT, by counter */
 	uint64_t forgotten;	/* definitions dropped (ESC COOKIE_FORGET) */
+	uint64_t times;		/* ESC TIME records */
 };
 
 struct opd_trans {

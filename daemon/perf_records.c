@@ -288,6 +288,8 @@ static void handle_sample(struct perf_source *ps, void const *rec,
 			return;
 		}
 	}
+	/* ESC TIME (CLOCK_MONOTONIC: perf_source.c's clockid), when due */
+	se_time(&ps->em, (unsigned long)time);
 	se_cpu(&ps->em, cpu);
 	se_task(&ps->em, tid, pid, p ? p->app_cookie : OP_NO_COOKIE);
 	if (ps->depth)

@@ -74,6 +74,15 @@ static inline void se_pair(struct stream_emit *se, unsigned long pc,
 	se_commit(se, &o);
 }
 
+/* ESC TIME t before a sample taken at t, when due (op_put_time). */
+static inline void se_time(struct stream_emit *se, unsigned long t)
+{
+	struct op_stream_out o = se_out(se, OP_WORDS_TIME);
+
+	op_put_time(&se->st, &o, t);
+	se_commit(se, &o);
+}
+
 /* ESC LOST category count (no effect on the decoder state). */
 void se_lost(struct stream_emit *se, unsigned long category,
 	     unsigned long count);

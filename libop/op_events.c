@@ -482,6 +482,15 @@ int op_events_load_dir(char const *dir, struct op_event_set *set,
 	return load(dir, cpu_of_dir(dir), set, err, errlen);
 }
 
+int op_events_load_software(struct op_event_set *set, char *err,
+			    size_t errlen)
+{
+	char dir[4096];
+
+	snprintf(dir, sizeof(dir), "%s/%s", op_events_dir(), OP_EVENTS_SOFTWARE);
+	return op_events_load_dir(dir, set, err, errlen);
+}
+
 void op_events_free(struct op_event_set *set)
 {
 	size_t i;

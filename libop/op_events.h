@@ -65,6 +65,15 @@ int op_events_load(enum op_cpu cpu, struct op_event_set *set,
  */
 int op_events_load_dir(char const *dir, struct op_event_set *set,
 		       char *err, size_t errlen);
+/*
+ * events/software: the kernel's software events, the same on every cpu
+ * type (what ocount and opwatch --count count, ophelp --software lists);
+ * an event's code is its perf id (PERF_COUNT_SW_*). Not a cpu type: its
+ * set's cpu is CPU_NO_GOOD. 0, or -1 with err.
+ */
+#define OP_EVENTS_SOFTWARE "software"
+int op_events_load_software(struct op_event_set *set, char *err,
+			    size_t errlen);
 void op_events_free(struct op_event_set *set);
 
 struct op_event const *op_event_find(struct op_event_set const *set,

@@ -100,6 +100,10 @@ enum op_stream_code {
 	 * counter the decoder does not know is skipped, not an error, so a
 	 * producer may add counters without breaking older decoders. */
 	OP_CODE_COUNT = 36,
+	/* ESC 37 t: samples that follow were taken at CLOCK_MONOTONIC time
+	 * t ns or later (until the next TIME). No effect on the decoder
+	 * state; it ends a trace. See OP_TIME_GRANULARITY_NS below. */
+	OP_CODE_TIME = 37,
 
 	/* ESC 39 cookie nbytes word...: the GNU build-id of the binary that
 	 * cookie names (a COOKIE_DEF earlier in the stream, before the
@@ -140,6 +144,7 @@ enum op_stream_code {
 #define OP_WORDS_LOST 4
 #define OP_WORDS_COUNT 4
 #define OP_WORDS_COOKIE_FORGET 3
+#define OP_WORDS_TIME 3
 #define OP_WORDS_DEF(nbytes, anon) (((anon) ? 7 : 4) + OP_NAME_WORDS(nbytes))
 #define OP_WORDS_KERNEL_IMAGE(nbytes) (5 + OP_NAME_WORDS(nbytes))
 /* BUILD_ID: the longest build-id the kernel gives (BUILD_ID_SIZE_MAX). */
@@ -366,6 +371,28 @@ static inline void op_put_count(struct op_stream_out *o, unsigned long counter,
 	op_put(o, n);
 }
 
+/* ---------------------------------------------------- time (code 37) */
+
+/*
+ * A producer writes ESC TIME t before a sample when its time has advanced
+ * by at least this much since the last TIME it wrote (and before its
+ * first sample), not before every sample: a sample is known to
+ * OP_TIME_GRANULARITY_NS. Times only grow within one stream. t is a full
+ * nanosecond count, so only producers with 64-bit words write TIME; a
+ * 32-bit producer writes none (its stream has no time, like the driver's).
+ */
+#define OP_TIME_GRANULARITY_NS 1000000UL
+
+/* Whether a TIME code is due before a sample taken at time t. */
+static inline int op_time_due(unsigned long last, int have_last,
+			      unsigned long t)
+{
+	if (sizeof(unsigned long) < 8)
+		return 0;
+	return !have_last || (t > last && t - last >= OP_TIME_GRANULARITY_NS);
+}
+
+
 /*
  * A producer's copy of the decoder state, so that it writes a switch only
  * when the value changes, and forgets exactly what the decoder forgets.
@@ -376,12 +403,27 @@ struct op_stream_state {
 	unsigned long cpu;
 	unsigned long tid, tgid, app;   /* OP_KNOWN_TASK; app: the app cookie */
 	unsigned long cookie;           /* OP_KNOWN_COOKIE */
+	unsigned long time;             /* the last TIME written ... */
+	int have_time;                  /* ... if any in this stream */
 };
 
 /* A new stream (or a reader that starts over): nothing is known. */
 static inline void op_stream_reset(struct op_stream_state *s)
 {
 	s->known = 0;
+	s->have_time = 0;
+}
+
+/* ESC TIME t before a sample taken at t, if one is due (op_time_due). */
+static inline void op_put_time(struct op_stream_state *s,
+			       struct op_stream_out *o, unsigned long t)
+{
+	if (!op_time_due(s->time, s->have_time, t))
+		return;
+	op_put_escape(o, OP_CODE_TIME);
+	op_put(o, t);
+	s->time = t;
+	s->have_time = 1;
 }
 
 /* Write the next task switch even if the task looks the same. */

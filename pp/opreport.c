@@ -20,6 +20,7 @@
 
 #include "op_config.h"
 #include "op_message.h"
+#include "op_session.h"
 #include "op_util.h"
 #include "op_version.h"
 #include "pp_diff.h"
@@ -27,6 +28,8 @@
 #include "pp_procsum.h"
 #include "pp_profile.h"
 #include "pp_spec.h"
+#include "pp_timeline.h"
+#include "opreport_stream.h"
 
 /* The command line; popt fills it in from the table below. String
  * options come back through poptGetNextOpt() (see take_string()) so that
@@ -40,9 +43,15 @@ static struct opreport_opts {
 	char *sort, *include, *exclude, *demangle, *merge, *output, *verbose;
 	char *session_dir, *image_path, *root;
 	char *since, *until;   /* rotated sessions by time (pp_timerange.h) */
+	/* --stream (opreport_stream.h) */
+	char *stream, *time, *events, *separate;
+	int timeline;
 } opts;
 
-enum { OPT_SESSION_DIR = 256, OPT_SINCE, OPT_UNTIL };
+enum {
+	OPT_SESSION_DIR = 256, OPT_SINCE, OPT_UNTIL,
+	OPT_STREAM, OPT_TIME, OPT_EVENTS, OPT_SEPARATE
+};
 
 static struct poptOption const options[] = {
 	{ "symbols", 'l', POPT_ARG_NONE, &opts.symbols, 0, "list symbols", NULL },
@@ -70,6 +79,12 @@ static struct poptOption const options[] = {
 	{ "image-path", 'p', POPT_ARG_STRING, NULL, 'p', "directories to find binaries in by name", "dir,..." },
 	{ "root", 'R', POPT_ARG_STRING, NULL, 'R', "prefix of the sampled paths (sysroot)", "dir" },
 	{ "processes", 0, POPT_ARG_NONE, &opts.processes, 0, "Prospect's process summary: samples and time per process, each one's user and kernel profile, the global kernel profile", NULL },
+	/* --stream: a recorded stream, any time window of it */
+	{ "stream", 0, POPT_ARG_STRING, NULL, OPT_STREAM, "report a recorded event stream (operf --record-stream) instead of a session", "file" },
+	{ "time", 0, POPT_ARG_STRING, NULL, OPT_TIME, "--stream: only samples in [START, END): seconds from the stream's start, or NNNns CLOCK_MONOTONIC", "START,END" },
+	{ "timeline", 0, POPT_ARG_INT, &opts.timeline, 0, "--stream: samples per interval of MS milliseconds per symbol", "MS" },
+	{ "events", 0, POPT_ARG_STRING, NULL, OPT_EVENTS, "--stream: the events it was recorded with, as operf --events (default: the cpu's default event)", "name:count,..." },
+	{ "separate", 0, POPT_ARG_STRING, NULL, OPT_SEPARATE, "--stream: split its samples as oprofiled --separate (default none)", "lib,kernel,thread,cpu,all" },
 	{ "verbose", 'V', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL, 'V', "OProfile's debug classes: accepted, our notes are always shown", "all,debug,bfd,level1,sfile,stats,xml" },
 	{ "version", 'v', POPT_ARG_NONE, &opts.version, 0, "print the version and exit", NULL },
 	POPT_AUTOHELP
@@ -118,6 +133,10 @@ static void take_string(poptContext ctx, int val)
 	case 'p': replace(&opts.image_path, arg); break;
 	case 'R': replace(&opts.root, arg); break;
 	case 'V': replace(&opts.verbose, arg ? arg : op_xstrdup("all")); break;
+	case OPT_STREAM: replace(&opts.stream, arg); break;
+	case OPT_TIME: replace(&opts.time, arg); break;
+	case OPT_EVENTS: replace(&opts.events, arg); break;
+	case OPT_SEPARATE: replace(&opts.separate, arg); break;
 	default: free(arg); break;
 	}
 }
@@ -127,7 +146,8 @@ static void free_strings(void)
 	char **s[] = { &opts.sort, &opts.include, &opts.exclude,
 		       &opts.demangle, &opts.merge, &opts.output,
 		       &opts.session_dir, &opts.image_path, &opts.root,
-		       &opts.verbose, &opts.since, &opts.until };
+		       &opts.verbose, &opts.since, &opts.until,
+		       &opts.stream, &opts.time, &opts.events, &opts.separate };
 
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		replace(s[i], NULL);
@@ -388,6 +408,127 @@ static int processes(struct run *run, int argc, char const *const *argv)
 
 /* --- end of --processes ----------------------------------------------------- */
 
+/* --- opreport --stream (opreport_stream.h, pp_timeline.h) ------------------ */
+
+static double rel_s(struct opreport_stream const *st, uint64_t t)
+{
+	return t <= st->first ? 0.0 : (double)(t - st->first) / 1e9;
+}
+
+/* --timeline=MS: one temporary session and one profile per interval. */
+static int timeline(struct run *run, struct opreport_stream *st,
+		    uint64_t start, uint64_t end, int argc,
+		    char const *const *argv)
+{
+	uint64_t step = (uint64_t)opts.timeline * 1000000u, rows;
+	struct pp_timeline tl;
+	char *what;
+	int rc = 0;
+
+	if (start < st->first)
+		start = st->first;
+	if (end > st->last)
+		end = st->last + 1;	/* the last TIME's samples */
+	if (end <= start)
+		return op_error("--time: the stream '%s' has no samples in that window",
+				st->file);
+	rows = (end - start + step - 1) / step;
+	if (rows > 100000)
+		usage_error("--timeline=%d makes %llu intervals: take a longer one",
+			    opts.timeline, (unsigned long long)rows);
+	run->populate.symbols = true;
+	pp_timeline_init(&tl, rows);
+	for (uint64_t r = 0; !rc && r < rows; r++) {
+		uint64_t a = start + r * step, b = a + step < end ? a + step : end;
+		struct side s = { 0 };
+		uint64_t written;
+		char *dir = opreport_stream_session(st, false, a, b, &written);
+
+		if (!dir)
+			rc = -1;
+		else if (written) {
+			replace(&opts.session_dir, op_xstrdup(dir));
+			run->output.session = opts.session_dir;
+			rc = build(run, &s, argc, argv);
+			if (!rc)
+				pp_timeline_add(&tl, r, &s.profile);
+			side_free(&s);
+		}
+		if (dir)
+			op_session_remove_tree(dir);
+		free(dir);
+	}
+	what = op_xasprintf("samples of every event and class of the stream '%s'",
+			    st->file);
+	if (!rc)
+		pp_timeline_print(stdout, &tl, rel_s(st, start), (double)step / 1e9,
+				  what);
+	free(what);
+	pp_timeline_free(&tl);
+	return rc;
+}
+
+/*
+ * The stream replayed into a temporary session (the window only, with
+ * --time), which the report then reads as its --session-dir; or the
+ * timeline. -1: not done, else the report's own return via *rc.
+ */
+static int stream_report(struct run *run, int argc, char const *const *argv,
+			 bool diff, int *rc)
+{
+	struct opreport_stream st;
+	uint64_t start = 0, end = UINT64_MAX, written;
+	char err[512], *dir;
+
+	if (opts.time && !opts.stream)
+		usage_error("%s", "--time needs --stream");
+	if ((opts.timeline || opts.events || opts.separate) && !opts.stream)
+		usage_error("%s", "--timeline, --events and --separate need --stream");
+	if (!opts.stream)
+		return -1;
+	if (diff)
+		usage_error("%s", "--stream takes one profile specification, not a differential one");
+	if (opts.timeline < 0 || (opts.timeline && (opts.processes || opts.xml ||
+						     opts.callgraph)))
+		usage_error("%s", "--timeline takes a positive MS and no --processes, --xml or --callgraph");
+	/* the process summary's rows are processes, with their kernel */
+	if (opts.processes && !opts.separate)
+		opts.separate = op_xstrdup("thread,kernel");
+	if (opreport_stream_open(&st, opts.stream, opts.events, opts.separate) < 0) {
+		*rc = 1;
+		return 0;
+	}
+	if ((opts.time || opts.timeline) && !st.has_time) {
+		op_error("the stream '%s' has no time codes (a driver stream, or one "
+			 "recorded before code 37): --time and --timeline need them",
+			 opts.stream);
+		*rc = 1;
+	} else if (opts.time && opreport_stream_window(&st, opts.time, &start, &end,
+						       err, sizeof(err))) {
+		usage_error("--time: %s", err);
+	} else if (opts.timeline) {
+		*rc = timeline(run, &st, start, end, argc, argv);
+	} else if (!(dir = opreport_stream_session(&st, !opts.time, start, end,
+						   &written))) {
+		*rc = 1;
+	} else {
+		if (opts.time)
+			op_info("stream '%s': %llu of its %llu samples are in the "
+				"window %.3f s .. %.3f s", opts.stream,
+				(unsigned long long)written,
+				(unsigned long long)st.samples, rel_s(&st, start),
+				end == UINT64_MAX ? rel_s(&st, st.last) : rel_s(&st, end));
+		replace(&opts.session_dir, dir);
+		run->output.session = opts.session_dir;
+		*rc = opts.processes ? processes(run, argc, argv) :
+		      single(run, argc, argv);
+	}
+	opreport_stream_free(&st);
+	return 0;
+}
+
+/* --- end of --stream ------------------------------------------------------- */
+
 int main(int argc, char const **argv)
 {
 	poptContext ctx = poptGetContext(NULL, argc, argv, options, 0);
@@ -422,9 +563,10 @@ int main(int argc, char const **argv)
 		usage_error("%s", err);
 	if (opts.processes && rc)
 		usage_error("%s", "--processes takes one profile specification, not a differential one");
-	rc = opts.processes ? processes(&run, nargs, args) :
-	     rc ? differential(&run, first, count, args) :
-	     single(&run, nargs, args);
+	if (stream_report(&run, nargs, args, rc != 0, &rc) < 0)
+		rc = opts.processes ? processes(&run, nargs, args) :
+		     rc ? differential(&run, first, count, args) :
+		     single(&run, nargs, args);
 	pp_strlist_free(&run.include);
 	pp_strlist_free(&run.exclude);
 	pp_strlist_free(&run.notes);

@@ -31,6 +31,10 @@ struct ocount_event {
 int ocount_events_parse(char const *list, struct ocount_event *ev, int max,
 			char *err, size_t errlen);
 
+/* Load events/software (once; ocount_events_parse does it). 0, or -1
+ * with err naming the file. */
+int ocount_software_load(char *err, size_t errlen);
+
 /* Print the event table (--list-events). */
 void ocount_events_list(void);
 

@@ -1,88 +1,149 @@
 /*
- * The events ocount counts, by the names perf and OProfile give them.
- * Software events always exist; the generic hardware events need a PMU.
+ * The events ocount counts. The software events come from events/software
+ * (libop's op_events.h reads it; ophelp --software lists it), named as
+ * there (TASK_CLOCK), as perf names them (task-clock: lower case, '-' for
+ * '_') or by perf's short aliases (cs, migrations, faults). The generic
+ * hardware events are perf's (PERF_TYPE_HARDWARE) and need a PMU.
  */
+#include <ctype.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
 
+#include "op_events.h"
+#include "op_message.h"
+#include "op_util.h"
 #include "ocount.h"
 
 #define PMU_DIR "/sys/bus/event_source/devices/cpu"
 
+/* perf's short names of software events. */
+static struct { char const *alias, *name; } const sw_aliases[] = {
+	{ "cs", "CONTEXT_SWITCHES" },
+	{ "migrations", "CPU_MIGRATIONS" },
+	{ "faults", "PAGE_FAULTS" },
+};
+
 struct named_event {
 	char const *name, *alias;
-	uint32_t type;
 	uint64_t config;
-	char const *unit, *help;
+	char const *help;
 };
 
-static struct named_event const table[] = {
-	{ "task-clock", "TASK_CLOCK", PERF_TYPE_SOFTWARE,
-	  PERF_COUNT_SW_TASK_CLOCK, "ns", "time the tasks ran" },
-	{ "cpu-clock", "CPU_CLOCK", PERF_TYPE_SOFTWARE,
-	  PERF_COUNT_SW_CPU_CLOCK, "ns", "time on the cpu clock" },
-	{ "context-switches", "cs", PERF_TYPE_SOFTWARE,
-	  PERF_COUNT_SW_CONTEXT_SWITCHES, NULL, "context switches" },
-	{ "cpu-migrations", "migrations", PERF_TYPE_SOFTWARE,
-	  PERF_COUNT_SW_CPU_MIGRATIONS, NULL, "moves to another cpu" },
-	{ "page-faults", "faults", PERF_TYPE_SOFTWARE,
-	  PERF_COUNT_SW_PAGE_FAULTS, NULL, "page faults" },
-	{ "minor-faults", NULL, PERF_TYPE_SOFTWARE,
-	  PERF_COUNT_SW_PAGE_FAULTS_MIN, NULL, "faults without I/O" },
-	{ "major-faults", NULL, PERF_TYPE_SOFTWARE,
-	  PERF_COUNT_SW_PAGE_FAULTS_MAJ, NULL, "faults with I/O" },
-	{ "cycles", "cpu-cycles", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_CPU_CYCLES, NULL, "cpu cycles (PMU)" },
-	{ "instructions", NULL, PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_INSTRUCTIONS, NULL, "instructions retired (PMU)" },
-	{ "cache-references", NULL, PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_CACHE_REFERENCES, NULL, "last level cache accesses (PMU)" },
-	{ "cache-misses", NULL, PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_CACHE_MISSES, NULL, "last level cache misses (PMU)" },
-	{ "branches", "branch-instructions", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_BRANCH_INSTRUCTIONS, NULL, "branches retired (PMU)" },
-	{ "branch-misses", NULL, PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_BRANCH_MISSES, NULL, "mispredicted branches (PMU)" },
+/* perf's generic hardware events (PERF_TYPE_HARDWARE). */
+static struct named_event const hw_table[] = {
+	{ "cycles", "cpu-cycles", PERF_COUNT_HW_CPU_CYCLES, "cpu cycles (PMU)" },
+	{ "instructions", NULL, PERF_COUNT_HW_INSTRUCTIONS,
+	  "instructions retired (PMU)" },
+	{ "cache-references", NULL, PERF_COUNT_HW_CACHE_REFERENCES,
+	  "last level cache accesses (PMU)" },
+	{ "cache-misses", NULL, PERF_COUNT_HW_CACHE_MISSES,
+	  "last level cache misses (PMU)" },
+	{ "branches", "branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
+	  "branches retired (PMU)" },
+	{ "branch-misses", NULL, PERF_COUNT_HW_BRANCH_MISSES,
+	  "mispredicted branches (PMU)" },
 };
 
-#define NR_TABLE (sizeof(table) / sizeof(table[0]))
+/* events/software, loaded once, with each event's perf-style name. */
+static struct op_event_set sw;
+static char (*sw_names)[64];
+static bool sw_loaded;
 
 bool ocount_have_pmu(void)
 {
 	return access(PMU_DIR, F_OK) == 0;
 }
 
-static struct named_event const *find(char const *name)
+/* "TASK_CLOCK" -> "task-clock" */
+static void perf_name(char const *in, char *out, size_t size)
 {
-	for (size_t i = 0; i < NR_TABLE; i++)
-		if (!strcmp(table[i].name, name) ||
-		    (table[i].alias && !strcasecmp(table[i].alias, name)))
-			return &table[i];
+	size_t i;
+
+	for (i = 0; in[i] && i + 1 < size; i++)
+		out[i] = in[i] == '_' ? '-' : (char)tolower((unsigned char)in[i]);
+	out[i] = '\0';
+}
+
+int ocount_software_load(char *err, size_t errlen)
+{
+	if (sw_loaded)
+		return 0;
+	if (op_events_load_software(&sw, err, errlen))
+		return -1;
+	sw_names = op_xcalloc(sw.nr_events ? sw.nr_events : 1, sizeof(*sw_names));
+	for (size_t i = 0; i < sw.nr_events; i++)
+		perf_name(sw.events[i].name, sw_names[i], sizeof(sw_names[i]));
+	sw_loaded = true;
+	return 0;
+}
+
+/* The software event called name in any of its spellings, or -1. */
+static long find_software(char const *name)
+{
+	char upper[64];
+	size_t i;
+
+	for (i = 0; i < OP_ARRAY_SIZE(sw_aliases); i++)
+		if (!strcasecmp(name, sw_aliases[i].alias))
+			name = sw_aliases[i].name;
+	for (i = 0; name[i] && i + 1 < sizeof(upper); i++)
+		upper[i] = name[i] == '-' ? '_' : (char)toupper((unsigned char)name[i]);
+	upper[i] = '\0';
+	for (i = 0; i < sw.nr_events; i++)
+		if (!strcmp(sw.events[i].name, upper))
+			return (long)i;
+	return -1;
+}
+
+static struct named_event const *find_hardware(char const *name)
+{
+	for (size_t i = 0; i < OP_ARRAY_SIZE(hw_table); i++)
+		if (!strcmp(hw_table[i].name, name) ||
+		    (hw_table[i].alias && !strcasecmp(hw_table[i].alias, name)))
+			return &hw_table[i];
 	return NULL;
+}
+
+/* The clocks count nanoseconds (events/software says so in words). */
+static char const *sw_unit(struct op_event const *e)
+{
+	size_t n = strlen(e->name);
+
+	return n > 6 && !strcmp(e->name + n - 6, "_CLOCK") ? "ns" : NULL;
 }
 
 /* One name of the list into ev; 0, or -1 with err. */
 static int parse_one(char const *name, struct ocount_event *ev,
 		     char *err, size_t errlen)
 {
-	struct named_event const *n = find(name);
+	long i = find_software(name);
+	struct named_event const *n;
 
+	if (i >= 0) {
+		*ev = (struct ocount_event){ sw_names[i], PERF_TYPE_SOFTWARE,
+					     sw.events[i].code,
+					     sw_unit(&sw.events[i]) };
+		return 0;
+	}
+	n = find_hardware(name);
 	if (!n) {
 		snprintf(err, errlen, "unknown event '%s' (ocount --list-events "
 			 "lists them)", name);
 		return -1;
 	}
-	if (n->type == PERF_TYPE_HARDWARE && !ocount_have_pmu()) {
+	if (!ocount_have_pmu()) {
 		snprintf(err, errlen, "event '%s' needs a hardware PMU, and this "
 			 "host has none (no %s: a virtual machine without PMU "
 			 "passthrough); count software events instead", name,
 			 PMU_DIR);
 		return -1;
 	}
-	*ev = (struct ocount_event){ n->name, n->type, n->config, n->unit };
+	*ev = (struct ocount_event){ n->name, PERF_TYPE_HARDWARE, n->config,
+				     NULL };
 	return 0;
 }
 
@@ -96,6 +157,8 @@ int ocount_events_parse(char const *list, struct ocount_event *ev, int max,
 		snprintf(err, errlen, "the event list is too long");
 		return -1;
 	}
+	if (ocount_software_load(err, errlen) < 0)
+		return -1;
 	strcpy(buf, list);
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
@@ -122,10 +185,15 @@ int ocount_events_parse(char const *list, struct ocount_event *ev, int max,
 void ocount_events_list(void)
 {
 	bool pmu = ocount_have_pmu();
+	char err[512];
 
-	for (size_t i = 0; i < NR_TABLE; i++)
-		printf("%-18s %-20s %s%s\n", table[i].name,
-		       table[i].alias ? table[i].alias : "", table[i].help,
-		       table[i].type == PERF_TYPE_HARDWARE && !pmu ?
-		       " - not on this host: no hardware PMU" : "");
+	if (ocount_software_load(err, sizeof(err)) < 0)
+		op_warn("no software events: %s", err);
+	for (size_t i = 0; i < sw.nr_events; i++)
+		printf("%-18s %-20s %s\n", sw_names[i], sw.events[i].name,
+		       sw.events[i].desc);
+	for (size_t i = 0; i < OP_ARRAY_SIZE(hw_table); i++)
+		printf("%-18s %-20s %s%s\n", hw_table[i].name,
+		       hw_table[i].alias ? hw_table[i].alias : "", hw_table[i].help,
+		       !pmu ? " - not on this host: no hardware PMU" : "");
 }

@@ -39,6 +39,7 @@ static struct ophelp_opts {
 	int extra_mask;		/* -E: print the spec's extra bits */
 	int xml;		/* -X */
 	int version;		/* -v */
+	int software;		/* --software: events/software */
 } opts;
 
 static _Noreturn void usage_error(char const *what, char const *why)
@@ -200,6 +201,9 @@ static struct poptOption const options[] = {
 	  "print the default unit mask of event NAME (decimal)", "NAME" },
 	{ "xml", 'X', POPT_ARG_NONE, &opts.xml, 0, "list the events as XML", NULL },
 	{ "version", 'v', POPT_ARG_NONE, &opts.version, 0, "print the version", NULL },
+	{ "software", 0, POPT_ARG_NONE, &opts.software, 0,
+	  "list the software events (events/software: what ocount and opwatch --count count on any cpu)",
+	  NULL },
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };
@@ -262,6 +266,24 @@ static int run(enum op_cpu cpu, char const **args)
 	return ret;
 }
 
+/* --software: events/software, which every cpu type has. */
+static int list_software(void)
+{
+	struct op_event_set set;
+	char err[1024];
+
+	if (op_events_load_software(&set, err, sizeof(err)))
+		return op_error("%s", err);
+	printf("oprofile-ng: software events (events/software), on every cpu type\n\n"
+	       "ocount -e and opwatch --count take these names or perf's\n"
+	       "(task-clock, context-switches or cs, ...); they count, not sample.\n\n");
+	for (size_t i = 0; i < set.nr_events; i++)
+		printf("%s: (code %u)\n\t%s\n", set.events[i].name,
+		       set.events[i].code, set.events[i].desc);
+	op_events_free(&set);
+	return 0;
+}
+
 int main(int argc, char const **argv)
 {
 	poptContext ctx;
@@ -272,6 +294,8 @@ int main(int argc, char const **argv)
 	ctx = parse_options(argc, argv);
 	if (opts.version) {
 		op_print_version(stdout, "ophelp");
+	} else if (opts.software) {
+		ret = list_software();
 	} else {
 		cpu = pick_cpu(opts.cpu_type);
 		if (opts.get_cpu_type)

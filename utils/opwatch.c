@@ -21,6 +21,7 @@
 #include "op_child.h"
 #include "op_message.h"
 #include "op_util.h"
+#include "ocount.h"
 #include "opwatch.h"
 #include "perf_ring.h"
 #include "record_queue.h"
@@ -28,7 +29,7 @@
 #define MAX_PROBES 16
 #define SLACK_NS 20000000ull	/* records older than this are all in */
 
-static char *pids_arg, *by_arg, *format_arg, *output_arg;
+static char *pids_arg, *by_arg, *format_arg, *output_arg, *count_arg;
 static int all_arg;
 static double duration_arg;
 
@@ -48,6 +49,11 @@ static struct poptOption const options[] = {
 	{ "duration", 'd', POPT_ARG_DOUBLE, &duration_arg, 0,
 	  "stop after SECONDS (default: when the command or processes end, "
 	  "or Ctrl-C)", "SECONDS" },
+	{ "count", 'c', POPT_ARG_STRING, &count_arg, 0,
+	  "per call, what EVENTs the calling thread counted from entry to "
+	  "return (task-clock, context-switches, page-faults, ...; cycles, "
+	  "instructions where a PMU exists); needs a command or --pid",
+	  "EVENT,..." },
 	{ "by", 'b', POPT_ARG_STRING, &by_arg, 0,
 	  "split the statistics by process name, pid or thread", "name|pid|tid" },
 	{ "format", 'f', POPT_ARG_STRING, &format_arg, 0,
@@ -78,6 +84,9 @@ struct opwatch {
 	size_t nr_tree, tree_alloc;
 	enum opwatch_by by;
 	enum opwatch_format fmt;
+	/* --count: per-thread groups (opwatch_count.c) */
+	struct ocount_event count_ev[OPWATCH_MAX_COUNT];
+	struct opwatch_counting cnt;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -171,6 +180,29 @@ static void parse_pids(struct opwatch *w)
 	free(list);
 }
 
+/* --count EVENT,...: ocount's event names. */
+static void parse_count(struct opwatch *w)
+{
+	char err[512];
+	int n;
+
+	if (all_arg)
+		usage_error("--count watches each thread of a command or --pid, "
+			    "not --all");
+	for (int i = 0; i < w->nr_probes; i++)
+		if (w->probes[i].pair)
+			usage_error("--count counts per call: not with --pair");
+	n = ocount_events_parse(count_arg, w->count_ev, OPWATCH_MAX_COUNT, err,
+				sizeof(err));
+	if (n < 0)
+		usage_error("--count: %s", err);
+	w->cnt.nr = n;
+	for (int k = 0; k < n; k++) {
+		w->cnt.type[k] = w->count_ev[k].type;
+		w->cnt.config[k] = w->count_ev[k].config;
+	}
+}
+
 static void parse(struct opwatch *w, int argc, char const **argv)
 {
 	poptContext ctx = poptGetContext("opwatch", argc, argv, options,
@@ -196,6 +228,8 @@ static void parse(struct opwatch *w, int argc, char const **argv)
 		usage_error("give exactly one of a command, --pid or --all");
 	if (duration_arg < 0)
 		usage_error("--duration must not be negative");
+	if (count_arg)
+		parse_count(w);
 	parse_enums(w);
 	if (rest) {
 		size_t n = 0;
@@ -229,6 +263,37 @@ static uint64_t record_time(void const *rec)
 	return t;
 }
 
+/* --count: after the cpu, the group's read: nr, then a value per
+ * member, the counters first. */
+static void counted_sample(struct opwatch *w, unsigned char const *rec,
+			   int ev, uint32_t pid, uint32_t tid, uint64_t time)
+{
+	struct perf_event_header h;
+	uint64_t nr, counts[OPWATCH_MAX_COUNT];
+
+	memcpy(&h, rec, sizeof(h));
+	if (ev < 0 || h.size < 48)
+		return;
+	memcpy(&nr, rec + 40, sizeof(nr));
+	if (nr < (uint64_t)w->cnt.nr || h.size < 48 + 8 * nr) {
+		w->stats.lost++;	/* cannot happen: a malformed read */
+		return;
+	}
+	for (int k = 0; k < w->cnt.nr; k++)
+		memcpy(&counts[k], rec + 48 + 8 * k, sizeof(counts[k]));
+	opwatch_stats_event_counts(&w->stats, ev / 2, ev % 2, pid, tid, time,
+				   counts);
+}
+
+/* --count: watch thread tid too (a new thread or child of the tree). */
+static void attach(struct opwatch *w, pid_t tid)
+{
+	uint32_t index = (uint32_t)w->ev.nr_cpus + (uint32_t)w->cnt.n;
+
+	if (opwatch_count_attach(&w->cnt, &w->ev, tid, index) < 0)
+		op_warn("thread %d is not watched", (int)tid);
+}
+
 static void handle_sample(struct opwatch *w, unsigned char const *rec)
 {
 	uint64_t id, time;
@@ -240,6 +305,11 @@ static void handle_sample(struct opwatch *w, unsigned char const *rec)
 	memcpy(&tid, rec + 20, sizeof(tid));
 	memcpy(&time, rec + 24, sizeof(time));
 	ev = opwatch_events_find(&w->ev, id);
+	if (ev < 0 && w->cnt.nr) {
+		counted_sample(w, rec, opwatch_count_find(&w->cnt, id), pid,
+			       tid, time);
+		return;
+	}
 	if (ev < 0 || (w->nr_tree && !in_tree(w, pid)))
 		return;
 	if (w->probes[ev / 2].pair) {
@@ -269,10 +339,16 @@ static void handle_record(struct opwatch *w, unsigned char const *rec)
 		break;
 	case PERF_RECORD_FORK:
 		memcpy(f, rec + 8, sizeof(f));	/* pid, ppid, tid, ptid */
-		if (f[0] == f[1])	/* a thread, not a new process */
+		if (f[0] == f[1]) {	/* a thread, not a new process */
+			if (w->cnt.nr && in_tree(w, f[0]))
+				attach(w, (pid_t)f[2]);
 			break;
-		if (w->nr_tree && in_tree(w, f[1]) && !in_tree(w, f[0]))
+		}
+		if (w->nr_tree && in_tree(w, f[1]) && !in_tree(w, f[0])) {
 			tree_add(w, (pid_t)f[0]);
+			if (w->cnt.nr)
+				attach(w, (pid_t)f[2]);
+		}
 		opwatch_stats_fork(&w->stats, f[3], f[0], f[2]);
 		break;
 	case PERF_RECORD_LOST:
@@ -289,6 +365,9 @@ static void process(struct opwatch *w, uint64_t until)
 
 	for (int cpu = 0; cpu < w->ev.nr_cpus; cpu++)
 		perf_ring_drain(&w->ev.rings[cpu], &w->q, record_time);
+	for (size_t i = 0; i < w->cnt.n; i++)
+		if (w->cnt.v[i].ring)
+			perf_ring_drain(w->cnt.v[i].ring, &w->q, record_time);
 	rq_sort(&w->q);
 	n = rq_ready(&w->q, until);
 	for (size_t i = 0; i < n; i++)
@@ -333,6 +412,27 @@ static void loop(struct opwatch *w)
 	free(pfd);
 }
 
+/* --count: every thread of the command or the --pid processes. */
+static int attach_targets(struct opwatch *w)
+{
+	for (size_t i = 0; i < w->nr_tree; i++) {
+		pid_t *threads;
+		int n = op_pid_threads(w->tree[i], &threads);
+
+		if (n < 0)
+			return -1;
+		for (int t = 0; t < n; t++)
+			if (opwatch_count_attach(&w->cnt, &w->ev, threads[t],
+						 (uint32_t)w->ev.nr_cpus +
+						 (uint32_t)w->cnt.n) < 0) {
+				free(threads);
+				return -1;
+			}
+		free(threads);
+	}
+	return 0;
+}
+
 static int start(struct opwatch *w)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -351,8 +451,11 @@ static int start(struct opwatch *w)
 	/* every process, filtered by the tree: inherited uprobe events
 	 * make fork fail (the kernel re-reads the probe's path from the
 	 * forking process's memory) */
+	w->ev.side_band_only = w->cnt.nr > 0;
 	if (opwatch_events_open(&w->ev, false, false) < 0 ||
 	    opwatch_events_enable(&w->ev) < 0)
+		return -1;
+	if (w->cnt.nr && attach_targets(w) < 0)
 		return -1;
 	if (w->argv && op_child_start(&w->child, w->argv[0]) < 0)
 		return -1;
@@ -379,6 +482,11 @@ int main(int argc, char const **argv)
 	sigaction(SIGINT, &sa, NULL);
 	rq_init(&w.q);
 	opwatch_stats_init(&w.stats, w.nr_probes, w.by);
+	w.stats.nr_counts = w.cnt.nr;
+	for (int k = 0; k < w.cnt.nr; k++) {
+		w.stats.count_name[k] = w.count_ev[k].name;
+		w.stats.count_unit[k] = w.count_ev[k].unit;
+	}
 	if (start(&w) < 0) {
 		op_child_kill(&w.child);
 		return w.argv ? 127 : 1;
@@ -389,6 +497,7 @@ int main(int argc, char const **argv)
 	if (out != stdout && fclose(out))
 		ret = op_error_errno("cannot write '%s'", output_arg);
 	op_child_kill(&w.child);
+	opwatch_count_close(&w.cnt);
 	opwatch_events_close(&w.ev);
 	opwatch_stats_free(&w.stats);
 	rq_free(&w.q);

@@ -8,6 +8,14 @@
  * from the FORK records and filters the samples): an inherited uprobe
  * event makes the traced process's fork fail.
  *
+ * --count EVENT,... (opwatch_count.c) watches per thread instead: each
+ * thread of the command or --pid gets its own probe events, in a group
+ * led by its own counting events (pid = the thread, any cpu: counts
+ * virtualised to the thread), so every probe sample carries the thread's
+ * counts at that instant (PERF_SAMPLE_READ of the group); the per-cpu
+ * events then only bring the FORK records that say which threads and
+ * children to attach next. Nothing is inherited, so forks work.
+ *
  * opwatch_elf.c finds a function's file offset; opwatch_probe.c parses
  * probes and opens their events; opwatch_stats.c pairs and reports;
  * opwatch.c is the options and the loop.
@@ -70,7 +78,18 @@ struct opwatch_events {
 	struct perf_ring *rings;	/* one per cpu */
 	struct { uint64_t id; int ev; } *ids;	/* ev: probe * 2 + return */
 	size_t nr_ids;
+	bool side_band_only;	/* --count: per cpu only a dummy event for
+				 * FORK/LOST; the probes are per thread */
 };
+
+/* The perf attributes of probe p's entry (ret 0) or return (ret 1):
+ * a sample per hit (tid, time, cpu; a pair's key register), CLOCK_MONOTONIC
+ * times; side_band: also FORK/EXIT records. */
+struct perf_event_attr;
+void opwatch_probe_attr(struct opwatch_probe const *p, int ret, bool side_band,
+			bool inherit, bool on_exec, struct perf_event_attr *a);
+/* Data pages of each ring. */
+#define OPWATCH_RING_PAGES 64
 
 /* Open (disabled) and map. inherit: follow new threads and children;
  * on_exec: start at the tasks' next exec. 0, or -1 said. */
@@ -80,6 +99,43 @@ void opwatch_events_disable(struct opwatch_events *e);
 /* The probe event (probe * 2 + is_return) of a sample id, or -1. */
 int opwatch_events_find(struct opwatch_events const *e, uint64_t id);
 void opwatch_events_close(struct opwatch_events *e);
+
+/* --count: events counted per thread between entry and return. */
+#define OPWATCH_MAX_COUNT 4
+
+struct perf_ring;
+
+/* One watched thread's groups (one per probe) and their ring. */
+struct opwatch_task {
+	pid_t tid;
+	int *fds;		/* [probe * (nr_count + 2) + i]: the counters,
+				 * then entry, then return */
+	size_t nfds;
+	struct perf_ring *ring;	/* NULL until mapped */
+};
+
+struct opwatch_counting {
+	int nr;				/* events counted */
+	uint32_t type[OPWATCH_MAX_COUNT];	/* perf type and config */
+	uint64_t config[OPWATCH_MAX_COUNT];
+	struct opwatch_task *v;		/* every thread attached */
+	size_t n, alloc;
+	struct { uint64_t id; int ev; } *ids;	/* ev: probe * 2 + return */
+	size_t nr_ids, ids_alloc;
+};
+
+/*
+ * Attach thread tid (of a watched process): open its groups for every
+ * probe of e and map their ring (index: the queue's src). A thread that
+ * is already gone is not an error (0). 0, or -1 said.
+ */
+int opwatch_count_attach(struct opwatch_counting *c,
+			 struct opwatch_events const *e, pid_t tid,
+			 uint32_t index);
+/* The probe event (probe * 2 + is_return) of a sample id, or -1. */
+int opwatch_count_find(struct opwatch_counting const *c, uint64_t id);
+int opwatch_count_attached(struct opwatch_counting const *c, pid_t tid);
+void opwatch_count_close(struct opwatch_counting *c);
 
 enum opwatch_by { OPWATCH_BY_NONE, OPWATCH_BY_NAME, OPWATCH_BY_PID,
 		  OPWATCH_BY_TID };
@@ -91,6 +147,7 @@ struct opwatch_group {
 	char key[64];		/* "", a process name, "pid N", "tid N" + role */
 	uint64_t *ns;
 	size_t n, alloc;
+	uint64_t *counts[OPWATCH_MAX_COUNT];	/* --count: per call, n each */
 };
 
 struct opwatch_stats {
@@ -102,6 +159,9 @@ struct opwatch_stats {
 	uint64_t unmatched_returns;	/* a return with no entry seen */
 	uint64_t open_calls;		/* entries never returned (at the end) */
 	uint64_t lost;			/* records the kernel dropped */
+	int nr_counts;			/* --count: events per call */
+	char const *count_name[OPWATCH_MAX_COUNT];
+	char const *count_unit[OPWATCH_MAX_COUNT];	/* "ns" or NULL */
 };
 
 void opwatch_stats_init(struct opwatch_stats *s, int nr_probes,
@@ -109,6 +169,11 @@ void opwatch_stats_init(struct opwatch_stats *s, int nr_probes,
 /* A probe event of thread (pid, tid) at time ns. */
 void opwatch_stats_event(struct opwatch_stats *s, int probe, bool is_return,
 			 uint32_t pid, uint32_t tid, uint64_t time);
+/* The same with the thread's counts at that instant (s->nr_counts of
+ * them; their differences from entry to return are reported). */
+void opwatch_stats_event_counts(struct opwatch_stats *s, int probe,
+				bool is_return, uint32_t pid, uint32_t tid,
+				uint64_t time, uint64_t const *counts);
 /* A FORK record: the child inherits the parent's open calls (a fork-like
  * routine returns in both). */
 void opwatch_stats_fork(struct opwatch_stats *s, uint32_t ptid,

@@ -26,7 +26,7 @@
 #include "perf_ring.h"
 
 #define PMU_DIR "/sys/bus/event_source/devices"
-#define RING_PAGES 64
+#define RING_PAGES OPWATCH_RING_PAGES
 
 /* A small decimal sysfs/tracefs file; -1 when it cannot be read. */
 static long read_number(char const *path)
@@ -312,7 +312,7 @@ void opwatch_probe_free(struct opwatch_probe *p)
 
 static int nr_events(struct opwatch_events const *e)
 {
-	return 2 * e->nr_probes;
+	return e->side_band_only ? 1 : 2 * e->nr_probes;
 }
 
 static int *fd_at(struct opwatch_events const *e, int t, int cpu, int ev)
@@ -320,8 +320,8 @@ static int *fd_at(struct opwatch_events const *e, int t, int cpu, int ev)
 	return &e->fds[(t * e->nr_cpus + cpu) * nr_events(e) + ev];
 }
 
-static void fill_attr(struct opwatch_probe const *p, int ret, bool side_band,
-		      bool inherit, bool on_exec, struct perf_event_attr *a)
+void opwatch_probe_attr(struct opwatch_probe const *p, int ret, bool side_band,
+			bool inherit, bool on_exec, struct perf_event_attr *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -358,7 +358,14 @@ static int open_one(struct opwatch_events *e, int t, int cpu, int ev,
 	pid_t pid = e->tasks[t];
 	int fd, lead;
 
-	fill_attr(p, ev % 2, ev == 0, inherit && pid >= 0, on_exec, &a);
+	opwatch_probe_attr(p, ev % 2, ev == 0, inherit && pid >= 0, on_exec, &a);
+	if (e->side_band_only) {
+		/* --count: the probes are per thread; here only FORK/LOST */
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_DUMMY;
+		a.config1 = a.config2 = 0;
+		a.sample_type &= ~(uint64_t)PERF_SAMPLE_REGS_USER;
+	}
 	fd = (int)syscall(SYS_perf_event_open, &a, pid, e->cpus[cpu], -1,
 			  PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
@@ -384,7 +391,7 @@ static int open_one(struct opwatch_events *e, int t, int cpu, int ev,
 	}
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &e->ids[e->nr_ids].id) < 0)
 		return op_error_errno("cannot get a perf event's id");
-	e->ids[e->nr_ids++].ev = ev;
+	e->ids[e->nr_ids++].ev = e->side_band_only ? -1 : ev;
 	return 0;
 }
 

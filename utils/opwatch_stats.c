@@ -15,6 +15,7 @@ struct open_call {
 	int probe;
 	uint64_t time;
 	bool inherited;		/* copied from the parent at a fork */
+	uint64_t counts[OPWATCH_MAX_COUNT];	/* --count: at entry */
 };
 
 struct thread {
@@ -166,16 +167,41 @@ static long innermost(struct thread const *t, int probe)
 	return -1;
 }
 
+/* --count: the counts' growth over the call (0 for an inherited call:
+ * the child's counters started at the fork, not at the entry). */
+static void add_counts(struct opwatch_stats const *s, struct opwatch_group *g,
+		       struct open_call const *c, uint64_t const *counts)
+{
+	for (int k = 0; k < s->nr_counts; k++) {
+		uint64_t d = counts && !c->inherited && counts[k] >= c->counts[k] ?
+			     counts[k] - c->counts[k] : 0;
+
+		g->counts[k] = op_xrealloc(g->counts[k], g->alloc * sizeof(uint64_t));
+		g->counts[k][g->n - 1] = d;
+	}
+}
+
 void opwatch_stats_event(struct opwatch_stats *s, int probe, bool is_return,
 			 uint32_t pid, uint32_t tid, uint64_t time)
 {
+	opwatch_stats_event_counts(s, probe, is_return, pid, tid, time, NULL);
+}
+
+void opwatch_stats_event_counts(struct opwatch_stats *s, int probe,
+				bool is_return, uint32_t pid, uint32_t tid,
+				uint64_t time, uint64_t const *counts)
+{
 	struct thread *t = get_thread(s, pid, tid, true);
+	struct opwatch_group *g;
 	char key[64];
 	long i;
 
 	if (!is_return) {
 		OP_ALLOC_GROW(t->stack, t->depth + 1, t->alloc);
-		t->stack[t->depth++] = (struct open_call){ probe, time, false };
+		t->stack[t->depth] = (struct open_call){ probe, time, false, { 0 } };
+		for (int k = 0; counts && k < s->nr_counts; k++)
+			t->stack[t->depth].counts[k] = counts[k];
+		t->depth++;
 		return;
 	}
 	i = innermost(t, probe);
@@ -184,7 +210,9 @@ void opwatch_stats_event(struct opwatch_stats *s, int probe, bool is_return,
 		return;
 	}
 	group_key(s, t, t->stack[i].inherited, key, sizeof(key));
-	add_duration(get_group(s, probe, key), time - t->stack[i].time);
+	g = get_group(s, probe, key);
+	add_duration(g, time - t->stack[i].time);
+	add_counts(s, g, &t->stack[i], counts);
 	/* calls opened above it and never returned (a longjmp) are dropped */
 	s->open_calls += t->depth - (size_t)i - 1;
 	t->depth = (size_t)i;
@@ -226,7 +254,9 @@ void opwatch_stats_pair(struct opwatch_stats *s, int probe, bool is_to,
 			uint64_t value, uint32_t pid, uint32_t tid,
 			uint64_t time)
 {
+	static struct open_call const none;
 	struct pair_items *it = get_items(s, probe, value, !is_to);
+	struct opwatch_group *g;
 	char key[64];
 
 	if (!is_to) {
@@ -239,7 +269,9 @@ void opwatch_stats_pair(struct opwatch_stats *s, int probe, bool is_to,
 		return;
 	}
 	group_key(s, get_thread(s, pid, tid, true), false, key, sizeof(key));
-	add_duration(get_group(s, probe, key), time - it->times[it->head++]);
+	g = get_group(s, probe, key);
+	add_duration(g, time - it->times[it->head++]);
+	add_counts(s, g, &none, NULL);	/* --count is per call, not per item */
 }
 
 static void free_items(struct op_hashmap_entry *e)
@@ -263,6 +295,8 @@ static void free_group(struct op_hashmap_entry *e)
 	struct opwatch_group *g = OP_HASHMAP_ENTRY(e, struct opwatch_group, node);
 
 	free(g->ns);
+	for (int k = 0; k < OPWATCH_MAX_COUNT; k++)
+		free(g->counts[k]);
 	free(g);
 }
 
@@ -382,6 +416,44 @@ static void text_group(FILE *out, struct opwatch_group *g,
 	histogram(out, g);
 }
 
+/* --count: an event's growth per call, sorted in place. */
+struct count_summary {
+	uint64_t min, p50, max, total;
+	double mean;
+};
+
+static void count_summary(struct opwatch_group *g, int k,
+			  struct count_summary *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (!g->n || !g->counts[k])
+		return;
+	qsort(g->counts[k], g->n, sizeof(uint64_t), cmp_u64);
+	for (size_t i = 0; i < g->n; i++)
+		c->total += g->counts[k][i];
+	c->min = g->counts[k][0];
+	c->p50 = percentile(g->counts[k], g->n, 50);
+	c->max = g->counts[k][g->n - 1];
+	c->mean = (double)c->total / (double)g->n;
+}
+
+static void text_counts(FILE *out, struct opwatch_stats const *s,
+			struct opwatch_group *g)
+{
+	for (int k = 0; k < s->nr_counts; k++) {
+		struct count_summary c;
+		bool ns = s->count_unit[k] && !strcmp(s->count_unit[k], "ns");
+		double div = ns ? 1e3 : 1;
+
+		count_summary(g, k, &c);
+		fprintf(out, "    %s per call: min %.*f  p50 %.*f  mean %.3f  "
+			"max %.*f  total %.*f%s\n", s->count_name[k], ns ? 3 : 0,
+			(double)c.min / div, ns ? 3 : 0, (double)c.p50 / div,
+			c.mean / div, ns ? 3 : 0, (double)c.max / div, ns ? 3 : 0,
+			(double)c.total / div, ns ? "  (us)" : "");
+	}
+}
+
 /* A CSV field, quoted when it holds a comma or a quote (a pair's spec). */
 static void csv_field(FILE *out, char const *s)
 {
@@ -398,8 +470,8 @@ static void csv_field(FILE *out, char const *s)
 	fputc('"', out);
 }
 
-static void csv_group(FILE *out, struct opwatch_group *g,
-		      struct opwatch_probe const *p)
+static void csv_group(FILE *out, struct opwatch_stats const *s,
+		      struct opwatch_group *g, struct opwatch_probe const *p)
 {
 	struct summary m;
 
@@ -407,9 +479,19 @@ static void csv_group(FILE *out, struct opwatch_group *g,
 	csv_field(out, p->spec);
 	fputc(',', out);
 	csv_field(out, g->key);
-	fprintf(out, ",%zu,%llu,%.0f,%llu,%.0f,%llu,%llu,%llu\n", g->n, (unsigned long long)m.min, m.mean,
+	fprintf(out, ",%zu,%llu,%.0f,%llu,%.0f,%llu,%llu,%llu", g->n, (unsigned long long)m.min, m.mean,
 		(unsigned long long)m.max, m.stddev, (unsigned long long)m.p50,
 		(unsigned long long)m.p90, (unsigned long long)m.p99);
+	for (int k = 0; k < s->nr_counts; k++) {
+		struct count_summary c;
+
+		count_summary(g, k, &c);
+		fprintf(out, ",%llu,%llu,%.3f,%llu,%llu",
+			(unsigned long long)c.min, (unsigned long long)c.p50,
+			c.mean, (unsigned long long)c.max,
+			(unsigned long long)c.total);
+	}
+	fputc('\n', out);
 }
 
 /* s as a JSON string (the names are paths and process names). */
@@ -427,8 +509,9 @@ static void json_str(FILE *out, char const *s)
 	fputc('"', out);
 }
 
-static void json_group(FILE *out, struct opwatch_group *g,
-		       struct opwatch_probe const *p, bool first)
+static void json_group(FILE *out, struct opwatch_stats const *s,
+		       struct opwatch_group *g, struct opwatch_probe const *p,
+		       bool first)
 {
 	struct summary m;
 
@@ -439,10 +522,24 @@ static void json_group(FILE *out, struct opwatch_group *g,
 	json_str(out, g->key);
 	fprintf(out, ", \"calls\": %zu, \"min_ns\": %llu, \"mean_ns\": %.0f, "
 		"\"max_ns\": %llu, \"stddev_ns\": %.0f, \"p50_ns\": %llu, "
-		"\"p90_ns\": %llu, \"p99_ns\": %llu}", g->n,
+		"\"p90_ns\": %llu, \"p99_ns\": %llu", g->n,
 		(unsigned long long)m.min, m.mean, (unsigned long long)m.max,
 		m.stddev, (unsigned long long)m.p50, (unsigned long long)m.p90,
 		(unsigned long long)m.p99);
+	if (s->nr_counts)
+		fprintf(out, ", \"counts\": {");
+	for (int k = 0; k < s->nr_counts; k++) {
+		struct count_summary c;
+
+		count_summary(g, k, &c);
+		fprintf(out, "%s", k ? ", " : "");
+		json_str(out, s->count_name[k]);
+		fprintf(out, ": {\"min\": %llu, \"p50\": %llu, \"mean\": %.3f, "
+			"\"max\": %llu, \"total\": %llu}", (unsigned long long)c.min,
+			(unsigned long long)c.p50, c.mean,
+			(unsigned long long)c.max, (unsigned long long)c.total);
+	}
+	fprintf(out, "%s}", s->nr_counts ? "}" : "");
 }
 
 void opwatch_report(FILE *out, struct opwatch_stats *s,
@@ -457,18 +554,26 @@ void opwatch_report(FILE *out, struct opwatch_stats *s,
 	     e; e = op_hashmap_iter_next(&it))
 		v[i++] = OP_HASHMAP_ENTRY(e, struct opwatch_group, node);
 	qsort(v, n, sizeof(*v), cmp_group);
-	if (fmt == OPWATCH_CSV)
+	if (fmt == OPWATCH_CSV) {
 		fprintf(out, "probe,group,calls,min_ns,mean_ns,max_ns,stddev_ns,"
-			"p50_ns,p90_ns,p99_ns\n");
+			"p50_ns,p90_ns,p99_ns");
+		for (int k = 0; k < s->nr_counts; k++)
+			fprintf(out, ",%s_min,%s_p50,%s_mean,%s_max,%s_total",
+				s->count_name[k], s->count_name[k], s->count_name[k],
+				s->count_name[k], s->count_name[k]);
+		fputc('\n', out);
+	}
 	if (fmt == OPWATCH_JSON)
 		fprintf(out, "{\n  \"groups\": [");
 	for (i = 0; i < n; i++) {
-		if (fmt == OPWATCH_TEXT)
+		if (fmt == OPWATCH_TEXT) {
 			text_group(out, v[i], &probes[v[i]->probe]);
-		else if (fmt == OPWATCH_CSV)
-			csv_group(out, v[i], &probes[v[i]->probe]);
-		else
-			json_group(out, v[i], &probes[v[i]->probe], i == 0);
+			text_counts(out, s, v[i]);
+		} else if (fmt == OPWATCH_CSV) {
+			csv_group(out, s, v[i], &probes[v[i]->probe]);
+		} else {
+			json_group(out, s, v[i], &probes[v[i]->probe], i == 0);
+		}
 	}
 	if (fmt == OPWATCH_JSON)
 		fprintf(out, "\n  ],\n  \"unmatched_returns\": %llu, "

@@ -879,9 +879,81 @@ static void test_cookie_forget(void)
 	check_int(samples + held, 0, "nothing decoded or kept after the forget");
 }
 
+/* The first sample's time seen by a sink, and each sample's. */
+struct time_view {
+	uint64_t t[8];
+	size_t n;
+};
+
+static void time_sample(void *ctx, struct opd_transient const *t,
+			unsigned long pc, unsigned long event)
+{
+	struct time_view *v = ctx;
+
+	(void)pc;
+	(void)event;
+	if (v->n < NR(v->t))
+		v->t[v->n++] = t->time;
+}
+
+/* ESC TIME: written when due, kept across a cpu switch, optional. */
+static void test_time(void)
+{
+	unsigned long const G = OP_TIME_GRANULARITY_NS, t0 = 5000000000UL;
+	unsigned long const at[] = { t0, t0 + G / 2, t0 + G, t0 + 3 * G };
+	struct word_buffer wb;
+	struct cookie_table ct;
+	struct stream_emit se;
+	struct time_view v = { { 0 }, 0 };
+	struct opd_sink sink = { .ctx = &v, .sample = time_sample };
+	struct opd_trans dec;
+	size_t times = 0;
+
+	wb_init(&wb);
+	ct_init(&ct);
+	se_init(&se, &wb, &ct);
+	for (size_t i = 0; i < NR(at); i++) {
+		se_time(&se, at[i]);
+		se_cpu(&se, i);	/* a cpu switch each time: time is kept */
+		se_task(&se, 7, 7, OP_NO_COOKIE);
+		se_mode(&se, true);
+		se_pair(&se, 0xffffffff81000000UL + i, 0);
+	}
+	for (size_t i = 0; i + 1 < wb.len; i++)
+		times += wb.w[i] == OP_ESCAPE_CODE && wb.w[i + 1] == OP_CODE_TIME;
+	check_int(times, 3, "TIME written before the first sample and then "
+		  "only when time advanced by the granularity");
+	opd_trans_init(&dec, &sink, "time");
+	opd_trans_feed(&dec, wb.w, wb.len);
+	check(opd_trans_finish(&dec) == 0 && v.n == 4,
+	      "a stream with TIME codes decodes without an error");
+	check(v.t[0] == t0 && v.t[1] == t0 && v.t[2] == t0 + G &&
+	      v.t[3] == t0 + 3 * G,
+	      "each sample carries the last TIME, across cpu switches");
+	check_int(dec.stats.times, 3, "the decoder counts TIME records");
+	opd_trans_free(&dec);
+
+	/* a stream without TIME (the driver's, an older one): time 0 */
+	wb_reset(&wb);
+	se_reset(&se);
+	v.n = 0;
+	se_cpu(&se, 0);
+	se_task(&se, 7, 7, OP_NO_COOKIE);
+	se_mode(&se, true);
+	se_pair(&se, 0xffffffff81000000UL, 0);
+	opd_trans_init(&dec, &sink, "no time");
+	opd_trans_feed(&dec, wb.w, wb.len);
+	check(opd_trans_finish(&dec) == 0 && v.n == 1 && v.t[0] == 0,
+	      "a stream without TIME decodes, its samples have time 0");
+	opd_trans_free(&dec);
+	ct_free(&ct);
+	wb_free(&wb);
+}
+
 int main(void)
 {
 	test_names();
+	test_time();
 	test_known_after();
 	test_strings();
 	test_out_bound();

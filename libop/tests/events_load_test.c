@@ -77,8 +77,10 @@ static int visit(char const *path, struct stat const *st, int flag,
 	snprintf(file, sizeof(file), "%s/events", path);
 	if (flag != FTW_D || access(file, F_OK))
 		return 0;
-	dirs_seen++;
 	name = path + strlen(events_root) + 1;
+	if (!strcmp(name, OP_EVENTS_SOFTWARE))
+		return 0;	/* no cpu type: test_events__software */
+	dirs_seen++;
 	cpu = op_cpu_from_name(name);
 	if (!check_that(cpu != CPU_NO_GOOD && !strcmp(op_cpu_name(cpu), name))) {
 		fprintf(stderr, "  events/%s is not a cpu type name\n", name);
@@ -156,6 +158,29 @@ static void test_events__known_facts(void)
 	op_events_free(&set);
 }
 
+/* events/software: perf's software events, code = PERF_COUNT_SW_* id. */
+static void test_events__software(void)
+{
+	static char const *const names[] = {
+		"CPU_CLOCK", "TASK_CLOCK", "PAGE_FAULTS", "CONTEXT_SWITCHES",
+		"CPU_MIGRATIONS", "MINOR_FAULTS", "MAJOR_FAULTS",
+	};
+	struct op_event_set set;
+	char err[1024] = "";
+
+	if (!check_that(op_events_load_software(&set, err, sizeof(err)) == 0)) {
+		fprintf(stderr, "  %s\n", err);
+		return;
+	}
+	check_that(set.cpu == CPU_NO_GOOD && set.nr_events == 7);
+	for (uint32_t i = 0; i < 7; i++) {
+		struct op_event const *ev = op_event_find(&set, names[i]);
+
+		check_that(ev && ev->code == i && ascii_text(ev->desc));
+	}
+	op_events_free(&set);
+}
+
 int main(void)
 {
 	events_root = getenv("OPROFILE_EVENTS_DIR");
@@ -167,5 +192,6 @@ int main(void)
 	check_that(nftw(events_root, visit, 16, FTW_PHYS) == 0);
 	check_that(dirs_seen == has_events_count());
 	test_events__known_facts();
+	test_events__software();
 	return check_done();
 }

@@ -66,7 +66,8 @@ step() { test_note "--- $*"; }
 STATS_SUM="sample_written sample_saturated sample_dropped_no_app
 sample_dropped_bad_event sample_dropped_unresolved_kernel
 sample_dropped_unknown_cookie sample_dropped_no_mapping
-sample_dropped_image_filter sample_dropped_sfile_error sample_dropped_no_space"
+sample_dropped_image_filter sample_dropped_sfile_error sample_dropped_no_space
+sample_dropped_time_window"
 # Lost before the stream (outside the sum), and the other counters.
 STATS_LOST="sample_lost_overflow sample_lost_no_mm sample_lost_no_mapping
 event_lost_overflow bt_lost_no_mapping sample_invalid_eip

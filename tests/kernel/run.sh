@@ -59,7 +59,7 @@ case $KVER in 6.1.*) ;; *) echo "note: kernel $KVER is not 6.1; the driver targe
 # the guest through the programs' rpath: the build dir, same path there).
 programs="hot_main hot_lib jit_spin dlswap"
 libraries="libhot.so libother.so"
-for p in daemon/oprofiled utils/opcontrol utils/ophelp pp/opreport \
+for p in daemon/oprofiled utils/opcontrol utils/ophelp pp/opreport utils/opwatch \
 	 $(for w in $programs $libraries; do echo tests/workloads/$w; done) \
 	 tests/control/sfrange tests/control/sfcheck; do
 	[ -x "$bld/$p" ] || [ -f "$bld/$p" ] || {
@@ -113,7 +113,8 @@ cp "$work/driver/oprofile.ko" "$work/driver/spinmod.ko" "$r/lib/"
 cp -r "$src/events" "$r/usr/share/oprofile-ng/events"
 # sfrange and sfcheck read sample files ({cg} arcs) for the scenarios
 bins="$bld/daemon/oprofiled $bld/utils/opcontrol $bld/utils/ophelp $bld/pp/opreport
-	$bld/tests/control/sfrange $bld/tests/control/sfcheck"
+	$bld/tests/control/sfrange $bld/tests/control/sfcheck
+	$bld/utils/opwatch"
 for b in $bins; do cp "$b" "$r/usr/bin/"; done
 for w in $programs; do cp "$bld/tests/workloads/$w" "$r/usr/bin/"; done
 cp "$work/hot_main_static" "$work/uffd_read" "$r/usr/bin/"

@@ -107,6 +107,42 @@ static void test_percentiles(void)
 	opwatch_stats_free(&s);
 }
 
+/* --count: each call's counts from entry to return, nested calls apart. */
+static void test_counts(void)
+{
+	struct opwatch_stats s;
+	uint64_t c[][2] = {
+		{ 100, 1 }, { 150, 1 }, { 250, 3 }, { 400, 3 },	/* nested */
+		{ 1000, 5 }, { 1010, 5 },
+	};
+	char *out;
+
+	opwatch_stats_init(&s, 3, OPWATCH_BY_NONE);
+	s.nr_counts = 2;
+	s.count_name[0] = "task-clock";
+	s.count_unit[0] = "ns";
+	s.count_name[1] = "context-switches";
+	opwatch_stats_event_counts(&s, 0, false, 1, 1, 0, c[0]);
+	opwatch_stats_event_counts(&s, 0, false, 1, 1, 1, c[1]);
+	opwatch_stats_event_counts(&s, 0, true, 1, 1, 2, c[2]);
+	opwatch_stats_event_counts(&s, 0, true, 1, 1, 3, c[3]);
+	opwatch_stats_event_counts(&s, 0, false, 1, 1, 4, c[4]);
+	opwatch_stats_event_counts(&s, 0, true, 1, 1, 5, c[5]);
+	opwatch_stats_finish(&s);
+	out = csv(&s);
+	check(strstr(out, ",task-clock_min,task-clock_p50,task-clock_mean,"
+		     "task-clock_max,task-clock_total,context-switches_min,") != NULL,
+	      "CSV: five columns per counted event");
+	/* growths: inner 100 and 2, outer 300 and 2, last 10 and 0 */
+	check(strstr(out, "bin:rec,,3,1,2,3,1,1,3,3,10,100,136.667,300,410,"
+		     "0,2,1.333,2,4\n") != NULL,
+	      "per call: min, p50, mean, max, total of each event's growth");
+	if (check_failed)
+		check_note("%s", out);
+	free(out);
+	opwatch_stats_free(&s);
+}
+
 int opwatch_test_target(int x);
 
 __attribute__((noinline, used)) int opwatch_test_target(int x)
@@ -140,6 +176,7 @@ int main(void)
 	test_recursion_and_fork();
 	test_pair();
 	test_percentiles();
+	test_counts();
 	test_elf();
 	return check_done();
 }

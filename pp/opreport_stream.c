@@ -1,0 +1,225 @@
+/* opreport --stream: see opreport_stream.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_cpu_type.h"
+#include "op_message.h"
+#include "op_session.h"
+#include "op_session_settings.h"
+#include "op_util.h"
+#include "opd_trans.h"
+#include "opreport_stream.h"
+#include "stream_file.h"
+
+/* The first pass: the stream's time range and sample count. */
+static void scan_escape(void *ctx, struct opd_transient const *t,
+			unsigned long code, uint64_t pos)
+{
+	struct opreport_stream *s = ctx;
+
+	(void)pos;
+	if (code != OP_CODE_TIME)
+		return;
+	if (!s->has_time)
+		s->first = t->time;
+	s->has_time = true;
+	s->last = t->time;
+}
+
+static int scan(struct opreport_stream *s)
+{
+	struct opd_sink sink = { .ctx = s, .escape = scan_escape };
+	struct opd_trans dec;
+	int rc;
+
+	opd_trans_init(&dec, &sink, s->file);
+	rc = stream_file_replay(s->file, &dec, 0);
+	s->samples = dec.stats.samples;
+	if (rc < 0 && dec.stats.errors)
+		op_warn("stream '%s': %" PRIu64 " malformed records skipped "
+			"(their samples are not in the report)", s->file,
+			dec.stats.errors);
+	if (rc < 0 && !dec.stats.errors)
+		rc = -1;	/* could not read it: already said why */
+	else
+		rc = 0;
+	opd_trans_free(&dec);
+	return rc;
+}
+
+static int set_events(struct opd_config *cfg, char const *events,
+		      char const *file)
+{
+	struct op_settings_events ev;
+	char err[1024];
+	enum op_cpu cpu = op_settings_cpu(NULL, err, sizeof(err));
+
+	if (cpu == CPU_NO_GOOD)
+		return op_error("--stream '%s': %s", file, err);
+	if (op_settings_events(events, cpu, 0, &ev, err, sizeof(err)) < 0)
+		return op_error("--events: %s", err);
+	cfg->cpu_type = cpu;
+	cfg->cpu_speed = op_cpu_speed();
+	for (size_t i = 0; i < ev.nr; i++) {
+		struct opd_event *c = &cfg->events[i];
+
+		memcpy(c->name, ev.v[i].name, sizeof(c->name));
+		c->code = ev.v[i].code;
+		c->unit_mask = ev.v[i].unit_mask;
+		c->count = ev.v[i].count;
+		c->kernel = ev.v[i].kernel;
+		c->user = ev.v[i].user;
+	}
+	cfg->nr_events = ev.nr;
+	return 0;
+}
+
+int opreport_stream_open(struct opreport_stream *s, char const *file,
+			 char const *events, char const *separate)
+{
+	char err[512];
+
+	memset(s, 0, sizeof(*s));
+	s->file = file;
+	/* op_settings' and the core's --separate bits are the same */
+	if (op_settings_separate(separate ? separate : "none",
+				 &s->cfg.separate, err, sizeof(err)) < 0)
+		return op_error("--separate: %s", err);
+	if (set_events(&s->cfg, events, file) < 0 || scan(s) < 0)
+		return -1;
+	return 0;
+}
+
+/* The temporary directory, made at the first session (so that a usage
+ * error, which exits, leaves nothing behind). */
+static int make_tmp(struct opreport_stream *s)
+{
+	char const *tmpdir = getenv("TMPDIR");
+
+	if (s->tmp)
+		return 0;
+	s->tmp = op_xasprintf("%s/opreport-stream.XXXXXX",
+			      tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (mkdtemp(s->tmp))
+		return 0;
+	op_error_errno("cannot make a temporary directory '%s'", s->tmp);
+	free(s->tmp);
+	s->tmp = NULL;
+	return -1;
+}
+
+void opreport_stream_free(struct opreport_stream *s)
+{
+	if (s->tmp)
+		op_session_remove_tree(s->tmp);
+	free(s->tmp);
+	s->tmp = NULL;
+}
+
+/* One bound: "" (none), seconds from the first TIME, or "Nns". */
+static int parse_bound(struct opreport_stream const *s, char const *text,
+		       uint64_t none, uint64_t *out, char *err, size_t errlen)
+{
+	size_t len = strlen(text);
+	char *end;
+
+	errno = 0;
+	if (!len) {
+		*out = none;
+		return 0;
+	}
+	if (len > 2 && !strcmp(text + len - 2, "ns")) {
+		unsigned long long ns = strtoull(text, &end, 10);
+
+		if (errno || end != text + len - 2 || *text == '-')
+			goto bad;
+		*out = ns;
+		return 0;
+	} else {
+		double sec = strtod(text, &end);
+
+		if (errno || *end || sec < 0 || sec > 1e9)
+			goto bad;
+		*out = s->first + (uint64_t)(sec * 1e9 + 0.5);
+		return 0;
+	}
+bad:
+	snprintf(err, errlen, "'%s' is neither seconds from the stream's start "
+		 "(e.g. 1.5) nor CLOCK_MONOTONIC nanoseconds (e.g. 123456789ns)",
+		 text);
+	return -1;
+}
+
+int opreport_stream_window(struct opreport_stream const *s, char const *text,
+			   uint64_t *start, uint64_t *end,
+			   char *err, size_t errlen)
+{
+	char const *comma = strchr(text, ',');
+	char *first;
+	int rc;
+
+	if (!comma) {
+		snprintf(err, errlen, "'%s' is not START,END", text);
+		return -1;
+	}
+	first = op_xasprintf("%.*s", (int)(comma - text), text);
+	rc = parse_bound(s, first, 0, start, err, errlen);
+	free(first);
+	if (!rc)
+		rc = parse_bound(s, comma + 1, UINT64_MAX, end, err, errlen);
+	if (!rc && *start >= *end) {
+		snprintf(err, errlen, "'%s' is an empty window (END is not after START)",
+			 text);
+		rc = -1;
+	}
+	return rc;
+}
+
+static int feed(struct opd_core *core, char const *file)
+{
+	static unsigned long words[16384];
+	struct stream_reader sr;
+	long n;
+
+	if (stream_reader_open(&sr, file) < 0)
+		return -1;
+	while ((n = stream_reader_read(&sr, words, OP_ARRAY_SIZE(words))) > 0)
+		opd_core_process(core, words, (size_t)n);
+	stream_reader_close(&sr);
+	return n < 0 ? -1 : 0;
+}
+
+char *opreport_stream_session(struct opreport_stream *s, bool whole,
+			      uint64_t start, uint64_t end, uint64_t *written)
+{
+	struct opd_config cfg = s->cfg;
+	struct opd_core *core;
+	char *dir;
+	int rc;
+
+	if (make_tmp(s) < 0)
+		return NULL;
+	dir = op_xasprintf("%s/%u", s->tmp, s->nr_dirs++);
+	cfg.session_dir = dir;
+	cfg.time_window = !whole;
+	cfg.time_start = start;
+	cfg.time_end = end;
+	if (op_session_create(dir) < 0 || !(core = opd_core_new(&cfg))) {
+		free(dir);
+		return NULL;
+	}
+	rc = feed(core, s->file);
+	opd_core_sync(core);
+	*written = opd_core_stats(core)->written;
+	opd_core_free(core);
+	if (rc < 0) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
