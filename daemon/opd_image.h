@@ -54,6 +54,7 @@ int opd_image_file_at(struct opd_images *images, char const *path,
  */
 int opd_image_set_build_id(struct opd_images *images, int id,
 			   unsigned char const *bytes, size_t n);
+/*
  * A binary named name (a path no file has, e.g. the vDSO's) whose bytes
  * are in the file copy: its build-id and segments are read from there;
  * its mtime is 0.

@@ -104,7 +104,13 @@ enum op_stream_code {
 	 * t ns or later (until the next TIME). No effect on the decoder
 	 * state; it ends a trace. See OP_TIME_GRANULARITY_NS below. */
 	OP_CODE_TIME = 37,
-
+	/* ESC 38 cookie: the producer freed cookie (the driver after
+	 * OP_COOKIE_IDLE unused; the perf source when it retires one):
+	 * the decoder drops its definition, so a long stream's table holds
+	 * what is in use, not all it ever defined. The cookie part of the
+	 * state (and the task part, if it is the app cookie) becomes
+	 * unknown; using the cookie again needs a new definition. */
+	OP_CODE_COOKIE_FORGET = 38,
 	/* ESC 39 cookie nbytes word...: the GNU build-id of the binary that
 	 * cookie names (a COOKIE_DEF earlier in the stream, before the
 	 * cookie's first use), as the kernel read it when the file was
@@ -114,13 +120,6 @@ enum op_stream_code {
 	 * cookie has one build-id in a stream; a cookie without one is read
 	 * from its file. */
 	OP_CODE_BUILD_ID = 39,
-	/* ESC 38 cookie: the producer freed cookie (the driver after
-	 * OP_COOKIE_IDLE unused; the perf source when it retires one):
-	 * the decoder drops its definition, so a long stream's table holds
-	 * what is in use, not all it ever defined. The cookie part of the
-	 * state (and the task part, if it is the app cookie) becomes
-	 * unknown; using the cookie again needs a new definition. */
-	OP_CODE_COOKIE_FORGET = 38,
 
 	OP_CODE_LAST
 };
