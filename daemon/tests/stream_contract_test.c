@@ -789,6 +789,8 @@ static void test_build_id_in_trace(void)
 	opd_trans_free(&v.dec);
 	wb_free(&wb);
 	ct_free(&p.ct);
+}
+
 /* --- COOKIE_FORGET ------------------------------------------------------ */
 
 static unsigned long forget_seen;
