@@ -74,6 +74,21 @@ int pp_bfd_open(struct pp_binary *b, char const *path, bool is_kernel,
 int pp_binary_linenr(struct pp_binary const *b, uint64_t vma, char **file,
 		     unsigned *line);
 
+/* One level of the inline chain at an address (pp_binary_lines). */
+struct pp_lineinfo {
+	char *func;              /* raw name from DWARF, or NULL */
+	char *file;              /* NULL: unknown */
+	unsigned line;
+};
+
+/*
+ * The functions at vma, innermost inlined one first, ending with the
+ * function the code belongs to (*out malloc'd, each string too); 0 when
+ * the binary has no line info there.
+ */
+size_t pp_binary_lines(struct pp_binary const *b, uint64_t vma,
+		       struct pp_lineinfo **out);
+
 /*
  * Opening a sampled image's symbols: the one path for the sample report
  * (pp_populate.c) and the call graph (pp_callgraph.c). A user binary is
