@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,16 +58,25 @@ static int cmp_count(void const *a, void const *b)
 	return cmp_path(x, y);
 }
 
+/* The stop labels' functions, by reason (looked up once each). */
+#define NR_CACHED_STOPS 64
+
 static void path_of(struct pp_spath *p, struct pp_stacks *st,
-		    struct pp_sstack const *s, enum pp_stacks_group group)
+		    struct pp_sstack const *s, enum pp_stacks_group group,
+		    size_t *stops)
 {
 	size_t n = 0;
 
 	p->proc = group == PP_GROUP_PID ?
 		  op_xasprintf("%s/%u", s->proc, s->tgid) : op_xstrdup(s->proc);
 	p->funcs = op_xcalloc(s->nr_frames + 2, sizeof(*p->funcs));
-	if (s->stop)
+	if (s->stop >= NR_CACHED_STOPS)
 		p->funcs[n++] = stop_func(st, s->stop);
+	else if (s->stop) {
+		if (stops[s->stop] == SIZE_MAX)
+			stops[s->stop] = stop_func(st, s->stop);
+		p->funcs[n++] = stops[s->stop];
+	}
 	for (size_t i = s->nr_frames; i-- > 0;)
 		p->funcs[n++] = st->frames[s->frames[i]].func;
 	p->nr_funcs = n;
@@ -77,10 +87,12 @@ void pp_spaths_build(struct pp_spaths *out, struct pp_stacks *st,
 		     enum pp_stacks_group group)
 {
 	struct pp_spath *v = op_xcalloc(st->n + 1, sizeof(*v));
-	size_t n = 0;
+	size_t n = 0, stops[NR_CACHED_STOPS];
 
+	for (size_t i = 0; i < NR_CACHED_STOPS; i++)
+		stops[i] = SIZE_MAX;
 	for (size_t i = 0; i < st->n; i++)
-		path_of(&v[i], st, &st->v[i], group);
+		path_of(&v[i], st, &st->v[i], group, stops);
 	if (st->n > 1)
 		qsort(v, st->n, sizeof(*v), cmp_same);
 	for (size_t i = 0; i < st->n; i++) {
