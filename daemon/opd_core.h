@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "op_events.h"
+#include "op_stacks.h"
 #include "op_stream.h"
 
 /* --separate= bits */
@@ -67,6 +68,10 @@ struct opd_stats {
 	uint64_t stream_errors;      /* malformed stream records */
 	uint64_t arcs;               /* callgraph arcs recorded (not samples) */
 	uint64_t arcs_dropped;       /* callgraph arcs that could not be recorded */
+	/* whole stacks (stacks/): samples, not in the balance */
+	uint64_t stack_written;      /* samples counted under their stack */
+	uint64_t stack_dropped;      /* samples whose stack could not be */
+	uint64_t unwind_stop[OP_UNWIND_NR];  /* stacks by why they end */
 };
 
 struct opd_core;

@@ -223,3 +223,28 @@ int op_segment_parse_line(char const *line, char hex[OP_BUILD_ID_HEX_MAX],
 	*seg = (struct op_segment){ f[0], f[1], f[2] };
 	return 0;
 }
+
+char *op_debug_file_by_build_id(char const *hex)
+{
+	char const *env = getenv("OPROFILE_DEBUG_DIRS");
+	char *dirs = op_xstrdup(env && env[0] ? env : "/usr/lib/debug");
+	char *save = NULL, *found = NULL;
+
+	if (strlen(hex) < 4) {
+		free(dirs);
+		return NULL;
+	}
+	for (char *d = strtok_r(dirs, ":", &save); d && !found;
+	     d = strtok_r(NULL, ":", &save)) {
+		char *p = op_xasprintf("%s/.build-id/%.2s/%s.debug", d, hex,
+				       hex + 2);
+		char got[OP_BUILD_ID_HEX_MAX];
+
+		if (!op_build_id_of(p, got) && !strcmp(got, hex))
+			found = p;
+		else
+			free(p);
+	}
+	free(dirs);
+	return found;
+}

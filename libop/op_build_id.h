@@ -58,4 +58,14 @@ char *op_segment_line(char const *hex, struct op_segment const *seg);
 int op_segment_parse_line(char const *line, char hex[OP_BUILD_ID_HEX_MAX],
 			  struct op_segment *seg);
 
+/*
+ * The separate debug file of build hex below the debug directories
+ * ($OPROFILE_DEBUG_DIRS, a colon list, default /usr/lib/debug):
+ * DIR/.build-id/ab/cdef....debug when it exists and has that build-id
+ * (malloc'd), else NULL. The daemon's unwinder uses it for .debug_frame;
+ * the report tools' fuller lookup (debuglink, debuginfod, a root) is
+ * libpp/pp_debuginfo.c.
+ */
+char *op_debug_file_by_build_id(char const *hex);
+
 #endif /* OP_BUILD_ID_H */

@@ -35,6 +35,20 @@ struct opd_header;
 /*
  * Why unwinding stopped: X(enum suffix, value, name). The name is the
  * stats/ file "unwind_stop_NAME" and what reports print.
+ *   root          the outermost frame: CFI says the return address is
+ *                 undefined (_start, thread start), or it is 0; a kernel
+ *                 thread's kernel stack
+ *   no_cfi        a frame's pc has no CFI in its binary (or the binary
+ *                 cannot be read, or is no ELF file: JIT code)
+ *   bad_cfa       the CFI rule needs a register the sample does not have,
+ *                 an unsupported expression, or the stack did not grow
+ *   stack_end     a read beyond the copy of the user stack (--stack-size)
+ *   no_mapping    a frame's pc is in no known mapping
+ *   depth_limit   the callgraph depth was reached
+ *   fp_chain_end  a frame-pointer walk ended (the driver, --stack-size=0):
+ *                 whether it reached the root is unknown
+ *   no_stack_copy the sample has no user registers or stack copy
+ *   bad_frame     the stream's backtrace was malformed
  */
 #define OP_UNWIND_STOPS(X) \
 	X(ROOT, 0, root) \
@@ -45,7 +59,7 @@ struct opd_header;
 	X(DEPTH_LIMIT, 5, depth_limit) \
 	X(FP_CHAIN_END, 6, fp_chain_end) \
 	X(NO_STACK_COPY, 7, no_stack_copy) \
-	X(KERNEL_ONLY, 8, kernel_only)
+	X(BAD_FRAME, 8, bad_frame)
 
 enum op_unwind_stop {
 #define OP_UNWIND_ENUM(e, v, n) OP_UNWIND_##e = v,

@@ -101,6 +101,12 @@ enum op_stream_code {
 	 * producer may add counters without breaking older decoders. */
 	OP_CODE_COUNT = 36,
 
+	/* ESC 40 reason: the backtrace in progress ends here, and why
+	 * unwinding stopped (enum op_unwind_stop of op_stacks.h, 0: it
+	 * reached the root). Ends the trace; the perf source writes it after
+	 * every backtrace. Outside a trace it is an error. */
+	OP_CODE_UNWIND_STOP = 40,
+
 	OP_CODE_LAST
 };
 
@@ -329,6 +335,15 @@ static inline void op_put_count(struct op_stream_out *o, unsigned long counter,
 	op_put_escape(o, OP_CODE_COUNT);
 	op_put(o, counter);
 	op_put(o, n);
+}
+
+/* ESC UNWIND_STOP reason: ends the trace in progress. */
+#define OP_WORDS_UNWIND_STOP 3
+static inline void op_put_unwind_stop(struct op_stream_out *o,
+				      unsigned long reason)
+{
+	op_put_escape(o, OP_CODE_UNWIND_STOP);
+	op_put(o, reason);
 }
 
 /*
