@@ -107,6 +107,21 @@ static void replace(char **dst, char *value)
 	*dst = value;
 }
 
+/* --stacks[=name|pid]: popt hands "--stacks image:x" the spec word as
+ * the optional value; a word that looks like a specification (a tag, a
+ * path, a brace) goes back to be read as one. */
+static void take_stacks(poptContext ctx, char *arg)
+{
+	char const *back[2] = { arg, NULL };
+
+	if (arg && strpbrk(arg, ":/{}")) {
+		poptStuffArgs(ctx, back);
+		free(arg);
+		arg = NULL;
+	}
+	replace(&opts.stacks, arg ? arg : op_xstrdup("name"));
+}
+
 /* The string option popt returned: into its field. */
 static void take_string(poptContext ctx, int val)
 {
@@ -123,7 +138,7 @@ static void take_string(poptContext ctx, int val)
 	case 'p': replace(&opts.image_path, arg); break;
 	case 'R': replace(&opts.root, arg); break;
 	case 'V': replace(&opts.verbose, arg ? arg : op_xstrdup("all")); break;
-	case OPT_STACKS: replace(&opts.stacks, arg ? arg : op_xstrdup("name")); break;
+	case OPT_STACKS: take_stacks(ctx, arg); break;
 	case OPT_PPROF: replace(&opts.pprof, arg); break;
 	case OPT_FLAME: replace(&opts.flame, arg); break;
 	default: free(arg); break;
@@ -464,7 +479,7 @@ static int stacks_main(struct run *run, int diff, int const first[2],
 	if (opts.stacks && !strcmp(opts.stacks, "pid"))
 		group = PP_GROUP_PID;
 	else if (opts.stacks && strcmp(opts.stacks, "name"))
-		usage_error("--stacks: '%s' is not name or pid", opts.stacks);
+		usage_error("--stacks: '%s' is not name or pid (before a profile specification write --stacks=name)", opts.stacks);
 	if (opts.stacks_limit < 0)
 		usage_error("%s", "--stacks-limit is a count, 0 for all");
 	if (opts.xml || opts.callgraph || opts.details || opts.processes)
