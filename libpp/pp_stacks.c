@@ -125,6 +125,7 @@ static void parse_image(struct load *l, uint32_t i, struct timage *t)
 		t->key = op_xasprintf("?:%s", si->name);
 		g->unparsed = true;
 	} else {
+		pp_files_kernel_alias(&pn.image_name, &pn.image_is_kernel);
 		g->display = pp_image_display(&pn);
 		g->path = op_xstrdup(pn.image_name);
 		g->kern = pn.image_is_kernel;
@@ -475,7 +476,8 @@ static void name_image(struct load *l, struct op_hashmap *map,
 					      pp_symbol_display(t, s, l->o->demangle),
 					      g->display, true);
 		else
-			f->func = intern_func(st, map,
+			f->func = intern_func(st, map, *g->base == '[' ?
+					      op_xstrdup(g->base) :
 					      op_xasprintf("[%s]", g->base),
 					      g->display, false);
 		if (l->o->lines)

@@ -5,7 +5,8 @@
 #   - opreport --stacks shows main -> leaf as the most common path into
 #     each leaf, and --folded has main as the caller of >= 99% of each
 #     leaf's samples;
-#   - --folded sums to opreport -l's sample total;
+#   - --folded sums to opreport -l's sample total, for the program and
+#     for the whole session (kernel stacks included);
 #   - go tool pprof -top on --pprof lists the same functions with the
 #     same counts as opreport -l.
 # And a frame-less program calling through Debian's libc (qsort_cb.c:
@@ -40,6 +41,14 @@ ctl --event=CPU_CLOCK:150000 --callgraph=32 --start >"$tmp/start" 2>&1 ||
 ctl --dump || fail "opcontrol --dump failed"
 ctl --shutdown || fail "opcontrol --shutdown failed"
 [ -d "$S/samples/current/stacks" ] || fail "the session has no stacks/"
+
+# the whole session (kernel, libraries, every process): as many samples
+# in the stacks as in the sample files
+run_report "$tmp/all" -l
+run_report "$tmp/allfolded" --folded
+check_eq "$(awk '{ s += $NF } END { print s + 0 }' "$tmp/allfolded")" \
+	"$(awk '/^[0-9]/ { s += $1 } END { print s + 0 }' "$tmp/all")" \
+	"whole session: --folded sums to opreport -l's total"
 
 run_report "$tmp/flat" -l image:"$prog"
 head -12 "$tmp/flat"
