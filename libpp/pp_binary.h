@@ -151,6 +151,20 @@ enum pp_image_failure pp_image_open(struct pp_image *im,
 				    bool is_kernel, struct pp_kernels *kernels,
 				    char *what, size_t whatlen);
 
+/*
+ * Check a located user binary against the build-id (hex) its session
+ * recorded for the sampled build. Another build is replaced by the copy
+ * the daemon kept (--keep-binaries), else by the sampled build's debug
+ * file found by build-id (keys mapped through the session's segments);
+ * when neither is found, true: the binary is another build and must not
+ * name the samples. Notes say which. Before pp_image_open.
+ */
+struct pp_strlist;
+bool pp_image_check_build(struct pp_image *im,
+			  struct pp_image_ref const *ref,
+			  char const *session_dir, char const *want,
+			  struct pp_strlist *notes);
+
 /* Close the binary and forget the path; im can be located again. */
 void pp_image_free(struct pp_image *im);
 

@@ -16,10 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_build_id.h"
 #include "op_hashmap.h"
 #include "op_stacks.h"
 #include "op_util.h"
 #include "pp_binary.h"
+#include "pp_debuginfo.h"
 #include "pp_invert.h"
 #include "pp_kernel.h"
 #include "pp_notes.h"
@@ -443,6 +445,22 @@ static void frame_lines(struct pp_stacks *st, struct pp_sframe *f,
 	f->nr_lines = n;
 }
 
+/* The binary against the sampled build's id (the table's, else the
+ * session's): true when it is another build whose symbols would lie. */
+static bool check_build(struct load *l, struct pp_simage const *g,
+			struct pp_image *im, struct pp_image_ref const *ref)
+{
+	char const *dir = l->files->sessions[g->session].dir;
+	char want[OP_BUILD_ID_HEX_MAX];
+
+	if (g->build_id)
+		snprintf(want, sizeof(want), "%s", g->build_id);
+	else if (!pp_session_build_id(dir, g->path, im->mtime, want,
+				      sizeof(want)))
+		return false;
+	return pp_image_check_build(im, ref, dir, want, l->notes);
+}
+
 /* Name the frames [from, to) of one image. */
 static void name_image(struct load *l, struct op_hashmap *map,
 		       struct pp_kernels *kernels, size_t from, size_t to)
@@ -459,8 +477,10 @@ static void name_image(struct load *l, struct op_hashmap *map,
 
 	if (!g->anon && !g->unparsed) {
 		pp_image_locate(&im, &ref, l->o->locate);
-		if (pp_image_open(&im, &ref, g->kern, kernels, what,
-				  sizeof(what)))
+		if (!g->kern && check_build(l, g, &im, &ref))
+			g->rebuilt = true;
+		else if (pp_image_open(&im, &ref, g->kern, kernels, what,
+				       sizeof(what)))
 			pp_note(l->notes, "%s: its stack frames are shown "
 				"without symbols", what);
 	}

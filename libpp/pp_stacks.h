@@ -42,6 +42,7 @@ struct pp_simage {
 	size_t session;          /* in the file list (kernel symbols) */
 	bool kern, anon;
 	bool unparsed;           /* not an image name: no symbols */
+	bool rebuilt;            /* another build than the sampled one */
 	int anon_tgid;
 	uint64_t anon_start, anon_end;
 };

@@ -99,7 +99,7 @@ test_expect "--pprof writes a gzip file" gzip -t "$tmp/prof.pb.gz"
 if command -v go >/dev/null 2>&1; then
 	export GOCACHE=$tmp/gocache GOPATH=$tmp/gopath GOFLAGS=-mod=mod \
 		GOPROXY=off GOTOOLCHAIN=local HOME=$tmp PPROF_TMPDIR=$tmp/pprof
-	go tool pprof -top -nodecount=1000 -symbolize=none \
+	go tool pprof -top -noinlines -nodecount=100000 -nodefraction=0 -edgefraction=0 -symbolize=none \
 		-sample_index=samples "$tmp/prof.pb.gz" >"$tmp/top" 2>"$tmp/top.err" ||
 		{ cat "$tmp/top.err"; fail "go tool pprof cannot read the profile"; }
 	cat "$tmp/top"

@@ -94,7 +94,7 @@ run_report "$tmp/pp" --pprof="$tmp/prof.pb.gz" image:"$prog"
 if command -v go >/dev/null 2>&1; then
 	export GOCACHE=$tmp/gocache GOPATH=$tmp/gopath GOPROXY=off \
 		GOTOOLCHAIN=local HOME=$tmp PPROF_TMPDIR=$tmp/pprof
-	go tool pprof -top -nodecount=100000 -symbolize=none \
+	go tool pprof -top -noinlines -nodecount=100000 -nodefraction=0 -edgefraction=0 -symbolize=none \
 		-sample_index=samples "$tmp/prof.pb.gz" >"$tmp/top" 2>"$tmp/top.err" ||
 		{ cat "$tmp/top.err"; fail "go tool pprof cannot read the profile"; }
 	# symbols with samples on both sides; images without symbols are
