@@ -110,14 +110,14 @@ static void read_segments(struct binary *b)
 	}
 }
 
-/* Has elf a section named name? */
-static bool has_section(Elf *elf, char const *name)
+/* elf's section named name, with contents; NULL if none. */
+static Elf_Scn *section(Elf *elf, char const *name)
 {
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
+		return NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		char const *n;
@@ -126,9 +126,33 @@ static bool has_section(Elf *elf, char const *name)
 			continue;
 		n = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (n && !strcmp(n, name))
-			return true;
+			return scn;
 	}
-	return false;
+	return NULL;
+}
+
+static bool has_section(Elf *elf, char const *name)
+{
+	return section(elf, name) != NULL;
+}
+
+/* The debug file .gnu_debuglink names (malloc'd), or NULL. */
+static char *by_debuglink(Elf *elf, char const *path)
+{
+	Elf_Scn *scn = section(elf, ".gnu_debuglink");
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	char const *name;
+	size_t len;
+	uint32_t crc;
+
+	if (!d || !d->d_buf || d->d_size < 8)
+		return NULL;
+	name = d->d_buf;
+	len = strnlen(name, d->d_size);
+	if (len == d->d_size || ((len + 4) & ~(size_t)3) + 4 > d->d_size)
+		return NULL;
+	memcpy(&crc, (char const *)d->d_buf + ((len + 4) & ~(size_t)3), 4);
+	return op_debug_file_by_debuglink(path, name, crc);
 }
 
 /* .debug_frame of elf (fd kept by the caller), or false. */
@@ -142,15 +166,17 @@ static bool open_debug_frame(struct binary *b, Elf *elf)
 	return b->df != NULL;
 }
 
-/* The separate debug file by build-id, for its .debug_frame. */
+/* The separate debug file (by build-id, then .gnu_debuglink), for its
+ * .debug_frame. */
 static void open_debug_file(struct binary *b, char const *path)
 {
 	char hex[OP_BUILD_ID_HEX_MAX];
-	char *dpath;
+	char *dpath = NULL;
 
-	if (op_build_id_of(path, hex) || strlen(hex) < 4)
-		return;
-	dpath = op_debug_file_by_build_id(hex);
+	if (!op_build_id_of(path, hex))
+		dpath = op_debug_file_by_build_id(hex);
+	if (!dpath)
+		dpath = by_debuglink(b->elf, path);
 	if (!dpath)
 		return;
 	b->dbg_fd = open(dpath, O_RDONLY | O_CLOEXEC);
@@ -428,6 +454,15 @@ static unsigned step(struct unwind_cache *uc, struct state *st,
 	return STEP_OK;
 }
 
+static void count_root(struct unwind_cache *uc, uint64_t bytes)
+{
+	unsigned i = 0;
+
+	while (i < 6 && bytes > (1024ull << i))
+		i++;
+	uc->stats.root_bytes[i]++;
+}
+
 unsigned unwind_user(struct unwind_cache *uc, struct unwind_regs const *regs,
 		     struct unwind_stack const *stack,
 		     unwind_find_map_fn find_map, void *arg,
@@ -447,6 +482,8 @@ unsigned unwind_user(struct unwind_cache *uc, struct unwind_regs const *regs,
 	while (*n < max) {
 		unsigned r = step(uc, &st, find_map, arg, exact, &signal);
 
+		if (r == OP_UNWIND_ROOT)
+			count_root(uc, st.reg[1] - regs->sp);
 		if (r != STEP_OK)
 			return r;
 		pcs[(*n)++] = st.reg[2];
