@@ -1,7 +1,8 @@
 /*
  * Stack unwinding through Debian's libc: main sorts with qsort and looks
  * up with bsearch, both calling back into cmp_long; built without frame
- * pointers by tests/control/t0023-stacks.sh. Runs for argv[1] seconds.
+ * pointers by tests/control/t0023-stacks.sh. Runs for argv[1] seconds,
+ * or argv[2] rounds when given (fixed work, for bench/stacks_bench.sh).
  */
 #include <stdlib.h>
 #include <time.h>
@@ -29,10 +30,11 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	double end = now() + (argc > 1 ? atof(argv[1]) : 1.0);
+	long rounds = argc > 2 ? atol(argv[2]) : -1;
 	unsigned long seed = 1;
 	long found = 0;
 
-	while (now() < end) {
+	while (rounds > 0 ? rounds-- > 0 : rounds < 0 && now() < end) {
 		for (int i = 0; i < N; i++) {
 			seed = seed * 6364136223846793005ul + 1442695040888963407ul;
 			v[i] = (long)(seed >> 20);
