@@ -44,6 +44,7 @@
  */
 #include <linux/perf_event.h>
 #include <string.h>
+#include <time.h>
 
 #include "op_stacks.h"
 #include "op_stream.h"
@@ -392,6 +393,34 @@ static unsigned emit_unwound(struct perf_source *ps, struct proc *p,
 	return reason;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The backtrace words and why it ends (timed for doc/perf_source.md when
+ * $OPROFILE_UNWIND_STATS is set). */
+static void emit_backtrace(struct perf_source *ps, struct proc *p,
+			   uint64_t ip, bool kernel, void const *rec,
+			   size_t size)
+{
+	uint64_t t0 = ps->time_unwind ? now_ns() : 0;
+	size_t len = ps->out.len;
+	unsigned reason = ps->stack_size ?
+		emit_unwound(ps, p, ip, kernel, rec, size) :
+		emit_callchain(ps, p, ip, rec, size);
+
+	if (ps->time_unwind) {
+		ps->unwind_ns += now_ns() - t0;
+		ps->unwind_samples++;
+		ps->unwind_frames += (ps->out.len - len) / 2;
+	}
+	emit_unwind_stop(ps, reason);
+}
+
 static void handle_sample(struct perf_source *ps, void const *rec,
 			  struct perf_event_header h)
 {
@@ -426,11 +455,8 @@ static void handle_sample(struct perf_source *ps, void const *rec,
 	if (!kernel)
 		se_cookie(&ps->em, cookie);
 	se_pair(&ps->em, pc, event);
-	if (ps->depth && ps->stack_size)
-		emit_unwind_stop(ps, emit_unwound(ps, p, ip, kernel, rec,
-						  h.size));
-	else if (ps->depth)
-		emit_unwind_stop(ps, emit_callchain(ps, p, ip, rec, h.size));
+	if (ps->depth)
+		emit_backtrace(ps, p, ip, kernel, rec, h.size);
 	ps->stats.samples++;
 	if (kernel)
 		ps->stats.kernel_samples++;

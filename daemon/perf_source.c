@@ -281,6 +281,7 @@ static struct perf_source *alloc_source(struct perf_source_config const *cfg)
 		ps->unw = unwind_cache_new();
 		ps->pcs = op_xmalloc((ps->depth + 1) * sizeof(*ps->pcs));
 	}
+	ps->time_unwind = getenv("OPROFILE_UNWIND_STATS") != NULL;
 	ps->ring_pages = cfg->ring_pages ? cfg->ring_pages :
 			 ps->stack_size ? PERF_SOURCE_STACK_RING_PAGES :
 			 PERF_SOURCE_RING_PAGES;
@@ -520,6 +521,26 @@ void perf_source_close(struct perf_source *ps)
 		if (ps->fds[i] >= 0)
 			close(ps->fds[i]);
 	rq_free(&ps->q);
+	if (ps->time_unwind && ps->unwind_samples)
+		fprintf(stderr, "backtraces: %llu samples, %.0f ns per sample, "
+			"%.1f stream words/2 per sample (%s)\n",
+			(unsigned long long)ps->unwind_samples,
+			(double)ps->unwind_ns / ps->unwind_samples,
+			(double)ps->unwind_frames / ps->unwind_samples,
+			ps->stack_size ? "CFI" : "frame pointers");
+	if (ps->unw && ps->time_unwind) {
+		struct unwind_stats const *u = unwind_cache_stats(ps->unw);
+
+		fprintf(stderr, "unwind: %llu binaries (%llu without CFI), %llu steps (%llu by a compiled rule); "
+			"root stacks by bytes needed <=1K %llu 2K %llu 4K %llu 8K %llu "
+			"16K %llu 32K %llu 64K %llu\n",
+			(unsigned long long)u->binaries, (unsigned long long)u->no_cfi,
+			(unsigned long long)u->frames, (unsigned long long)u->rule_hits,
+			(unsigned long long)u->root_bytes[0], (unsigned long long)u->root_bytes[1],
+			(unsigned long long)u->root_bytes[2], (unsigned long long)u->root_bytes[3],
+			(unsigned long long)u->root_bytes[4], (unsigned long long)u->root_bytes[5],
+			(unsigned long long)u->root_bytes[6]);
+	}
 	unwind_cache_free(ps->unw);
 	free(ps->pcs);
 	pm_free(&ps->procs);

@@ -79,7 +79,7 @@ struct perf_source_config {
 
 #define PERF_SOURCE_RING_PAGES 128
 /* with stack copies: more room per cpu (see doc/perf_source.md) */
-#define PERF_SOURCE_STACK_RING_PAGES 512
+#define PERF_SOURCE_STACK_RING_PAGES 2048
 #define PERF_SOURCE_STACK_SIZE 16384
 #define PERF_SOURCE_STACK_MAX 65528	/* the kernel's limit, 8-aligned */
 #define PERF_SOURCE_SLACK_MS 10

@@ -35,6 +35,8 @@ struct perf_source {
 	unsigned stack_size;		/* user stack bytes per sample; 0: FP */
 	struct unwind_cache *unw;	/* with stack_size: CFI per binary */
 	uint64_t *pcs;			/* depth + 1 unwound pcs */
+	bool time_unwind;		/* $OPROFILE_UNWIND_STATS: measure */
+	uint64_t unwind_ns, unwind_samples, unwind_frames;
 	unsigned ring_pages;
 	uint64_t slack_ns;
 	int *cpus;			/* online cpus */

@@ -26,8 +26,26 @@ struct seg {
 	uint64_t offset, vaddr, size;
 };
 
+/*
+ * A CFI row compiled for the fast path, cached per binary by link-time
+ * address (direct-mapped: RULES entries, a collision recompiles).
+ */
+enum rule_kind { RULE_EMPTY, RULE_SIMPLE, RULE_ROOT, RULE_NO_CFI, RULE_SLOW };
+enum bp_how { BP_SAME, BP_UNDEFINED, BP_SAVED };
+#define RULES 4096
+
+struct rule {
+	uint64_t va;
+	int32_t cfa_off, ra_off, bp_off;
+	uint8_t kind;		/* enum rule_kind */
+	uint8_t cfa_slot;	/* 0: rbp, 1: rsp */
+	uint8_t bp_how;		/* enum bp_how */
+	bool signal;
+};
+
 struct binary {
 	struct op_hashmap_entry ent;
+	struct rule *rules;	/* RULES of them, once a frame is looked up */
 	unsigned long key;
 	int fd, dbg_fd;
 	Elf *elf, *dbg_elf;
@@ -77,6 +95,7 @@ static void bin_free(struct op_hashmap_entry *e)
 		close(b->dbg_fd);
 	if (b->fd >= 0)
 		close(b->fd);
+	free(b->rules);
 	free(b);
 }
 
@@ -110,14 +129,14 @@ static void read_segments(struct binary *b)
 	}
 }
 
-/* Has elf a section named name? */
-static bool has_section(Elf *elf, char const *name)
+/* elf's section named name, with contents; NULL if none. */
+static Elf_Scn *section(Elf *elf, char const *name)
 {
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
+		return NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		char const *n;
@@ -126,9 +145,33 @@ static bool has_section(Elf *elf, char const *name)
 			continue;
 		n = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (n && !strcmp(n, name))
-			return true;
+			return scn;
 	}
-	return false;
+	return NULL;
+}
+
+static bool has_section(Elf *elf, char const *name)
+{
+	return section(elf, name) != NULL;
+}
+
+/* The debug file .gnu_debuglink names (malloc'd), or NULL. */
+static char *by_debuglink(Elf *elf, char const *path)
+{
+	Elf_Scn *scn = section(elf, ".gnu_debuglink");
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	char const *name;
+	size_t len;
+	uint32_t crc;
+
+	if (!d || !d->d_buf || d->d_size < 8)
+		return NULL;
+	name = d->d_buf;
+	len = strnlen(name, d->d_size);
+	if (len == d->d_size || ((len + 4) & ~(size_t)3) + 4 > d->d_size)
+		return NULL;
+	memcpy(&crc, (char const *)d->d_buf + ((len + 4) & ~(size_t)3), 4);
+	return op_debug_file_by_debuglink(path, name, crc);
 }
 
 /* .debug_frame of elf (fd kept by the caller), or false. */
@@ -142,15 +185,17 @@ static bool open_debug_frame(struct binary *b, Elf *elf)
 	return b->df != NULL;
 }
 
-/* The separate debug file by build-id, for its .debug_frame. */
+/* The separate debug file (by build-id, then .gnu_debuglink), for its
+ * .debug_frame. */
 static void open_debug_file(struct binary *b, char const *path)
 {
 	char hex[OP_BUILD_ID_HEX_MAX];
-	char *dpath;
+	char *dpath = NULL;
 
-	if (op_build_id_of(path, hex) || strlen(hex) < 4)
-		return;
-	dpath = op_debug_file_by_build_id(hex);
+	if (!op_build_id_of(path, hex))
+		dpath = op_debug_file_by_build_id(hex);
+	if (!dpath)
+		dpath = by_debuglink(b->elf, path);
 	if (!dpath)
 		return;
 	b->dbg_fd = open(dpath, O_RDONLY | O_CLOEXEC);
@@ -365,19 +410,145 @@ static unsigned caller_reg(Dwarf_Frame *frame, struct state const *st,
 }
 
 /* The frame (CFI row) of the code at pc; NULL: no CFI there. */
-static Dwarf_Frame *frame_at(struct binary *b, struct unwind_map const *m,
-			     uint64_t pc)
+/* The frame (CFI row) of the code at link-time address va; NULL: none. */
+static Dwarf_Frame *frame_at(struct binary *b, uint64_t va)
 {
 	Dwarf_Frame *f = NULL;
-	uint64_t va;
 
-	if (!to_vaddr(b, pc - m->start + m->pgoff, &va))
-		return NULL;
 	if (b->eh && !dwarf_cfi_addrframe(b->eh, va, &f))
 		return f;
 	if (b->df && !dwarf_cfi_addrframe(b->df, va, &f))
 		return f;
 	return NULL;
+}
+
+/* Is ops "CFA + off" (off returned)? */
+static bool cfa_plus(Dwarf_Op const *ops, size_t nops, int64_t *off)
+{
+	if (nops == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
+		*off = 0;
+		return true;
+	}
+	if (nops == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+	    ops[1].atom == DW_OP_plus_uconst) {
+		*off = (int64_t)ops[1].number;
+		return *off >= INT32_MIN && *off <= INT32_MAX;
+	}
+	return false;
+}
+
+/*
+ * Compile the row of f into a rule when it is the common shape: CFA =
+ * rsp or rbp + offset, the return address saved at CFA + offset (or
+ * undefined: the root), rbp unchanged, undefined or saved at CFA +
+ * offset. Anything else stays RULE_SLOW (evaluated with libdw each time).
+ */
+static void compile(Dwarf_Frame *f, struct rule *r)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+	int64_t off;
+
+	r->kind = RULE_SLOW;
+	dwarf_frame_info(f, NULL, NULL, &r->signal);
+	if (dwarf_frame_cfa(f, &ops, &nops) || nops != 1 ||
+	    (ops[0].atom != DW_OP_breg0 + REG_SP &&
+	     ops[0].atom != DW_OP_breg0 + REG_BP) ||
+	    (int64_t)ops[0].number < INT32_MIN ||
+	    (int64_t)ops[0].number > INT32_MAX)
+		return;
+	r->cfa_slot = ops[0].atom == DW_OP_breg0 + REG_SP ? 1 : 0;
+	r->cfa_off = (int32_t)ops[0].number;
+	if (dwarf_frame_register(f, REG_RA, mem, &ops, &nops))
+		return;
+	if (!nops && ops == mem) {
+		r->kind = RULE_ROOT;
+		return;
+	}
+	if (!cfa_plus(ops, nops, &off))
+		return;
+	r->ra_off = (int32_t)off;
+	if (dwarf_frame_register(f, REG_BP, mem, &ops, &nops))
+		return;
+	if (!nops) {
+		r->bp_how = ops ? BP_UNDEFINED : BP_SAME;
+	} else if (cfa_plus(ops, nops, &off)) {
+		r->bp_how = BP_SAVED;
+		r->bp_off = (int32_t)off;
+	} else {
+		return;
+	}
+	r->kind = RULE_SIMPLE;
+}
+
+/* The rule for link-time address va of b, compiled at its first use. */
+static struct rule const *rule_at(struct unwind_cache *uc, struct binary *b,
+				  uint64_t va)
+{
+	struct rule *r;
+	Dwarf_Frame *f;
+
+	if (!b->rules)
+		b->rules = op_xcalloc(RULES, sizeof(*b->rules));
+	r = &b->rules[op_hash_u64(va) & (RULES - 1)];
+	if (r->kind != RULE_EMPTY && r->va == va) {
+		uc->stats.rule_hits++;
+		return r;
+	}
+	memset(r, 0, sizeof(*r));
+	r->va = va;
+	f = frame_at(b, va);
+	if (!f) {
+		r->kind = RULE_NO_CFI;
+		return r;
+	}
+	compile(f, r);
+	free(f);
+	return r;
+}
+
+/* The caller's registers by a compiled rule. */
+static unsigned apply(struct rule const *r, struct state const *st,
+		      uint64_t *cfa, uint64_t *ra, uint64_t *bp, bool *bp_known)
+{
+	if (!st->known[r->cfa_slot])
+		return OP_UNWIND_BAD_CFA;
+	*cfa = st->reg[r->cfa_slot] + (int64_t)r->cfa_off;
+	if (!read_stack(st->stack, *cfa + (int64_t)r->ra_off, ra))
+		return OP_UNWIND_STACK_END;
+	*bp = st->reg[0];
+	*bp_known = st->known[0];
+	if (r->bp_how == BP_UNDEFINED) {
+		*bp_known = false;
+	} else if (r->bp_how == BP_SAVED) {
+		if (!read_stack(st->stack, *cfa + (int64_t)r->bp_off, bp))
+			return OP_UNWIND_STACK_END;
+		*bp_known = true;
+	}
+	return 0;
+}
+
+/* The caller's registers by libdw's evaluation of the row at va. */
+static unsigned apply_slow(struct binary *b, uint64_t va,
+			   struct state const *st, uint64_t *cfa, uint64_t *ra,
+			   bool *ra_known, uint64_t *bp, bool *bp_known)
+{
+	Dwarf_Frame *f = frame_at(b, va);
+	Dwarf_Op *ops;
+	size_t nops;
+	bool is_value;
+	unsigned r;
+
+	if (!f)
+		return OP_UNWIND_NO_CFI;
+	r = dwarf_frame_cfa(f, &ops, &nops) || !nops ? OP_UNWIND_BAD_CFA :
+		eval(st, ops, nops, 0, cfa, &is_value);
+	if (!r)
+		r = caller_reg(f, st, REG_RA, *cfa, ra, ra_known);
+	if (!r)
+		r = caller_reg(f, st, REG_BP, *cfa, bp, bp_known);
+	free(f);
+	return r;
 }
 
 /* step() went on to the caller (the reasons, root included, stop). */
@@ -390,33 +561,35 @@ static unsigned step(struct unwind_cache *uc, struct state *st,
 		     bool *signal)
 {
 	uint64_t pc = st->reg[2], lookup = exact ? pc : pc - 1;
-	uint64_t cfa = 0, ra = 0, bp = 0;
+	uint64_t cfa = 0, ra = 0, bp = 0, va;
 	struct unwind_map m;
 	struct binary *b;
-	Dwarf_Frame *f;
-	Dwarf_Op *ops;
-	size_t nops;
-	bool is_value, ra_known = false, bp_known = false;
+	struct rule const *rule;
+	bool ra_known = true, bp_known = false;
 	unsigned r;
 
 	if (!find_map(arg, lookup, &m))
 		return OP_UNWIND_NO_MAPPING;
 	b = bin_get(uc, &m);
-	f = frame_at(b, &m, lookup);
-	if (!f)
+	if (!to_vaddr(b, lookup - m.start + m.pgoff, &va))
 		return OP_UNWIND_NO_CFI;
+	rule = rule_at(uc, b, va);
 	uc->stats.frames++;
-	r = dwarf_frame_cfa(f, &ops, &nops) || !nops ? OP_UNWIND_BAD_CFA :
-		eval(st, ops, nops, 0, &cfa, &is_value);
-	if (!r)
-		r = caller_reg(f, st, REG_RA, cfa, &ra, &ra_known);
-	if (!r)
-		r = caller_reg(f, st, REG_BP, cfa, &bp, &bp_known);
-	if (!r)
-		dwarf_frame_info(f, NULL, NULL, signal);
-	free(f);
+	switch (rule->kind) {
+	case RULE_NO_CFI:
+		return OP_UNWIND_NO_CFI;
+	case RULE_ROOT:
+		return OP_UNWIND_ROOT;
+	case RULE_SIMPLE:
+		r = apply(rule, st, &cfa, &ra, &bp, &bp_known);
+		break;
+	default:
+		r = apply_slow(b, va, st, &cfa, &ra, &ra_known, &bp, &bp_known);
+		break;
+	}
 	if (r)
 		return r;
+	*signal = rule->signal;
 	if (!ra_known || !ra)
 		return OP_UNWIND_ROOT;
 	if (cfa <= st->reg[1] && !*signal)
@@ -426,6 +599,15 @@ static unsigned step(struct unwind_cache *uc, struct state *st,
 	st->reg[1] = cfa;
 	st->reg[2] = ra;
 	return STEP_OK;
+}
+
+static void count_root(struct unwind_cache *uc, uint64_t bytes)
+{
+	unsigned i = 0;
+
+	while (i < 6 && bytes > (1024ull << i))
+		i++;
+	uc->stats.root_bytes[i]++;
 }
 
 unsigned unwind_user(struct unwind_cache *uc, struct unwind_regs const *regs,
@@ -447,6 +629,8 @@ unsigned unwind_user(struct unwind_cache *uc, struct unwind_regs const *regs,
 	while (*n < max) {
 		unsigned r = step(uc, &st, find_map, arg, exact, &signal);
 
+		if (r == OP_UNWIND_ROOT)
+			count_root(uc, st.reg[1] - regs->sp);
 		if (r != STEP_OK)
 			return r;
 		pcs[(*n)++] = st.reg[2];

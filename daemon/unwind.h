@@ -47,6 +47,10 @@ struct unwind_stats {
 	uint64_t binaries;	/* binaries opened */
 	uint64_t no_cfi;	/* of which without any CFI */
 	uint64_t frames;	/* steps done */
+	uint64_t rule_hits;	/* of which by an already compiled rule */
+	/* stacks that reached the root, by the bytes of stack copy they
+	 * needed (the root frame's CFA - sp): <= 1, 2, 4, 8, 16, 32, 64 KiB */
+	uint64_t root_bytes[7];
 };
 
 struct unwind_cache;

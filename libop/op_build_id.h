@@ -68,4 +68,13 @@ int op_segment_parse_line(char const *line, char hex[OP_BUILD_ID_HEX_MAX],
  */
 char *op_debug_file_by_build_id(char const *hex);
 
+/*
+ * The separate debug file a .gnu_debuglink names (name, crc: the
+ * section's contents) for the binary at path: path's directory, its
+ * .debug/, then DIR/<path's directory> for each debug directory; the
+ * first whose CRC-32 matches (malloc'd), else NULL.
+ */
+char *op_debug_file_by_debuglink(char const *path, char const *name,
+				 uint32_t crc);
+
 #endif /* OP_BUILD_ID_H */
