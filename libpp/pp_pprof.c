@@ -167,6 +167,7 @@ static void add_types(struct pb *pb)
 		p->period_type = value_type(name, "events", pb);
 	}
 	p->period = period;
+	p->time_nanos = pb->st->start_time * 1000000000;
 	free(name);
 }
 

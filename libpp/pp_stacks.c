@@ -18,6 +18,8 @@
 
 #include "op_build_id.h"
 #include "op_hashmap.h"
+#include "op_session.h"
+#include "op_session_kv.h"
 #include "op_stacks.h"
 #include "op_util.h"
 #include "pp_binary.h"
@@ -312,6 +314,21 @@ static void choose_event(struct pp_stacks *st, struct pp_filelist const *fl,
 			st->event);
 }
 
+/* When the session started (session.conf start_time), for pprof. */
+static int64_t start_time(char const *dir)
+{
+	char *path = op_xasprintf("%s/%s", dir, OP_SESSION_CONF);
+	struct op_kv kv = { 0 };
+	char const *v;
+	int64_t t = 0;
+
+	if (!op_kv_read(&kv, path) && (v = op_kv_get(&kv, "start_time")))
+		t = strtoll(v, NULL, 10);
+	op_kv_free(&kv);
+	free(path);
+	return t;
+}
+
 static int read_session(struct load *l, char *err, size_t errlen)
 {
 	char const *dir = l->files->sessions[l->session].dir;
@@ -325,6 +342,8 @@ static int read_session(struct load *l, char *err, size_t errlen)
 			 dir);
 		return -1;
 	}
+	if (!l->st->start_time)
+		l->st->start_time = start_time(dir);
 	l->nr_timg = op_stacks_nimages(l->tab);
 	l->timg = op_xcalloc(l->nr_timg + 1, sizeof(*l->timg));
 	for (uint32_t i = 0; i < l->nr_timg; i++)

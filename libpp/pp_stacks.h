@@ -95,6 +95,7 @@ struct pp_stacks {
 	size_t nr_stops;
 	char **procs;            /* process names, owned */
 	size_t nr_procs;
+	int64_t start_time;      /* the first session's start (epoch s), 0 */
 };
 
 struct pp_stacks_opts {
