@@ -26,12 +26,26 @@
 #   the work directory (printed at the end), TMPDIR where it goes,
 #   REUSE=DIR times the reports of a kept work directory again (no
 #   recording; DURATION and PERIOD are then those of that run).
+# STACKS=1: whole stacks instead (issue 26). opcontrol --callgraph=DEPTH
+#   (default 64) against perf record --call-graph dwarf, and
+#   `opreport --stacks --stacks-limit=0` (every path and every symbol's
+#   paths) against `perf report --stdio --no-children --sort=comm,sym
+#   -g caller -n` (each symbol's call chains, unwound from the stack
+#   copies); target opreport --stacks / perf report <= 1/20. perf.data
+#   then grows by about 8 KB a sample: DURATION=60 is ~1 GB at 1 kHz.
 # Needs root (system-wide sampling) and perf (apt-get install linux-perf).
 set -euo pipefail
 build=$(cd "${1:?usage: report_bench.sh BUILD_DIR [DURATION] [REPS]}" && pwd)
 duration=${2:-${DURATION:-600}}
 reps=${3:-${REPS:-5}}
 period=${PERIOD:-1000000}
+stacks=${STACKS:-0}
+op_rec=() perf_rec=() target=0.25 op_what="opreport -l"
+if [ "$stacks" = 1 ]; then
+	# -B: perf 6.1's build-id pass aborts on dwarf records with -N alone
+	op_rec=(--callgraph="${DEPTH:-64}") perf_rec=(--call-graph dwarf -B)
+	target=0.05 op_what="opreport --stacks"
+fi
 src=$(cd "$(dirname "$0")/.." && pwd)
 opcontrol=$build/utils/opcontrol
 opreport=$build/pp/opreport
@@ -87,7 +101,7 @@ record() {
 	echo "report_bench: recording ${duration}s, CPU_CLOCK every ${period} ns, with oprofiled and perf record at once"
 	# The same period for both: the daemon starts paused and empty, and perf
 	# record runs the command that resumes it, sleeps and pauses it again.
-	"$opcontrol" --session-dir="$sess" --event="CPU_CLOCK:$period" --start >/dev/null
+	"$opcontrol" --session-dir="$sess" --event="CPU_CLOCK:$period" "${op_rec[@]}" --start >/dev/null
 	"$opcontrol" --session-dir="$sess" --stop --reset >/dev/null
 	deadline=$(($(date +%s) + duration + 10))
 	loop gzip w_gzip
@@ -97,7 +111,7 @@ record() {
 	loop dd w_dd
 	loop cpu w_cpu
 	# -N: no copies of the binaries in ~/.debug.
-	perf record -q -a -e cpu-clock -c "$period" -N -o "$tmp/perf.data" -- \
+	perf record -q -a -e cpu-clock -c "$period" "${perf_rec[@]}" -N -o "$tmp/perf.data" -- \
 		bash -c '"$1" --session-dir="$2" --start && sleep "$3" && "$1" --session-dir="$2" --stop' \
 		_ "$opcontrol" "$sess" "$duration" >"$tmp/perf-record.log" 2>&1 ||
 		{ cat "$tmp/perf-record.log"; echo "report_bench: recording failed" >&2; exit 1; }
@@ -116,6 +130,10 @@ fi
 # --- the reports ------------------------------------------------------------
 op_cmd=("$opreport" --session-dir="$sess" -l -o "$tmp/op.out")
 perf_cmd=(perf report -i "$tmp/perf.data" --stdio --no-children --sort=dso,sym -n)
+if [ "$stacks" = 1 ]; then
+	op_cmd=("$opreport" --session-dir="$sess" --stacks --stacks-limit=0 -o "$tmp/op.out")
+	perf_cmd=(perf report -i "$tmp/perf.data" --stdio --no-children --sort=comm,sym -g caller -n)
+fi
 op_report() { "${op_cmd[@]}"; }
 perf_report() { "${perf_cmd[@]}" >"$tmp/perf.out"; }
 # timed TOOL: one timed run, "wall cpu" appended to $tmp/TOOL.times
@@ -156,16 +174,17 @@ op_sf_bytes=$(find "$sess/samples/current" -path '*/{dep}/*' -type f -printf '%s
 op_bytes=$(find "$sess/samples/current" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
 perf_bytes=$(stat -c %s "$tmp/perf.data")
 op_rows=$(awk '/symbol name$/ { on = 1; next } on && NF' "$tmp/op.out" | wc -l)
+[ "$stacks" = 1 ] && op_rows=$(grep -c . "$tmp/op.out")
 perf_rows=$(grep -vc -e '^#' -e '^$' "$tmp/perf.out" || true)
 
 printf '\n%-12s %10s %10s %12s %16s %10s\n' tool cpu_s wall_s samples input_bytes rows
-printf '%-12s %10.3f %10.3f %12d %16d %10d\n' "opreport -l" "$op_cpu" "$op_wall" \
+printf '%-12s %10.3f %10.3f %12d %16d %10d\n' "$op_what" "$op_cpu" "$op_wall" \
 	"$op_samples" "$op_bytes" "$op_rows"
 printf '%-12s %10.3f %10.3f %12d %16d %10d\n' "perf report" "$perf_cpu" "$perf_wall" \
 	"$perf_samples" "$perf_bytes" "$perf_rows"
-awk -v oc="$op_cpu" -v pc="$perf_cpu" -v ow="$op_wall" -v pw="$perf_wall" 'BEGIN {
-	printf "ratio opreport/perf report: cpu %.3f, wall %.3f (target <= 0.25)\n",
-		(pc > 0 ? oc / pc : 0), (pw > 0 ? ow / pw : 0) }'
+awk -v oc="$op_cpu" -v pc="$perf_cpu" -v ow="$op_wall" -v pw="$perf_wall" -v t="$target" 'BEGIN {
+	printf "ratio opreport/perf report: cpu %.3f, wall %.3f (target <= %s)\n",
+		(pc > 0 ? oc / pc : 0), (pw > 0 ? ow / pw : 0), t }'
 echo "medians of $reps runs each, alternating, after one untimed run each;" \
 	"${duration}s recorded on $(nproc) cpus, period ${period} ns;" \
 	"input_bytes: the files of the session ($op_files sample files of" \

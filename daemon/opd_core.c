@@ -31,6 +31,7 @@
 #include "opd_image.h"
 #include "opd_kernel.h"
 #include "opd_sfile.h"
+#include "opd_stacks.h"
 #include "opd_trans.h"
 #include "opd_vdso.h"
 
@@ -53,6 +54,11 @@ struct opd_core {
 	int vdso_image;               /* the vDSO's one image; -1: none yet */
 	size_t nr_anon;               /* anonymous region images made */
 	bool vdso_failed;             /* could not save it: anon regions */
+	/* whole stacks: the last sample's resolved leaf, for its trace */
+	struct opd_stacks *stacks;
+	bool trace_ok;
+	int trace_image, trace_app;
+	uint64_t trace_offset;
 };
 
 /*
@@ -425,6 +431,48 @@ static bool outside_window(struct opd_core const *core,
 		t->time >= core->config.time_end);
 }
 
+/* --- whole stacks: a written sample's trace, resolved frame by frame --- */
+
+static void keep_trace_leaf(struct opd_core *core,
+			    struct opd_transient const *t, int image,
+			    uint64_t offset)
+{
+	int app = (t->known & OPD_KNOWN_TASK) ?
+		cookie_image(core, t->app_cookie, t, &core->last_app_def) : -1;
+
+	core->trace_ok = true;
+	core->trace_image = image;
+	core->trace_offset = offset;
+	core->trace_app = app >= 0 ? app : image;
+}
+
+/* A frame that does not resolve ends the stack, as it ends the arcs. */
+static void on_trace(void *ctx, struct opd_trace const *tr)
+{
+	struct opd_core *core = ctx;
+	int images[OPD_TRACE_MAX];
+	uint64_t offsets[OPD_TRACE_MAX];
+	uint32_t stop = (uint32_t)tr->stop;
+	size_t n;
+
+	if (!core->trace_ok)
+		return;		/* its sample was dropped */
+	core->trace_ok = false;
+	images[0] = core->trace_image;
+	offsets[0] = core->trace_offset;
+	for (n = 1; n < tr->nframes; n++) {
+		struct opd_frame const *f = &tr->frames[n];
+
+		if (resolve(core, &tr->t, f->in_kernel, f->pc, f->cookie,
+			    &images[n], &offsets[n])) {
+			stop = OP_UNWIND_NO_MAPPING;
+			break;
+		}
+	}
+	opd_stacks_add(core->stacks, (uint32_t)tr->t.tgid, core->trace_app,
+		       stop, images, offsets, n, tr->t.event, &core->stats);
+}
+
 static void on_sample(void *ctx, struct opd_transient const *t,
 		      unsigned long pc, unsigned long event)
 {
@@ -433,6 +481,7 @@ static void on_sample(void *ctx, struct opd_transient const *t,
 	uint64_t offset, *drop;
 	int image;
 
+	core->trace_ok = false;
 	core->stats.received++;
 	if (outside_window(core, t)) {
 		core->stats.outside_window++;
@@ -461,6 +510,8 @@ static void on_sample(void *ctx, struct opd_transient const *t,
 	k.event = (int32_t)event;
 	fill_task_fields(core, &k, t);
 	opd_sfile_add(core->sfiles, &k, offset);
+	if (t->in_trace)
+		keep_trace_leaf(core, t, image, offset);
 }
 
 /* An arc lives in the caller's file, with the callee as the {cg} image. */
@@ -562,6 +613,8 @@ static int core_open(struct opd_core *core)
 	}
 	core->sfiles = opd_sfiles_new(cfg, core->images, core->current_dir);
 	opd_sfiles_settle(core->sfiles);
+	core->stacks = opd_stacks_new(core->current_dir, &core->config,
+				      core->images);
 	return opd_core_write_session(core);
 }
 
@@ -586,6 +639,7 @@ struct opd_core *opd_core_new(struct opd_config const *cfg)
 		.ctx = core,
 		.sample = on_sample,
 		.arc = on_arc,
+		.trace = on_trace,
 		.lost = on_lost,
 		.count = on_count,
 		.module_loaded = on_module_loaded,
@@ -627,11 +681,13 @@ char const *opd_core_no_space(struct opd_core const *core)
 void opd_core_sync(struct opd_core *core)
 {
 	opd_sfile_sync_all(core->sfiles);
+	opd_stacks_sync(core->stacks);
 }
 
 void opd_core_close_files(struct opd_core *core)
 {
 	opd_sfile_close_all(core->sfiles);
+	opd_stacks_close(core->stacks);
 }
 
 void opd_core_reload_kernel(struct opd_core *core)
@@ -682,6 +738,7 @@ void opd_core_free(struct opd_core *core)
 		return;
 	/* the files first: closing flushes samples named after images */
 	opd_sfiles_free(core->sfiles);
+	opd_stacks_free(core->stacks);
 	opd_trans_free(&core->dec);
 	opd_images_free(core->images);
 	opd_kernel_free(core->kernel);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "op_events.h"
+#include "op_stacks.h"
 #include "op_stream.h"
 
 /* --separate= bits */
@@ -76,6 +77,10 @@ struct opd_stats {
 	uint64_t decoder_cookies;    /* definitions held now (not a count: a size) */
 	uint64_t anon_regions_folded; /* regions beyond the bound, in {anon:NAME}/0.0x0.0x0 */
 	uint64_t outside_window;     /* samples outside cfg time_window */
+	/* whole stacks (stacks/): samples, not in the balance */
+	uint64_t stack_written;      /* samples counted under their stack */
+	uint64_t stack_dropped;      /* samples whose stack could not be */
+	uint64_t unwind_stop[OP_UNWIND_NR];  /* stacks by why they end */
 };
 
 struct opd_core;

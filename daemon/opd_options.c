@@ -115,6 +115,7 @@ static unsigned apply_separate09(unsigned bits)
 }
 
 /* --- end of OProfile 0.9's daemon options --- */
+static int stack_size_arg = -1;	/* -1: not given, the source's default */
 
 static struct poptOption const options[] = {
 	{ "session-dir", 0, POPT_ARG_STRING, &session_dir_arg, 0,
@@ -161,6 +162,10 @@ static struct poptOption const options[] = {
 	{ "flush-interval", 0, POPT_ARG_INT, &flush_interval_arg, 0,
 	  "milliseconds samples may wait in memory before they reach the "
 	  "sample files: what a kill -9 can lose (default 500)", "MS" },
+	{ "stack-size", 0, POPT_ARG_INT, &stack_size_arg, 0,
+	  "with --callgraph: bytes of user stack copied per sample and unwound "
+	  "with the binaries' CFI (default 16384; 0: frame pointers only)",
+	  "BYTES" },
 	{ "keep-binaries", 0, POPT_ARG_NONE, &keep_binaries_arg, 0,
 	  "keep a copy of each sampled binary in the session, by build-id", NULL },
 	{ "verbose", 'V', POPT_ARG_NONE, &verbose_arg, 0,
@@ -360,6 +365,10 @@ static void setup_config(struct opd_options *o, struct opd_config *cfg)
 	if (op_settings_events(events_arg, cpu, o->callgraph, &ev, err,
 			       sizeof(err)) < 0)
 		op_die("%s", err);
+	if (stack_size_arg < -1 || stack_size_arg > 65528)
+		op_die("invalid --stack-size %d: use 0 (frame pointers only) to "
+		       "65528 bytes", stack_size_arg);
+	o->stack_size = stack_size_arg;
 	core_events(&ev, cfg);
 	snprintf(o->events_text, sizeof(o->events_text), "%s", ev.text);
 	if (op_settings_separate(separate_arg ? separate_arg : "none",
@@ -434,6 +443,10 @@ int opd_options_save(struct opd_options const *o, struct opd_config const *cfg)
 	op_kv_set(&kv, "separate", o->separate_text);
 	snprintf(buf, sizeof(buf), "%u", o->callgraph);
 	op_kv_set(&kv, "callgraph", buf);
+	if (o->stack_size >= 0) {
+		snprintf(buf, sizeof(buf), "%d", o->stack_size);
+		op_kv_set(&kv, "stack_size", buf);
+	}
 	op_kv_set(&kv, "cpu_type", op_cpu_name(cfg->cpu_type));
 	snprintf(buf, sizeof(buf), "%.3f", cfg->cpu_speed);
 	op_kv_set(&kv, "cpu_speed", buf);

@@ -31,6 +31,7 @@ struct opd_options {
 	int sync_interval;              /* seconds between syncs + stats */
 	int flush_interval_ms;          /* samples wait in memory at most this */
 	unsigned callgraph;             /* --callgraph depth, 0: no backtraces */
+	int stack_size;                 /* --stack-size: -1 default, 0 FP only */
 	struct opd_source_ops const *source;  /* NULL with --replay */
 	char events_text[1024];         /* normalised NAME:count:um:k:u,... */
 	char separate_text[64];         /* normalised lib,kernel,... or none */

@@ -57,6 +57,8 @@ static int perf_open(struct opd_source *src, struct opd_source_config const *cfg
 	pcfg.nr_events = (unsigned)cfg->core->nr_events;
 	pcfg.ring_pages = cfg->buffer_pages;
 	pcfg.callgraph_depth = cfg->callgraph_depth;
+	pcfg.fp_only = !cfg->stack_size;
+	pcfg.stack_size = cfg->stack_size > 0 ? (unsigned)cfg->stack_size : 0;
 	p->sink = cfg->sink;
 	p->sink_arg = cfg->sink_arg;
 	p->verbose = cfg->verbose;

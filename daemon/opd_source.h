@@ -23,6 +23,7 @@ struct opd_source_config {
 	struct opd_config const *core;   /* events (stream index i = events[i]) */
 	unsigned buffer_pages;           /* ring size per cpu, pages (0: default) */
 	unsigned callgraph_depth;        /* callers per sample, 0: no backtraces */
+	int stack_size;                  /* user stack bytes; -1 default, 0 FP only */
 	int verbose;
 	opd_sink_fn sink;
 	void *sink_arg;

@@ -22,6 +22,8 @@
 	{ name, offsetof(struct opd_stats, member), dropped },
 #define LOST_FIELD(category, value, name) FIELD(name, lost[category], 0)
 #define COUNT_FIELD(counter, value, name) FIELD(name, count[counter], 0)
+#define UNWIND_FIELD(e, value, name) \
+	FIELD("unwind_stop_" #name, unwind_stop[value], 0)
 
 struct opd_stat_field const opd_stat_fields[] = {
 	FIELD("sample_received", received, 0)
@@ -46,6 +48,10 @@ struct opd_stat_field const opd_stat_fields[] = {
 	 * op_stream.h's names */
 	OP_LOST_CATEGORIES(LOST_FIELD)
 	OP_COUNTS(COUNT_FIELD)
+	/* whole stacks: samples counted again, outside the balance */
+	FIELD("stack_samples_written", stack_written, 0)
+	FIELD("stack_samples_dropped", stack_dropped, 0)
+	OP_UNWIND_STOPS(UNWIND_FIELD)
 	{ NULL, 0, 0 }
 };
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "op_message.h"
+#include "op_stacks.h"
 #include "op_util.h"
 #include "opd_trans.h"
 
@@ -37,6 +38,7 @@ static char const *const code_names[OP_CODE_LAST] = {
 	[OP_CODE_BUILD_ID] = "build_id",
 	[OP_CODE_COOKIE_FORGET] = "cookie_forget",
 	[OP_CODE_TIME] = "time",
+	[OP_CODE_UNWIND_STOP] = "unwind_stop",
 };
 
 char const *opd_code_name(unsigned long code)
@@ -87,9 +89,21 @@ static void error_at(struct opd_trans *dec, uint64_t pos, char const *fmt, ...)
 			dec->name);
 }
 
+/* Hand the trace collected so far to the sink. */
+static void end_trace(struct opd_trans *dec)
+{
+	if (!dec->tr_active)
+		return;
+	dec->tr_active = false;
+	dec->sink->trace(dec->sink->ctx, &dec->tr);
+}
+
 /* A framing error: the words that follow cannot be trusted either. */
 static size_t framing_error(struct opd_trans *dec, size_t consumed)
 {
+	if (dec->tr_active)
+		dec->tr.stop = OP_UNWIND_BAD_FRAME;
+	end_trace(dec);
 	dec->resync = true;
 	dec->t.in_trace = false;
 	return consumed;
@@ -216,6 +230,7 @@ static void put_sample(struct opd_trans *dec, unsigned long pc,
 {
 	struct opd_sink const *s = dec->sink;
 
+	end_trace(dec);
 	if (dec->t.in_trace)
 		dec->trace_sample = false;
 	if (!sample_context_ok(dec, pos)) {
@@ -232,6 +247,25 @@ static void put_sample(struct opd_trans *dec, unsigned long pc,
 		s->sample(s->ctx, &dec->t, pc, event);
 	dec->trace_broken = false;
 	frame_here(dec, &dec->callee, pc);
+	if (dec->t.in_trace && s->trace) {
+		dec->tr_active = true;
+		dec->tr.t = dec->t;
+		dec->tr.stop = OP_UNWIND_FP_CHAIN_END;
+		dec->tr.nframes = 1;
+		dec->tr.frames[0] = dec->callee;
+	}
+}
+
+/* One more caller of the trace in progress. */
+static void trace_frame(struct opd_trans *dec, struct opd_frame const *f)
+{
+	if (!dec->tr_active)
+		return;
+	if (dec->tr.nframes == OPD_TRACE_MAX) {
+		dec->tr.stop = OP_UNWIND_DEPTH_LIMIT;
+		return;
+	}
+	dec->tr.frames[dec->tr.nframes++] = *f;
 }
 
 static void put_frame(struct opd_trans *dec, unsigned long pc,
@@ -246,6 +280,9 @@ static void put_frame(struct opd_trans *dec, unsigned long pc,
 		error_at(dec, pos, "backtrace frame with event word %lu, not 0",
 			 zero);
 		dec->trace_broken = true;
+		if (dec->tr_active)
+			dec->tr.stop = OP_UNWIND_BAD_FRAME;
+		end_trace(dec);
 		return;
 	}
 	if (!sample_context_ok(dec, pos)) {
@@ -253,6 +290,7 @@ static void put_frame(struct opd_trans *dec, unsigned long pc,
 		return;
 	}
 	frame_here(dec, &caller, pc);
+	trace_frame(dec, &caller);
 	dec->stats.arcs++;
 	if (s->arc)
 		s->arc(s->ctx, &dec->t, &caller, &dec->callee);
@@ -561,6 +599,29 @@ static size_t decode_cookie_forget(struct opd_trans *dec,
 	return 3;
 }
 
+/* ESC UNWIND_STOP reason: the trace in progress ends, for reason. */
+static size_t decode_unwind_stop(struct opd_trans *dec,
+				 unsigned long const *w, size_t avail)
+{
+	struct opd_sink const *s = dec->sink;
+
+	if (avail < 3)
+		return 0;
+	if (!dec->t.in_trace) {
+		error_at(dec, dec->pos, "unwind_stop outside a backtrace");
+		return 3;
+	}
+	/* frames cut here stay cut: depth_limit wins over the reason */
+	if (dec->tr_active && dec->tr.stop != OP_UNWIND_DEPTH_LIMIT)
+		dec->tr.stop = w[2];
+	end_trace(dec);
+	dec->t.in_trace = false;
+	dec->stats.escapes++;
+	if (s->escape)
+		s->escape(s->ctx, &dec->t, OP_CODE_UNWIND_STOP, dec->pos);
+	return 3;
+}
+
 /* Apply the escape record at w[0] (w[0] == ESC); words used, 0 if short. */
 static size_t decode_escape(struct opd_trans *dec, unsigned long const *w,
 			    size_t avail)
@@ -576,6 +637,10 @@ static size_t decode_escape(struct opd_trans *dec, unsigned long const *w,
 		error_at(dec, dec->pos, "escape followed by an escape");
 		return framing_error(dec, 1);
 	}
+	if (code == OP_CODE_UNWIND_STOP)
+		return decode_unwind_stop(dec, w, avail);
+	if (code == OP_CODE_TRACE_BEGIN || !op_code_keeps_trace(code))
+		end_trace(dec);
 	switch (code) {
 	case OP_CODE_CTX_SWITCH:
 		used = decode_ctx_switch(dec, w, avail);
@@ -704,6 +769,7 @@ void opd_trans_feed(struct opd_trans *dec, unsigned long const *w, size_t n)
 
 int opd_trans_finish(struct opd_trans *dec)
 {
+	end_trace(dec);
 	if (dec->carry_len) {
 		error_at(dec, dec->pos, "stream ends inside a record (%zu words)",
 			 dec->carry_len);

@@ -60,6 +60,25 @@ struct opd_frame {
 	bool in_kernel;
 };
 
+/* The most frames of a whole trace: the sample and its callers. */
+#define OPD_TRACE_MAX (OP_MAX_BACKTRACE_DEPTH + 2)
+
+/*
+ * A whole backtrace, delivered when it ends (the next TRACE_BEGIN, an
+ * UNWIND_STOP, any escape that ends a trace, an error, the end of the
+ * stream): the sample's context as it was at the sample, and its frames
+ * leaf first, frames[0] being the sample. stop: enum op_unwind_stop as
+ * the producer said (UNWIND_STOP), else fp_chain_end (a driver's
+ * frame-pointer walk ended), depth_limit when frames did not fit, or
+ * bad_frame after a malformed frame.
+ */
+struct opd_trace {
+	struct opd_transient t;
+	unsigned long stop;
+	size_t nframes;
+	struct opd_frame frames[OPD_TRACE_MAX];
+};
+
 /* An in-band definition (COOKIE_DEF or ANON_DEF). */
 struct opd_cookie {
 	struct op_hashmap_entry ent;	/* in the decoder's table */
@@ -91,6 +110,8 @@ struct opd_sink {
 	void (*arc)(void *ctx, struct opd_transient const *t,
 		    struct opd_frame const *caller,
 		    struct opd_frame const *callee);
+	/* A whole trace, after the sample and arcs it was made of. */
+	void (*trace)(void *ctx, struct opd_trace const *tr);
 	void (*lost)(void *ctx, unsigned long category, unsigned long count);
 	/* ESC COUNT of a known counter (enum op_count). */
 	void (*count)(void *ctx, unsigned long counter, unsigned long n);
@@ -132,6 +153,8 @@ struct opd_trans {
 	bool trace_sample;	/* in_trace: the next pair is the sample */
 	bool trace_broken;	/* in_trace: drop frames (bad sample/frame) */
 	struct opd_frame callee;	/* in_trace: the frame below the next */
+	bool tr_active;		/* tr collects the trace in progress */
+	struct opd_trace tr;	/* only with a sink->trace */
 	unsigned errors_printed;
 	struct op_hashmap tab;	/* struct opd_cookie by cookie */
 	/* Recently used definitions, direct-mapped by hash: switches come

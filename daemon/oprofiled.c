@@ -796,6 +796,7 @@ static int run(struct daemon *d)
 	scfg.core = &d->cfg;
 	scfg.buffer_pages = d->opt.buffer_pages;
 	scfg.callgraph_depth = d->opt.callgraph;
+	scfg.stack_size = d->opt.stack_size;
 	scfg.verbose = d->opt.verbose;
 	scfg.sink = deliver;
 	scfg.sink_arg = d;

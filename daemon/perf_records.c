@@ -44,7 +44,9 @@
  */
 #include <linux/perf_event.h>
 #include <string.h>
+#include <time.h>
 
+#include "op_stacks.h"
 #include "op_stream.h"
 #include "perf_source_int.h"
 
@@ -219,17 +221,18 @@ reread_resolve(struct perf_source *ps, uint32_t pid, uint64_t time,
  * callee, switching mode at the PERF_CONTEXT_* markers and cookie as
  * frames move between binaries. The first frame repeats the sample's ip.
  */
-static void emit_callchain(struct perf_source *ps, struct proc *p,
-			   uint64_t ip, void const *rec, size_t size)
+static unsigned emit_callchain(struct perf_source *ps, struct proc *p,
+			       uint64_t ip, void const *rec, size_t size)
 {
 	struct stream_emit *se = &ps->em;
 	uint64_t nr = rd64(rec, HDR + 40);
 	bool kernel = true, skipped_ip = false;
 	unsigned frames = 0;
+	uint64_t i;
 
 	if (nr > (size - HDR - 48) / 8)
 		nr = (size - HDR - 48) / 8;
-	for (uint64_t i = 0; i < nr && frames < ps->depth; i++) {
+	for (i = 0; i < nr && frames < ps->depth; i++) {
 		uint64_t pc = rd64(rec, HDR + 48 + i * 8);
 		unsigned long cookie, offset;
 
@@ -238,8 +241,8 @@ static void emit_callchain(struct perf_source *ps, struct proc *p,
 				kernel = true;
 			else if (pc == (uint64_t)PERF_CONTEXT_USER)
 				kernel = false;
-			else
-				return;	/* guest or hv frames: not ours */
+			else	/* guest or hv frames: not ours */
+				return OP_UNWIND_FP_CHAIN_END;
 			continue;
 		}
 		if (!skipped_ip) {
@@ -256,10 +259,166 @@ static void emit_callchain(struct perf_source *ps, struct proc *p,
 			se_pair(se, offset, 0);
 		} else {
 			ps->lost[OP_LOST_BT_NO_MAPPING]++;
-			return;
+			return OP_UNWIND_NO_MAPPING;
 		}
 		frames++;
 	}
+	return i < nr ? OP_UNWIND_DEPTH_LIMIT : OP_UNWIND_FP_CHAIN_END;
+}
+
+/* ESC UNWIND_STOP: the trace ends, and why. */
+static void emit_unwind_stop(struct perf_source *ps, unsigned reason)
+{
+	struct op_stream_out o = se_out(&ps->em, OP_WORDS_UNWIND_STOP);
+
+	op_put_unwind_stop(&o, reason);
+	se_commit(&ps->em, &o);
+}
+
+/* --- user stacks unwound with CFI (unwind.h) --- */
+
+struct map_ctx {
+	struct perf_source *ps;
+	struct proc *p;
+};
+
+static bool find_map(void *arg, uint64_t pc, struct unwind_map *m)
+{
+	struct map_ctx *c = arg;
+	struct vma *v = c->p ? pm_lookup(c->p, pc) : NULL;
+	struct cookie_entry *e;
+
+	if (!v)
+		return false;
+	m->start = v->start;
+	m->pgoff = v->pgoff;
+	m->key = 0;		/* every anonymous region: no CFI */
+	m->path = NULL;
+	if (!(v->flags & VMA_ANON) && (e = ct_get(&c->ps->cookies, v->cookie)) &&
+	    e->kind == CT_FILE) {
+		m->key = v->cookie;
+		m->path = e->name;
+	}
+	return true;
+}
+
+/* The kernel part of the callchain (the user part is not asked for);
+ * the number of frames written. */
+static unsigned emit_kernel_chain(struct perf_source *ps, uint64_t ip,
+				  void const *rec, uint64_t nr)
+{
+	unsigned frames = 0;
+	bool first = true;
+
+	for (uint64_t i = 0; i < nr && frames < ps->depth; i++) {
+		uint64_t pc = rd64(rec, HDR + 48 + i * 8);
+
+		if (pc >= (uint64_t)PERF_CONTEXT_MAX) {
+			if (pc != (uint64_t)PERF_CONTEXT_KERNEL)
+				break;
+			continue;
+		}
+		if (first) {
+			first = false;
+			if (pc == ip)
+				continue;
+		}
+		se_mode(&ps->em, true);
+		se_pair(&ps->em, pc, 0);
+		frames++;
+	}
+	return frames;
+}
+
+/*
+ * The backtrace of a sample with a user stack copy: the kernel frames of
+ * the callchain, then the user frames unwound with CFI from the user
+ * registers (for a kernel sample, its first user frame is where the task
+ * entered the kernel). Returns why it stopped.
+ */
+static unsigned emit_unwound(struct perf_source *ps, struct proc *p,
+			     uint64_t ip, bool kernel, void const *rec,
+			     size_t size)
+{
+	uint64_t nr = rd64(rec, HDR + 40), off, abi, len;
+	struct unwind_regs regs;
+	struct unwind_stack stk;
+	struct map_ctx ctx = { ps, p };
+	unsigned frames, n, first, reason;
+
+	if (nr > (size - HDR - 48) / 8)
+		return OP_UNWIND_BAD_FRAME;
+	frames = emit_kernel_chain(ps, ip, rec, nr);
+	if (frames >= ps->depth)
+		return OP_UNWIND_DEPTH_LIMIT;
+	off = HDR + 48 + nr * 8;
+	if (size - off < 8)
+		return OP_UNWIND_BAD_FRAME;
+	abi = rd64(rec, off);
+	off += 8;
+	if (abi == PERF_SAMPLE_REGS_ABI_NONE)	/* a kernel thread */
+		return kernel ? OP_UNWIND_ROOT : OP_UNWIND_NO_STACK_COPY;
+	if (size - off < PS_NR_REGS_USER * 8 + 8)
+		return OP_UNWIND_BAD_FRAME;
+	regs.bp = rd64(rec, off);
+	regs.sp = rd64(rec, off + 8);
+	regs.ip = rd64(rec, off + 16);
+	off += PS_NR_REGS_USER * 8;
+	len = rd64(rec, off);
+	off += 8;
+	if (!len || len > size - off || size - off - len < 8)
+		return OP_UNWIND_NO_STACK_COPY;
+	stk.sp = regs.sp;
+	stk.data = (unsigned char const *)rec + off;
+	stk.size = rd64(rec, off + len);	/* dyn_size: what was copied */
+	if (stk.size > len)
+		stk.size = len;
+	if (!p)
+		return OP_UNWIND_NO_MAPPING;
+	/* a user sample's first pc is the sample itself */
+	first = kernel ? 0 : 1;
+	reason = unwind_user(ps->unw, &regs, &stk, find_map, &ctx, ps->pcs,
+			     ps->depth - frames + first, &n);
+	for (unsigned i = first; i < n; i++) {
+		unsigned long cookie, offset;
+
+		if (!resolve_user(ps, p, ps->pcs[i], &cookie, &offset)) {
+			ps->lost[OP_LOST_BT_NO_MAPPING]++;
+			return OP_UNWIND_NO_MAPPING;
+		}
+		se_mode(&ps->em, false);
+		se_cookie(&ps->em, cookie);
+		se_pair(&ps->em, offset, 0);
+	}
+	return reason;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The backtrace words and why it ends (timed for doc/perf_source.md when
+ * $OPROFILE_UNWIND_STATS is set). */
+static void emit_backtrace(struct perf_source *ps, struct proc *p,
+			   uint64_t ip, bool kernel, void const *rec,
+			   size_t size)
+{
+	uint64_t t0 = ps->time_unwind ? now_ns() : 0;
+	size_t len = ps->out.len;
+	unsigned reason = ps->stack_size ?
+		emit_unwound(ps, p, ip, kernel, rec, size) :
+		emit_callchain(ps, p, ip, rec, size);
+
+	if (ps->time_unwind) {
+		ps->unwind_ns += now_ns() - t0;
+		ps->unwind_samples++;
+		ps->unwind_frames += (ps->out.len - len) / 2;
+	}
+	emit_unwind_stop(ps, reason);
 }
 
 static void handle_sample(struct perf_source *ps, void const *rec,
@@ -299,7 +458,7 @@ static void handle_sample(struct perf_source *ps, void const *rec,
 		se_cookie(&ps->em, cookie);
 	se_pair(&ps->em, pc, event);
 	if (ps->depth)
-		emit_callchain(ps, p, ip, rec, h.size);
+		emit_backtrace(ps, p, ip, kernel, rec, h.size);
 	ps->stats.samples++;
 	if (kernel)
 		ps->stats.kernel_samples++;

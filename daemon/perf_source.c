@@ -72,6 +72,14 @@ static void fill_attr(struct perf_source const *ps,
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		a->sample_max_stack = (uint16_t)ps->max_stack;
 	}
+	if (ps->depth && ps->stack_size) {
+		/* user frames from the stack copy and CFI, kernel frames
+		 * from the kernel's callchain */
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = PS_REGS_USER;
+		a->sample_stack_user = ps->stack_size;
+		a->exclude_callchain_user = 1;
+	}
 	a->disabled = 1;
 	a->exclude_kernel = !ev->kernel;
 	a->exclude_user = !ev->user;
@@ -231,6 +239,9 @@ static int check_config(struct perf_source_config const *cfg)
 	if (pages & (pages - 1))
 		return op_error("ring size %u pages is not a power of two",
 				pages), -EINVAL;
+	if (cfg->stack_size > PERF_SOURCE_STACK_MAX)
+		return op_error("stack size %u bytes: at most %u", cfg->stack_size,
+				PERF_SOURCE_STACK_MAX), -EINVAL;
 	for (unsigned e = 0; e < cfg->nr_events; e++)
 		if (!cfg->events[e].period)
 			return op_error("event '%s' has a zero sample period",
@@ -272,8 +283,16 @@ static struct perf_source *alloc_source(struct perf_source_config const *cfg)
 	memcpy(ps->events, cfg->events, cfg->nr_events * sizeof(*ps->events));
 	ps->depth = cfg->callgraph_depth;
 	ps->max_stack = ps->depth ? max_stack_for(ps->depth) : 0;
-	ps->ring_pages = cfg->ring_pages ? cfg->ring_pages
-					 : PERF_SOURCE_RING_PAGES;
+	if (ps->depth && !cfg->fp_only) {
+		ps->stack_size = cfg->stack_size ? (cfg->stack_size + 7) & ~7u
+						 : PERF_SOURCE_STACK_SIZE;
+		ps->unw = unwind_cache_new();
+		ps->pcs = op_xmalloc((ps->depth + 1) * sizeof(*ps->pcs));
+	}
+	ps->time_unwind = getenv("OPROFILE_UNWIND_STATS") != NULL;
+	ps->ring_pages = cfg->ring_pages ? cfg->ring_pages :
+			 ps->stack_size ? PERF_SOURCE_STACK_RING_PAGES :
+			 PERF_SOURCE_RING_PAGES;
 	ps->slack_ns = (uint64_t)(cfg->slack_ms ? cfg->slack_ms
 				  : PERF_SOURCE_SLACK_MS) * 1000000;
 	pm_reread_init(&ps->reread, cfg->no_reread ? 0 :
@@ -510,6 +529,28 @@ void perf_source_close(struct perf_source *ps)
 		if (ps->fds[i] >= 0)
 			close(ps->fds[i]);
 	rq_free(&ps->q);
+	if (ps->time_unwind && ps->unwind_samples)
+		fprintf(stderr, "backtraces: %llu samples, %.0f ns per sample, "
+			"%.1f stream words/2 per sample (%s)\n",
+			(unsigned long long)ps->unwind_samples,
+			(double)ps->unwind_ns / ps->unwind_samples,
+			(double)ps->unwind_frames / ps->unwind_samples,
+			ps->stack_size ? "CFI" : "frame pointers");
+	if (ps->unw && ps->time_unwind) {
+		struct unwind_stats const *u = unwind_cache_stats(ps->unw);
+
+		fprintf(stderr, "unwind: %llu binaries (%llu without CFI), %llu steps (%llu by a compiled rule); "
+			"root stacks by bytes needed <=1K %llu 2K %llu 4K %llu 8K %llu "
+			"16K %llu 32K %llu 64K %llu\n",
+			(unsigned long long)u->binaries, (unsigned long long)u->no_cfi,
+			(unsigned long long)u->frames, (unsigned long long)u->rule_hits,
+			(unsigned long long)u->root_bytes[0], (unsigned long long)u->root_bytes[1],
+			(unsigned long long)u->root_bytes[2], (unsigned long long)u->root_bytes[3],
+			(unsigned long long)u->root_bytes[4], (unsigned long long)u->root_bytes[5],
+			(unsigned long long)u->root_bytes[6]);
+	}
+	unwind_cache_free(ps->unw);
+	free(ps->pcs);
 	pm_free(&ps->procs);
 	ct_free(&ps->cookies);
 	wb_free(&ps->out);

@@ -49,6 +49,12 @@ struct perf_source_config {
 	struct perf_source_event const *events;	/* index = stream event */
 	unsigned nr_events;
 	unsigned callgraph_depth;	/* 0: no backtraces */
+	/* With a callgraph: bytes of user stack copied with each sample,
+	 * which the daemon unwinds with the binaries' CFI (0:
+	 * PERF_SOURCE_STACK_SIZE); fp_only: none, the kernel's frame-pointer
+	 * walk instead (oprofiled --stack-size=0). */
+	unsigned stack_size;
+	bool fp_only;
 	unsigned ring_pages;	/* data pages per cpu, power of 2; 0: 128 */
 	unsigned slack_ms;	/* ordering slack; 0: PERF_SOURCE_SLACK_MS */
 	/* Re-reading /proc/PID/maps for a user pc the records leave
@@ -72,6 +78,10 @@ struct perf_source_config {
 };
 
 #define PERF_SOURCE_RING_PAGES 128
+/* with stack copies: more room per cpu (see doc/perf_source.md) */
+#define PERF_SOURCE_STACK_RING_PAGES 2048
+#define PERF_SOURCE_STACK_SIZE 16384
+#define PERF_SOURCE_STACK_MAX 65528	/* the kernel's limit, 8-aligned */
 #define PERF_SOURCE_SLACK_MS 10
 #define PERF_SOURCE_REREAD_MS 100
 #define PERF_SOURCE_REREAD_MAX_PER_S 200

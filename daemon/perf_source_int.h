@@ -13,7 +13,13 @@
 #include "proc_maps.h"
 #include "record_queue.h"
 #include "stream_emit.h"
+#include "unwind.h"
 #include "word_buffer.h"
+
+/* The user registers a sample carries for unwinding, in this order in
+ * the record: rbp, rsp, rip (PERF_SAMPLE_REGS_USER, bit order). */
+#define PS_REGS_USER ((1ull << 6) | (1ull << 7) | (1ull << 8))
+#define PS_NR_REGS_USER 3
 
 /* A kernel event id (PERF_EVENT_IOC_ID) and the stream event index. */
 struct ps_id {
@@ -26,6 +32,11 @@ struct perf_source {
 	unsigned nr_events;
 	unsigned depth;			/* callgraph depth, 0: none */
 	unsigned max_stack;		/* sample_max_stack (depth + 1, capped) */
+	unsigned stack_size;		/* user stack bytes per sample; 0: FP */
+	struct unwind_cache *unw;	/* with stack_size: CFI per binary */
+	uint64_t *pcs;			/* depth + 1 unwound pcs */
+	bool time_unwind;		/* $OPROFILE_UNWIND_STATS: measure */
+	uint64_t unwind_ns, unwind_samples, unwind_frames;
 	unsigned ring_pages;
 	uint64_t slack_ns;
 	int *cpus;			/* online cpus */

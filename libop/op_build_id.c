@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "op_build_id.h"
 #include "op_util.h"
@@ -222,4 +223,77 @@ int op_segment_parse_line(char const *line, char hex[OP_BUILD_ID_HEX_MAX],
 	hex[n] = '\0';
 	*seg = (struct op_segment){ f[0], f[1], f[2] };
 	return 0;
+}
+
+char *op_debug_file_by_build_id(char const *hex)
+{
+	char const *env = getenv("OPROFILE_DEBUG_DIRS");
+	char *dirs = op_xstrdup(env && env[0] ? env : "/usr/lib/debug");
+	char *save = NULL, *found = NULL;
+
+	if (strlen(hex) < 4) {
+		free(dirs);
+		return NULL;
+	}
+	for (char *d = strtok_r(dirs, ":", &save); d && !found;
+	     d = strtok_r(NULL, ":", &save)) {
+		char *p = op_xasprintf("%s/.build-id/%.2s/%s.debug", d, hex,
+				       hex + 2);
+		char got[OP_BUILD_ID_HEX_MAX];
+
+		if (!op_build_id_of(p, got) && !strcmp(got, hex))
+			found = p;
+		else
+			free(p);
+	}
+	free(dirs);
+	return found;
+}
+
+/* The CRC-32 (zlib's, as .gnu_debuglink uses) of the file at path. */
+static bool file_crc(char const *path, uint32_t *crc)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	unsigned char buf[65536];
+	uLong c = crc32(0, Z_NULL, 0);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		c = crc32(c, buf, (uInt)n);
+	close(fd);
+	*crc = (uint32_t)c;
+	return n == 0;
+}
+
+char *op_debug_file_by_debuglink(char const *path, char const *name,
+				 uint32_t crc)
+{
+	char const *env = getenv("OPROFILE_DEBUG_DIRS");
+	char *dir = op_xstrdup(path), *slash = strrchr(dir, '/');
+	char *dirs = op_xstrdup(env && env[0] ? env : "/usr/lib/debug");
+	char *save = NULL, *found = NULL, *cand[3 + 16] = { NULL };
+	size_t n = 0;
+	uint32_t got;
+
+	if (slash)
+		*slash = '\0';
+	if (strchr(name, '/') || !*name)
+		goto out;
+	cand[n++] = op_xasprintf("%s/%s", dir, name);
+	cand[n++] = op_xasprintf("%s/.debug/%s", dir, name);
+	for (char *d = strtok_r(dirs, ":", &save); d && n < OP_ARRAY_SIZE(cand);
+	     d = strtok_r(NULL, ":", &save))
+		cand[n++] = op_xasprintf("%s%s/%s", d, dir, name);
+	for (size_t i = 0; i < n && !found; i++)
+		if (strcmp(cand[i], path) && file_crc(cand[i], &got) &&
+		    got == crc)
+			found = op_xstrdup(cand[i]);
+out:
+	for (size_t i = 0; i < n; i++)
+		free(cand[i]);
+	free(dirs);
+	free(dir);
+	return found;
 }

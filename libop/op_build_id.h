@@ -58,4 +58,23 @@ char *op_segment_line(char const *hex, struct op_segment const *seg);
 int op_segment_parse_line(char const *line, char hex[OP_BUILD_ID_HEX_MAX],
 			  struct op_segment *seg);
 
+/*
+ * The separate debug file of build hex below the debug directories
+ * ($OPROFILE_DEBUG_DIRS, a colon list, default /usr/lib/debug):
+ * DIR/.build-id/ab/cdef....debug when it exists and has that build-id
+ * (malloc'd), else NULL. The daemon's unwinder uses it for .debug_frame;
+ * the report tools' fuller lookup (debuglink, debuginfod, a root) is
+ * libpp/pp_debuginfo.c.
+ */
+char *op_debug_file_by_build_id(char const *hex);
+
+/*
+ * The separate debug file a .gnu_debuglink names (name, crc: the
+ * section's contents) for the binary at path: path's directory, its
+ * .debug/, then DIR/<path's directory> for each debug directory; the
+ * first whose CRC-32 matches (malloc'd), else NULL.
+ */
+char *op_debug_file_by_debuglink(char const *path, char const *name,
+				 uint32_t crc);
+
 #endif /* OP_BUILD_ID_H */

@@ -303,3 +303,22 @@ int op_mangle_filename(struct op_mangle_values const *v, char *buf,
 	buf[nb.len] = '\0';
 	return (int)nb.len;
 }
+
+/* The B part alone (the stack table names images by it: op_stacks.h). */
+int op_mangle_image_name(struct op_mangle_values const *v, char *buf,
+			 size_t buflen)
+{
+	struct name_buf nb = { .buf = buf, .cap = buflen };
+
+	if (v->flags & OP_MANGLE_ANON)
+		put_anon(&nb, v->anon_name, v->tgid, v->anon_start, v->anon_end);
+	else
+		put_image(&nb, v->flags, v->image_name);
+	if (nb.len >= nb.cap) {
+		if (nb.cap)
+			buf[0] = '\0';
+		return -1;
+	}
+	buf[nb.len] = '\0';
+	return (int)nb.len;
+}

@@ -54,6 +54,15 @@ struct op_mangle_values {
 int op_mangle_filename(struct op_mangle_values const *v, char *buf,
 		       size_t buflen, char *err, size_t errlen);
 
+/*
+ * The image part B alone, as op_mangle_filename writes it, from
+ * v->flags (OP_MANGLE_KERNEL, OP_MANGLE_ANON), image_name or anon_name,
+ * anon_start/end and tgid (unchecked). The length, or -1 if buf is too
+ * small.
+ */
+int op_mangle_image_name(struct op_mangle_values const *v, char *buf,
+			 size_t buflen);
+
 /* The parsed form of a name. Strings point into `storage`. */
 struct op_parsed_name {
 	char *app_name;           /* "/bin/ls" or kernel name */

@@ -320,7 +320,8 @@ bool op_session_is_sample_tree(char const *name)
 bool op_session_is_profile_data(char const *name)
 {
 	return op_session_is_sample_tree(name) ||
-	       !strncmp(name, OP_STATS_DIR, strlen(OP_STATS_DIR));
+	       !strncmp(name, OP_STATS_DIR, strlen(OP_STATS_DIR)) ||
+	       !strcmp(name, OP_STACKS_DIR);
 }
 
 int op_session_reset(char const *session_dir)

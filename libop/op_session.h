@@ -49,6 +49,8 @@
 #define OP_SESSION_CONF "session.conf"
 #define OP_STATS_DIR "stats"
 #define OP_META_DIR "session"
+/* whole stacks (op_stacks.h): profile data, but no sample tree */
+#define OP_STACKS_DIR "stacks"
 
 /* Entries of session/ (the kernel of the sampled boot). */
 #define OP_META_KALLSYMS "kallsyms.gz"
@@ -77,7 +79,8 @@ bool op_session_is_sample_tree(char const *name);
 
 /*
  * What reset removes and save leaves out of the new current session: the
- * sample trees and the statistics (stats/ and its temporary siblings).
+ * sample trees, the statistics (stats/ and its temporary siblings) and
+ * the stacks (stacks/).
  */
 bool op_session_is_profile_data(char const *name);
 

@@ -121,6 +121,12 @@ enum op_stream_code {
 	 * from its file. */
 	OP_CODE_BUILD_ID = 39,
 
+	/* ESC 40 reason: the backtrace in progress ends here, and why
+	 * unwinding stopped (enum op_unwind_stop of op_stacks.h, 0: it
+	 * reached the root). Ends the trace; the perf source writes it after
+	 * every backtrace. Outside a trace it is an error. */
+	OP_CODE_UNWIND_STOP = 40,
+
 	OP_CODE_LAST
 };
 
@@ -391,6 +397,14 @@ static inline int op_time_due(unsigned long last, int have_last,
 	return !have_last || (t > last && t - last >= OP_TIME_GRANULARITY_NS);
 }
 
+/* ESC UNWIND_STOP reason: ends the trace in progress. */
+#define OP_WORDS_UNWIND_STOP 3
+static inline void op_put_unwind_stop(struct op_stream_out *o,
+				      unsigned long reason)
+{
+	op_put_escape(o, OP_CODE_UNWIND_STOP);
+	op_put(o, reason);
+}
 
 /*
  * A producer's copy of the decoder state, so that it writes a switch only

@@ -11,8 +11,10 @@
 #include <sys/stat.h>
 
 #include "op_build_id.h"
+#include "op_session.h"
 #include "op_util.h"
 #include "pp_binary.h"
+#include "pp_debuginfo.h"
 #include "pp_kernel.h"
 #include "pp_locate.h"
 #include "pp_notes.h"
@@ -133,4 +135,81 @@ void pp_image_free(struct pp_image *im)
 	free(im->segs);
 	free(im->path);
 	memset(im, 0, sizeof(*im));
+}
+
+/*
+ * The binary at the sampled path is another build (or gone): when the
+ * session recorded the sampled build's segments and its debug file is
+ * found by build-id, symbols and lines come from that file, its keys
+ * mapped through the recorded segments.
+ */
+static bool use_sampled_debug(struct pp_image *im,
+			      struct pp_image_ref const *ref,
+			      char const *dir, char const *want,
+			      char const *have, struct pp_strlist *notes)
+{
+	struct op_segment *segs;
+	struct pp_build_id id;
+	enum pp_debug_how how;
+	size_t n;
+	char *dpath;
+
+	if (!pp_build_id_parse(want, &id))
+		return false;
+	n = pp_session_segments(dir, want, &segs);
+	if (!n)
+		return false;
+	dpath = pp_debuginfo_find_id(&id, &how);
+	if (!dpath) {
+		free(segs);
+		return false;
+	}
+	if (im->path)
+		pp_note(notes, "'%s' is another build than the one "
+			"sampled (build-id %s, the session recorded %s): "
+			"symbols and lines come from the sampled build's debug "
+			"file '%s' (found by %s)", im->path,
+			have[0] ? have : "none", want, dpath,
+			pp_debug_how_name(how));
+	else
+		pp_note(notes, "'%s' is gone: symbols and lines come "
+			"from the sampled build's debug file '%s' (found by "
+			"%s)", ref->name, dpath, pp_debug_how_name(how));
+	free(im->path);
+	im->path = dpath;
+	im->have_mtime = false;
+	im->segs = segs;
+	im->nr_segs = n;
+	return true;
+}
+
+bool pp_image_check_build(struct pp_image *im,
+			  struct pp_image_ref const *ref,
+			  char const *session_dir, char const *want,
+			  struct pp_strlist *notes)
+{
+	char have[OP_BUILD_ID_HEX_MAX] = "";
+	struct stat st;
+	char *kept;
+
+	if (im->path && !op_build_id_of(im->path, have) && !strcmp(want, have))
+		return false;
+	kept = op_xasprintf("%s/%s/%s/%s", session_dir, OP_META_DIR,
+			    OP_META_BINARIES, want);
+	if (!stat(kept, &st) && S_ISREG(st.st_mode)) {
+		free(im->path);
+		im->path = kept;
+		im->have_mtime = true;
+		im->mtime = (uint64_t)st.st_mtime;
+		return false;
+	}
+	free(kept);
+	if (use_sampled_debug(im, ref, session_dir, want, have, notes) ||
+	    !im->path)
+		return false;
+	pp_note(notes, "'%s' is not the binary that was sampled: its "
+		"build-id is %s, the session recorded %s; its samples are "
+		"shown without symbols", im->path, have[0] ? have : "none",
+		want);
+	return true;
 }

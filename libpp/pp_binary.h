@@ -74,6 +74,21 @@ int pp_bfd_open(struct pp_binary *b, char const *path, bool is_kernel,
 int pp_binary_linenr(struct pp_binary const *b, uint64_t vma, char **file,
 		     unsigned *line);
 
+/* One level of the inline chain at an address (pp_binary_lines). */
+struct pp_lineinfo {
+	char *func;              /* raw name from DWARF, or NULL */
+	char *file;              /* NULL: unknown */
+	unsigned line;
+};
+
+/*
+ * The functions at vma, innermost inlined one first, ending with the
+ * function the code belongs to (*out malloc'd, each string too); 0 when
+ * the binary has no line info there.
+ */
+size_t pp_binary_lines(struct pp_binary const *b, uint64_t vma,
+		       struct pp_lineinfo **out);
+
 /*
  * Opening a sampled image's symbols: the one path for the sample report
  * (pp_populate.c) and the call graph (pp_callgraph.c). A user binary is
@@ -135,6 +150,20 @@ enum pp_image_failure pp_image_open(struct pp_image *im,
 				    struct pp_image_ref const *ref,
 				    bool is_kernel, struct pp_kernels *kernels,
 				    char *what, size_t whatlen);
+
+/*
+ * Check a located user binary against the build-id (hex) its session
+ * recorded for the sampled build. Another build is replaced by the copy
+ * the daemon kept (--keep-binaries), else by the sampled build's debug
+ * file found by build-id (keys mapped through the session's segments);
+ * when neither is found, true: the binary is another build and must not
+ * name the samples. Notes say which. Before pp_image_open.
+ */
+struct pp_strlist;
+bool pp_image_check_build(struct pp_image *im,
+			  struct pp_image_ref const *ref,
+			  char const *session_dir, char const *want,
+			  struct pp_strlist *notes);
 
 /* Close the binary and forget the path; im can be located again. */
 void pp_image_free(struct pp_image *im);

@@ -236,7 +236,7 @@ static int resolve_sessions(struct pp_spec const *spec,
  * ("/proc/kallsyms", as our daemon writes too) read as the older
  * "vmlinux": one image, shown and looked up as before (op_config.h).
  * "no-vmlinux" (no symbols could be had) stays itself, as in OProfile. */
-static void kernel_alias(char **name, int *is_kernel)
+void pp_files_kernel_alias(char **name, int *is_kernel)
 {
 	if (*name && !strcmp(*name, OP_NO_VMLINUX_IMAGE)) {
 		*is_kernel = 1;
@@ -261,10 +261,10 @@ static void add_candidate(struct candidates *c, char const *path,
 		c->nr_unparsable++;
 		return;
 	}
-	kernel_alias(&name.app_name, &name.app_is_kernel);
-	kernel_alias(&name.image_name, &name.image_is_kernel);
+	pp_files_kernel_alias(&name.app_name, &name.app_is_kernel);
+	pp_files_kernel_alias(&name.image_name, &name.image_is_kernel);
 	if (name.is_callgraph)
-		kernel_alias(&name.cg_image_name, &name.cg_is_kernel);
+		pp_files_kernel_alias(&name.cg_image_name, &name.cg_is_kernel);
 	OP_ALLOC_GROW(c->v, c->n + 1, c->alloc);
 	c->v[c->n].path = op_xstrdup(path);
 	c->v[c->n].session = session;

@@ -70,6 +70,12 @@ void pp_files_free(struct pp_filelist *l);
 char *pp_files_session_base(struct pp_spec const *spec,
 			    char const *session_dir);
 
+/* A parsed image name as selected files carry it: OProfile 1.x's name of
+ * a kallsyms-resolved kernel proper ("/proc/kallsyms") becomes the kernel
+ * image "vmlinux"; "no-vmlinux" stays itself, a kernel image without
+ * symbols (the stack table names images as files do). */
+void pp_files_kernel_alias(char **name, int *is_kernel);
+
 /* Whether a file's image (B) is another than its application (A). */
 bool pp_sfile_is_dependent(struct op_parsed_name const *n);
 

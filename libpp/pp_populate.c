@@ -106,89 +106,22 @@ static void read_file(struct populate *ctx, struct image *im,
 }
 
 /*
- * The binary at the sampled path is another build (or gone): when the
- * session recorded the sampled build's segments and its debug file is
- * found by build-id, symbols and lines come from that file, its keys
- * mapped through the recorded segments.
- */
-static bool use_sampled_debug(struct populate *ctx, struct image *im,
-			      char const *dir, char const *want,
-			      char const *have)
-{
-	struct op_segment *segs;
-	struct pp_build_id id;
-	enum pp_debug_how how;
-	size_t n;
-	char *dpath;
-
-	if (!pp_build_id_parse(want, &id))
-		return false;
-	n = pp_session_segments(dir, want, &segs);
-	if (!n)
-		return false;
-	dpath = pp_debuginfo_find_id(&id, &how);
-	if (!dpath) {
-		free(segs);
-		return false;
-	}
-	if (im->img.path)
-		pp_note(ctx->notes, "'%s' is another build than the one "
-			"sampled (build-id %s, the session recorded %s): "
-			"symbols and lines come from the sampled build's debug "
-			"file '%s' (found by %s)", im->img.path,
-			have[0] ? have : "none", want, dpath,
-			pp_debug_how_name(how));
-	else
-		pp_note(ctx->notes, "'%s' is gone: symbols and lines come "
-			"from the sampled build's debug file '%s' (found by "
-			"%s)", im->ref.name, dpath, pp_debug_how_name(how));
-	free(im->img.path);
-	im->img.path = dpath;
-	im->img.have_mtime = false;
-	im->img.segs = segs;
-	im->img.nr_segs = n;
-	return true;
-}
-
-/*
- * The session recorded the build-id of the binary that was sampled. A
- * binary found at the sampled path with another build-id is another
- * build, whatever its mtime says: its samples would get wrong symbols.
- * A copy the daemon kept (a binary of another mount namespace, or any
- * with --keep-binaries) is used instead when there is one, else the
- * sampled build's debug file when it is found.
+ * The session recorded the build-id of the binary that was sampled: a
+ * binary found with another one is replaced by the kept copy or the
+ * sampled build's debug file, else its samples get no symbols
+ * (pp_image_check_build).
  */
 static void check_build_id(struct populate *ctx, struct image *im)
 {
 	char const *dir = ctx->files->sessions[im->first->session].dir;
-	char want[OP_BUILD_ID_HEX_MAX], have[OP_BUILD_ID_HEX_MAX] = "";
-	struct stat st;
-	char *kept;
+	char want[OP_BUILD_ID_HEX_MAX];
 
 	if (im->ref.kern || im->ref.anon ||
 	    !pp_session_build_id(dir, im->ref.name, im->img.mtime, want,
 				 sizeof(want)))
 		return;
-	if (im->img.path && !op_build_id_of(im->img.path, have) &&
-	    !strcmp(want, have))
-		return;
-	kept = op_xasprintf("%s/%s/%s/%s", dir, OP_META_DIR, OP_META_BINARIES,
-			    want);
-	if (!stat(kept, &st) && S_ISREG(st.st_mode)) {
-		free(im->img.path);
-		im->img.path = kept;
-		im->img.have_mtime = true;
-		im->img.mtime = (uint64_t)st.st_mtime;
-		return;
-	}
-	free(kept);
-	if (use_sampled_debug(ctx, im, dir, want, have) || !im->img.path)
-		return;
-	im->rebuilt = true;
-	pp_note(ctx->notes, "'%s' is not the binary that was sampled: its "
-		"build-id is %s, the session recorded %s; its samples are "
-		"shown without symbols", im->img.path, have[0] ? have : "none",
-		want);
+	im->rebuilt = pp_image_check_build(&im->img, &im->ref, dir, want,
+					   ctx->notes);
 }
 
 static void read_samples(struct populate *ctx, struct image *im)

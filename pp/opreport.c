@@ -30,6 +30,7 @@
 #include "pp_spec.h"
 #include "pp_timeline.h"
 #include "opreport_stream.h"
+#include "pp_stacks_output.h"
 
 /* The command line; popt fills it in from the table below. String
  * options come back through poptGetNextOpt() (see take_string()) so that
@@ -46,11 +47,15 @@ static struct opreport_opts {
 	/* --stream (opreport_stream.h) */
 	char *stream, *time, *events, *separate;
 	int timeline;
-} opts;
+	/* whole stacks (pp_stacks.h): --stacks, --folded, --pprof, --flame */
+	char *stacks, *pprof, *flame;
+	int folded, stacks_limit;
+} opts = { .stacks_limit = 20 };
 
 enum {
 	OPT_SESSION_DIR = 256, OPT_SINCE, OPT_UNTIL,
-	OPT_STREAM, OPT_TIME, OPT_EVENTS, OPT_SEPARATE
+	OPT_STREAM, OPT_TIME, OPT_EVENTS, OPT_SEPARATE,
+	OPT_STACKS, OPT_PPROF, OPT_FLAME
 };
 
 static struct poptOption const options[] = {
@@ -85,6 +90,12 @@ static struct poptOption const options[] = {
 	{ "timeline", 0, POPT_ARG_INT, &opts.timeline, 0, "--stream: samples per interval of MS milliseconds per symbol", "MS" },
 	{ "events", 0, POPT_ARG_STRING, NULL, OPT_EVENTS, "--stream: the events it was recorded with, as operf --events (default: the cpu's default event)", "name:count,..." },
 	{ "separate", 0, POPT_ARG_STRING, NULL, OPT_SEPARATE, "--stream: split its samples as oprofiled --separate (default none)", "lib,kernel,thread,cpu,all" },
+	/* whole stacks */
+	{ "stacks", 0, POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL, OPT_STACKS, "the most common whole stacks (root to leaf), per process name or pid, and the most common paths into each hot symbol", "name|pid" },
+	{ "stacks-limit", 0, POPT_ARG_INT, &opts.stacks_limit, 0, "--stacks: at most so many paths and hot symbols (0: all; default 20)", "N" },
+	{ "folded", 0, POPT_ARG_NONE, &opts.folded, 0, "the stacks as folded text (proc;root;...;leaf COUNT) for flame-graph tools", NULL },
+	{ "pprof", 0, POPT_ARG_STRING, NULL, OPT_PPROF, "the stacks as a gzipped pprof profile (go tool pprof, Pyroscope, Parca)", "file" },
+	{ "flame", 0, POPT_ARG_STRING, NULL, OPT_FLAME, "the stacks as an interactive flame graph: one HTML file", "file.html" },
 	{ "verbose", 'V', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL, 'V', "OProfile's debug classes: accepted, our notes are always shown", "all,debug,bfd,level1,sfile,stats,xml" },
 	{ "version", 'v', POPT_ARG_NONE, &opts.version, 0, "print the version and exit", NULL },
 	POPT_AUTOHELP
@@ -115,6 +126,21 @@ static void replace(char **dst, char *value)
 	*dst = value;
 }
 
+/* --stacks[=name|pid]: popt hands "--stacks image:x" the spec word as
+ * the optional value; a word that looks like a specification (a tag, a
+ * path, a brace) goes back to be read as one. */
+static void take_stacks(poptContext ctx, char *arg)
+{
+	char const *back[2] = { arg, NULL };
+
+	if (arg && strpbrk(arg, ":/{}")) {
+		poptStuffArgs(ctx, back);
+		free(arg);
+		arg = NULL;
+	}
+	replace(&opts.stacks, arg ? arg : op_xstrdup("name"));
+}
+
 /* The string option popt returned: into its field. */
 static void take_string(poptContext ctx, int val)
 {
@@ -137,6 +163,9 @@ static void take_string(poptContext ctx, int val)
 	case OPT_TIME: replace(&opts.time, arg); break;
 	case OPT_EVENTS: replace(&opts.events, arg); break;
 	case OPT_SEPARATE: replace(&opts.separate, arg); break;
+	case OPT_STACKS: take_stacks(ctx, arg); break;
+	case OPT_PPROF: replace(&opts.pprof, arg); break;
+	case OPT_FLAME: replace(&opts.flame, arg); break;
 	default: free(arg); break;
 	}
 }
@@ -147,7 +176,8 @@ static void free_strings(void)
 		       &opts.demangle, &opts.merge, &opts.output,
 		       &opts.session_dir, &opts.image_path, &opts.root,
 		       &opts.verbose, &opts.since, &opts.until,
-		       &opts.stream, &opts.time, &opts.events, &opts.separate };
+		       &opts.stream, &opts.time, &opts.events, &opts.separate,
+		       &opts.stacks, &opts.pprof, &opts.flame };
 
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		replace(s[i], NULL);
@@ -529,6 +559,109 @@ static int stream_report(struct run *run, int argc, char const *const *argv,
 
 /* --- end of --stream ------------------------------------------------------- */
 
+/* --- whole stacks: --stacks, --folded, --pprof, --flame (pp_stacks.h) ----- */
+
+static bool stacks_wanted(void)
+{
+	return opts.stacks || opts.folded || opts.pprof || opts.flame;
+}
+
+/* One specification's stacks, selected and named like its samples. */
+static int stacks_side(struct run *run, struct side *s, struct pp_stacks *st,
+		       int argc, char const *const *argv)
+{
+	struct pp_select_opts sel = { opts.session_dir, opts.exclude_dependent,
+				      false };
+	struct pp_stacks_opts so = { .demangle = run->populate.demangle,
+				     .lines = opts.pprof != NULL };
+	char const *root = opts.root;
+	char err[4096];
+	int rc;
+
+	s->text = pp_spec_text(argc, argv);
+	if (pp_spec_parse(&s->spec, argc, argv, err, sizeof(err)))
+		usage_error("bad profile specification: %s", err);
+	if (!root && s->spec.given[PP_TAG_ARCHIVE])
+		root = s->spec.v[PP_TAG_ARCHIVE].v[0];
+	if (pp_locate_init(&s->locate, root, opts.image_path, err, sizeof(err)))
+		return op_error("--image-path: %s", err);
+	if (pp_files_select(&s->spec, &sel, &s->files, &run->notes, err, sizeof(err)))
+		return op_error("%s", err);
+	so.locate = &s->locate;
+	rc = pp_stacks_load(st, &s->files, &so, &run->notes, err, sizeof(err));
+	return rc ? op_error("%s", err) : 0;
+}
+
+static int stacks_print(struct run *run, struct pp_stacks const *st,
+			struct pp_spaths const *p)
+{
+	struct pp_stacks_print pr = { opts.threshold,
+				      (size_t)opts.stacks_limit,
+				      opts.no_header };
+	FILE *out = stdout;
+
+	if (!opts.stacks && !opts.folded)
+		return 0;
+	if (opts.output && !(out = fopen(opts.output, "w")))
+		return op_error_errno("cannot write '%s'", opts.output);
+	if (opts.stacks)
+		pp_stacks_report(out, st, p, &pr, &run->notes);
+	if (opts.folded)
+		pp_stacks_folded(out, st, p);
+	if (out != stdout ? fclose(out) : fflush(out))
+		return op_error_errno("writing the report failed");
+	return 0;
+}
+
+/* Single ("{ } { }": only --flame, coloured by the difference). */
+static int stacks_main(struct run *run, int diff, int const first[2],
+		       int const count[2], char const *const *argv, int argc)
+{
+	enum pp_stacks_group group = PP_GROUP_NAME;
+	struct side s[2] = { 0 };
+	struct pp_stacks st[2] = { 0 };
+	struct pp_spaths p[2] = { 0 };
+	int n = diff ? 2 : 1, rc = 0;
+	char err[1024];
+
+	if (opts.stacks && !strcmp(opts.stacks, "pid"))
+		group = PP_GROUP_PID;
+	else if (opts.stacks && strcmp(opts.stacks, "name"))
+		usage_error("--stacks: '%s' is not name or pid (before a profile specification write --stacks=name)", opts.stacks);
+	if (opts.stacks_limit < 0)
+		usage_error("%s", "--stacks-limit is a count, 0 for all");
+	if (opts.xml || opts.callgraph || opts.details || opts.processes)
+		usage_error("%s", "--stacks, --folded, --pprof and --flame cannot be shown with --xml, --callgraph, --details or --processes");
+	if (diff && (opts.stacks || opts.folded || opts.pprof))
+		usage_error("%s", "of the stack reports only --flame compares two profiles");
+	for (int i = 0; !rc && i < n; i++) {
+		rc = diff ? stacks_side(run, &s[i], &st[i], count[i], argv + first[i]) :
+			    stacks_side(run, &s[i], &st[i], argc, argv);
+		if (!rc)
+			pp_spaths_build(&p[i], &st[i], group);
+	}
+	if (!rc)
+		rc = stacks_print(run, &st[n - 1], &p[n - 1]);
+	if (!rc && opts.pprof && pp_pprof_write(opts.pprof, &st[0], err, sizeof(err)))
+		rc = op_error("%s", err);
+	if (!rc && opts.flame &&
+	    pp_flame_write(opts.flame, run->output.title, &st[n - 1], &p[n - 1],
+			   diff ? &st[0] : NULL, diff ? &p[0] : NULL, err,
+			   sizeof(err)))
+		rc = op_error("%s", err);
+	for (int i = 0; i < 2; i++) {
+		pp_spaths_free(&p[i]);
+		pp_stacks_free(&st[i]);
+		pp_files_free(&s[i].files);
+		pp_locate_free(&s[i].locate);
+		pp_spec_free(&s[i].spec);
+		free(s[i].text);
+	}
+	return rc;
+}
+
+/* --- end of whole stacks ------------------------------------------------------ */
+
 int main(int argc, char const **argv)
 {
 	poptContext ctx = poptGetContext(NULL, argc, argv, options, 0);
@@ -564,7 +697,8 @@ int main(int argc, char const **argv)
 	if (opts.processes && rc)
 		usage_error("%s", "--processes takes one profile specification, not a differential one");
 	if (stream_report(&run, nargs, args, rc != 0, &rc) < 0)
-		rc = opts.processes ? processes(&run, nargs, args) :
+		rc = stacks_wanted() ? stacks_main(&run, rc, first, count, args, nargs) :
+		     opts.processes ? processes(&run, nargs, args) :
 		     rc ? differential(&run, first, count, args) :
 		     single(&run, nargs, args);
 	pp_strlist_free(&run.include);

@@ -37,6 +37,7 @@ static int verbose_arg;
 static int summary_arg;
 static char *record_arg;
 static double threshold_arg = 1.0;
+static int stack_size_arg = -1;	/* -1: the perf source's default */
 
 static struct poptOption const options[] = {
 	{ "events", 'e', POPT_ARG_STRING, &events_arg, 0,
@@ -44,6 +45,9 @@ static struct poptOption const options[] = {
 	  "NAME:count[:um[:kernel[:user]]],..." },
 	{ "callgraph", 'g', POPT_ARG_NONE, &callgraph_arg, 0,
 	  "record the callers of each sample (up to 32)", NULL },
+	{ "stack-size", 0, POPT_ARG_INT, &stack_size_arg, 0,
+	  "with -g: bytes of user stack copied per sample and unwound with "
+	  "the binaries' CFI (default 16384; 0: frame pointers only)", "BYTES" },
 	{ "separate-thread", 't', POPT_ARG_NONE, &sep_thread_arg, 0,
 	  "samples of each process and thread apart", NULL },
 	{ "separate-cpu", 'c', POPT_ARG_NONE, &sep_cpu_arg, 0,
@@ -182,6 +186,11 @@ static void parse(struct operf_options *o, int argc, char const **argv)
 	parse_target(ctx, o);
 	o->verbose = verbose_arg;
 	o->callgraph = callgraph_arg ? OPERF_CALLGRAPH_DEPTH : 0;
+	if (stack_size_arg < -1 || stack_size_arg > 65528)
+		op_usage_error("operf --help lists the options",
+			       "invalid --stack-size %d: use 0 (frame pointers "
+			       "only) to 65528 bytes", stack_size_arg);
+	o->stack_size = stack_size_arg;
 	o->cfg.separate = (sep_thread_arg ? OPD_SEP_THREAD : 0) |
 			  (sep_cpu_arg ? OPD_SEP_CPU : 0);
 	/* the summary's rows are processes, each with its kernel samples */

@@ -26,6 +26,7 @@ struct operf_options {
 	pid_t pid;		/* OPERF_PID */
 	char *session_dir;	/* absolute */
 	unsigned callgraph;	/* depth, 0: none */
+	int stack_size;		/* --stack-size: -1 default, 0 FP only */
 	bool kernel_hidden;	/* kernel mode dropped: not allowed */
 	int verbose;
 	char *record_stream;	/* also write the stream words here, or NULL */

@@ -83,6 +83,8 @@ static int open_source(struct run *r)
 	pc.events = ev;
 	pc.nr_events = (unsigned)cfg->nr_events;
 	pc.callgraph_depth = r->o->callgraph;
+	pc.fp_only = !r->o->stack_size;
+	pc.stack_size = r->o->stack_size > 0 ? (unsigned)r->o->stack_size : 0;
 	if (r->o->target == OPERF_COMMAND) {
 		tasks = op_xmalloc(sizeof(*tasks));
 		tasks[0] = r->child.pid;

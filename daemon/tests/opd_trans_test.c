@@ -52,6 +52,16 @@ static void on_arc(void *ctx, struct opd_transient const *t,
 	     callee->in_kernel ? "k" : "c", callee->cookie, callee->pc);
 }
 
+static void on_trace(void *ctx, struct opd_trace const *tr)
+{
+	log_line(ctx, "T e%lu %lu/%lu stop%lu", tr->t.event, tr->t.tgid,
+		 tr->t.tid, tr->stop);
+	for (size_t i = 0; i < tr->nframes; i++)
+		log_line(ctx, " %s%lu:%#lx", tr->frames[i].in_kernel ? "k" : "c",
+			 tr->frames[i].cookie, tr->frames[i].pc);
+	log_line(ctx, "\n");
+}
+
 static void on_lost(void *ctx, unsigned long cat, unsigned long n)
 {
 	log_line(ctx, "L %lu %lu\n", cat, n);
@@ -93,7 +103,8 @@ static void on_error(void *ctx, uint64_t pos, char const *msg)
 }
 
 static struct opd_sink const sink_template = {
-	.sample = on_sample, .arc = on_arc, .lost = on_lost, .count = on_count,
+	.sample = on_sample, .arc = on_arc, .trace = on_trace,
+	.lost = on_lost, .count = on_count,
 	.cookie_def = on_cookie, .anon_def = on_anon,
 	.module_loaded = on_module, .kernel_image = on_image,
 	.error = on_error,
@@ -162,6 +173,13 @@ static void build_all_codes(struct word_buffer *wb)
 	wb_push2(wb, 0x2000, 0);
 	sw_cookie(wb, 5);
 	wb_push2(wb, 0x3000, 0);
+	/* the producer says why the trace ends: a short stack copy */
+	sw_esc(wb, OP_CODE_UNWIND_STOP);
+	wb_push(wb, 3);
+	/* a second trace, ended by the cpu switch below */
+	sw_esc(wb, OP_CODE_TRACE_BEGIN);
+	wb_push2(wb, 0x3100, 1);
+	wb_push2(wb, 0x3200, 0);
 	/* a new cpu resets task and mode: the next sample re-establishes */
 	sw_cpu(wb, 0);
 	sw_ctx(wb, 0, OP_NO_COOKIE, 0);
@@ -183,6 +201,11 @@ static char const all_codes_log[] =
 	"A e2 k0:0xffffffff81000030 -> k0:0xffffffff81000020\n"
 	"A e2 c6:0x2000 -> k0:0xffffffff81000030\n"
 	"A e2 c5:0x3000 -> c6:0x2000\n"
+	"T e2 100/101 stop3 k0:0xffffffff81000020 k0:0xffffffff81000030"
+	" c6:0x2000 c5:0x3000\n"
+	"S cpu1 100/101 app5 c5 0x3100 e1\n"
+	"A e1 c5:0x3200 -> c5:0x3100\n"
+	"T e1 100/101 stop6 c5:0x3100 c5:0x3200\n"
 	"S cpu0 0/0 app0 k0 0xffffffff81000040 e0\n";
 
 static void test_opd_trans__every_code(void)
@@ -195,7 +218,7 @@ static void test_opd_trans__every_code(void)
 	build_all_codes(&wb);
 	st = decode(wb.w, wb.len, 0, &l);
 	check_log(&l, all_codes_log, "every code decodes");
-	check(st.errors == 0 && st.samples == 5 && st.arcs == 3 &&
+	check(st.errors == 0 && st.samples == 6 && st.arcs == 4 &&
 	      st.kernel_samples == 3 && st.lost[OP_LOST_NO_MAPPING] == 3 &&
 	      st.words == wb.len, "every code: stats");
 	wb_free(&wb);
@@ -329,6 +352,36 @@ static void test_opd_trans__bad_input(void)
 }
 
 /* A traced sample with a nonzero frame event: one error, frames dropped. */
+/* UNWIND_STOP outside a trace is an error; a trace past OPD_TRACE_MAX
+ * frames is cut with depth_limit. */
+static void test_opd_trans__unwind_stop(void)
+{
+	unsigned long w[] = { ESC, 2, 0, ESC, 1, 1, 0, ESC, 7, 1, ESC, 4,
+			      0x10, 0, ESC, 40, 2 };
+	struct word_buffer wb;
+	struct opd_trans_stats st;
+	struct log l;
+
+	st = decode(w, sizeof(w) / sizeof(*w), 0, &l);
+	check(st.errors == 1 && st.samples == 1 && !strstr(l.buf, "T "),
+	      "unwind_stop outside a trace: one error, no trace");
+	wb_init(&wb);
+	sw_cpu(&wb, 0);
+	sw_ctx(&wb, 1, 0, 1);
+	sw_kernel(&wb);
+	sw_esc(&wb, OP_CODE_TRACE_BEGIN);
+	wb_push2(&wb, 0x10, 0);
+	for (unsigned i = 0; i < OPD_TRACE_MAX + 5; i++)
+		wb_push2(&wb, 0x100 + i, 0);
+	sw_esc(&wb, OP_CODE_UNWIND_STOP);
+	wb_push(&wb, 0);
+	st = decode(wb.w, wb.len, 0, &l);
+	if (!check(st.errors == 0 && strstr(l.buf, "T e0 1/1 stop5 k0:0x10 "),
+	      "a trace longer than OPD_TRACE_MAX ends with depth_limit"))
+		printf("# %.300s\n", strstr(l.buf, "T ") ? strstr(l.buf, "T ") : l.buf);
+	wb_free(&wb);
+}
+
 static void test_opd_trans__frame_event(void)
 {
 	unsigned long w[] = { ESC, 2, 0, ESC, 1, 1, 0, ESC, 7, 1, ESC, 8, ESC, 4,
@@ -431,6 +484,7 @@ int main(void)
 	test_opd_trans__truncated();
 	test_opd_trans__bad_input();
 	test_opd_trans__frame_event();
+	test_opd_trans__unwind_stop();
 	test_opd_trans__redefine();
 	test_opd_trans__count();
 	test_opd_trans__random();

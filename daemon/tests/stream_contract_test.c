@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "cookie_table.h"
+#include "op_stacks.h"
 #include "opd_trans.h"
 #include "stream_emit.h"
 #include "stream_words.h"
@@ -668,6 +669,40 @@ static void test_names(void)
 		  "the longest record: an ANON_DEF with the longest name");
 }
 
+/* ESC UNWIND_STOP reason: its encoder's words, and the decoder ends the
+ * trace with that reason (decoder details: opd_trans_test). */
+static void trace_stop(void *ctx, struct opd_trace const *tr)
+{
+	*(unsigned long *)ctx = tr->stop + 1;
+}
+
+static void test_unwind_stop(void)
+{
+	unsigned long w[3] = { 0 };
+	struct op_stream_out o = { w, 0, NR(w) };
+	unsigned long head[] = { OP_ESCAPE_CODE, OP_CODE_CPU_SWITCH, 0,
+				 OP_ESCAPE_CODE, OP_CODE_CTX_SWITCH, 1, 0,
+				 OP_ESCAPE_CODE, OP_CODE_CTX_TGID, 1,
+				 OP_ESCAPE_CODE, OP_CODE_KERNEL_ENTER,
+				 OP_ESCAPE_CODE, OP_CODE_TRACE_BEGIN, 0x10, 0,
+				 0x20, 0 };
+	unsigned long got = 0;
+	struct opd_sink sink = { .ctx = &got, .trace = trace_stop };
+	struct opd_trans dec;
+
+	op_put_unwind_stop(&o, OP_UNWIND_STACK_END);
+	check(o.len == OP_WORDS_UNWIND_STOP && w[0] == OP_ESCAPE_CODE &&
+	      w[1] == 40 && w[2] == OP_UNWIND_STACK_END,
+	      "UNWIND_STOP is ESC 40 reason");
+	opd_trans_init(&dec, &sink, "unwind_stop");
+	opd_trans_feed(&dec, head, NR(head));
+	check(!got, "a trace is not delivered before it ends");
+	opd_trans_feed(&dec, w, o.len);
+	check(got == OP_UNWIND_STACK_END + 1 && !dec.stats.errors,
+	      "UNWIND_STOP ends the trace with its reason");
+	opd_trans_free(&dec);
+}
+
 static void test_known_after(void)
 {
 	unsigned int all = OP_KNOWN_CPU | OP_KNOWN_TASK | OP_KNOWN_MODE |
@@ -962,6 +997,7 @@ int main(void)
 	test_build_id_words();
 	test_build_id_in_trace();
 	test_cookie_forget();
+	test_unwind_stop();
 	scenario("plain", plain, NR(plain), 0, golden_plain);
 	scenario("traced", traced, NR(traced), 1, golden_traced);
 	{

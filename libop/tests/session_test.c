@@ -381,6 +381,8 @@ static void test_sample_data_rule(void)
 	check(!op_session_is_sample_tree(OP_SESSION_CONF), "session.conf is no sample tree");
 	check(op_session_is_profile_data(OP_STATS_DIR), "stats/ is profile data");
 	check(op_session_is_profile_data("{kern}"), "{kern} is profile data");
+	check(!op_session_is_sample_tree(OP_STACKS_DIR), "stacks/ is no sample tree");
+	check(op_session_is_profile_data(OP_STACKS_DIR), "stacks/ is profile data");
 	check(!op_session_is_profile_data(OP_META_DIR), "session/ is kept on reset");
 	check(!op_session_is_profile_data(OP_SESSION_CONF), "session.conf is kept on reset");
 }

@@ -1,0 +1,93 @@
+#!/bin/sh
+# Whole stacks at 1 kHz: operf -g (user stacks copied and unwound with CFI
+# by the daemon's core, stacks/ kept in the session) against
+# perf record --call-graph dwarf (stacks copied into perf.data, unwound
+# by perf report), side by side on the same fixed work: qsort_cb (qsort
+# and bsearch calling back into the program, built -O2
+# -fomit-frame-pointer; tests/workloads/qsort_cb.c).
+#
+# Prints, medians of ROUNDS runs:
+#   - the workload's CPU time alone and under each tool (its slowdown);
+#   - each tool's own CPU time (perf stat --no-inherit: the tool's
+#     process only, not the workload it runs);
+#   - bytes written (the session, perf.data), and scaled to 10 minutes
+#     of this workload (linear: an upper bound for the session, whose
+#     stacks/ grows with new stacks only);
+#   - report time: perf report --stdio on perf.data against
+#     opreport --stacks on the session (skipped while opreport has no
+#     --stacks: that is issue 26's other half).
+#
+#   bench/stacks_bench.sh BUILD [WORK_ROUNDS] [ROUNDS]
+#     WORK_ROUNDS  qsort_cb rounds (default 3000: about 2.5 s of CPU)
+#     ROUNDS       runs of each (default 3)
+#   Environment: STACK_SIZE (bytes for both tools, default: each one's own
+#   default, operf 16384, perf 8192).
+# Needs perf (apt-get install linux-perf) and /usr/bin/time; root or a
+# user allowed to profile their own processes.
+set -eu
+build=$(cd "${1:?usage: stacks_bench.sh BUILD [WORK_ROUNDS] [ROUNDS]}" && pwd)
+work_rounds=${2:-3000}
+rounds=${3:-3}
+src=$(cd "$(dirname "$0")/.." && pwd)
+export OPROFILE_EVENTS_DIR=${OPROFILE_EVENTS_DIR:-$src/events}
+command -v perf >/dev/null || { echo "stacks_bench: no perf (apt-get install linux-perf)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "stacks_bench: no /usr/bin/time (apt-get install time)" >&2; exit 1; }
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+gcc -O2 -g -fomit-frame-pointer "$src/tests/workloads/qsort_cb.c" -o "$dir/qsort_cb"
+op_ss= perf_ss=
+if [ -n "${STACK_SIZE:-}" ]; then
+	op_ss="--stack-size=$STACK_SIZE"
+	perf_ss=",$STACK_SIZE"
+fi
+
+# cpu CMD...: user+sys seconds of CMD and its children
+cpu() { /usr/bin/time -f '%U %S' "$@" 2>&1 >/dev/null | tail -1 | awk '{ print $1 + $2 }'; }
+# own CMD...: the task-clock seconds of CMD's process alone
+own() {
+	perf stat --no-inherit -x, -e task-clock -o "$dir/stat" "$@" >/dev/null 2>&1
+	awk -F, '/task-clock/ { printf "%.3f\n", $1 / 1000 }' "$dir/stat"
+}
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+W="$dir/qsort_cb 0 $work_rounds"
+for i in $(seq "$rounds"); do
+	cpu $W >>"$dir/alone"
+	rm -rf "$dir/op"
+	cpu "$build/utils/operf" -g $op_ss -d "$dir/op" $W >>"$dir/op_total"
+	rm -rf "$dir/op"
+	own "$build/utils/operf" -g $op_ss -d "$dir/op" $W >>"$dir/op_own"
+	cpu perf record -q -F 1000 --call-graph "dwarf$perf_ss" -o "$dir/perf.data" $W >>"$dir/perf_total"
+	own perf record -q -F 1000 --call-graph "dwarf$perf_ss" -o "$dir/perf.data" $W >>"$dir/perf_own"
+	echo "round $i done" >&2
+done
+alone=$(median <"$dir/alone")
+op_total=$(median <"$dir/op_total") op_own=$(median <"$dir/op_own")
+perf_total=$(median <"$dir/perf_total") perf_own=$(median <"$dir/perf_own")
+op_bytes=$(du -sb "$dir/op" | cut -f1)
+# session/ (the kernel's symbols, build-ids) is written once per session
+op_fixed=$(du -sb "$dir/op/samples/current/session" | cut -f1)
+op_stacks=$(du -sb "$dir/op/samples/current/stacks" | cut -f1)
+perf_bytes=$(du -sb "$dir/perf.data" | cut -f1)
+samples=$(cat "$dir/op/samples/current/stats/sample_received")
+awk -v a="$alone" -v ot="$op_total" -v oo="$op_own" -v pt="$perf_total" \
+    -v po="$perf_own" -v ob="$op_bytes" -v pb="$perf_bytes" -v n="$samples" \
+    -v of="$op_fixed" -v os="$op_stacks" 'BEGIN {
+	ow = ot - oo; pw = pt - po
+	printf "qsort_cb alone            %7.2f s CPU\n", a
+	printf "under operf -g            %7.2f s CPU (workload %+.1f %%), operf itself %.2f s\n", ot, 100 * (ow - a) / a, oo
+	printf "under perf record dwarf   %7.2f s CPU (workload %+.1f %%), perf itself %.2f s\n", pt, 100 * (pw - a) / a, po
+	printf "profiler CPU: operf / perf record = %.2f\n", oo / po
+	printf "bytes: session %d (session/ %d written once, stacks/ %d), perf.data %d; %d samples\n", ob, of, os, pb, n
+	g = (ob - of) * 600 / a; p10 = pb * 600 / a
+	printf "10 minutes at this rate: session <= %.1f MB (the rest scaled linearly: an upper bound), perf.data %.1f MB: %.2f %%\n", (of + g) / 1e6, p10 / 1e6, 100 * (of + g) / p10
+}'
+/usr/bin/time -f '%e %U %S' -o "$dir/t_perf" perf report --stdio -i "$dir/perf.data" >/dev/null 2>&1 || true
+echo "perf report --stdio: $(awk '{ print $1 " s wall, " $2 + $3 " s CPU" }' "$dir/t_perf")"
+if "$build/pp/opreport" --help 2>&1 | grep -q -- '--stacks'; then
+	/usr/bin/time -f '%e %U %S' -o "$dir/t_op" "$build/pp/opreport" \
+		--session-dir="$dir/op" --stacks >/dev/null 2>&1 || true
+	echo "opreport --stacks: $(awk '{ print $1 " s wall, " $2 + $3 " s CPU" }' "$dir/t_op")"
+else
+	echo "opreport --stacks: not in this build yet (issue 26's reports); hook left here"
+fi

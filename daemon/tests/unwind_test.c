@@ -1,0 +1,154 @@
+/*
+ * The CFI unwinder (daemon/unwind.c) on a real stack: this process's own,
+ * copied in a leaf reached through three calls, as perf_events copies a
+ * sampled task's. The return addresses each function saw
+ * (__builtin_return_address) are the truth the unwound pcs must equal;
+ * the walk must then go on to main and the root. A short copy stops with
+ * stack_end, an unknown pc with no_mapping.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "op_hashmap.h"
+#include "op_stacks.h"
+#include "unwind.h"
+
+#define COPY 16384
+
+static struct unwind_regs regs;
+static unsigned char copy[COPY];
+static size_t copied;
+static uint64_t truth[3];	/* return addresses into chain_2, _1, main */
+
+/* The mapping holding pc, from /proc/self/maps. */
+static bool self_map(void *arg, uint64_t pc, struct unwind_map *m)
+{
+	static char path[4096];
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4400];
+	bool found = false;
+
+	(void)arg;
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long start, end, off;
+		int pos = 0;
+
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s%n", &start, &end, &off,
+			   &pos) != 3 || pc < start || pc >= end)
+			continue;
+		while (line[pos] == ' ')
+			pos++;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(path, sizeof(path), "%s", line + pos);
+		m->start = start;
+		m->pgoff = off;
+		m->path = path[0] == '/' ? path : NULL;
+		m->key = m->path ? op_hash_str(path) + 1ul : 0;
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+static bool no_map(void *arg, uint64_t pc, struct unwind_map *m)
+{
+	(void)arg;
+	(void)pc;
+	(void)m;
+	return false;
+}
+
+/* The end of the mapping holding the stack pointer (the stack's top). */
+static uint64_t stack_top(uint64_t sp)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4400];
+	uint64_t top = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long start, end;
+
+		if (sscanf(line, "%lx-%lx", &start, &end) == 2 && sp >= start &&
+		    sp < end)
+			top = end;
+	}
+	if (f)
+		fclose(f);
+	return top;
+}
+
+__attribute__((noinline)) static void leaf(void)
+{
+	uint64_t sp, bp, ip, top;
+
+	/* the three registers at one instruction, as a sample has them */
+	__asm__ volatile("lea 0(%%rip), %2\n\tmov %%rsp, %0\n\tmov %%rbp, %1"
+			 : "=r"(sp), "=r"(bp), "=r"(ip));
+	regs = (struct unwind_regs){ .ip = ip, .sp = sp, .bp = bp };
+	top = stack_top(sp);
+	copied = top > sp && top - sp < COPY ? top - sp : COPY;
+	memcpy(copy, (void const *)(uintptr_t)sp, copied);
+	truth[0] = (uint64_t)(uintptr_t)__builtin_return_address(0);
+}
+
+__attribute__((noinline)) static void chain_2(void)
+{
+	leaf();
+	truth[1] = (uint64_t)(uintptr_t)__builtin_return_address(0);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void chain_1(void)
+{
+	chain_2();
+	truth[2] = (uint64_t)(uintptr_t)__builtin_return_address(0);
+	__asm__ volatile("" ::: "memory");
+}
+
+int main(void)
+{
+	struct unwind_cache *uc = unwind_cache_new();
+	struct unwind_stack stk;
+	uint64_t pcs[64];
+	unsigned n, reason;
+
+	chain_1();
+	stk = (struct unwind_stack){ regs.sp, copy, copied };
+	reason = unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
+	check(n >= 5, "unwound %u frames (stop: %s)", n,
+	      op_unwind_stop_name(reason));
+	check(n >= 4 && pcs[0] == regs.ip && pcs[1] == truth[0] &&
+	      pcs[2] == truth[1] && pcs[3] == truth[2],
+	      "the callers are chain_2, chain_1, main: their return addresses");
+	check_int(reason, OP_UNWIND_ROOT, "the walk reaches the root (_start)");
+	check(unwind_cache_stats(uc)->binaries >= 2,
+	      "this test and libc were opened (%llu binaries)",
+	      (unsigned long long)unwind_cache_stats(uc)->binaries);
+
+	/* again: the rules compiled the first time are used */
+	unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
+	check(unwind_cache_stats(uc)->rule_hits >= 4,
+	      "a second walk hits compiled rules (%llu)",
+	      (unsigned long long)unwind_cache_stats(uc)->rule_hits);
+
+	reason = unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 3, &n);
+	check(reason == OP_UNWIND_DEPTH_LIMIT && n == 3, "depth limit at 3");
+
+	stk.size = 8;
+	reason = unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
+	check(reason == OP_UNWIND_STACK_END && n == 1,
+	      "an 8-byte copy stops with stack_end (%s, %u)",
+	      op_unwind_stop_name(reason), n);
+
+	stk.size = copied;
+	reason = unwind_user(uc, &regs, &stk, no_map, NULL, pcs, 64, &n);
+	check(reason == OP_UNWIND_NO_MAPPING && n == 1,
+	      "an unknown pc stops with no_mapping");
+	unwind_cache_free(uc);
+	return check_done();
+}

@@ -1,0 +1,641 @@
+/*
+ * CFI unwinding of user stacks (unwind.h). One entry per binary: its ELF
+ * handle, loadable segments (file offset -> link-time address) and CFI,
+ * opened at the binary's first frame and kept.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "op_build_id.h"
+#include "op_hashmap.h"
+#include "op_stacks.h"
+#include "op_util.h"
+#include "unwind.h"
+
+#define MAX_SEGS 16
+#define REG_BP 6	/* DWARF register numbers, x86-64 */
+#define REG_SP 7
+#define REG_RA 16
+
+struct seg {
+	uint64_t offset, vaddr, size;
+};
+
+/*
+ * A CFI row compiled for the fast path, cached per binary by link-time
+ * address (direct-mapped: RULES entries, a collision recompiles).
+ */
+enum rule_kind { RULE_EMPTY, RULE_SIMPLE, RULE_ROOT, RULE_NO_CFI, RULE_SLOW };
+enum bp_how { BP_SAME, BP_UNDEFINED, BP_SAVED };
+#define RULES 4096
+
+struct rule {
+	uint64_t va;
+	int32_t cfa_off, ra_off, bp_off;
+	uint8_t kind;		/* enum rule_kind */
+	uint8_t cfa_slot;	/* 0: rbp, 1: rsp */
+	uint8_t bp_how;		/* enum bp_how */
+	bool signal;
+};
+
+struct binary {
+	struct op_hashmap_entry ent;
+	struct rule *rules;	/* RULES of them, once a frame is looked up */
+	unsigned long key;
+	int fd, dbg_fd;
+	Elf *elf, *dbg_elf;
+	Dwarf *dbg;		/* .debug_frame: the binary's or its debug file's */
+	Dwarf_CFI *eh;		/* .eh_frame */
+	Dwarf_CFI *df;		/* .debug_frame */
+	struct seg segs[MAX_SEGS];
+	int nsegs;
+};
+
+struct unwind_cache {
+	struct op_hashmap bins;
+	struct unwind_stats stats;
+};
+
+static int bin_cmp(void const *data, struct op_hashmap_entry const *a,
+		   struct op_hashmap_entry const *b, void const *key)
+{
+	(void)data;
+	(void)key;
+	return OP_HASHMAP_ENTRY(a, struct binary, ent)->key !=
+	       OP_HASHMAP_ENTRY(b, struct binary, ent)->key;
+}
+
+struct unwind_cache *unwind_cache_new(void)
+{
+	struct unwind_cache *uc = op_xcalloc(1, sizeof(*uc));
+
+	elf_version(EV_CURRENT);
+	op_hashmap_init(&uc->bins, bin_cmp, NULL, 0);
+	return uc;
+}
+
+static void bin_free(struct op_hashmap_entry *e)
+{
+	struct binary *b = OP_HASHMAP_ENTRY(e, struct binary, ent);
+
+	if (b->eh)
+		dwarf_cfi_end(b->eh);
+	if (b->dbg)
+		dwarf_end(b->dbg);
+	if (b->dbg_elf)
+		elf_end(b->dbg_elf);
+	if (b->elf)
+		elf_end(b->elf);
+	if (b->dbg_fd >= 0)
+		close(b->dbg_fd);
+	if (b->fd >= 0)
+		close(b->fd);
+	free(b->rules);
+	free(b);
+}
+
+void unwind_cache_free(struct unwind_cache *uc)
+{
+	if (!uc)
+		return;
+	op_hashmap_clear(&uc->bins, bin_free);
+	free(uc);
+}
+
+struct unwind_stats const *unwind_cache_stats(struct unwind_cache const *uc)
+{
+	return &uc->stats;
+}
+
+static void read_segments(struct binary *b)
+{
+	size_t n, i;
+
+	if (elf_getphdrnum(b->elf, &n))
+		return;
+	for (i = 0; i < n && b->nsegs < MAX_SEGS; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(b->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		b->segs[b->nsegs++] = (struct seg){
+			ph.p_offset, ph.p_vaddr, ph.p_filesz
+		};
+	}
+}
+
+/* elf's section named name, with contents; NULL if none. */
+static Elf_Scn *section(Elf *elf, char const *name)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		char const *n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+static bool has_section(Elf *elf, char const *name)
+{
+	return section(elf, name) != NULL;
+}
+
+/* The debug file .gnu_debuglink names (malloc'd), or NULL. */
+static char *by_debuglink(Elf *elf, char const *path)
+{
+	Elf_Scn *scn = section(elf, ".gnu_debuglink");
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	char const *name;
+	size_t len;
+	uint32_t crc;
+
+	if (!d || !d->d_buf || d->d_size < 8)
+		return NULL;
+	name = d->d_buf;
+	len = strnlen(name, d->d_size);
+	if (len == d->d_size || ((len + 4) & ~(size_t)3) + 4 > d->d_size)
+		return NULL;
+	memcpy(&crc, (char const *)d->d_buf + ((len + 4) & ~(size_t)3), 4);
+	return op_debug_file_by_debuglink(path, name, crc);
+}
+
+/* .debug_frame of elf (fd kept by the caller), or false. */
+static bool open_debug_frame(struct binary *b, Elf *elf)
+{
+	if (!has_section(elf, ".debug_frame"))
+		return false;
+	b->dbg = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (b->dbg)
+		b->df = dwarf_getcfi(b->dbg);
+	return b->df != NULL;
+}
+
+/* The separate debug file (by build-id, then .gnu_debuglink), for its
+ * .debug_frame. */
+static void open_debug_file(struct binary *b, char const *path)
+{
+	char hex[OP_BUILD_ID_HEX_MAX];
+	char *dpath = NULL;
+
+	if (!op_build_id_of(path, hex))
+		dpath = op_debug_file_by_build_id(hex);
+	if (!dpath)
+		dpath = by_debuglink(b->elf, path);
+	if (!dpath)
+		return;
+	b->dbg_fd = open(dpath, O_RDONLY | O_CLOEXEC);
+	free(dpath);
+	if (b->dbg_fd < 0)
+		return;
+	b->dbg_elf = elf_begin(b->dbg_fd, ELF_C_READ_MMAP, NULL);
+	if (b->dbg_elf && !open_debug_frame(b, b->dbg_elf) && b->dbg) {
+		dwarf_end(b->dbg);
+		b->dbg = NULL;
+	}
+}
+
+static struct binary *bin_open(struct unwind_cache *uc,
+			       struct unwind_map const *m)
+{
+	struct binary *b = op_xcalloc(1, sizeof(*b));
+
+	b->key = m->key;
+	b->fd = b->dbg_fd = -1;
+	op_hashmap_entry_init(&b->ent, op_hash_u64(m->key));
+	op_hashmap_add(&uc->bins, &b->ent);
+	uc->stats.binaries++;
+	if (m->path)
+		b->fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (b->fd >= 0)
+		b->elf = elf_begin(b->fd, ELF_C_READ_MMAP, NULL);
+	if (b->elf && elf_kind(b->elf) == ELF_K_ELF) {
+		read_segments(b);
+		b->eh = dwarf_getcfi_elf(b->elf);
+		if (!open_debug_frame(b, b->elf))
+			open_debug_file(b, m->path);
+	}
+	if (!b->eh && !b->df)
+		uc->stats.no_cfi++;
+	return b;
+}
+
+static struct binary *bin_get(struct unwind_cache *uc,
+			      struct unwind_map const *m)
+{
+	struct binary key = { .key = m->key };
+	struct op_hashmap_entry *e;
+
+	op_hashmap_entry_init(&key.ent, op_hash_u64(m->key));
+	e = op_hashmap_get(&uc->bins, &key.ent, NULL);
+	return e ? OP_HASHMAP_ENTRY(e, struct binary, ent) : bin_open(uc, m);
+}
+
+/* The link-time address of file offset off; false if in no segment. */
+static bool to_vaddr(struct binary const *b, uint64_t off, uint64_t *va)
+{
+	for (int i = 0; i < b->nsegs; i++) {
+		struct seg const *s = &b->segs[i];
+
+		if (off >= s->offset && off - s->offset < s->size) {
+			*va = off - s->offset + s->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* --- evaluating the rules on the three registers we have --- */
+
+struct state {
+	uint64_t reg[3];	/* bp, sp, ip (REG_BP, REG_SP, REG_RA order) */
+	bool known[3];
+	struct unwind_stack const *stack;
+};
+
+static int reg_slot(uint64_t dwreg)
+{
+	switch (dwreg) {
+	case REG_BP: return 0;
+	case REG_SP: return 1;
+	case REG_RA: return 2;
+	default: return -1;
+	}
+}
+
+static bool read_stack(struct unwind_stack const *s, uint64_t addr,
+		       uint64_t *v)
+{
+	if (addr < s->sp || addr - s->sp > s->size || s->size - (addr - s->sp) < 8)
+		return false;
+	memcpy(v, s->data + (addr - s->sp), 8);
+	return true;
+}
+
+#define EVAL_DEPTH 16
+
+/*
+ * Evaluate a DWARF expression (the subset CFI uses on x86-64). cfa: the
+ * value of DW_OP_call_frame_cfa. *is_value: DW_OP_stack_value ended it
+ * (else the result is an address). 0, or the stop reason.
+ */
+static unsigned eval(struct state const *st, Dwarf_Op const *ops,
+		     size_t nops, uint64_t cfa, uint64_t *out, bool *is_value)
+{
+	uint64_t stk[EVAL_DEPTH];
+	size_t sp = 0, i;
+
+	*is_value = false;
+	for (i = 0; i < nops; i++) {
+		Dwarf_Op const *op = &ops[i];
+		uint8_t a = op->atom;
+		int slot;
+
+		if (sp == EVAL_DEPTH)
+			return OP_UNWIND_BAD_CFA;
+		if (a >= DW_OP_breg0 && a <= DW_OP_breg0 + 31) {
+			slot = reg_slot(a - DW_OP_breg0);
+			if (slot < 0 || !st->known[slot])
+				return OP_UNWIND_BAD_CFA;
+			stk[sp++] = st->reg[slot] + op->number;
+		} else if (a == DW_OP_bregx) {
+			slot = reg_slot(op->number);
+			if (slot < 0 || !st->known[slot])
+				return OP_UNWIND_BAD_CFA;
+			stk[sp++] = st->reg[slot] + op->number2;
+		} else if (a >= DW_OP_reg0 && a <= DW_OP_reg0 + 31) {
+			slot = reg_slot(a - DW_OP_reg0);
+			if (slot < 0 || !st->known[slot])
+				return OP_UNWIND_BAD_CFA;
+			*out = st->reg[slot];
+			*is_value = true;
+			return 0;
+		} else if (a >= DW_OP_lit0 && a <= DW_OP_lit0 + 31) {
+			stk[sp++] = a - DW_OP_lit0;
+		} else if (a == DW_OP_call_frame_cfa) {
+			stk[sp++] = cfa;
+		} else if (a == DW_OP_consts || a == DW_OP_constu ||
+			   a == DW_OP_const1u || a == DW_OP_const1s ||
+			   a == DW_OP_const2u || a == DW_OP_const2s ||
+			   a == DW_OP_const4u || a == DW_OP_const4s ||
+			   a == DW_OP_const8u || a == DW_OP_const8s) {
+			stk[sp++] = op->number;
+		} else if (a == DW_OP_stack_value) {
+			*is_value = true;
+			break;
+		} else if (a == DW_OP_deref) {
+			if (!sp)
+				return OP_UNWIND_BAD_CFA;
+			if (!read_stack(st->stack, stk[sp - 1], &stk[sp - 1]))
+				return OP_UNWIND_STACK_END;
+		} else if (a == DW_OP_plus_uconst) {
+			if (!sp)
+				return OP_UNWIND_BAD_CFA;
+			stk[sp - 1] += op->number;
+		} else if (sp >= 2 && (a == DW_OP_plus || a == DW_OP_minus ||
+				       a == DW_OP_and || a == DW_OP_or ||
+				       a == DW_OP_shl || a == DW_OP_shr ||
+				       a == DW_OP_ge || a == DW_OP_gt ||
+				       a == DW_OP_le || a == DW_OP_lt ||
+				       a == DW_OP_eq || a == DW_OP_ne ||
+				       a == DW_OP_mul)) {
+			uint64_t y = stk[--sp], x = stk[sp - 1], r;
+			int64_t sx = (int64_t)x, sy = (int64_t)y;
+
+			switch (a) {
+			case DW_OP_plus: r = x + y; break;
+			case DW_OP_minus: r = x - y; break;
+			case DW_OP_and: r = x & y; break;
+			case DW_OP_or: r = x | y; break;
+			case DW_OP_mul: r = x * y; break;
+			case DW_OP_shl: r = y < 64 ? x << y : 0; break;
+			case DW_OP_shr: r = y < 64 ? x >> y : 0; break;
+			case DW_OP_ge: r = sx >= sy; break;
+			case DW_OP_gt: r = sx > sy; break;
+			case DW_OP_le: r = sx <= sy; break;
+			case DW_OP_lt: r = sx < sy; break;
+			case DW_OP_eq: r = x == y; break;
+			default: r = x != y; break;
+			}
+			stk[sp - 1] = r;
+		} else {
+			return OP_UNWIND_BAD_CFA;
+		}
+	}
+	if (!sp)
+		return OP_UNWIND_BAD_CFA;
+	*out = stk[sp - 1];
+	return 0;
+}
+
+/* The caller's value of register dwreg; *known false if undefined. */
+static unsigned caller_reg(Dwarf_Frame *frame, struct state const *st,
+			   int dwreg, uint64_t cfa, uint64_t *v, bool *known)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+	bool is_value;
+	unsigned r;
+	int slot = reg_slot(dwreg);
+
+	if (dwarf_frame_register(frame, dwreg, mem, &ops, &nops))
+		return OP_UNWIND_BAD_CFA;
+	if (!nops) {
+		/* undefined (ops == mem), or the same value (ops NULL) */
+		*known = !ops && st->known[slot];
+		*v = st->reg[slot];
+		return 0;
+	}
+	r = eval(st, ops, nops, cfa, v, &is_value);
+	if (r)
+		return r;
+	if (!is_value && !read_stack(st->stack, *v, v))
+		return OP_UNWIND_STACK_END;
+	*known = true;
+	return 0;
+}
+
+/* The frame (CFI row) of the code at pc; NULL: no CFI there. */
+/* The frame (CFI row) of the code at link-time address va; NULL: none. */
+static Dwarf_Frame *frame_at(struct binary *b, uint64_t va)
+{
+	Dwarf_Frame *f = NULL;
+
+	if (b->eh && !dwarf_cfi_addrframe(b->eh, va, &f))
+		return f;
+	if (b->df && !dwarf_cfi_addrframe(b->df, va, &f))
+		return f;
+	return NULL;
+}
+
+/* Is ops "CFA + off" (off returned)? */
+static bool cfa_plus(Dwarf_Op const *ops, size_t nops, int64_t *off)
+{
+	if (nops == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
+		*off = 0;
+		return true;
+	}
+	if (nops == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+	    ops[1].atom == DW_OP_plus_uconst) {
+		*off = (int64_t)ops[1].number;
+		return *off >= INT32_MIN && *off <= INT32_MAX;
+	}
+	return false;
+}
+
+/*
+ * Compile the row of f into a rule when it is the common shape: CFA =
+ * rsp or rbp + offset, the return address saved at CFA + offset (or
+ * undefined: the root), rbp unchanged, undefined or saved at CFA +
+ * offset. Anything else stays RULE_SLOW (evaluated with libdw each time).
+ */
+static void compile(Dwarf_Frame *f, struct rule *r)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+	int64_t off;
+
+	r->kind = RULE_SLOW;
+	dwarf_frame_info(f, NULL, NULL, &r->signal);
+	if (dwarf_frame_cfa(f, &ops, &nops) || nops != 1 ||
+	    (ops[0].atom != DW_OP_breg0 + REG_SP &&
+	     ops[0].atom != DW_OP_breg0 + REG_BP) ||
+	    (int64_t)ops[0].number < INT32_MIN ||
+	    (int64_t)ops[0].number > INT32_MAX)
+		return;
+	r->cfa_slot = ops[0].atom == DW_OP_breg0 + REG_SP ? 1 : 0;
+	r->cfa_off = (int32_t)ops[0].number;
+	if (dwarf_frame_register(f, REG_RA, mem, &ops, &nops))
+		return;
+	if (!nops && ops == mem) {
+		r->kind = RULE_ROOT;
+		return;
+	}
+	if (!cfa_plus(ops, nops, &off))
+		return;
+	r->ra_off = (int32_t)off;
+	if (dwarf_frame_register(f, REG_BP, mem, &ops, &nops))
+		return;
+	if (!nops) {
+		r->bp_how = ops ? BP_UNDEFINED : BP_SAME;
+	} else if (cfa_plus(ops, nops, &off)) {
+		r->bp_how = BP_SAVED;
+		r->bp_off = (int32_t)off;
+	} else {
+		return;
+	}
+	r->kind = RULE_SIMPLE;
+}
+
+/* The rule for link-time address va of b, compiled at its first use. */
+static struct rule const *rule_at(struct unwind_cache *uc, struct binary *b,
+				  uint64_t va)
+{
+	struct rule *r;
+	Dwarf_Frame *f;
+
+	if (!b->rules)
+		b->rules = op_xcalloc(RULES, sizeof(*b->rules));
+	r = &b->rules[op_hash_u64(va) & (RULES - 1)];
+	if (r->kind != RULE_EMPTY && r->va == va) {
+		uc->stats.rule_hits++;
+		return r;
+	}
+	memset(r, 0, sizeof(*r));
+	r->va = va;
+	f = frame_at(b, va);
+	if (!f) {
+		r->kind = RULE_NO_CFI;
+		return r;
+	}
+	compile(f, r);
+	free(f);
+	return r;
+}
+
+/* The caller's registers by a compiled rule. */
+static unsigned apply(struct rule const *r, struct state const *st,
+		      uint64_t *cfa, uint64_t *ra, uint64_t *bp, bool *bp_known)
+{
+	if (!st->known[r->cfa_slot])
+		return OP_UNWIND_BAD_CFA;
+	*cfa = st->reg[r->cfa_slot] + (int64_t)r->cfa_off;
+	if (!read_stack(st->stack, *cfa + (int64_t)r->ra_off, ra))
+		return OP_UNWIND_STACK_END;
+	*bp = st->reg[0];
+	*bp_known = st->known[0];
+	if (r->bp_how == BP_UNDEFINED) {
+		*bp_known = false;
+	} else if (r->bp_how == BP_SAVED) {
+		if (!read_stack(st->stack, *cfa + (int64_t)r->bp_off, bp))
+			return OP_UNWIND_STACK_END;
+		*bp_known = true;
+	}
+	return 0;
+}
+
+/* The caller's registers by libdw's evaluation of the row at va. */
+static unsigned apply_slow(struct binary *b, uint64_t va,
+			   struct state const *st, uint64_t *cfa, uint64_t *ra,
+			   bool *ra_known, uint64_t *bp, bool *bp_known)
+{
+	Dwarf_Frame *f = frame_at(b, va);
+	Dwarf_Op *ops;
+	size_t nops;
+	bool is_value;
+	unsigned r;
+
+	if (!f)
+		return OP_UNWIND_NO_CFI;
+	r = dwarf_frame_cfa(f, &ops, &nops) || !nops ? OP_UNWIND_BAD_CFA :
+		eval(st, ops, nops, 0, cfa, &is_value);
+	if (!r)
+		r = caller_reg(f, st, REG_RA, *cfa, ra, ra_known);
+	if (!r)
+		r = caller_reg(f, st, REG_BP, *cfa, bp, bp_known);
+	free(f);
+	return r;
+}
+
+/* step() went on to the caller (the reasons, root included, stop). */
+#define STEP_OK OP_UNWIND_NR
+
+/* One step: st from the frame at pc to its caller's. STEP_OK or the
+ * reason to stop. */
+static unsigned step(struct unwind_cache *uc, struct state *st,
+		     unwind_find_map_fn find_map, void *arg, bool exact,
+		     bool *signal)
+{
+	uint64_t pc = st->reg[2], lookup = exact ? pc : pc - 1;
+	uint64_t cfa = 0, ra = 0, bp = 0, va;
+	struct unwind_map m;
+	struct binary *b;
+	struct rule const *rule;
+	bool ra_known = true, bp_known = false;
+	unsigned r;
+
+	if (!find_map(arg, lookup, &m))
+		return OP_UNWIND_NO_MAPPING;
+	b = bin_get(uc, &m);
+	if (!to_vaddr(b, lookup - m.start + m.pgoff, &va))
+		return OP_UNWIND_NO_CFI;
+	rule = rule_at(uc, b, va);
+	uc->stats.frames++;
+	switch (rule->kind) {
+	case RULE_NO_CFI:
+		return OP_UNWIND_NO_CFI;
+	case RULE_ROOT:
+		return OP_UNWIND_ROOT;
+	case RULE_SIMPLE:
+		r = apply(rule, st, &cfa, &ra, &bp, &bp_known);
+		break;
+	default:
+		r = apply_slow(b, va, st, &cfa, &ra, &ra_known, &bp, &bp_known);
+		break;
+	}
+	if (r)
+		return r;
+	*signal = rule->signal;
+	if (!ra_known || !ra)
+		return OP_UNWIND_ROOT;
+	if (cfa <= st->reg[1] && !*signal)
+		return OP_UNWIND_BAD_CFA;	/* no progress: a loop */
+	st->reg[0] = bp;
+	st->known[0] = bp_known;
+	st->reg[1] = cfa;
+	st->reg[2] = ra;
+	return STEP_OK;
+}
+
+static void count_root(struct unwind_cache *uc, uint64_t bytes)
+{
+	unsigned i = 0;
+
+	while (i < 6 && bytes > (1024ull << i))
+		i++;
+	uc->stats.root_bytes[i]++;
+}
+
+unsigned unwind_user(struct unwind_cache *uc, struct unwind_regs const *regs,
+		     struct unwind_stack const *stack,
+		     unwind_find_map_fn find_map, void *arg,
+		     uint64_t *pcs, unsigned max, unsigned *n)
+{
+	struct state st = {
+		.reg = { regs->bp, regs->sp, regs->ip },
+		.known = { true, true, true },
+		.stack = stack,
+	};
+	bool exact = true, signal = false;
+
+	*n = 0;
+	if (!max)
+		return OP_UNWIND_DEPTH_LIMIT;
+	pcs[(*n)++] = regs->ip;
+	while (*n < max) {
+		unsigned r = step(uc, &st, find_map, arg, exact, &signal);
+
+		if (r == OP_UNWIND_ROOT)
+			count_root(uc, st.reg[1] - regs->sp);
+		if (r != STEP_OK)
+			return r;
+		pcs[(*n)++] = st.reg[2];
+		/* after a signal frame the pc is exact, not a return */
+		exact = signal;
+	}
+	return OP_UNWIND_DEPTH_LIMIT;
+}

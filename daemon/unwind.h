@@ -1,0 +1,72 @@
+/*
+ * User-stack unwinding with the binaries' CFI (x86-64): from the
+ * registers and the copy of the user stack that perf_events gives with a
+ * sample (PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER), the return
+ * addresses of the callers, found with each binary's .eh_frame (or
+ * .debug_frame, its own or its separate debug file's by build-id).
+ *
+ * The CFI of a binary is opened once and kept (struct unwind_cache, keyed
+ * by the caller's id of the binary: the perf source's cookie), not per
+ * process or sample. Each step evaluates the frame's CFA and return
+ * address rules with elfutils' libdw (dwarf_cfi_addrframe) on the three
+ * registers the sample has: rip, rsp and rbp, which is what compilers'
+ * CFI uses for the CFA on x86-64 (a rule needing another register stops
+ * the walk: bad_cfa). Why unwinding stopped is enum op_unwind_stop.
+ */
+#ifndef UNWIND_H
+#define UNWIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Where a pc is mapped: its binary (path NULL: no file, e.g. JIT). */
+struct unwind_map {
+	unsigned long key;	/* the binary's id for the cache (cookie) */
+	char const *path;
+	uint64_t start;		/* the mapping's first address */
+	uint64_t pgoff;		/* its file offset */
+};
+
+/* The mapping holding pc; false if none. */
+typedef bool (*unwind_find_map_fn)(void *arg, uint64_t pc,
+				   struct unwind_map *m);
+
+struct unwind_regs {
+	uint64_t ip, sp, bp;
+};
+
+/* The copy of the user stack: size bytes from address sp up. */
+struct unwind_stack {
+	uint64_t sp;
+	unsigned char const *data;
+	size_t size;
+};
+
+struct unwind_stats {
+	uint64_t binaries;	/* binaries opened */
+	uint64_t no_cfi;	/* of which without any CFI */
+	uint64_t frames;	/* steps done */
+	uint64_t rule_hits;	/* of which by an already compiled rule */
+	/* stacks that reached the root, by the bytes of stack copy they
+	 * needed (the root frame's CFA - sp): <= 1, 2, 4, 8, 16, 32, 64 KiB */
+	uint64_t root_bytes[7];
+};
+
+struct unwind_cache;
+
+struct unwind_cache *unwind_cache_new(void);
+void unwind_cache_free(struct unwind_cache *uc);
+struct unwind_stats const *unwind_cache_stats(struct unwind_cache const *uc);
+
+/*
+ * Unwind: pcs[0] = regs->ip, pcs[1..] the return addresses of the
+ * callers, at most max in all; *n of them. Returns why it stopped (enum
+ * op_unwind_stop; depth_limit when max was reached).
+ */
+unsigned unwind_user(struct unwind_cache *uc, struct unwind_regs const *regs,
+		     struct unwind_stack const *stack,
+		     unwind_find_map_fn find_map, void *arg,
+		     uint64_t *pcs, unsigned max, unsigned *n);
+
+#endif /* UNWIND_H */
