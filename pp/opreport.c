@@ -571,7 +571,7 @@ static int stacks_side(struct run *run, struct side *s, struct pp_stacks *st,
 		       int argc, char const *const *argv)
 {
 	struct pp_select_opts sel = { opts.session_dir, opts.exclude_dependent,
-				      false };
+				      false, opts.since, opts.until };
 	struct pp_stacks_opts so = { .demangle = run->populate.demangle,
 				     .lines = opts.pprof != NULL };
 	char const *root = opts.root;
