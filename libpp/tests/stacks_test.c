@@ -175,7 +175,7 @@ int main(void)
 
 	check_assert(mkdtemp(dir), "temp dir");
 	write_session();
-	so = (struct pp_select_opts){ dir, false, false };
+	so = (struct pp_select_opts){ .session_dir = dir };
 	check_assert(!pp_spec_parse(&spec, 0, NULL, err, sizeof(err)), "spec");
 	check_assert(!pp_files_select(&spec, &so, &files, &notes, err, sizeof(err)),
 		     "select: %s", err);
