@@ -56,6 +56,7 @@ struct opd_kernel {
 	char *cache_dir;      /* per-boot cache of kallsyms.gz and the range */
 	char const *kallsyms; /* the file read as /proc/kallsyms */
 	struct opd_kimage const *no_vmlinux;  /* every other kernel pc, or NULL */
+	uint64_t text_start, text_end;        /* the range read last (0: none) */
 };
 
 /* /proc/kallsyms is a few MB; a cap far above it catches a runaway read. */
@@ -311,20 +312,26 @@ static void use_no_vmlinux(struct opd_kernel *k, char const *why)
 	k->no_vmlinux = k->images[id];
 }
 
-static int load(struct opd_kernel *k)
+static void load(struct opd_kernel *k)
 {
 	uint64_t start, end;
-	char err[512];
+	char err[512] = "";
 
 	k->nr_sorted = 0;
 	if (!k->no_vmlinux && !kernel_range(k->cache_dir, k->kallsyms, &start,
-					    &end, err, sizeof(err)))
-		add_sorted(k, image_id(k, k->vmlinux_name, start, end));
-	else
+					    &end, err, sizeof(err))) {
+		k->text_start = start;
+		k->text_end = end;
+	} else if (!k->no_vmlinux && k->text_end) {
+		op_warn("%s; the kernel range read before is kept", err);
+	} else {
 		use_no_vmlinux(k, err);
+	}
+	if (k->text_end)
+		add_sorted(k, image_id(k, k->vmlinux_name, k->text_start,
+				       k->text_end));
 	read_modules(k);
 	clip_overlaps(k);
-	return 0;
 }
 
 /* A cache that is a symbolic link is not ours: not read, not written. */
@@ -352,11 +359,9 @@ struct opd_kernel *opd_kernel_new(char const *vmlinux, char const *cache,
 	else
 		cache = NULL;  /* the cache holds /proc/kallsyms's copy */
 	k->cache_dir = cache && usable_cache(cache) ? op_xstrdup(cache) : NULL;
-	if (load(k)) {
-		snprintf(err, errlen, "cannot read the kernel images");
-		opd_kernel_free(k);
-		return NULL;
-	}
+	(void)err;
+	(void)errlen;
+	load(k);
 	return k;
 }
 
@@ -369,7 +374,8 @@ int opd_kernel_reload(struct opd_kernel *k, char *err, size_t errlen)
 {
 	(void)err;
 	(void)errlen;
-	return load(k);
+	load(k);
+	return 0;
 }
 
 struct opd_kimage const *opd_kernel_find(struct opd_kernel const *kt, uint64_t pc)

@@ -27,13 +27,15 @@ struct opd_kernel;
  * kallsyms gives no text range (unreadable, or zero addresses as for a
  * non-root reader or kptr_restrict) that is said once and every kernel pc
  * outside the modules goes to the image "no-vmlinux", keyed by the pc, as
- * OProfile does. Returns the table, or NULL with err set.
+ * OProfile does. Returns the table (err is kept for callers that check for
+ * NULL: there is no failure left).
  */
 struct opd_kernel *opd_kernel_new(char const *vmlinux, char const *cache,
 				  char *err, size_t errlen);
 void opd_kernel_free(struct opd_kernel *k);
 
-/* Re-read the module list (new modules get new ids; old ones keep theirs). */
+/* Re-read the module list (new modules get new ids; old ones keep theirs).
+ * Returns 0: a kernel range that cannot be read again keeps the old one. */
 int opd_kernel_reload(struct opd_kernel *k, char *err, size_t errlen);
 
 /* Image containing pc (no-vmlinux when there is no text range), or NULL. */

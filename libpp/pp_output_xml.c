@@ -9,10 +9,10 @@
  * each <symbol>. When every column is one thread (--separate=thread,
  * tids not merged) the body is OProfile's <process pid name> with a
  * <thread tid> per thread, each holding a <module> per image. As in
- * OProfile, -X always lists symbols and zero counts are left out. Notes become XML comments (the schema has no place for
- * them). Every string from a sample file or a binary is escaped, and
- * bytes that are not UTF-8 are replaced, so that hostile names cannot
- * break the XML.
+ * OProfile, -X always lists symbols and zero counts are left out. Notes
+ * become XML comments (the schema has no place for them). Every string
+ * from a sample file or a binary is escaped, and bytes that are not UTF-8
+ * are replaced, so that hostile names cannot break the XML.
  */
 #include "config.h"
 
@@ -133,7 +133,8 @@ static void counts(struct xml *x, int ind, uint64_t const *n, bool must)
 	for (size_t c = x->lo; c < x->hi; c++)
 		x->sum_pub[x->pub[c]] += n[c];
 	for (size_t k = 0; k < x->nr_pub; k++) {
-		if (!x->sum_pub[k] && !(must && none && k == x->pub[x->lo]))
+		if (!x->sum_pub[k] &&
+		    !(must && none && x->lo < x->hi && k == x->pub[x->lo]))
 			continue;
 		fprintf(x->out, "%*s", ind, "");
 		if (x->named_classes)
