@@ -9,7 +9,9 @@
 # Prints, medians of ROUNDS runs:
 #   - the workload's CPU time alone and under each tool (its slowdown);
 #   - each tool's own CPU time (perf stat --no-inherit: the tool's
-#     process only, not the workload it runs);
+#     process only, not the workload it runs), and that minus the
+#     tool's start-up and exit (a run of one round of work): what a
+#     long session costs per sample;
 #   - bytes written (the session, perf.data), and scaled to 10 minutes
 #     of this workload (linear: an upper bound for the session, whose
 #     stacks/ grows with new stacks only);
@@ -59,11 +61,16 @@ for i in $(seq "$rounds"); do
 	own "$build/utils/operf" -g $op_ss -d "$dir/op" $W >>"$dir/op_own"
 	cpu perf record -q -F 1000 --call-graph "dwarf$perf_ss" -o "$dir/perf.data" $W >>"$dir/perf_total"
 	own perf record -q -F 1000 --call-graph "dwarf$perf_ss" -o "$dir/perf.data" $W >>"$dir/perf_own"
+	# each tool's start-up and exit alone (one round of work)
+	rm -rf "$dir/op1"
+	own "$build/utils/operf" -g $op_ss -d "$dir/op1" "$dir/qsort_cb" 0 1 >>"$dir/op_start"
+	own perf record -q -F 1000 --call-graph "dwarf$perf_ss" -o "$dir/perf1.data" "$dir/qsort_cb" 0 1 >>"$dir/perf_start"
 	echo "round $i done" >&2
 done
 alone=$(median <"$dir/alone")
 op_total=$(median <"$dir/op_total") op_own=$(median <"$dir/op_own")
 perf_total=$(median <"$dir/perf_total") perf_own=$(median <"$dir/perf_own")
+op_start=$(median <"$dir/op_start") perf_start=$(median <"$dir/perf_start")
 op_bytes=$(du -sb "$dir/op" | cut -f1)
 # session/ (the kernel's symbols, build-ids) is written once per session
 op_fixed=$(du -sb "$dir/op/samples/current/session" | cut -f1)
@@ -72,12 +79,13 @@ perf_bytes=$(du -sb "$dir/perf.data" | cut -f1)
 samples=$(cat "$dir/op/samples/current/stats/sample_received")
 awk -v a="$alone" -v ot="$op_total" -v oo="$op_own" -v pt="$perf_total" \
     -v po="$perf_own" -v ob="$op_bytes" -v pb="$perf_bytes" -v n="$samples" \
-    -v of="$op_fixed" -v os="$op_stacks" 'BEGIN {
+    -v of="$op_fixed" -v os="$op_stacks" -v o0="$op_start" -v p0="$perf_start" 'BEGIN {
 	ow = ot - oo; pw = pt - po
 	printf "qsort_cb alone            %7.2f s CPU\n", a
 	printf "under operf -g            %7.2f s CPU (workload %+.1f %%), operf itself %.2f s\n", ot, 100 * (ow - a) / a, oo
 	printf "under perf record dwarf   %7.2f s CPU (workload %+.1f %%), perf itself %.2f s\n", pt, 100 * (pw - a) / a, po
 	printf "profiler CPU: operf / perf record = %.2f\n", oo / po
+	printf "start-up and exit alone: operf %.2f s, perf %.2f s; the rest: operf %.2f s, perf %.2f s = %.2f (%.0f / %.0f us a sample)\n", o0, p0, oo - o0, po - p0, (oo - o0) / (po - p0), 1e6 * (oo - o0) / n, 1e6 * (po - p0) / n
 	printf "bytes: session %d (session/ %d written once, stacks/ %d), perf.data %d; %d samples\n", ob, of, os, pb, n
 	g = (ob - of) * 600 / a; p10 = pb * 600 / a
 	printf "10 minutes at this rate: session <= %.1f MB (the rest scaled linearly: an upper bound), perf.data %.1f MB: %.2f %%\n", (of + g) / 1e6, p10 / 1e6, 100 * (of + g) / p10

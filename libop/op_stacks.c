@@ -19,14 +19,16 @@
 #include "op_util.h"
 
 #define TABLE_MAGIC "OPSTACKS"
-#define TABLE_VERSION 1
+#define TABLE_VERSION 2
 #define TABLE_HEADER 16		/* magic, u32 version, u32 zero */
 #define REC_HEADER 8		/* u32 payload length, u32 checksum */
 #define REC_IMAGE 1
 #define REC_STACK 2
 #define IMAGE_FIXED 16		/* type, index, name length, build-id length */
-#define STACK_FIXED 28		/* type, tgid, id (u64), app, stop, nframes */
-#define FRAME_BYTES 12		/* image (u32), offset (u64) */
+#define REC_NODE 3
+#define STACK_BYTES 32		/* type, tgid, id (u64), app, stop, nframes,
+				 * leaf node */
+#define NODE_BYTES 20		/* type, parent node, image, offset (u64) */
 #define NAME_MAX_BYTES 4096
 #define BUILD_ID_MAX_BYTES 128
 #define TABLE_MAX_BYTES (1ull << 32)
@@ -55,6 +57,15 @@ struct stack_ent {
 	struct op_stack s;
 };
 
+/* A frame in the prefix tree: callers are shared between stacks. */
+struct node {
+	struct op_hashmap_entry ent;
+	uint32_t id;		/* 1, 2, ...: its record's rank */
+	uint32_t parent;	/* node id of the caller's frame; 0: none */
+	uint32_t image;
+	uint64_t offset;
+};
+
 /* What both sides hold: the images and the stacks of the table. */
 struct table {
 	char *path;
@@ -64,6 +75,9 @@ struct table {
 	size_t nstacks, astacks;
 	struct op_hashmap by_name;
 	struct op_hashmap by_frames;
+	struct node **nodes;		/* nodes[i] has id i + 1 */
+	size_t nnodes, anodes;
+	struct op_hashmap by_node;	/* (parent, image, offset) */
 	size_t good_len;		/* bytes up to the last whole record */
 };
 
@@ -119,6 +133,40 @@ static int stack_cmp(void const *data, struct op_hashmap_entry const *a,
 			   key);
 }
 
+static int node_cmp(void const *data, struct op_hashmap_entry const *a,
+		    struct op_hashmap_entry const *b, void const *key)
+{
+	struct node const *x = OP_HASHMAP_ENTRY(a, struct node, ent);
+	struct node const *y = OP_HASHMAP_ENTRY(b, struct node, ent);
+
+	(void)data;
+	(void)key;
+	return x->parent != y->parent || x->image != y->image ||
+	       x->offset != y->offset;
+}
+
+static unsigned node_hash(struct node const *n)
+{
+	return op_hash_u64(n->offset ^ ((uint64_t)n->image << 40) ^
+			   ((uint64_t)n->parent * 0x9e3779b97f4a7c15ull));
+}
+
+static struct node *table_add_node(struct table *t, uint32_t parent,
+				   uint32_t image, uint64_t offset)
+{
+	struct node *n = op_xcalloc(1, sizeof(*n));
+
+	n->parent = parent;
+	n->image = image;
+	n->offset = offset;
+	op_hashmap_entry_init(&n->ent, node_hash(n));
+	op_hashmap_add(&t->by_node, &n->ent);
+	OP_ALLOC_GROW(t->nodes, t->nnodes + 1, t->anodes);
+	t->nodes[t->nnodes++] = n;
+	n->id = (uint32_t)t->nnodes;
+	return n;
+}
+
 static unsigned stack_hash(struct op_stack const *s)
 {
 	uint64_t h = ((uint64_t)s->tgid << 32 | s->app) ^
@@ -138,6 +186,7 @@ static void table_init(struct table *t, char const *path)
 	t->path = op_xstrdup(path);
 	op_hashmap_init(&t->by_name, image_cmp, NULL, 0);
 	op_hashmap_init(&t->by_frames, stack_cmp, NULL, 0);
+	op_hashmap_init(&t->by_node, node_cmp, NULL, 0);
 }
 
 static void table_free(struct table *t)
@@ -146,6 +195,10 @@ static void table_free(struct table *t)
 
 	op_hashmap_clear(&t->by_name, NULL);
 	op_hashmap_clear(&t->by_frames, NULL);
+	op_hashmap_clear(&t->by_node, NULL);
+	for (i = 0; i < t->nnodes; i++)
+		free(t->nodes[i]);
+	free(t->nodes);
 	for (i = 0; i < t->nimages; i++) {
 		free((char *)t->images[i]->img.name);
 		free((char *)t->images[i]->img.build_id);
@@ -284,37 +337,56 @@ static int parse_image(struct table *t, unsigned char const *p, size_t len,
 	return 0;
 }
 
+static int parse_node(struct table *t, unsigned char const *p, size_t len,
+		      size_t off)
+{
+	uint32_t parent, image;
+
+	if (len != NODE_BYTES)
+		return bad_record(t, off, "frame record of the wrong size");
+	parent = get32(p + 4);
+	image = get32(p + 8);
+	if (parent > t->nnodes)
+		return bad_record(t, off, "frame's caller not in the table");
+	if (image >= t->nimages)
+		return bad_record(t, off, "frame image not in the table");
+	table_add_node(t, parent, image, get64(p + 12));
+	return 0;
+}
+
 static int parse_stack(struct table *t, unsigned char const *p, size_t len,
 		       size_t off)
 {
 	struct op_stack s;
 	struct op_stack_frame *frames;
-	uint32_t i;
+	uint32_t i, node;
 
-	if (len < STACK_FIXED)
-		return bad_record(t, off, "stack record too short");
+	if (len != STACK_BYTES)
+		return bad_record(t, off, "stack record of the wrong size");
 	s.tgid = get32(p + 4);
 	s.id = get64(p + 8);
 	s.app = get32(p + 16);
 	s.stop = get32(p + 20);
 	s.nframes = get32(p + 24);
+	node = get32(p + 28);
 	if (s.id != t->nstacks + 1)
 		return bad_record(t, off, "stack id out of sequence");
-	if (s.nframes > OP_STACKS_MAX_FRAMES ||
-	    len != STACK_FIXED + (size_t)s.nframes * FRAME_BYTES)
-		return bad_record(t, off, "bad number of frames");
+	if (s.nframes > OP_STACKS_MAX_FRAMES || node > t->nnodes)
+		return bad_record(t, off, "bad number of frames or leaf frame");
 	if (s.app >= t->nimages)
 		return bad_record(t, off, "application image not in the table");
 	frames = op_xcalloc(s.nframes ? s.nframes : 1, sizeof(*frames));
-	for (i = 0; i < s.nframes; i++) {
-		unsigned char const *f = p + STACK_FIXED + i * FRAME_BYTES;
+	/* leaf first: the leaf's node, then its callers' */
+	for (i = 0; i < s.nframes && node; i++) {
+		struct node const *n = t->nodes[node - 1];
 
-		frames[i].image = get32(f);
-		frames[i].offset = get64(f + 4);
-		if (frames[i].image >= t->nimages) {
-			free(frames);
-			return bad_record(t, off, "frame image not in the table");
-		}
+		frames[i].image = n->image;
+		frames[i].offset = n->offset;
+		node = n->parent;
+	}
+	if (i != s.nframes || node) {
+		free(frames);
+		return bad_record(t, off, "its frames are not nframes long");
 	}
 	s.frames = frames;
 	table_add_stack(t, &s, frames);
@@ -351,6 +423,8 @@ static int table_parse(struct table *t, unsigned char const *buf, size_t len)
 			ret = parse_image(t, p, rlen, off);
 		else if (get32(p) == REC_STACK)
 			ret = parse_stack(t, p, rlen, off);
+		else if (get32(p) == REC_NODE)
+			ret = parse_node(t, p, rlen, off);
 		else
 			ret = bad_record(t, off, "unknown record type");
 		if (ret)
@@ -702,15 +776,43 @@ int op_stacks_writer_image(struct op_stacks_writer *w, char const *name,
 	return 0;
 }
 
+/* The node of frame f under caller node parent, its record appended
+ * when new. */
+static int intern_node(struct op_stacks_writer *w, uint32_t parent,
+		       struct op_stack_frame const *f, uint32_t *id)
+{
+	struct node key = { .parent = parent, .image = f->image,
+			    .offset = f->offset };
+	struct op_hashmap_entry *e;
+	unsigned char rec[REC_HEADER + NODE_BYTES];
+	int ret;
+
+	op_hashmap_entry_init(&key.ent, node_hash(&key));
+	e = op_hashmap_get(&w->t.by_node, &key.ent, NULL);
+	if (e) {
+		*id = OP_HASHMAP_ENTRY(e, struct node, ent)->id;
+		return 0;
+	}
+	put32(rec + REC_HEADER, REC_NODE);
+	put32(rec + REC_HEADER + 4, parent);
+	put32(rec + REC_HEADER + 8, f->image);
+	put64(rec + REC_HEADER + 12, f->offset);
+	ret = append(w, rec, NODE_BYTES);
+	if (ret)
+		return ret;
+	table_add_node(&w->t, parent, f->image, f->offset);
+	*id = (uint32_t)w->t.nnodes;
+	return 0;
+}
+
 int op_stacks_writer_stack(struct op_stacks_writer *w,
 			   struct op_stack const *s, uint64_t *id)
 {
 	struct op_hashmap_entry key;
 	struct op_hashmap_entry *found;
 	struct op_stack_frame *frames;
-	unsigned char *rec, *f;
-	size_t len;
-	uint32_t i;
+	unsigned char rec[REC_HEADER + STACK_BYTES];
+	uint32_t i, leaf;
 	int ret;
 
 	op_hashmap_entry_init(&key, stack_hash(s));
@@ -731,21 +833,20 @@ int op_stacks_writer_stack(struct op_stacks_writer *w,
 			return -EINVAL;
 		}
 	}
-	len = STACK_FIXED + (size_t)s->nframes * FRAME_BYTES;
-	rec = op_xmalloc(REC_HEADER + len);
+	leaf = 0;
+	for (i = s->nframes; i-- > 0;) {
+		ret = intern_node(w, leaf, &s->frames[i], &leaf);
+		if (ret)
+			return ret;
+	}
 	put32(rec + REC_HEADER, REC_STACK);
 	put32(rec + REC_HEADER + 4, s->tgid);
 	put64(rec + REC_HEADER + 8, w->t.nstacks + 1);
 	put32(rec + REC_HEADER + 16, s->app);
 	put32(rec + REC_HEADER + 20, s->stop);
 	put32(rec + REC_HEADER + 24, s->nframes);
-	f = rec + REC_HEADER + STACK_FIXED;
-	for (i = 0; i < s->nframes; i++, f += FRAME_BYTES) {
-		put32(f, s->frames[i].image);
-		put64(f + 4, s->frames[i].offset);
-	}
-	ret = append(w, rec, len);
-	free(rec);
+	put32(rec + REC_HEADER + 28, leaf);
+	ret = append(w, rec, STACK_BYTES);
 	if (ret)
 		return ret;
 	frames = op_xcalloc(s->nframes ? s->nframes : 1, sizeof(*frames));

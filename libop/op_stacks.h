@@ -3,9 +3,10 @@
  * OProfile 1.x tools ignore, kept in samples/NAME/stacks/:
  *
  *   stacks/table            append-only records: images (index -> name as
- *                           the sample files name it, build-id) and stacks
- *                           (id -> tgid, app, unwind stop reason, frames
- *                           leaf first as (image index, offset))
+ *                           the sample files name it, build-id), frames
+ *                           (a prefix tree: caller frame, image index,
+ *                           offset) and stacks (id -> tgid, app, unwind
+ *                           stop reason, leaf frame: frames leaf first)
  *   stacks/EVENT.COUNT.UM   libdb sample files keyed by stack id
  *
  * Each table record carries its length and a checksum; a reader ignores a

@@ -286,22 +286,18 @@ static void test_bad_input(void)
 	check_int(op_stacks_open(dir, &st), -EINVAL, "bad magic: -EINVAL");
 	/* a record with a good checksum and a frame image not in the table */
 	{
-		unsigned char rec[8 + 28 + 12] = { 0 };
+		unsigned char rec[8 + 20] = { 0 };
 		uint32_t v;
-		uint64_t id = 5;
 		unsigned sum;
 
 		op_write_file_atomic(p, saved, len, NULL, 0);
-		v = 28 + 12;
+		v = 20;
 		memcpy(rec, &v, 4);
-		v = 2;			/* REC_STACK */
+		v = 3;			/* a frame (node) record */
 		memcpy(rec + 8, &v, 4);
-		memcpy(rec + 16, &id, 8);
-		v = 1;			/* nframes */
-		memcpy(rec + 32, &v, 4);
-		v = 500;		/* frame image */
-		memcpy(rec + 36, &v, 4);
-		sum = op_hash_mem(rec + 8, 40);
+		v = 500;		/* its image */
+		memcpy(rec + 16, &v, 4);
+		sum = op_hash_mem(rec + 8, 20);
 		memcpy(rec + 4, &sum, 4);
 		fd = open(p, O_WRONLY | O_APPEND);
 		check(write(fd, rec, sizeof(rec)) == (ssize_t)sizeof(rec),
@@ -313,6 +309,39 @@ static void test_bad_input(void)
 	op_write_file_atomic(p, saved, len, NULL, 0);
 	free(saved);
 	free(ev);
+	free(p);
+}
+
+/* Stacks share their callers' frames: a stack that differs from one in
+ * the table by its leaf costs one frame record and its stack record. */
+static void test_sharing(void)
+{
+	struct op_stack_frame f[] = { { 0, 0x10 }, { 0, 0x20 }, { 0, 0x30 },
+				      { 0, 0x40 }, { 0, 0x50 } };
+	struct op_stacks_writer *w;
+	struct op_stacks *st;
+	struct op_stack s = stack_of(9, 0, OP_UNWIND_ROOT, f, 5);
+	char *p = table_path();
+	uint64_t id;
+	off_t before;
+
+	if (!check(op_stacks_writer_open(dir, &w) == 0, "writer opens"))
+		return;
+	check(op_stacks_writer_stack(w, &s, &id) == 0, "a 5-frame stack");
+	before = file_size(p);
+	f[0].offset = 0x11;
+	check(op_stacks_writer_stack(w, &s, &id) == 0, "its sibling");
+	check_int(file_size(p) - before, 8 + 20 + 8 + 32,
+		  "the sibling costs one frame and one stack record");
+	op_stacks_writer_close(w);
+	if (check(op_stacks_open(dir, &st) == 0, "reader opens")) {
+		struct op_stack const *r = op_stacks_find(st, id);
+
+		check(r && r->nframes == 5 && r->frames[0].offset == 0x11 &&
+		      r->frames[1].offset == 0x20 && r->frames[4].offset == 0x50,
+		      "the sibling's frames read back whole");
+		op_stacks_close(st);
+	}
 	free(p);
 }
 
@@ -348,6 +377,7 @@ int main(void)
 	test_reopen();
 	test_torn_tail();
 	test_bad_input();
+	test_sharing();
 	test_symlink();
 	cmd = op_xasprintf("rm -rf '%s'", dir);
 	if (system(cmd))
