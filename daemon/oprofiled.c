@@ -18,8 +18,9 @@
  * slack: under a second.
  *
  * With --rotate the live session is saved as samples/UTC-TIME at every
- * boundary of the interval (opd_rotate.h, op_session_rotate.h): in this loop, between
- * two deliveries of the stream, so a sample is in exactly one session.
+ * boundary of the interval (opd_rotate.h, op_session_rotate.h): in this
+ * loop, between two deliveries of the stream, so a sample is in exactly
+ * one session.
  *
  * Every file it creates in the session has an explicit mode (umask 022 is
  * set first) and is opened without following symbolic links (op_file.h).
