@@ -18,15 +18,15 @@
  * slack: under a second.
  *
  * With --rotate the live session is saved as samples/UTC-TIME at every
- * boundary of the interval (op_session_rotate.h): in this loop, between
- * two deliveries of the stream, so a sample is in exactly one session.
+ * boundary of the interval (opd_rotate.h, op_session_rotate.h): in this
+ * loop, between two deliveries of the stream, so a sample is in exactly
+ * one session.
  *
  * Every file it creates in the session has an explicit mode (umask 022 is
  * set first) and is opened without following symbolic links (op_file.h).
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -34,7 +34,6 @@
 #include <popt.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,11 +52,10 @@
 #include "op_util.h"
 #include "op_session.h"
 #include "op_session_control.h"
-#include "op_session_kv.h"
 #include "op_session_rotate.h"
-#include "op_session_settings.h"
 #include "opd_core.h"
 #include "opd_options.h"
+#include "opd_rotate.h"
 #include "opd_source.h"
 #include "opd_stats_file.h"
 #include "stream_file.h"
@@ -81,10 +79,8 @@ struct daemon {
 	int recording;
 	int sampling;
 	int quit;
-	time_t period_start;            /* --rotate: when the live session began */
-	time_t next_rotate;             /* the next boundary */
+	struct opd_rotation rot;        /* --rotate's clock */
 	uint64_t total_received;        /* samples of the sessions saved or reset */
-	unsigned nr_rotated;
 };
 
 static void log_msg(char const *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -286,76 +282,27 @@ static int do_save(struct daemon *d, char const *name, char *err, size_t errlen,
 	return 0;
 }
 
-/* --- sessions by time (--rotate) --------------------------------------- */
-
-static time_t next_boundary(time_t t, uint64_t interval)
-{
-	return (time_t)(((uint64_t)t / interval + 1) * interval);
-}
-
-/* A name for the live session's period no session has yet. */
-static void rotated_name(struct daemon *d, char *name, size_t size)
-{
-	char base[48];
-	struct stat st;
-	char *dir;
-
-	/* a period that began off a boundary (the first) says when */
-	op_rotate_name(d->period_start, (uint64_t)d->period_start % d->opt.rotate ?
-		       1 : d->opt.rotate, base, sizeof(base));
-	for (unsigned k = 1; k < 1000; k++) {
-		if (k == 2)	/* a restart within the period: its own second */
-			op_rotate_name(d->period_start, 1, base, sizeof(base));
-		if (k <= 2)
-			snprintf(name, size, "%s", base);
-		else
-			snprintf(name, size, "%s.%u", base, k - 1);
-		dir = op_session_samples(d->session_dir, name);
-		if (lstat(dir, &st) < 0) {
-			free(dir);
-			return;
-		}
-		free(dir);
-	}
-}
-
-/* Record when the saved session's period ended, in its session.conf. */
-static void mark_end(struct daemon *d, char const *name, time_t end)
-{
-	char *dir = op_session_samples(d->session_dir, name);
-	char *path = op_session_path(dir, OP_SESSION_CONF);
-	struct op_kv kv;
-	char buf[32];
-
-	if (op_kv_read(&kv, path) == 0) {
-		snprintf(buf, sizeof(buf), "%lld", (long long)end);
-		op_kv_set(&kv, "end_time", buf);
-		op_kv_write(&kv, path);
-		op_kv_free(&kv);
-	}
-	free(path);
-	free(dir);
-}
+/* --- sessions by time (--rotate, opd_rotate.h) ----------------------- */
 
 /*
  * Save the live session under its period's name and begin the next
- * period at now. A period that received nothing is not kept: the next
+ * period at start. A period that received nothing is not kept: the next
  * one just begins.
  */
-static void rotate(struct daemon *d, time_t now)
+static void rotate(struct daemon *d, time_t start)
 {
 	char name[64], err[1024];
 	struct opd_stats st;
 
 	flush_to(d, op_monotonic_ns());
 	if (opd_core_stats(d->core)->received == 0) {
-		d->period_start = now;
+		d->rot.period_start = start;
 		return;
 	}
-	rotated_name(d, name, sizeof(name));
+	opd_rotation_name(&d->rot, d->session_dir, name, sizeof(name));
 	if (do_save(d, name, err, sizeof(err), &st) == 0) {
-		d->nr_rotated++;
-		mark_end(d, name, now);
+		d->rot.nr_rotated++;
+		opd_rotation_mark_end(d->session_dir, name, start);
 		opd_options_save(&d->opt, &d->cfg);	/* the new start_time */
 		log_msg("rotated: session '%s' holds received %llu, written %llu, dropped %llu; received since start %llu",
 			name, (unsigned long long)st.received,
@@ -363,95 +310,33 @@ static void rotate(struct daemon *d, time_t now)
 			(unsigned long long)opd_stats_dropped(&st),
 			(unsigned long long)d->total_received);
 	}
-	d->period_start = now;
-	op_rotate_retain(d->session_dir, now, d->opt.keep, d->opt.keep_size);
-}
-
-/* In the loop: rotate when a boundary has passed; the next period
- * begins at the last boundary, even when the loop is late. */
-static void rotate_on_time(struct daemon *d)
-{
-	time_t now = time(NULL);
-
-	if (!d->opt.rotate || now < d->next_rotate)
-		return;
-	rotate(d, now - (time_t)((uint64_t)now % d->opt.rotate));
-	d->next_rotate = next_boundary(now, d->opt.rotate);
-}
-
-/* Start (or, after a reload, restart) the rotation clock. */
-static void rotate_setup(struct daemon *d)
-{
-	char text[32];
-
-	if (!d->opt.rotate)
-		return;
-	if (!d->period_start)
-		d->period_start = time(NULL);
-	d->next_rotate = next_boundary(time(NULL), d->opt.rotate);
-	op_settings_duration_text(d->opt.rotate, text, sizeof(text));
-	log_msg("sessions rotate every %s (names in UTC), next at %lld", text,
-		(long long)d->next_rotate);
+	d->rot.period_start = start;
 	op_rotate_retain(d->session_dir, time(NULL), d->opt.keep, d->opt.keep_size);
 }
 
-/* Whether the live session holds sample trees. */
-static bool current_has_samples(char const *current)
+/* In the loop: rotate when a boundary has passed. */
+static void rotate_on_time(struct daemon *d)
 {
-	DIR *dir = opendir(current);
-	struct dirent *de;
-	bool any = false;
+	time_t start = opd_rotation_due(&d->rot, time(NULL));
 
-	while (dir && !any && (de = readdir(dir)))
-		any = op_session_is_sample_tree(de->d_name);
-	if (dir)
-		closedir(dir);
-	return any;
+	if (start)
+		rotate(d, start);
 }
 
-/*
- * At start, with --rotate: samples left in the live session by a daemon
- * that did not stop cleanly (kill -9, power loss) belong to its period
- * and its boot's kernel: they become a session of their own, named by
- * the start_time of their session.conf, before this run's data goes in.
- */
-static void rotate_leftover(struct daemon *d)
+/* Start (or, after a reload, restart) the clock; retention at once. */
+static void rotate_setup(struct daemon *d)
 {
-	char *current = op_session_samples(d->session_dir, OP_CURRENT_SESSION);
-	char *conf = op_session_path(current, OP_SESSION_CONF);
-	char name[64], err[1024];
-	struct op_kv kv;
-	char const *start;
-
-	if (current_has_samples(current) && op_kv_read(&kv, conf) == 0) {
-		start = op_kv_get(&kv, "start_time");
-		d->period_start = start ? (time_t)strtoll(start, NULL, 10) : 0;
-		if (d->period_start <= 0)
-			d->period_start = time(NULL);
-		rotated_name(d, name, sizeof(name));
-		if (op_session_save(d->session_dir, name, err, sizeof(err)) == 0)
-			log_msg("the live session held samples of an earlier run: saved as '%s'",
-				name);
-		op_kv_free(&kv);
-		d->period_start = 0;
-	}
-	free(conf);
-	free(current);
+	opd_rotation_start(&d->rot, d->opt.rotate, time(NULL));
+	if (d->opt.rotate)
+		op_rotate_retain(d->session_dir, time(NULL), d->opt.keep,
+				 d->opt.keep_size);
 }
 
 /* Poll timeout: the source's 100 ms while sampling, else until the next
  * boundary (or forever). */
 static int poll_timeout(struct daemon *d)
 {
-	time_t now;
-
-	if (d->sampling)
-		return 100;
-	if (!d->opt.rotate)
-		return -1;
-	now = time(NULL);
-	return now >= d->next_rotate ? 0 :
-		(int)(d->next_rotate - now < 60 ? d->next_rotate - now : 60) * 1000;
+	return d->sampling ? 100 : opd_rotation_timeout(&d->rot, time(NULL));
 }
 
 /* A full disk is said at once, not by a dump that never completes. */
@@ -710,7 +595,7 @@ static void shutdown_daemon(struct daemon *d)
 	log_msg("received since start %llu samples; %u sessions rotated",
 		(unsigned long long)(d->total_received +
 				     opd_core_stats(d->core)->received),
-		d->nr_rotated);
+		d->rot.nr_rotated);
 	opd_core_free(d->core);
 	if (d->recording && stream_writer_close(&d->rec) == 0)
 		log_msg("recorded the stream to '%s'", d->opt.record_stream);
@@ -773,7 +658,7 @@ static int run(struct daemon *d)
 	if (log_open(d) < 0)
 		goto fail_unlock;
 	if (d->opt.rotate)
-		rotate_leftover(d);
+		opd_rotation_leftover(d->session_dir);
 	if (opd_options_save(&d->opt, &d->cfg) < 0)
 		goto fail_unlock;
 	if (!d->opt.no_daemon) {

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,19 +200,28 @@ static char *own_reply_path(char const *session_dir, char const *id)
 	return op_session_path(session_dir, name);
 }
 
-/* The answer in the sender's own file too, when it made one. */
+/*
+ * The answer in the sender's own file too, when it made one: written in
+ * place, never created, so a sender that went away (and removed it)
+ * leaves nothing behind, and on a full disk the placeholder's block
+ * takes it. The waiter takes only a whole line.
+ */
 static int answer_own(char const *session_dir, char const *id,
 		      char const *text)
 {
+	size_t len = strlen(text);
 	char *path;
-	struct stat st;
-	int ret = 0;
+	int fd, ret = 0;
 
 	if (!id_ok(id))
 		return 0;
 	path = own_reply_path(session_dir, id);
-	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
-		ret = op_session_write_text(path, text);
+	fd = op_open_safe(path, O_WRONLY | O_CLOEXEC, 0);
+	if (fd >= 0) {
+		if (pwrite(fd, text, len, 0) != (ssize_t)len)
+			ret = op_error_errno("cannot write the answer to '%s'", path);
+		close(fd);
+	}
 	free(path);
 	return ret;
 }
@@ -225,10 +235,20 @@ int op_control_reply_open(char const *session_dir, char const *id)
 		return -1;
 	path = own_reply_path(session_dir, id);
 	fd = op_open_safe(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	free(path);
-	if (fd < 0)
+	if (fd < 0) {
+		free(path);
 		return -1;
+	}
+	/* "-" (no answer yet) holds the file's block, so that on a full
+	 * disk the answer can still be written in place */
+	if (op_write_full(fd, "-\n", 2) != 2) {
+		close(fd);
+		unlink(path);
+		free(path);
+		return -1;
+	}
 	close(fd);
+	free(path);
 	return 0;
 }
 
@@ -256,16 +276,30 @@ void op_control_clean_replies(char const *session_dir)
 	closedir(d);
 }
 
-/* Where a waiter reads its answer: its own file when it made one. */
-static char *answer_path(char const *session_dir, char const *id,
-			 char const *shared)
+/*
+ * What a waiter reads: its own file when it made one, else (or when the
+ * daemon could not write that one) the shared file. 1 when buf holds
+ * something to look at.
+ */
+static int read_answer(char const *own, char const *shared, char *buf,
+		       size_t size, int *from_own)
+{
+	ssize_t n = own ? op_session_read_small(own, buf, size) : -1;
+
+	*from_own = n > 2 && buf[n - 1] == '\n';	/* not "-": a whole answer */
+	if (*from_own)
+		return 1;
+	return op_session_read_small(shared, buf, size) > 0;
+}
+
+static char *own_path_if_made(char const *session_dir, char const *id)
 {
 	char *own = id_ok(id) ? own_reply_path(session_dir, id) : NULL;
 
 	if (own && access(own, F_OK) == 0)
 		return own;
 	free(own);
-	return op_session_path(session_dir, shared);
+	return NULL;
 }
 
 int op_control_reply(char const *session_dir, char const *id,
@@ -279,8 +313,8 @@ int op_control_reply(char const *session_dir, char const *id,
 		snprintf(text, sizeof(text), "%s error %s\n", id, error);
 	else
 		snprintf(text, sizeof(text), "%s ok\n", id);
-	ret = op_session_write_text(path, text);
-	if (answer_own(session_dir, id, text) < 0)
+	ret = answer_own(session_dir, id, text);	/* first: see answer_own */
+	if (op_session_write_text(path, text) < 0)
 		ret = -1;
 	free(path);
 	return ret;
@@ -297,8 +331,8 @@ int op_control_dump_done(char const *session_dir, char const *id,
 		snprintf(text, sizeof(text), "%s error %s\n", id, error);
 	else
 		snprintf(text, sizeof(text), "%s\n", id);
-	ret = op_session_write_text(path, text);
-	if (answer_own(session_dir, id, text) < 0)
+	ret = answer_own(session_dir, id, text);	/* first: see answer_own */
+	if (op_session_write_text(path, text) < 0)
 		ret = -1;
 	free(path);
 	return ret;
@@ -392,12 +426,13 @@ static int wait_step(int *waited_ms, int timeout_ms, pid_t pid)
 int op_control_wait_dump(char const *session_dir, char const *id,
 			 pid_t pid, int timeout_ms)
 {
-	char *path = answer_path(session_dir, id, OP_DUMP_FILE);
+	char *own = own_path_if_made(session_dir, id);
+	char *shared = op_session_path(session_dir, OP_DUMP_FILE);
 	char buf[256];
-	int waited = 0, ret;
+	int waited = 0, ret, from_own;
 
 	for (;;) {
-		if (op_session_read_small(path, buf, sizeof(buf)) > 0) {
+		if (read_answer(own, shared, buf, sizeof(buf), &from_own)) {
 			char *error = strstr(buf, " error ");
 
 			buf[strcspn(buf, "\n")] = '\0';
@@ -415,7 +450,7 @@ int op_control_wait_dump(char const *session_dir, char const *id,
 		ret = wait_step(&waited, timeout_ms, pid);
 		if (ret == -1) {
 			op_error("timed out after %d s waiting for the daemon to complete dump %s in '%s'",
-				 timeout_ms / 1000, id, path);
+				 timeout_ms / 1000, id, own ? own : shared);
 			break;
 		}
 		if (ret == -2) {
@@ -425,24 +460,33 @@ int op_control_wait_dump(char const *session_dir, char const *id,
 			break;
 		}
 	}
-	free(path);
+	free(own);
+	free(shared);
 	return ret;
+}
+
+/* buf holds "ID ok" or "ID error MESSAGE" for this id. */
+static bool is_reply_to(char const *buf, char const *id)
+{
+	size_t idlen = strlen(id);
+
+	return !strncmp(buf, id, idlen) && buf[idlen] == ' ';
 }
 
 int op_control_wait_reply(char const *session_dir, char const *id,
 			  pid_t pid, int timeout_ms, char *err, size_t errlen)
 {
-	char *path = answer_path(session_dir, id, OP_REPLY_FILE);
+	char *own = own_path_if_made(session_dir, id);
+	char *shared = op_session_path(session_dir, OP_REPLY_FILE);
 	char buf[1200];
-	size_t idlen = strlen(id);
-	int waited = 0, ret;
+	int waited = 0, ret, from_own;
 
 	if (err && errlen)
 		err[0] = '\0';
 	for (;;) {
-		if (op_session_read_small(path, buf, sizeof(buf)) > 0 &&
-		    !strncmp(buf, id, idlen) && buf[idlen] == ' ') {
-			char const *rest = buf + idlen + 1;
+		if (read_answer(own, shared, buf, sizeof(buf), &from_own) &&
+		    is_reply_to(buf, id)) {
+			char const *rest = buf + strlen(id) + 1;
 
 			buf[strcspn(buf, "\n")] = '\0';
 			if (!strcmp(rest, "ok")) {
@@ -459,7 +503,7 @@ int op_control_wait_reply(char const *session_dir, char const *id,
 		ret = wait_step(&waited, timeout_ms, pid);
 		if (ret == -1) {
 			op_error("timed out after %d s waiting for the daemon to answer '%s' in '%s'",
-				 timeout_ms / 1000, id, path);
+				 timeout_ms / 1000, id, own ? own : shared);
 			break;
 		}
 		if (ret == -2) {
@@ -469,6 +513,7 @@ int op_control_wait_reply(char const *session_dir, char const *id,
 			break;
 		}
 	}
-	free(path);
+	free(own);
+	free(shared);
 	return ret;
 }

@@ -23,9 +23,10 @@
  *
  * Those two files are shared: two senders at once could each read the
  * other's answer and time out waiting for their own. So a sender first
- * makes its own answer file SESSION/reply.ID (O_EXCL: the id holds its
- * pid and a clock reading) and waits there; the daemon writes the answer
- * (the same text) into reply.ID when it exists, besides the shared file.
+ * makes its own answer file SESSION/reply.ID holding "-" (O_EXCL: the id
+ * holds its pid and a clock reading) and waits there; the daemon writes
+ * the answer (the same text) in place into reply.ID when it exists, then
+ * into the shared file.
  *
  * Dump ids made by op_control_make_id() are "NANOSECONDS.PID" with
  * CLOCK_MONOTONIC nanoseconds taken before the request was written: a

@@ -1,0 +1,141 @@
+/* The clock of sessions by time (see opd_rotate.h). */
+#include "config.h"
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "op_message.h"
+#include "op_session.h"
+#include "op_session_kv.h"
+#include "op_session_rotate.h"
+#include "op_session_settings.h"
+#include "opd_rotate.h"
+
+static time_t next_boundary(time_t t, uint64_t interval)
+{
+	return (time_t)(((uint64_t)t / interval + 1) * interval);
+}
+
+void opd_rotation_start(struct opd_rotation *r, uint64_t interval, time_t now)
+{
+	char text[32];
+
+	r->interval = interval;
+	if (!interval)
+		return;
+	if (!r->period_start)
+		r->period_start = now;
+	r->next = next_boundary(now, interval);
+	op_settings_duration_text(interval, text, sizeof(text));
+	op_info("sessions rotate every %s (names in UTC), next at %lld", text,
+		(long long)r->next);
+}
+
+time_t opd_rotation_due(struct opd_rotation *r, time_t now)
+{
+	if (!r->interval || now < r->next)
+		return 0;
+	r->next = next_boundary(now, r->interval);
+	return now - (time_t)((uint64_t)now % r->interval);
+}
+
+int opd_rotation_timeout(struct opd_rotation const *r, time_t now)
+{
+	if (!r->interval)
+		return -1;
+	if (now >= r->next)
+		return 0;
+	return (int)(r->next - now < 60 ? r->next - now : 60) * 1000;
+}
+
+/* name for a period beginning at start: the interval's form, to the
+ * second when it began off a boundary (the first) or the name is taken,
+ * then with .2, .3, ... */
+static void unique_name(time_t start, uint64_t interval, char const *session_dir,
+			char *name, size_t size)
+{
+	char base[48];
+	struct stat st;
+	char *dir;
+
+	op_rotate_name(start, (uint64_t)start % interval ? 1 : interval,
+		       base, sizeof(base));
+	for (unsigned k = 1; k < 1000; k++) {
+		if (k == 2)
+			op_rotate_name(start, 1, base, sizeof(base));
+		if (k <= 2)
+			snprintf(name, size, "%s", base);
+		else
+			snprintf(name, size, "%s.%u", base, k - 1);
+		dir = op_session_samples(session_dir, name);
+		if (lstat(dir, &st) < 0) {
+			free(dir);
+			return;
+		}
+		free(dir);
+	}
+}
+
+void opd_rotation_name(struct opd_rotation const *r, char const *session_dir,
+		       char *name, size_t size)
+{
+	unique_name(r->period_start, r->interval ? r->interval : 1, session_dir,
+		    name, size);
+}
+
+void opd_rotation_mark_end(char const *session_dir, char const *name, time_t end)
+{
+	char *dir = op_session_samples(session_dir, name);
+	char *path = op_session_path(dir, OP_SESSION_CONF);
+	struct op_kv kv;
+	char buf[32];
+
+	if (op_kv_read(&kv, path) == 0) {
+		snprintf(buf, sizeof(buf), "%lld", (long long)end);
+		op_kv_set(&kv, "end_time", buf);
+		op_kv_write(&kv, path);
+		op_kv_free(&kv);
+	}
+	free(path);
+	free(dir);
+}
+
+/* Whether a session directory holds sample trees. */
+static bool has_samples(char const *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool any = false;
+
+	while (d && !any && (de = readdir(d)))
+		any = op_session_is_sample_tree(de->d_name);
+	if (d)
+		closedir(d);
+	return any;
+}
+
+void opd_rotation_leftover(char const *session_dir)
+{
+	char *current = op_session_samples(session_dir, OP_CURRENT_SESSION);
+	char *conf = op_session_path(current, OP_SESSION_CONF);
+	char name[64], err[1024];
+	char const *start;
+	struct op_kv kv;
+	time_t t;
+
+	if (has_samples(current) && op_kv_read(&kv, conf) == 0) {
+		start = op_kv_get(&kv, "start_time");
+		t = start ? (time_t)strtoll(start, NULL, 10) : 0;
+		unique_name(t > 0 ? t : time(NULL), 1, session_dir, name, sizeof(name));
+		if (op_session_save(session_dir, name, err, sizeof(err)) == 0)
+			op_info("the live session held samples of an earlier run: saved as '%s'",
+				name);
+		op_kv_free(&kv);
+	}
+	free(conf);
+	free(current);
+}
