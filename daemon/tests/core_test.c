@@ -314,14 +314,23 @@ static void run_budgets(char const *dir)
 		sw_esc(&wb, OP_CODE_COOKIE_FORGET);
 		wb_push(&wb, 100 + c);
 	}
+	/* the first region sampled again (the driver freed its cookie after
+	 * 10 s idle): a new cookie, and the region keeps its own file */
+	sw_anon_def(&wb, 500, 300, 0x7f0000000000ul, 0x7f0000001000ul, "//anon");
+	sw_ctx(&wb, 300, 5, 300);
+	sw_user(&wb);
+	sw_cookie(&wb, 500);
+	push_samples(&wb, 0x10, 1, 0);
 	feed(core, &wb, 0, wb.len);
 	opd_core_sync(core);
 	st = opd_core_stats(core);
 	check_int((long long)st->stream_errors, 0, "budgets: stream errors");
 	check_int((long long)st->anon_regions_folded, 6, "budgets: regions folded");
 	check_int((long long)st->cookies_forgotten, 70, "budgets: definitions forgotten");
-	check_int((long long)st->decoder_cookies, vsize ? 4 : 1,
-		  "budgets: definitions held (the app's, the vDSO's)");
+	check_int((long long)st->decoder_cookies, vsize ? 5 : 2,
+		  "budgets: definitions held (the app's, the vDSO's, the redefined one)");
+	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{anon:anon}/300.0x7f0000000000.0x7f0000001000/CPU_CLOCK.1000000.0.all.all.all", strip(exe));
+	check_file(dir, rel, 0, 0x7f0000000000ul, (struct expect[]){ {0x10, 2}, {0} });
 	if (vsize) {
 		check_file(dir, "{root}/[vdso]/{dep}/{root}/[vdso]/CPU_CLOCK.1000000.0.all.all.all",
 			   0, 0, (struct expect[]){ {0x40, 6}, {0} });
