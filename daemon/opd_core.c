@@ -228,8 +228,11 @@ static int anon_image(struct opd_core *core, struct opd_cookie const *c,
 		      int app, char const *name)
 {
 	size_t nr = opd_images_nr(core->images);
-	int id;
+	int id = opd_image_anon_find(core->images, (int)c->tgid, c->start,
+				     c->end, name);
 
+	if (id >= 0)            /* defined again: it keeps its file */
+		return id;
 	if (core->nr_anon < OPD_ANON_MAX &&
 	    (app < 0 || opd_image_anon_count(core->images, app, 0) <
 			OPD_ANON_PER_APP)) {

@@ -176,6 +176,13 @@ int opd_image_copy(struct opd_images *images, char const *name,
 	return id;
 }
 
+static void anon_key(char *key, size_t size, int tgid, uint64_t start,
+		     uint64_t end, char const *name)
+{
+	snprintf(key, size, "a:%d:%" PRIx64 ":%" PRIx64 ":%.200s", tgid,
+		 start, end, name);
+}
+
 int opd_image_anon(struct opd_images *images, int tgid, uint64_t start,
 		   uint64_t end, char const *name)
 {
@@ -185,9 +192,20 @@ int opd_image_anon(struct opd_images *images, int tgid, uint64_t start,
 	};
 	char key[512];
 
-	snprintf(key, sizeof(key), "a:%d:%" PRIx64 ":%" PRIx64 ":%.200s",
-		 tgid, start, end, name);
+	anon_key(key, sizeof(key), tgid, start, end, name);
 	return intern(images, key, &proto);
+}
+
+int opd_image_anon_find(struct opd_images const *images, int tgid,
+			uint64_t start, uint64_t end, char const *name)
+{
+	struct op_hashmap_entry probe, *e;
+	char key[512];
+
+	anon_key(key, sizeof(key), tgid, start, end, name);
+	op_hashmap_entry_init(&probe, op_hash_str(key));
+	e = op_hashmap_get(&images->by_key, &probe, key);
+	return e ? OP_HASHMAP_ENTRY(e, struct image_node, ent)->img.id : -1;
 }
 
 int opd_image_kernel(struct opd_images *images, char const *name,

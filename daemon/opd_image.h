@@ -63,6 +63,9 @@ int opd_image_copy(struct opd_images *images, char const *name,
 		   char const *copy);
 int opd_image_anon(struct opd_images *images, int tgid, uint64_t start,
 		   uint64_t end, char const *name);
+/* The anonymous region's image if there is one already, else -1. */
+int opd_image_anon_find(struct opd_images const *images, int tgid,
+			uint64_t start, uint64_t end, char const *name);
 int opd_image_kernel(struct opd_images *images, char const *name,
 		     uint64_t start, uint64_t end);
 

@@ -20,6 +20,7 @@
 #include "op_sample_file.h"
 #include "op_stream.h"
 #include "opd_core.h"
+#include "opd_vdso.h"
 #include "stream_words.h"
 
 #define EVENT_NAME "CPU_CLOCK"
@@ -268,6 +269,84 @@ static void check_separated(char const *dir)
 	check_file(dir, rel, 1, 0, (struct expect[]){ {0x100, 4}, {0} });
 }
 
+/*
+ * Budgets (issue 27), in a producer's words as the driver writes them:
+ * three processes' [vdso] regions (the vDSO's size) are one image
+ * {root}/[vdso] whose bytes are saved by build-id; 70 anonymous regions of
+ * one app give 64 files and the rest folded into {anon:anon}/0.0x0.0x0;
+ * COOKIE_FORGET empties the decoder's table of them.
+ */
+static void run_budgets(char const *dir)
+{
+	struct opd_core *core = new_core(dir, 0, 0);
+	struct opd_stats const *st;
+	struct word_buffer wb;
+	char rel[PATH_MAX * 4];
+	size_t vsize;
+	unsigned long c;
+
+	if (!check(core != NULL, "budgets: opd_core_new"))
+		return;
+	wb_init(&wb);
+	sw_cpu(&wb, 0);
+	sw_cookie_def(&wb, 5, exe);
+	if (opd_vdso_self(&vsize)) {
+		for (c = 0; c < 3; c++) {
+			unsigned long base = 0x7ff000000000ul + (c << 20);
+
+			sw_anon_def(&wb, 10 + c, 200 + c, base, base + vsize, "[vdso]");
+			sw_ctx(&wb, 200 + c, 5, 200 + c);
+			sw_user(&wb);
+			sw_cookie(&wb, 10 + c);
+			push_samples(&wb, 0x40, 2, 0);
+		}
+	}
+	for (c = 0; c < 70; c++) {
+		unsigned long base = 0x7f0000000000ul + (c << 16);
+
+		sw_anon_def(&wb, 100 + c, 300 + c, base, base + 0x1000, "//anon");
+		sw_ctx(&wb, 300 + c, 5, 300 + c);
+		sw_user(&wb);
+		sw_cookie(&wb, 100 + c);
+		push_samples(&wb, 0x10, 1, 0);
+	}
+	for (c = 0; c < 70; c++) {
+		sw_esc(&wb, OP_CODE_COOKIE_FORGET);
+		wb_push(&wb, 100 + c);
+	}
+	/* the first region sampled again (the driver freed its cookie after
+	 * 10 s idle): a new cookie, and the region keeps its own file */
+	sw_anon_def(&wb, 500, 300, 0x7f0000000000ul, 0x7f0000001000ul, "//anon");
+	sw_ctx(&wb, 300, 5, 300);
+	sw_user(&wb);
+	sw_cookie(&wb, 500);
+	push_samples(&wb, 0x10, 1, 0);
+	feed(core, &wb, 0, wb.len);
+	opd_core_sync(core);
+	st = opd_core_stats(core);
+	check_int((long long)st->stream_errors, 0, "budgets: stream errors");
+	check_int((long long)st->anon_regions_folded, 6, "budgets: regions folded");
+	check_int((long long)st->cookies_forgotten, 70, "budgets: definitions forgotten");
+	check_int((long long)st->decoder_cookies, vsize ? 5 : 2,
+		  "budgets: definitions held (the app's, the vDSO's, the redefined one)");
+	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{anon:anon}/300.0x7f0000000000.0x7f0000001000/CPU_CLOCK.1000000.0.all.all.all", strip(exe));
+	check_file(dir, rel, 0, 0x7f0000000000ul, (struct expect[]){ {0x10, 2}, {0} });
+	if (vsize) {
+		check_file(dir, "{root}/[vdso]/{dep}/{root}/[vdso]/CPU_CLOCK.1000000.0.all.all.all",
+			   0, 0, (struct expect[]){ {0x40, 6}, {0} });
+		snprintf(rel, sizeof(rel), "grep -q ' /\\[vdso\\]$' %s/samples/current/session/build-ids",
+			 dir);
+		check(system(rel) == 0, "budgets: '/[vdso]' in session/build-ids");
+	}
+	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{anon:anon}/0.0x0.0x0/CPU_CLOCK.1000000.0.all.all.all", strip(exe));
+	check_file(dir, rel, 0, 0, (struct expect[]){ {0x10, 6}, {0} });
+	snprintf(rel, sizeof(rel), "test $(ls -d %s/samples/current/{root}%s/{dep}/{anon:anon}/3* | wc -l) = 64",
+		 dir, exe);
+	check(system(rel) == 0, "budgets: 64 regions of the app have files of their own");
+	opd_core_free(core);
+	wb_free(&wb);
+}
+
 static void rm_rf(char const *path)
 {
 	char cmd[PATH_MAX];
@@ -331,6 +410,9 @@ int main(void)
 	run_two_cores(dir, dir2);
 	check_unseparated(dir);
 	check_separated(dir2);
+
+	rm_rf(rel);
+	run_budgets(dir);
 
 	rm_rf(dir);
 	rm_rf(dir2);
