@@ -13,8 +13,9 @@
 #     tool's start-up and exit (a run of one round of work): what a
 #     long session costs per sample;
 #   - bytes written (the session, perf.data), and scaled to 10 minutes
-#     of this workload (linear: an upper bound for the session, whose
-#     stacks/ grows with new stacks only);
+#     of this workload: perf.data linearly; the session from its growth
+#     per sample between this run and one with 4 times the work (its
+#     stacks/ grows with new stacks only), and, looser, linearly;
 #   - report time: perf report --stdio on perf.data against
 #     opreport --stacks on the session (skipped while opreport has no
 #     --stacks: that is issue 26's other half).
@@ -77,9 +78,15 @@ op_fixed=$(du -sb "$dir/op/samples/current/session" | cut -f1)
 op_stacks=$(du -sb "$dir/op/samples/current/stacks" | cut -f1)
 perf_bytes=$(du -sb "$dir/perf.data" | cut -f1)
 samples=$(cat "$dir/op/samples/current/stats/sample_received")
+# the session's growth per sample: once more with 4 times the work
+rm -rf "$dir/op4"
+"$build/utils/operf" -g $op_ss -d "$dir/op4" "$dir/qsort_cb" 0 $((4 * work_rounds)) >/dev/null 2>&1
+op4_bytes=$(du -sb "$dir/op4" | cut -f1)
+samples4=$(cat "$dir/op4/samples/current/stats/sample_received")
 awk -v a="$alone" -v ot="$op_total" -v oo="$op_own" -v pt="$perf_total" \
     -v po="$perf_own" -v ob="$op_bytes" -v pb="$perf_bytes" -v n="$samples" \
-    -v of="$op_fixed" -v os="$op_stacks" -v o0="$op_start" -v p0="$perf_start" 'BEGIN {
+    -v of="$op_fixed" -v os="$op_stacks" -v o0="$op_start" -v p0="$perf_start" \
+    -v ob4="$op4_bytes" -v n4="$samples4" 'BEGIN {
 	ow = ot - oo; pw = pt - po
 	printf "qsort_cb alone            %7.2f s CPU\n", a
 	printf "under operf -g            %7.2f s CPU (workload %+.1f %%), operf itself %.2f s\n", ot, 100 * (ow - a) / a, oo
@@ -88,7 +95,9 @@ awk -v a="$alone" -v ot="$op_total" -v oo="$op_own" -v pt="$perf_total" \
 	printf "start-up and exit alone: operf %.2f s, perf %.2f s; the rest: operf %.2f s, perf %.2f s = %.2f (%.0f / %.0f us a sample)\n", o0, p0, oo - o0, po - p0, (oo - o0) / (po - p0), 1e6 * (oo - o0) / n, 1e6 * (po - p0) / n
 	printf "bytes: session %d (session/ %d written once, stacks/ %d), perf.data %d; %d samples\n", ob, of, os, pb, n
 	g = (ob - of) * 600 / a; p10 = pb * 600 / a
-	printf "10 minutes at this rate: session <= %.1f MB (the rest scaled linearly: an upper bound), perf.data %.1f MB: %.2f %%\n", (of + g) / 1e6, p10 / 1e6, 100 * (of + g) / p10
+	printf "10 minutes at this rate: session <= %.1f MB (all but session/ scaled linearly: a loose bound), perf.data %.1f MB: %.2f %%\n", (of + g) / 1e6, p10 / 1e6, 100 * (of + g) / p10
+	slope = (ob4 - ob) / (n4 - n); n10 = n * 600 / a
+	printf "growth: %d samples %d bytes, %d samples %d bytes: %.1f bytes a sample; 10 minutes (%d samples): session %.1f MB, %.2f %% of perf.data\n", n, ob, n4, ob4, slope, n10, (ob + slope * (n10 - n)) / 1e6, 100 * (ob + slope * (n10 - n)) / p10
 }'
 /usr/bin/time -f '%e %U %S' -o "$dir/t_perf" perf report --stdio -i "$dir/perf.data" >/dev/null 2>&1 || true
 echo "perf report --stdio: $(awk '{ print $1 " s wall, " $2 + $3 " s CPU" }' "$dir/t_perf")"
