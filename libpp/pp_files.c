@@ -337,6 +337,10 @@ bool pp_image_match(struct pp_strlist const *pats, char const *name)
 
 	base = base ? base + 1 : name;
 	for (size_t i = 0; i < pats->n; i++) {
+		/* a name taken as it is first: "[vdso]" is a glob that
+		 * does not match itself */
+		if (!strcmp(pats->v[i], name) || !strcmp(pats->v[i], base))
+			return true;
 		if (!fnmatch(pats->v[i], name, 0))
 			return true;
 		if (!strchr(pats->v[i], '/') && !fnmatch(pats->v[i], base, 0))
