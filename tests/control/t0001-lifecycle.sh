@@ -110,7 +110,11 @@ after=$("$SFCHECK" --total "$spin_dir")
 check_headers "$C"
 "$SFCHECK" "$C" || fail "files bad after HUP"
 # HUP closed every file: the trees can be moved away, and the samples
-# that follow go to new files, none into the moved ones
+# that follow go to new files, none into the moved ones. Sampling is
+# paused around it: samples still on their way when HUP is taken (the
+# spin's last ones, other processes') would open new files that the move
+# below takes along.
+ctl --stop >/dev/null || fail "--stop before the second HUP failed"
 kill -HUP "$pid"
 hups() { [ "$(grep -c SIGHUP "$S/samples/oprofiled.log")" -ge "$1" ]; }
 wait_for hups 2 || fail "second HUP not logged"
@@ -118,6 +122,7 @@ alive "$pid" || fail "daemon died on the second HUP"
 mkdir "$T/moved"
 for d in "$C"/{*; do mv "$d" "$T/moved/"; done
 moved=$("$SFCHECK" --total "$T/moved")
+ctl --start >/dev/null || fail "--start after the second HUP failed"
 "$SPIN" 0.5
 ctl --dump || fail "--dump after HUP and move failed"
 [ "$("$SFCHECK" --total "$T/moved")" -eq "$moved" ] ||
