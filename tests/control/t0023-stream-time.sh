@@ -49,7 +49,9 @@ test_ok "opreport --stream=FILE equals the session's report"
 step "--time: the first half second, then phase_b's own window"
 window first --time=0,0.5
 a=$(samples "$T/first" phase_a) b=$(samples "$T/first" phase_b)
-[ "$a" -ge 100 ] && [ "$a" -ge $((20 * b)) ] || fail "first 0.5 s: phase_a $a, phase_b $b samples"
+# phase_a takes at least 1 s of wall time: the first 0.5 s is all its
+# own, however little cpu a loaded machine gave it then
+[ "$a" -ge 20 ] && [ "$b" -eq 0 ] || fail "first 0.5 s: phase_a $a, phase_b $b samples"
 test_ok "0 .. 0.5 s: phase_a $a samples, phase_b $b"
 # phase_b's window, 10 ms in from each end (time codes are 1 ms apart)
 window second "--time=$((b0 + 10000000))ns,$((b1 - 10000000))ns"
