@@ -63,6 +63,7 @@ struct load {
 	size_t nr_timg;
 	struct filt *filt;
 	size_t nr_filt;
+	struct op_hashmap sel_map;       /* struct sel: selected() memo */
 	struct raw_frame **raw;  /* distinct frames; stacks hold indexes */
 	size_t nr_raw, alloc_raw;
 	struct op_hashmap raw_map;
@@ -205,15 +206,13 @@ static bool filter_has(struct load const *l, char const *key, uint32_t tgid)
 	return false;
 }
 
-static bool selected(struct load const *l, struct op_stack const *s)
+static bool select_by_filters(struct load const *l,
+			      struct op_stack const *s)
 {
 	char const *leaf, *app;
 	char *k;
 	bool yes;
 
-	if (!s->nframes || s->frames[0].image >= l->nr_timg ||
-	    s->app >= l->nr_timg)
-		return false;
 	leaf = l->timg[s->frames[0].image].key;
 	app = l->timg[s->app].key;
 	k = op_xasprintf("%s\n%s", leaf, app);
@@ -225,6 +224,47 @@ static bool selected(struct load const *l, struct op_stack const *s)
 		free(k);
 	}
 	return yes;
+}
+
+/* Whether a (leaf image, app, tgid) is selected, worked out once. */
+struct sel {
+	struct op_hashmap_entry ent;
+	uint32_t leaf, app, tgid;
+	bool yes;
+};
+
+static int cmp_sel(void const *data, struct op_hashmap_entry const *a,
+		   struct op_hashmap_entry const *b, void const *keydata)
+{
+	struct sel const *x = OP_HASHMAP_ENTRY(a, struct sel, ent);
+	struct sel const *y = OP_HASHMAP_ENTRY(b, struct sel, ent);
+
+	(void)data;
+	(void)keydata;
+	return x->leaf != y->leaf || x->app != y->app || x->tgid != y->tgid;
+}
+
+static bool selected(struct load *l, struct op_stack const *s)
+{
+	struct sel k, *e;
+	struct op_hashmap_entry *hit;
+
+	if (!s->nframes || s->frames[0].image >= l->nr_timg ||
+	    s->app >= l->nr_timg)
+		return false;
+	k = (struct sel){ .leaf = s->frames[0].image, .app = s->app,
+			  .tgid = s->tgid };
+	op_hashmap_entry_init(&k.ent, op_hash_u64((uint64_t)k.leaf << 40 ^
+						  (uint64_t)k.app << 20 ^
+						  k.tgid));
+	hit = op_hashmap_get(&l->sel_map, &k.ent, NULL);
+	if (hit)
+		return OP_HASHMAP_ENTRY(hit, struct sel, ent)->yes;
+	e = op_xcalloc(1, sizeof(*e));
+	*e = k;
+	e->yes = select_by_filters(l, s);
+	op_hashmap_add(&l->sel_map, &e->ent);
+	return e->yes;
 }
 
 static void add_stop(struct pp_stacks *st, uint32_t reason, uint64_t count)
@@ -316,6 +356,9 @@ static void free_session(struct load *l)
 	for (size_t i = 0; i < l->nr_filt; i++)
 		free(l->filt[i].key);
 	free(l->filt);
+	op_hashmap_clear(&l->sel_map,
+			 (void (*)(struct op_hashmap_entry *))free);
+	op_hashmap_init(&l->sel_map, cmp_sel, NULL, 0);
 	l->timg = NULL;
 	l->filt = NULL;
 	l->nr_timg = l->nr_filt = 0;
@@ -596,6 +639,7 @@ int pp_stacks_load(struct pp_stacks *st, struct pp_filelist const *files,
 
 	memset(st, 0, sizeof(*st));
 	op_hashmap_init(&l.raw_map, cmp_raw_ent, NULL, 0);
+	op_hashmap_init(&l.sel_map, cmp_sel, NULL, 0);
 	choose_event(st, files, notes);
 	if (!st->event) {
 		snprintf(err, errlen, "no sample files selected");
