@@ -358,7 +358,6 @@ static void free_session(struct load *l)
 	free(l->filt);
 	op_hashmap_clear(&l->sel_map,
 			 (void (*)(struct op_hashmap_entry *))free);
-	op_hashmap_init(&l->sel_map, cmp_sel, NULL, 0);
 	l->timg = NULL;
 	l->filt = NULL;
 	l->nr_timg = l->nr_filt = 0;
@@ -416,6 +415,7 @@ static int read_session(struct load *l, char *err, size_t errlen)
 	}
 	if (!l->st->start_time)
 		l->st->start_time = start_time(dir);
+	op_hashmap_init(&l->sel_map, cmp_sel, NULL, 0);
 	l->nr_timg = op_stacks_nimages(l->tab);
 	l->timg = op_xcalloc(l->nr_timg + 1, sizeof(*l->timg));
 	for (uint32_t i = 0; i < l->nr_timg; i++)
@@ -639,7 +639,6 @@ int pp_stacks_load(struct pp_stacks *st, struct pp_filelist const *files,
 
 	memset(st, 0, sizeof(*st));
 	op_hashmap_init(&l.raw_map, cmp_raw_ent, NULL, 0);
-	op_hashmap_init(&l.sel_map, cmp_sel, NULL, 0);
 	choose_event(st, files, notes);
 	if (!st->event) {
 		snprintf(err, errlen, "no sample files selected");
