@@ -44,11 +44,12 @@ struct filt {
 	int tgid;                /* -1: any */
 };
 
+/* A distinct (image, offset) met while reading, in first-met order. */
 struct raw_frame {
+	struct op_hashmap_entry ent;
 	size_t image;
 	uint64_t key;
-	size_t stack;            /* the stack (in st->v) and its frame */
-	uint32_t pos;            /* that gets this frame's index */
+	size_t final;            /* its index in st->frames, once sorted */
 };
 
 struct load {
@@ -62,8 +63,10 @@ struct load {
 	size_t nr_timg;
 	struct filt *filt;
 	size_t nr_filt;
-	struct raw_frame *raw;
+	struct op_hashmap sel_map;       /* struct sel: selected() memo */
+	struct raw_frame **raw;  /* distinct frames; stacks hold indexes */
 	size_t nr_raw, alloc_raw;
+	struct op_hashmap raw_map;
 	size_t alloc_stacks;
 	uint64_t nr_bad;         /* frames naming no image of the table */
 };
@@ -203,15 +206,13 @@ static bool filter_has(struct load const *l, char const *key, uint32_t tgid)
 	return false;
 }
 
-static bool selected(struct load const *l, struct op_stack const *s)
+static bool select_by_filters(struct load const *l,
+			      struct op_stack const *s)
 {
 	char const *leaf, *app;
 	char *k;
 	bool yes;
 
-	if (!s->nframes || s->frames[0].image >= l->nr_timg ||
-	    s->app >= l->nr_timg)
-		return false;
 	leaf = l->timg[s->frames[0].image].key;
 	app = l->timg[s->app].key;
 	k = op_xasprintf("%s\n%s", leaf, app);
@@ -225,6 +226,47 @@ static bool selected(struct load const *l, struct op_stack const *s)
 	return yes;
 }
 
+/* Whether a (leaf image, app, tgid) is selected, worked out once. */
+struct sel {
+	struct op_hashmap_entry ent;
+	uint32_t leaf, app, tgid;
+	bool yes;
+};
+
+static int cmp_sel(void const *data, struct op_hashmap_entry const *a,
+		   struct op_hashmap_entry const *b, void const *keydata)
+{
+	struct sel const *x = OP_HASHMAP_ENTRY(a, struct sel, ent);
+	struct sel const *y = OP_HASHMAP_ENTRY(b, struct sel, ent);
+
+	(void)data;
+	(void)keydata;
+	return x->leaf != y->leaf || x->app != y->app || x->tgid != y->tgid;
+}
+
+static bool selected(struct load *l, struct op_stack const *s)
+{
+	struct sel k, *e;
+	struct op_hashmap_entry *hit;
+
+	if (!s->nframes || s->frames[0].image >= l->nr_timg ||
+	    s->app >= l->nr_timg)
+		return false;
+	k = (struct sel){ .leaf = s->frames[0].image, .app = s->app,
+			  .tgid = s->tgid };
+	op_hashmap_entry_init(&k.ent, op_hash_u64((uint64_t)k.leaf << 40 ^
+						  (uint64_t)k.app << 20 ^
+						  k.tgid));
+	hit = op_hashmap_get(&l->sel_map, &k.ent, NULL);
+	if (hit)
+		return OP_HASHMAP_ENTRY(hit, struct sel, ent)->yes;
+	e = op_xcalloc(1, sizeof(*e));
+	*e = k;
+	e->yes = select_by_filters(l, s);
+	op_hashmap_add(&l->sel_map, &e->ent);
+	return e->yes;
+}
+
 static void add_stop(struct pp_stacks *st, uint32_t reason, uint64_t count)
 {
 	for (size_t i = 0; i < st->nr_stops; i++)
@@ -235,6 +277,37 @@ static void add_stop(struct pp_stacks *st, uint32_t reason, uint64_t count)
 	st->stops = op_xrealloc(st->stops, (st->nr_stops + 1) *
 				sizeof(*st->stops));
 	st->stops[st->nr_stops++] = (struct pp_stop_total){ reason, count };
+}
+
+static int cmp_raw_ent(void const *data, struct op_hashmap_entry const *a,
+		       struct op_hashmap_entry const *b, void const *keydata)
+{
+	struct raw_frame const *x = OP_HASHMAP_ENTRY(a, struct raw_frame, ent);
+	struct raw_frame const *y = OP_HASHMAP_ENTRY(b, struct raw_frame, ent);
+
+	(void)data;
+	(void)keydata;
+	return x->image != y->image || x->key != y->key;
+}
+
+/* The index of (image, key) among the distinct frames met so far: a
+ * stack shares most frames with others, so each is sorted once. */
+static size_t intern_raw(struct load *l, size_t image, uint64_t key)
+{
+	struct raw_frame k = { .image = image, .key = key }, *r;
+	struct op_hashmap_entry *hit;
+
+	op_hashmap_entry_init(&k.ent, op_hash_u64(key ^ (uint64_t)image << 48));
+	hit = op_hashmap_get(&l->raw_map, &k.ent, NULL);
+	if (hit)
+		return OP_HASHMAP_ENTRY(hit, struct raw_frame, ent)->final;
+	OP_ALLOC_GROW(l->raw, l->nr_raw + 1, l->alloc_raw);
+	r = op_xcalloc(1, sizeof(*r));
+	*r = k;
+	r->final = l->nr_raw;
+	l->raw[l->nr_raw] = r;
+	op_hashmap_add(&l->raw_map, &r->ent);
+	return l->nr_raw++;
 }
 
 /* One stack of the table: kept with its raw frames when selected. */
@@ -261,7 +334,6 @@ static int take_stack(void *arg, struct op_stack const *s, char const *event,
 		add_stop(st, s->stop, count);
 	for (uint32_t i = 0; i < s->nframes; i++) {
 		struct op_stack_frame const *f = &s->frames[i];
-		struct raw_frame *r;
 
 		if (f->image >= l->nr_timg) {
 			/* the table names no such image: cut the stack here */
@@ -269,12 +341,9 @@ static int take_stack(void *arg, struct op_stack const *s, char const *event,
 			d->nr_frames = i;
 			break;
 		}
-		OP_ALLOC_GROW(l->raw, l->nr_raw + 1, l->alloc_raw);
-		r = &l->raw[l->nr_raw++];
 		/* a caller's offset is a return address: look up the call */
-		*r = (struct raw_frame){ l->timg[f->image].global,
-					 f->offset - (i && f->offset),
-					 st->n - 1, i };
+		d->frames[i] = intern_raw(l, l->timg[f->image].global,
+					  f->offset - (i && f->offset));
 	}
 	return 0;
 }
@@ -287,6 +356,8 @@ static void free_session(struct load *l)
 	for (size_t i = 0; i < l->nr_filt; i++)
 		free(l->filt[i].key);
 	free(l->filt);
+	op_hashmap_clear(&l->sel_map,
+			 (void (*)(struct op_hashmap_entry *))free);
 	l->timg = NULL;
 	l->filt = NULL;
 	l->nr_timg = l->nr_filt = 0;
@@ -344,6 +415,7 @@ static int read_session(struct load *l, char *err, size_t errlen)
 	}
 	if (!l->st->start_time)
 		l->st->start_time = start_time(dir);
+	op_hashmap_init(&l->sel_map, cmp_sel, NULL, 0);
 	l->nr_timg = op_stacks_nimages(l->tab);
 	l->timg = op_xcalloc(l->nr_timg + 1, sizeof(*l->timg));
 	for (uint32_t i = 0; i < l->nr_timg; i++)
@@ -363,35 +435,50 @@ static int read_session(struct load *l, char *err, size_t errlen)
 
 static int cmp_raw(void const *a, void const *b)
 {
-	struct raw_frame const *x = a, *y = b;
+	struct raw_frame const *x = *(struct raw_frame * const *)a;
+	struct raw_frame const *y = *(struct raw_frame * const *)b;
 
 	if (x->image != y->image)
 		return x->image < y->image ? -1 : 1;
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/* The distinct raw frames become st->frames; the stacks point at them. */
+static void free_raw(struct load *l)
+{
+	for (size_t i = 0; i < l->nr_raw; i++)
+		free(l->raw[i]);
+	free(l->raw);
+	l->raw = NULL;
+	l->nr_raw = 0;
+	op_hashmap_clear(&l->raw_map, NULL);
+}
+
+/* The distinct frames, sorted by image and offset, become st->frames;
+ * the stacks' first-met indexes are renumbered to them. */
 static void make_frames(struct load *l)
 {
 	struct pp_stacks *st = l->st;
+	size_t *final = op_xcalloc(l->nr_raw + 1, sizeof(*final));
 
+	/* ->final is still the first-met index the stacks hold */
 	if (l->nr_raw > 1)
 		qsort(l->raw, l->nr_raw, sizeof(*l->raw), cmp_raw);
 	st->frames = op_xcalloc(l->nr_raw + 1, sizeof(*st->frames));
 	for (size_t i = 0; i < l->nr_raw; i++) {
-		struct raw_frame const *r = &l->raw[i];
+		struct raw_frame const *r = l->raw[i];
 
-		if (!i || cmp_raw(r, r - 1)) {
-			st->frames[st->nr_frames++] = (struct pp_sframe){
-				.image = r->image, .key = r->key,
-			};
-			if (r->key > st->images[r->image].max_key)
-				st->images[r->image].max_key = r->key;
-		}
-		st->v[r->stack].frames[r->pos] = st->nr_frames - 1;
+		final[r->final] = i;
+		st->frames[st->nr_frames++] = (struct pp_sframe){
+			.image = r->image, .key = r->key,
+		};
+		if (r->key > st->images[r->image].max_key)
+			st->images[r->image].max_key = r->key;
 	}
-	free(l->raw);
-	l->raw = NULL;
+	for (size_t i = 0; i < st->n; i++)
+		for (size_t k = 0; k < st->v[i].nr_frames; k++)
+			st->v[i].frames[k] = final[st->v[i].frames[k]];
+	free(final);
+	free_raw(l);
 }
 
 /* --- naming frames ------------------------------------------------------ */
@@ -551,16 +638,18 @@ int pp_stacks_load(struct pp_stacks *st, struct pp_filelist const *files,
 	size_t with = 0;
 
 	memset(st, 0, sizeof(*st));
+	op_hashmap_init(&l.raw_map, cmp_raw_ent, NULL, 0);
 	choose_event(st, files, notes);
 	if (!st->event) {
 		snprintf(err, errlen, "no sample files selected");
+		free_raw(&l);
 		return -1;
 	}
 	for (l.session = 0; l.session < files->nr_sessions; l.session++) {
 		int rc = read_session(&l, err, errlen);
 
 		if (rc < 0) {
-			free(l.raw);
+			free_raw(&l);
 			pp_stacks_free(st);
 			return -1;
 		}
@@ -570,7 +659,7 @@ int pp_stacks_load(struct pp_stacks *st, struct pp_filelist const *files,
 		snprintf(err, errlen, "the session has no stacks: record them "
 			 "with opcontrol --callgraph=DEPTH (stack tables are "
 			 "written by the perf source)");
-		free(l.raw);
+		free_raw(&l);
 		pp_stacks_free(st);
 		return 1;
 	}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_hashmap.h"
 #include "op_util.h"
 #include "pp_stacks.h"
 
@@ -43,11 +44,6 @@ static int cmp_path(struct pp_spath const *x, struct pp_spath const *y)
 	return c;
 }
 
-static int cmp_same(void const *a, void const *b)
-{
-	return cmp_path(a, b);
-}
-
 /* Most common first; equal counts in path order (stable output). */
 static int cmp_count(void const *a, void const *b)
 {
@@ -61,49 +57,110 @@ static int cmp_count(void const *a, void const *b)
 /* The stop labels' functions, by reason (looked up once each). */
 #define NR_CACHED_STOPS 64
 
-static void path_of(struct pp_spath *p, struct pp_stacks *st,
-		    struct pp_sstack const *s, enum pp_stacks_group group,
-		    size_t *stops)
+/*
+ * A distinct path while building: its process (interned, so compared by
+ * pointer), tgid when grouped by pid, and its functions root first.
+ */
+struct path_ent {
+	struct op_hashmap_entry ent;
+	char const *proc;
+	uint32_t tgid;
+	size_t *funcs;
+	size_t nr_funcs;
+	size_t idx;              /* in the paths being built */
+};
+
+static int cmp_path_ent(void const *data, struct op_hashmap_entry const *a,
+			struct op_hashmap_entry const *b, void const *keydata)
+{
+	struct path_ent const *x = OP_HASHMAP_ENTRY(a, struct path_ent, ent);
+	struct path_ent const *y = OP_HASHMAP_ENTRY(b, struct path_ent, ent);
+
+	(void)data;
+	(void)keydata;
+	return x->proc != y->proc || x->tgid != y->tgid ||
+	       x->nr_funcs != y->nr_funcs ||
+	       memcmp(x->funcs, y->funcs, x->nr_funcs * sizeof(*x->funcs));
+}
+
+/* s's functions root first into funcs (nr_frames + 1 long), their number. */
+static size_t funcs_of(size_t *funcs, struct pp_stacks *st,
+		       struct pp_sstack const *s, size_t *stops)
 {
 	size_t n = 0;
 
-	p->proc = group == PP_GROUP_PID ?
-		  op_xasprintf("%s/%u", s->proc, s->tgid) : op_xstrdup(s->proc);
-	p->funcs = op_xcalloc(s->nr_frames + 2, sizeof(*p->funcs));
 	if (s->stop >= NR_CACHED_STOPS)
-		p->funcs[n++] = stop_func(st, s->stop);
+		funcs[n++] = stop_func(st, s->stop);
 	else if (s->stop) {
 		if (stops[s->stop] == SIZE_MAX)
 			stops[s->stop] = stop_func(st, s->stop);
-		p->funcs[n++] = stops[s->stop];
+		funcs[n++] = stops[s->stop];
 	}
 	for (size_t i = s->nr_frames; i-- > 0;)
-		p->funcs[n++] = st->frames[s->frames[i]].func;
-	p->nr_funcs = n;
-	p->count = s->count;
+		funcs[n++] = st->frames[s->frames[i]].func;
+	return n;
+}
+
+/* The path of s, new or met before (a hash: most stacks share one). */
+static void add_path(struct pp_spath *v, size_t *n, struct op_hashmap *map,
+		     struct path_ent *k, struct pp_sstack const *s,
+		     enum pp_stacks_group group)
+{
+	struct op_hashmap_entry *hit;
+	struct path_ent *e;
+
+	op_hashmap_entry_init(&k->ent, op_hash_mem(k->funcs, k->nr_funcs *
+					sizeof(*k->funcs)) ^
+			      op_hash_u64((uintptr_t)k->proc ^
+					  (uint64_t)k->tgid << 32));
+	hit = op_hashmap_get(map, &k->ent, NULL);
+	if (hit) {
+		v[OP_HASHMAP_ENTRY(hit, struct path_ent, ent)->idx].count +=
+			s->count;
+		return;
+	}
+	e = op_xcalloc(1, sizeof(*e));
+	*e = *k;
+	e->idx = *n;
+	e->funcs = op_xcalloc(k->nr_funcs + 1, sizeof(*e->funcs));
+	memcpy(e->funcs, k->funcs, k->nr_funcs * sizeof(*k->funcs));
+	op_hashmap_add(map, &e->ent);
+	v[(*n)++] = (struct pp_spath){
+		.proc = group == PP_GROUP_PID ?
+			op_xasprintf("%s/%u", s->proc, s->tgid) :
+			op_xstrdup(s->proc),
+		.funcs = e->funcs, .nr_funcs = e->nr_funcs,
+		.count = s->count,
+	};
 }
 
 void pp_spaths_build(struct pp_spaths *out, struct pp_stacks *st,
 		     enum pp_stacks_group group)
 {
 	struct pp_spath *v = op_xcalloc(st->n + 1, sizeof(*v));
-	size_t n = 0, stops[NR_CACHED_STOPS];
+	size_t n = 0, max = 0, stops[NR_CACHED_STOPS], *scratch;
+	struct op_hashmap map;
 
 	for (size_t i = 0; i < NR_CACHED_STOPS; i++)
 		stops[i] = SIZE_MAX;
 	for (size_t i = 0; i < st->n; i++)
-		path_of(&v[i], st, &st->v[i], group, stops);
-	if (st->n > 1)
-		qsort(v, st->n, sizeof(*v), cmp_same);
+		if (st->v[i].nr_frames > max)
+			max = st->v[i].nr_frames;
+	scratch = op_xcalloc(max + 2, sizeof(*scratch));
+	op_hashmap_init(&map, cmp_path_ent, NULL, 0);
 	for (size_t i = 0; i < st->n; i++) {
-		if (n && !cmp_path(&v[n - 1], &v[i])) {
-			v[n - 1].count += v[i].count;
-			free(v[i].proc);
-			free(v[i].funcs);
-			continue;
-		}
-		v[n++] = v[i];
+		struct pp_sstack const *s = &st->v[i];
+		struct path_ent k = {
+			.proc = s->proc, .funcs = scratch,
+			.tgid = group == PP_GROUP_PID ? s->tgid : 0,
+		};
+
+		k.nr_funcs = funcs_of(scratch, st, s, stops);
+		add_path(v, &n, &map, &k, s, group);
 	}
+	/* the paths own their funcs; the entries only borrowed them */
+	op_hashmap_clear(&map, (void (*)(struct op_hashmap_entry *))free);
+	free(scratch);
 	if (n > 1)
 		qsort(v, n, sizeof(*v), cmp_count);
 	out->v = v;

@@ -34,11 +34,21 @@ static int cmp_sym(void const *pa, void const *pb)
 	return strcmp(a->name, b->name);
 }
 
+static bool is_sorted(struct pp_symtab const *t)
+{
+	for (size_t i = 1; i < t->n; i++)
+		if (cmp_sym(&t->v[i - 1], &t->v[i]) > 0)
+			return false;
+	return true;
+}
+
 void pp_symtab_finish(struct pp_symtab *t)
 {
 	size_t out = 0;
 
-	if (t->n > 1)
+	/* a copy of a finished table (a kernel image's kallsyms symbols,
+	 * 100k+) comes in order: a merge sort would still pay n log n */
+	if (t->n > 1 && !is_sorted(t))
 		qsort(t->v, t->n, sizeof(*t->v), cmp_sym);
 	for (size_t i = 0; i < t->n; i++) {
 		if (out && t->v[out - 1].start == t->v[i].start) {
