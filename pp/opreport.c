@@ -277,13 +277,14 @@ static char *title_of(int argc, char const **argv)
 	return t;
 }
 
-/* Specification to profile: select, classify, invert, populate. */
-static int build(struct run *run, struct side *s, int argc,
-		 char const *const *argv)
+/* Specification to files: parse it, find its binaries' root (an
+ * archive's, or --root), select the sample files (with {cg} ones when
+ * callgraph). The reports and the stacks alike. */
+static int select_side(struct run *run, struct side *s, bool callgraph,
+		       int argc, char const *const *argv)
 {
 	struct pp_select_opts sel = { opts.session_dir, opts.exclude_dependent,
-				      opts.callgraph, opts.since, opts.until };
-	struct pp_invlist inv;
+				      callgraph, opts.since, opts.until };
 	char const *root = opts.root;
 	char err[4096];
 
@@ -294,8 +295,21 @@ static int build(struct run *run, struct side *s, int argc,
 		root = s->spec.v[PP_TAG_ARCHIVE].v[0];
 	if (pp_locate_init(&s->locate, root, opts.image_path, err, sizeof(err)))
 		return op_error("--image-path: %s", err);
-	if (pp_files_select(&s->spec, &sel, &s->files, &run->notes, err, sizeof(err)) ||
-	    pp_classify(&s->files, &run->merge, &s->classes, err, sizeof(err)))
+	if (pp_files_select(&s->spec, &sel, &s->files, &run->notes, err, sizeof(err)))
+		return op_error("%s", err);
+	return 0;
+}
+
+/* Specification to profile: select, classify, invert, populate. */
+static int build(struct run *run, struct side *s, int argc,
+		 char const *const *argv)
+{
+	struct pp_invlist inv;
+	char err[4096];
+
+	if (select_side(run, s, opts.callgraph, argc, argv))
+		return -1;
+	if (pp_classify(&s->files, &run->merge, &s->classes, err, sizeof(err)))
 		return op_error("%s", err);
 	run->populate.locate = &s->locate;
 	pp_invert(&s->files, run->merge.lib, &inv);
@@ -570,23 +584,13 @@ static bool stacks_wanted(void)
 static int stacks_side(struct run *run, struct side *s, struct pp_stacks *st,
 		       int argc, char const *const *argv)
 {
-	struct pp_select_opts sel = { opts.session_dir, opts.exclude_dependent,
-				      false, opts.since, opts.until };
 	struct pp_stacks_opts so = { .demangle = run->populate.demangle,
 				     .lines = opts.pprof != NULL };
-	char const *root = opts.root;
 	char err[4096];
 	int rc;
 
-	s->text = pp_spec_text(argc, argv);
-	if (pp_spec_parse(&s->spec, argc, argv, err, sizeof(err)))
-		usage_error("bad profile specification: %s", err);
-	if (!root && s->spec.given[PP_TAG_ARCHIVE])
-		root = s->spec.v[PP_TAG_ARCHIVE].v[0];
-	if (pp_locate_init(&s->locate, root, opts.image_path, err, sizeof(err)))
-		return op_error("--image-path: %s", err);
-	if (pp_files_select(&s->spec, &sel, &s->files, &run->notes, err, sizeof(err)))
-		return op_error("%s", err);
+	if (select_side(run, s, false, argc, argv))
+		return -1;
 	so.locate = &s->locate;
 	rc = pp_stacks_load(st, &s->files, &so, &run->notes, err, sizeof(err));
 	return rc ? op_error("%s", err) : 0;

@@ -16,19 +16,7 @@
 # Needs root and perf_event_open (skips with 77 otherwise, as t0009).
 . "$SRCDIR/tests/lib.sh"
 : "${abs_top_builddir:?}"
-[ "$(id -u)" -eq 0 ] || skip "opcontrol samples system-wide and needs root"
-[ -x "$OPCONTROL" ] && [ -x "$abs_top_builddir/daemon/oprofiled" ] ||
-	fail "opcontrol or oprofiled not built"
-PATH=$abs_top_builddir/daemon:$abs_top_builddir/utils:$PATH
-export PATH
-S=$SD
-ctl() { "$OPCONTROL" --session-dir="$S" "$@"; }
-test_cleanup_hook() {
-	[ -f "$S/lock" ] && ctl --shutdown >/dev/null 2>&1
-}
-$CC -I"$abs_top_builddir" -o "$tmp/perfprobe" "$abs_top_srcdir/tests/control/perfprobe.c" ||
-	fail "cannot build tests/control/perfprobe.c"
-msg=$("$tmp/perfprobe") || skip "$msg"
+live_session
 
 $CC -O2 -g -fno-omit-frame-pointer -fno-inline -o "$tmp/leaves" \
 	"$SRCDIR/tests/funcs.c" || fail "cannot build funcs.c"
