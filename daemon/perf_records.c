@@ -87,6 +87,42 @@ uint64_t ps_record_time(void const *rec)
 	return h.size >= HDR + TRAILER ? rd64(rec, h.size - 24) : 0;
 }
 
+/*
+ * perf_ring's stack_of for our samples (see emit_unwound for the layout):
+ * read from the ring in place, only the words that locate the stack copy.
+ * A sample the layout does not fit is copied whole and judged later.
+ */
+bool ps_stack_of(struct perf_ring const *r, uint64_t pos, size_t size,
+		 struct perf_ring_stack *s)
+{
+	struct perf_event_header h;
+	uint64_t nr, abi, off;
+
+	perf_ring_read(r, pos, &h, sizeof(h));
+	if (h.type != PERF_RECORD_SAMPLE || size < HDR + 48)
+		return false;
+	perf_ring_read(r, pos + HDR + 40, &nr, 8);
+	if (nr > (size - HDR - 48) / 8)
+		return false;
+	off = HDR + 48 + nr * 8;
+	if (size - off < 8)
+		return false;
+	perf_ring_read(r, pos + off, &abi, 8);
+	if (abi == PERF_SAMPLE_REGS_ABI_NONE)
+		return false;
+	off += 8 + PS_NR_REGS_USER * 8;
+	if (size < off + 8)
+		return false;
+	perf_ring_read(r, pos + off, &s->len, 8);
+	off += 8;
+	/* the dyn_size word must end the record: nothing follows it */
+	if (size - off < 8 || !s->len || s->len != size - off - 8)
+		return false;
+	perf_ring_read(r, pos + off + s->len, &s->dyn, 8);
+	s->data_off = off;
+	return true;
+}
+
 static bool find_event(struct perf_source *ps, uint64_t id,
 		       unsigned long *event)
 {

@@ -1,6 +1,7 @@
 /* Reading a perf mmap ring into the pending queue; see perf_ring.h. */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -37,9 +38,8 @@ void perf_ring_unmap(struct perf_ring *r)
 	r->base = NULL;
 }
 
-/* Copy len bytes at ring position pos to dst, wrapping at the end. */
-static void copy_out(struct perf_ring const *r, uint64_t pos, void *dst,
-		     size_t len)
+void perf_ring_read(struct perf_ring const *r, uint64_t pos, void *dst,
+		    size_t len)
 {
 	size_t at = pos & (r->size - 1);
 	size_t first = r->size - at;
@@ -50,6 +50,33 @@ static void copy_out(struct perf_ring const *r, uint64_t pos, void *dst,
 	}
 	memcpy(dst, r->data + at, first);
 	memcpy((unsigned char *)dst + first, r->data, len - first);
+}
+
+/* Copy the size bytes record at pos into q (*rec), a user stack copy cut
+ * to its filled bytes; returns the bytes copied. */
+static size_t copy_record(struct perf_ring const *r, struct record_queue *q,
+			  uint64_t pos, uint16_t size, void **out)
+{
+	struct perf_ring_stack s;
+	unsigned char *rec;
+	uint64_t keep = 0;
+	bool cut = r->stack_of && r->stack_of(r, pos, size, &s);
+
+	if (cut)
+		keep = ((s.dyn < s.len ? s.dyn : s.len) + 7) & ~(uint64_t)7;
+	if (!cut || keep >= s.len) {
+		*out = rec = rq_reserve(q, size);
+		perf_ring_read(r, pos, rec, size);
+		return size;
+	}
+	size = (uint16_t)(s.data_off + keep + 8);
+	*out = rec = rq_reserve(q, size);
+	perf_ring_read(r, pos, rec, s.data_off + keep);
+	memcpy(rec + s.data_off - 8, &keep, 8);
+	memcpy(rec + s.data_off + keep, &s.dyn, 8);
+	memcpy(rec + offsetof(struct perf_event_header, size), &size,
+	       sizeof(size));
+	return size;
 }
 
 size_t perf_ring_drain(struct perf_ring *r, struct record_queue *q,
@@ -63,8 +90,9 @@ size_t perf_ring_drain(struct perf_ring *r, struct record_queue *q,
 	while (head - tail >= sizeof(struct perf_event_header)) {
 		struct perf_event_header h;
 		void *rec;
+		size_t len;
 
-		copy_out(r, tail, &h, sizeof(h));
+		perf_ring_read(r, tail, &h, sizeof(h));
 		if (h.size < sizeof(h) || h.size % 8 || h.size > head - tail) {
 			/* the kernel never writes this: drop what is there
 			 * rather than loop or misparse */
@@ -72,9 +100,8 @@ size_t perf_ring_drain(struct perf_ring *r, struct record_queue *q,
 			tail = head;
 			break;
 		}
-		rec = rq_reserve(q, h.size);
-		copy_out(r, tail, rec, h.size);
-		rq_commit(q, h.size, time_of(rec), r->index);
+		len = copy_record(r, q, tail, h.size, &rec);
+		rq_commit(q, len, time_of(rec), r->index);
 		tail += h.size;
 		n++;
 	}

@@ -180,6 +180,8 @@ static int map_ring(struct perf_source *ps, unsigned ci)
 		return op_error("cannot map the perf ring of cpu %d (%u pages): %s",
 				ps->cpus[ci], ps->ring_pages, strerror(-err)),
 		       err;
+	if (ps->stack_size)
+		ps->rings[ci].stack_of = ps_stack_of;
 	ps->pfd[ci].fd = lead;
 	ps->pfd[ci].events = POLLIN;
 	return 0;

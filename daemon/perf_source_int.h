@@ -70,6 +70,10 @@ struct perf_source {
 
 /* The time of a record as copied out of a ring (sample_id_all layout). */
 uint64_t ps_record_time(void const *rec);
+/* perf_ring's stack_of: a sample's user stack copy, to copy only the
+ * bytes the kernel filled in */
+bool ps_stack_of(struct perf_ring const *r, uint64_t pos, size_t size,
+		 struct perf_ring_stack *s);
 /* Apply one record: update maps, write stream words, count. */
 void ps_handle_record(struct perf_source *ps, void const *rec);
 /* Write and clear the pending lost counts and counters. */

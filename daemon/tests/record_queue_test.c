@@ -94,6 +94,86 @@ static void test_record_queue__wrap(void)
 	free(r.data);
 }
 
+/* Stack test records: header, time, tag, len, data[len], dyn_size. */
+static bool stack_of(struct perf_ring const *r, uint64_t pos, size_t size,
+		     struct perf_ring_stack *s)
+{
+	if (size < 48)
+		return false;
+	perf_ring_read(r, pos + 24, &s->len, 8);
+	s->data_off = 32;
+	perf_ring_read(r, pos + 32 + s->len, &s->dyn, 8);
+	return true;
+}
+
+static uint64_t put_stack(struct perf_ring *r, uint64_t pos, uint64_t len,
+			  uint64_t dyn, uint64_t tag)
+{
+	unsigned char rec[256];
+	uint16_t size = (uint16_t)(40 + len);
+	struct perf_event_header h = { .type = 99, .size = size };
+	uint64_t time = tag;
+
+	memset(rec, 0xaa, sizeof(rec));
+	memcpy(rec, &h, sizeof(h));
+	memcpy(rec + 8, &time, 8);
+	memcpy(rec + 16, &tag, 8);
+	memcpy(rec + 24, &len, 8);
+	for (uint64_t i = 0; i < len; i++)
+		rec[32 + i] = (unsigned char)i;
+	memcpy(rec + 32 + len, &dyn, 8);
+	for (uint16_t i = 0; i < size; i++)
+		r->data[(pos + i) & (r->size - 1)] = rec[i];
+	return pos + size;
+}
+
+static uint64_t word(void const *rec, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, (char const *)rec + off, 8);
+	return v;
+}
+
+/* A stack copy comes out cut to dyn_size rounded up to 8, and the ring
+ * still advances by the kernel's record size. */
+static void test_record_queue__stack_cut(void)
+{
+	struct perf_ring r = { 0 };
+	struct record_queue q;
+	uint64_t pos = 4096 - 72;
+	unsigned char const *rec;
+	int ok = 1;
+
+	r.pg = op_xcalloc(1, sizeof(*r.pg));
+	r.data = op_xcalloc(1, 4096);
+	r.size = 4096;
+	r.stack_of = stack_of;
+	r.pg->data_tail = pos;
+	rq_init(&q);
+	pos = put_stack(&r, pos, 128, 20, 1);	/* across the end */
+	pos = put_stack(&r, pos, 64, 64, 2);	/* all of it filled */
+	pos = put(&r, pos, 32, 3, 3);		/* too short: whole */
+	r.pg->data_head = pos;
+	check(perf_ring_drain(&r, &q, time_of) == 3 && r.pg->data_tail == pos,
+	      "drain takes the stack records and advances past them");
+	rec = rq_record(&q, 0);
+	check(((struct perf_event_header const *)rec)->size == 32 + 24 + 8 &&
+	      word(rec, 24) == 24 && word(rec, 56) == 20 && tag_of(rec) == 1,
+	      "a stack cut to dyn_size rounded up: sizes and dyn_size say so");
+	for (int i = 0; i < 20; i++)
+		ok &= rec[32 + i] == i;
+	check(ok, "the filled stack bytes are kept");
+	rec = rq_record(&q, 1);
+	check(((struct perf_event_header const *)rec)->size == 104 &&
+	      word(rec, 24) == 64 && word(rec, 96) == 64 && tag_of(rec) == 2,
+	      "a full stack is copied whole");
+	check(tag_of(rq_record(&q, 2)) == 3, "the next record follows intact");
+	rq_free(&q);
+	free(r.pg);
+	free(r.data);
+}
+
 /* Many interleaved nearly-sorted runs sort like a stable reference. */
 static void test_record_queue__sort(void)
 {
@@ -141,6 +221,7 @@ int main(void)
 {
 	op_set_progname("record_queue_test");
 	test_record_queue__wrap();
+	test_record_queue__stack_cut();
 	test_record_queue__sort();
 	return check_done();
 }
