@@ -302,17 +302,18 @@ static char *own_path_if_made(char const *session_dir, char const *id)
 	return NULL;
 }
 
-int op_control_reply(char const *session_dir, char const *id,
-		     char const *error)
+/* "ID error TEXT" or "ID" OK, to the waiter's own file and the shared one. */
+static int answer(char const *session_dir, char const *file, char const *id,
+		  char const *error, char const *ok)
 {
-	char *path = op_session_path(session_dir, OP_REPLY_FILE);
+	char *path = op_session_path(session_dir, file);
 	char text[1024];
 	int ret;
 
 	if (error)
 		snprintf(text, sizeof(text), "%s error %s\n", id, error);
 	else
-		snprintf(text, sizeof(text), "%s ok\n", id);
+		snprintf(text, sizeof(text), "%s%s\n", id, ok);
 	ret = answer_own(session_dir, id, text);	/* first: see answer_own */
 	if (op_session_write_text(path, text) < 0)
 		ret = -1;
@@ -320,22 +321,16 @@ int op_control_reply(char const *session_dir, char const *id,
 	return ret;
 }
 
+int op_control_reply(char const *session_dir, char const *id,
+		     char const *error)
+{
+	return answer(session_dir, OP_REPLY_FILE, id, error, " ok");
+}
+
 int op_control_dump_done(char const *session_dir, char const *id,
 			 char const *error)
 {
-	char *path = op_session_path(session_dir, OP_DUMP_FILE);
-	char text[1024];
-	int ret;
-
-	if (error)
-		snprintf(text, sizeof(text), "%s error %s\n", id, error);
-	else
-		snprintf(text, sizeof(text), "%s\n", id);
-	ret = answer_own(session_dir, id, text);	/* first: see answer_own */
-	if (op_session_write_text(path, text) < 0)
-		ret = -1;
-	free(path);
-	return ret;
+	return answer(session_dir, OP_DUMP_FILE, id, error, "");
 }
 
 void op_control_make_id(char *id, size_t size)
