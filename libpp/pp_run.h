@@ -16,6 +16,7 @@
 #ifndef PP_RUN_H
 #define PP_RUN_H
 
+#include <popt.h>
 #include <stdbool.h>
 
 #include "pp_classes.h"
@@ -56,5 +57,23 @@ int pp_run_populate(struct pp_run *r, struct pp_run_opts const *o,
 		    struct pp_populate_opts *popts);
 
 void pp_run_free(struct pp_run *r);
+
+/* A tool's string options come back from popt (val > 0): take keeps each. */
+typedef void pp_take_fn(poptContext ctx, int val);
+
+/*
+ * argv through popt (progname set from argv[0]): every option with a val
+ * goes to take; a bad option is a usage error (exit 2 with usage). The
+ * words left over in *args (NULL-ended, or NULL) and *nargs. The caller
+ * frees the context.
+ */
+poptContext pp_run_options(int argc, char const **argv,
+			   struct poptOption const *options, pp_take_fn *take,
+			   char const *usage, char const *const **args,
+			   int *nargs);
+
+/* A string option's value into *field, the old one freed (no field:
+ * value freed). */
+void pp_run_keep(char **field, char *value);
 
 #endif /* PP_RUN_H */

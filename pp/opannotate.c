@@ -57,12 +57,6 @@ static struct poptOption const options[] = {
 	POPT_TABLEEND
 };
 
-static void replace(char **dst, char *value)
-{
-	free(*dst);
-	*dst = value;
-}
-
 static char **string_field(int val)
 {
 	switch (val) {
@@ -85,6 +79,11 @@ static char **string_field(int val)
 	}
 }
 
+static void take_string(poptContext ctx, int val)
+{
+	pp_run_keep(string_field(val), poptGetOptArg(ctx));
+}
+
 static void free_strings(void)
 {
 	char **s[] = { &opts.include, &opts.exclude, &opts.demangle,
@@ -94,7 +93,7 @@ static void free_strings(void)
 		       &opts.vmlinux, &opts.since, &opts.until };
 
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
-		replace(s[i], NULL);
+		pp_run_keep(s[i], NULL);
 }
 
 #define usage_error(...) \
@@ -178,31 +177,13 @@ static void run_free(struct run *run)
 
 int main(int argc, char const **argv)
 {
-	poptContext ctx = poptGetContext(NULL, argc, argv, options, 0);
 	static struct run run;
 	char const *const *args;
-	int nargs = 0, rc;
-	char err[512];
+	int nargs, rc;
+	poptContext ctx = pp_run_options(argc, argv, options, take_string,
+					 "opannotate --help lists the options",
+					 &args, &nargs);
 
-	op_set_progname(argv[0]);
-	while ((rc = poptGetNextOpt(ctx)) > 0) {
-		char **field = string_field(rc);
-		char *arg = poptGetOptArg(ctx);
-
-		if (field)
-			replace(field, arg);
-		else
-			free(arg);
-	}
-	if (rc < -1) {
-		snprintf(err, sizeof(err), "%s: %s",
-			 poptBadOption(ctx, POPT_BADOPTION_NOALIAS),
-			 poptStrerror(rc));
-		usage_error("%s", err);
-	}
-	args = (char const *const *)poptGetArgs(ctx);
-	while (args && args[nargs])
-		nargs++;
 	setup(&run);
 	rc = pp_run_select(&run.r, &run.run_opts, nargs, args,
 			   "opannotate --help lists the options");

@@ -206,42 +206,29 @@ static void take_string(poptContext ctx, int val)
 		       val == 'p' ? &opts.image_path : val == 'R' ? &opts.root :
 		       val == OPT_SESSION_DIR ? &opts.session_dir : NULL;
 
-	if (!field) {
-		free(arg);
-		return;
-	}
-	free(*field);
-	*field = arg;
+	pp_run_keep(field, arg);
 }
 
 int main(int argc, char const **argv)
 {
-	poptContext ctx = poptGetContext(NULL, argc, argv, options, 0);
 	struct target t = { 0 };
-	char const **args, *spec[64];
-	int nargs = 0, nspec = 0, rc;
-	char err[512];
+	char const *const *args;
+	char const *spec[64];
+	int nargs, nspec = 0, rc;
+	poptContext ctx = pp_run_options(argc, argv, options, take_string,
+					 "opgprof --help lists the options",
+					 &args, &nargs);
 
-	op_set_progname(argv[0]);
-	while ((rc = poptGetNextOpt(ctx)) > 0)
-		take_string(ctx, rc);
-	if (rc < -1) {
-		snprintf(err, sizeof(err), "%s: %s",
-			 poptBadOption(ctx, POPT_BADOPTION_NOALIAS),
-			 poptStrerror(rc));
-		usage_error("%s", err);
-	}
-	args = poptGetArgs(ctx);
 	/* the one word without a tag is the image; the rest is the spec */
-	for (; args && args[nargs]; nargs++) {
-		if (strchr(args[nargs], ':')) {
+	for (int i = 0; i < nargs; i++) {
+		if (strchr(args[i], ':')) {
 			if (nspec == 63)
 				usage_error("%s", "too many profile specification words");
-			spec[nspec++] = args[nargs];
+			spec[nspec++] = args[i];
 		} else if (t.image) {
-			usage_error("one image: '%s' and '%s'", t.image, args[nargs]);
+			usage_error("one image: '%s' and '%s'", t.image, args[i]);
 		} else {
-			t.image = args[nargs];
+			t.image = args[i];
 		}
 	}
 	if (!t.image)
