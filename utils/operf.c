@@ -20,6 +20,7 @@
 #include "op_session.h"
 #include "op_session_settings.h"
 #include "op_util.h"
+#include "opd_config.h"
 #include "operf.h"
 
 #define OPERF_SESSION_DIR "oprofile_data"
@@ -133,17 +134,7 @@ static void setup_events(struct operf_options *o)
 	if (op_settings_events(events_arg, cpu, o->callgraph, &ev, err,
 			       sizeof(err)) < 0)
 		op_die("%s", err);
-	for (size_t i = 0; i < ev.nr; i++) {
-		struct opd_event *c = &o->cfg.events[i];
-
-		memcpy(c->name, ev.v[i].name, sizeof(c->name));
-		c->code = ev.v[i].code;
-		c->unit_mask = ev.v[i].unit_mask;
-		c->count = ev.v[i].count;
-		c->kernel = ev.v[i].kernel;
-		c->user = ev.v[i].user;
-	}
-	o->cfg.nr_events = ev.nr;
+	opd_config_events(&o->cfg, &ev);
 	if (!op_kernel_visible())
 		hide_kernel(o);
 }
