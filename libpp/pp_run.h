@@ -19,6 +19,7 @@
 #include <popt.h>
 #include <stdbool.h>
 
+#include "op_session.h"
 #include "pp_classes.h"
 #include "pp_files.h"
 #include "pp_locate.h"
@@ -57,6 +58,20 @@ int pp_run_populate(struct pp_run *r, struct pp_run_opts const *o,
 		    struct pp_populate_opts *popts);
 
 void pp_run_free(struct pp_run *r);
+
+/*
+ * The option entries every report tool has, alike in each one's --help;
+ * popt hands their string back as val (pp_run_keep it).
+ */
+#define PP_RUN_OPT_SESSION_DIR(val) \
+	{ "session-dir", 0, POPT_ARG_STRING, NULL, (val), \
+	  "session directory (default " OP_SESSION_DIR_DEFAULT ")", "dir" }
+#define PP_RUN_OPT_IMAGE_PATH \
+	{ "image-path", 'p', POPT_ARG_STRING, NULL, 'p', \
+	  "directories to find binaries in by name", "dir,..." }
+#define PP_RUN_OPT_ROOT \
+	{ "root", 'R', POPT_ARG_STRING, NULL, 'R', \
+	  "prefix of the sampled paths (sysroot)", "dir" }
 
 /* A tool's string options come back from popt (val > 0): take keeps each. */
 typedef void pp_take_fn(poptContext ctx, int val);

@@ -47,12 +47,12 @@ static struct poptOption const options[] = {
 	{ "search-dirs", 'd', POPT_ARG_STRING, NULL, 'd', "directories to look for source files in", "dir,..." },
 	{ "base-dirs", 'b', POPT_ARG_STRING, NULL, 'b', "source path prefixes to strip before --search-dirs", "dir,..." },
 	{ "output-dir", 'o', POPT_ARG_STRING, NULL, 'o', "write annotated copies of the sources there", "dir" },
-	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR, "session directory (default " OP_SESSION_DIR_DEFAULT ")", "dir" },
+	PP_RUN_OPT_SESSION_DIR(OPT_SESSION_DIR),
 	{ "since", 0, POPT_ARG_STRING, NULL, OPT_SINCE, "merge the rotated sessions from this UTC time on (or now, -DURATION)", "YYYY-MM-DDTHH[:MM[:SS]]" },
 	{ "until", 0, POPT_ARG_STRING, NULL, OPT_UNTIL, "... and before this UTC time", "YYYY-MM-DDTHH[:MM[:SS]]" },
-	{ "image-path", 'p', POPT_ARG_STRING, NULL, 'p', "directories to find binaries in by name", "dir,..." },
+	PP_RUN_OPT_IMAGE_PATH,
 	{ "vmlinux", 0, POPT_ARG_STRING, NULL, OPT_VMLINUX, "the sampled kernel's image with symbols (its code, and lines with DWARF)", "file" },
-	{ "root", 'R', POPT_ARG_STRING, NULL, 'R', "prefix of the sampled paths (sysroot)", "dir" },
+	PP_RUN_OPT_ROOT,
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };

@@ -31,9 +31,9 @@ static struct poptOption const options[] = {
 	{ "output-directory", 'o', POPT_ARG_STRING, NULL, 'o', "the archive directory (created)", "dir" },
 	{ "list-files", 'l', POPT_ARG_NONE, &opts.list_files, 0, "name the files that would be archived, copy nothing", NULL },
 	{ "exclude-dependent", 'x', POPT_ARG_NONE, &opts.exclude_dependent, 0, "leave out libraries, kernel and modules of applications", NULL },
-	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR, "session directory (default " OP_SESSION_DIR_DEFAULT ")", "dir" },
-	{ "image-path", 'p', POPT_ARG_STRING, NULL, 'p', "directories to find binaries in by name", "dir,..." },
-	{ "root", 'R', POPT_ARG_STRING, NULL, 'R', "prefix of the sampled paths (sysroot)", "dir" },
+	PP_RUN_OPT_SESSION_DIR(OPT_SESSION_DIR),
+	PP_RUN_OPT_IMAGE_PATH,
+	PP_RUN_OPT_ROOT,
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };

@@ -31,9 +31,9 @@ enum { OPT_SESSION_DIR = 256 };
 static struct poptOption const options[] = {
 	{ "output-filename", 'o', POPT_ARG_STRING, NULL, 'o', "the file to write (default gmon.out)", "file" },
 	{ "merge", 'm', POPT_ARG_STRING, NULL, 'm', "merge separated profiles", "cpu,lib,tid,tgid,unitmask,all" },
-	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR, "session directory (default " OP_SESSION_DIR_DEFAULT ")", "dir" },
-	{ "image-path", 'p', POPT_ARG_STRING, NULL, 'p', "directories to find binaries in by name", "dir,..." },
-	{ "root", 'R', POPT_ARG_STRING, NULL, 'R', "prefix of the sampled paths (sysroot)", "dir" },
+	PP_RUN_OPT_SESSION_DIR(OPT_SESSION_DIR),
+	PP_RUN_OPT_IMAGE_PATH,
+	PP_RUN_OPT_ROOT,
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };
