@@ -16,24 +16,11 @@ set -euo pipefail
 build=$(cd "${1:?usage: overhead.sh BUILD_DIR [ROUNDS] [REPS]}" && pwd)
 rounds=${2:-800}
 reps=${3:-3}
-work=$build/bench/cpu_work
-opcontrol=$build/utils/opcontrol
-export OPROFILE_EVENTS_DIR=${OPROFILE_EVENTS_DIR:-$(cd "$(dirname "$0")/../events" && pwd)}
-ncpu=$(nproc)
+. "$(dirname "$0")/lib.sh"
+bench_setup "$build"
 tmp=$(mktemp -d /tmp/op-overhead-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 command -v perf >/dev/null || { echo "overhead: perf not installed (apt-get install linux-perf)" >&2; exit 1; }
-
-# Sum of the workers' CPU seconds.
-run_work() {
-	local i pids=()
-	for ((i = 0; i < ncpu; i++)); do
-		"$work" "$rounds" >"$tmp/w$i" &
-		pids+=($!)
-	done
-	wait "${pids[@]}"
-	cat "$tmp"/w* | awk '{ t += $1 } END { printf "%.6f\n", t }'
-}
 
 # utime+stime of a pid in seconds.
 proc_cpu() {
@@ -44,14 +31,14 @@ proc_cpu() {
 
 median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-measure_none() { run_work; }
+measure_none() { bench_run_work "$tmp" "$rounds"; }
 
 measure_oprofile() {  # $1 = period ns; prints "work own disk"
 	local s=$tmp/session w own disk pid
 	rm -rf "$s/samples"  # keep kernel-cache: the per-boot snapshot
 	"$opcontrol" --session-dir="$s" --event="CPU_CLOCK:$1" --start >/dev/null
 	pid=$(cat "$s/lock")
-	w=$(run_work)
+	w=$(bench_run_work "$tmp" "$rounds")
 	"$opcontrol" --session-dir="$s" --dump >/dev/null
 	own=$(proc_cpu "$pid")
 	"$opcontrol" --session-dir="$s" --shutdown >/dev/null
@@ -66,7 +53,7 @@ measure_perf() {  # $1 = rate Hz; prints "work own disk"
 		perf record -q -a -F "$1" -o "$tmp/perf.data" >/dev/null 2>&1 &
 	local tpid=$!
 	sleep 1  # let perf set up its events
-	w=$(run_work)
+	w=$(bench_run_work "$tmp" "$rounds")
 	# SIGINT to perf itself (time's child), so time reports perf's whole
 	# run, its exit-time processing included.
 	pkill -INT -P "$tpid" || true

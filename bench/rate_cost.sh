@@ -33,64 +33,23 @@ pairs=${4:-4}
 shift $(($# < 4 ? $# : 4))
 rates=("$@")
 ((${#rates[@]})) || rates=(4000 1000 250 100 49 19)
-work=$build/bench/cpu_work
-probe=$build/bench/gap_probe
 gap=${GAP:-1}
-opcontrol=$build/utils/opcontrol
-export OPROFILE_EVENTS_DIR=${OPROFILE_EVENTS_DIR:-$(cd "$(dirname "$0")/../events" && pwd)}
-ncpu=$(nproc)
+. "$(dirname "$0")/lib.sh"
+bench_setup "$build"
 tmp=$(mktemp -d /tmp/op-rate-cost-XXXXXX)
 trap '"$opcontrol" --session-dir="$tmp/s" --shutdown >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 
-# Sum of the workers' CPU seconds.
-run_work() {
-	local i pids=()
-	for ((i = 0; i < ncpu; i++)); do
-		"$work" "$rounds" >"$tmp/w$i" &
-		pids+=($!)
-	done
-	wait "${pids[@]}"
-	cat "$tmp"/w* | awk '{ t += $1 } END { printf "%.6f\n", t }'
-}
-
-# Share (%) of the probes' running time in interrupt-sized gaps.
-run_probe() {
-	local i pids=()
-	for ((i = 0; i < ncpu; i++)); do
-		"$probe" "$gap" >"$tmp/g$i" &
-		pids+=($!)
-	done
-	wait "${pids[@]}"
-	cat "$tmp"/g* | awk '{ run += $1 - $5; irq += $3 }
-		END { printf "%.4f\n", irq / run * 100 }'
-}
-
-# Wait until the daemon's state file says $2 (sampling / paused).
-wait_state() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		grep -qx "$2" "$1/daemon_state" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	echo "rate_cost: the daemon did not become $2" >&2
-	return 1
-}
-
 # PAIRS A/B pairs under one daemon at $1 Hz; lines "rate slowdown%".
 run_rate() {
-	local s=$tmp/s rate=$1 pid a b ga gb p
+	local s=$tmp/s rate=$1 pid p
 	rm -rf "$s/samples"     # keep kernel-cache: the per-boot snapshot
 	"$opcontrol" --session-dir="$s" --event="CPU_CLOCK:$((1000000000 / rate))" \
 		--start >/dev/null
 	pid=$(cat "$s/lock")
 	for ((p = 0; p < pairs; p++)); do
-		kill -USR2 "$pid"; wait_state "$s" paused
-		a=$(run_work)
-		ga=$(run_probe)
-		kill -USR1 "$pid"; wait_state "$s" sampling
-		b=$(run_work)
-		gb=$(run_probe)
-		awk -v r="$rate" -v a="$a" -v b="$b" -v ga="$ga" -v gb="$gb" \
+		bench_ab_pair "$pid" "$s" "$tmp" "$rounds" "$gap"
+		awk -v r="$rate" -v a="$bench_a" -v b="$bench_b" \
+			-v ga="$bench_ga" -v gb="$bench_gb" \
 			'BEGIN { printf "%d %.3f %.4f %.3f %.3f %.4f %.4f\n", r,
 				 (b / a - 1) * 100, gb - ga, a, b, ga, gb }'
 	done

@@ -28,10 +28,8 @@ seconds=${2:-600}
 rate=${3:-49}      # OP_CONTINUOUS_RATE_HZ (libop/op_session_settings.h)
 unit_ms=${4:-100}
 steady=${STEADY:-120}
-here=$(cd "$(dirname "$0")" && pwd)
-export OPROFILE_EVENTS_DIR=${OPROFILE_EVENTS_DIR:-$here/../events}
-opcontrol=$build/utils/opcontrol
-ncpu=$(nproc)
+. "$(dirname "$0")/lib.sh"
+bench_setup "$build"
 tmp=$(mktemp -d /tmp/op-slowdown-XXXXXX)
 S=$tmp/s
 trap '"$opcontrol" --session-dir="$S" --shutdown >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
@@ -54,8 +52,7 @@ r0=$(cat "$S/samples/current/stats/sample_received")
 c0=$(cpu_s "$pid")
 t0=$(date +%s.%N)
 rounds=$(awk -v s="$steady" 'BEGIN { printf "%d", s * 400 }')   # cpu_work: ~400 rounds a second
-for ((i = 0; i < ncpu; i++)); do "$build/bench/cpu_work" "$rounds" >/dev/null & done
-wait
+bench_run_work "$tmp" "$rounds" >/dev/null
 t1=$(date +%s.%N)
 c1=$(cpu_s "$pid")
 "$opcontrol" --session-dir="$S" --dump >/dev/null

@@ -28,14 +28,11 @@ duration=${2:-3600}
 interval=${3:-60}
 rate=${4:-49}      # OP_CONTINUOUS_RATE_HZ (libop/op_session_settings.h)
 here=$(cd "$(dirname "$0")" && pwd)
-export OPROFILE_EVENTS_DIR=${OPROFILE_EVENTS_DIR:-$here/../events}
-opcontrol=$build/utils/opcontrol
+. "$here/lib.sh"
+bench_setup "$build"
 opreport=$build/pp/opreport
-work=$build/bench/cpu_work
-probe=$build/bench/gap_probe
 share=$build/bench/share_work
 jit=$build/tests/workloads/jit_spin    # JIT code: an anonymous region each
-ncpu=$(nproc)
 out=${OUT:-$here/out/soak-$(date -u +%Y%m%dT%H%M%S)}
 mkdir -p "$out"
 S=$out/session
@@ -84,37 +81,6 @@ bursts() {
 
 # --- the measures ----------------------------------------------------------
 
-run_work() {       # the workers' CPU seconds
-	local i ps=()
-	for ((i = 0; i < ncpu; i++)); do
-		"$work" 100 >"$out/w$i" &
-		ps+=($!)
-	done
-	wait "${ps[@]}"
-	cat "$out"/w* | awk '{ t += $1 } END { printf "%.6f\n", t }'
-}
-
-run_probe() {      # % of the probes' running time in interrupt-sized gaps
-	local i ps=()
-	for ((i = 0; i < ncpu; i++)); do
-		"$probe" 1 >"$out/g$i" &
-		ps+=($!)
-	done
-	wait "${ps[@]}"
-	cat "$out"/g* | awk '{ run += $1 - $5; irq += $3 }
-		END { printf "%.4f\n", irq / run * 100 }'
-}
-
-wait_state() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		grep -qx "$1" "$S/daemon_state" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	log "the daemon did not become $1"
-	return 1
-}
-
 daemon_cpu() {
 	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($14 + $15) / hz }' "/proc/$1/stat"
 }
@@ -137,15 +103,13 @@ t0=$(date +%s)
 while :; do
 	sleep "$interval"
 	t=$(($(date +%s) - t0))
-	kill -USR2 "$dpid"; wait_state paused
-	a=$(run_work); ga=$(run_probe)
-	kill -USR1 "$dpid"; wait_state sampling
-	b=$(run_work); gb=$(run_probe)
+	bench_ab_pair "$dpid" "$S" "$out" 100 1 ||
+		{ log "the daemon did not pause or resume"; exit 1; }
 	"$opcontrol" --session-dir="$S" --dump >/dev/null
 	row=$(printf '%s %s %s %s %s %s %s %s %s %s %s %s %s' "$t" \
 		"$(cut -d' ' -f1 /proc/loadavg)" \
-		"$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", (b / a - 1) * 100 }')" \
-		"$(awk -v a="$ga" -v b="$gb" 'BEGIN { printf "%.4f", b - a }')" \
+		"$(awk -v a="$bench_a" -v b="$bench_b" 'BEGIN { printf "%.3f", (b / a - 1) * 100 }')" \
+		"$(awk -v a="$bench_ga" -v b="$bench_gb" 'BEGIN { printf "%.4f", b - a }')" \
 		"$(daemon_cpu "$dpid")" \
 		"$(awk '/^VmRSS/ { print $2 }' "/proc/$dpid/status")" \
 		"$(ls "/proc/$dpid/fd" | wc -l)" \

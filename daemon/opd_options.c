@@ -19,6 +19,7 @@
 #include "op_session_settings.h"
 #include "op_util.h"
 #include "op_version.h"
+#include "opd_config.h"
 #include "opd_options.h"
 
 static char *session_dir_arg;
@@ -328,25 +329,6 @@ static unsigned core_separate(unsigned bits)
 	       (bits & OP_SEP_CPU ? OPD_SEP_CPU : 0);
 }
 
-static void core_events(struct op_settings_events const *ev,
-			struct opd_config *cfg)
-{
-	_Static_assert(OP_SETTINGS_MAX_EVENTS <= OPD_MAX_EVENTS,
-		       "the core takes every event the settings allow");
-	for (size_t i = 0; i < ev->nr; i++) {
-		struct op_settings_event const *e = &ev->v[i];
-		struct opd_event *c = &cfg->events[i];
-
-		_Static_assert(sizeof(c->name) == sizeof(e->name), "event name");
-		memcpy(c->name, e->name, sizeof(c->name));
-		c->code = e->code;
-		c->unit_mask = e->unit_mask;
-		c->count = e->count;
-		c->kernel = e->kernel;
-		c->user = e->user;
-	}
-	cfg->nr_events = ev->nr;
-}
 
 static void setup_config(struct opd_options *o, struct opd_config *cfg)
 {
@@ -369,7 +351,7 @@ static void setup_config(struct opd_options *o, struct opd_config *cfg)
 		op_die("invalid --stack-size %d: use 0 (frame pointers only) to "
 		       "65528 bytes", stack_size_arg);
 	o->stack_size = stack_size_arg;
-	core_events(&ev, cfg);
+	opd_config_events(cfg, &ev);
 	snprintf(o->events_text, sizeof(o->events_text), "%s", ev.text);
 	if (op_settings_separate(separate_arg ? separate_arg : "none",
 				 &separate, err, sizeof(err)) < 0)

@@ -196,27 +196,30 @@ static enum op_cpu cpu_from_driver(void)
 	return op_cpu_from_name(buf);
 }
 
-static int perf_cycles_open(pid_t pid, int cpu)
+bool op_perf_event_opens(uint32_t type, uint64_t config, pid_t pid, int cpu)
 {
 	struct perf_event_attr attr;
 	long fd;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	attr.type = type;
+	attr.config = config;
 	attr.disabled = 1;
 	fd = syscall(SYS_perf_event_open, &attr, pid, cpu, -1, 0);
 	if (fd < 0)
-		return 0;
+		return false;
 	close((int)fd);
-	return 1;
+	return true;
 }
 
 /* A hardware PMU is usable system-wide on cpu 0, or at least for ourself. */
 static int hw_pmu_usable(void)
 {
-	return perf_cycles_open(-1, 0) || perf_cycles_open(0, -1);
+	return op_perf_event_opens(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
+				   -1, 0) ||
+	       op_perf_event_opens(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
+				   0, -1);
 }
 
 #if defined(__x86_64__) || defined(__i386__)

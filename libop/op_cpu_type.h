@@ -6,6 +6,10 @@
 #ifndef OP_CPU_TYPE_H
 #define OP_CPU_TYPE_H
 
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
 enum op_cpu {
 	CPU_NO_GOOD = -1,
 	CPU_TIMER_INT = 4,       /* "timer": no PMU, software clock */
@@ -38,6 +42,13 @@ int op_cpu_has_events(enum op_cpu cpu);
  * CPU_NO_GOOD when it names no type.
  */
 enum op_cpu op_cpu_detect(void);
+
+/*
+ * Whether this process may open the perf event type:config (PERF_TYPE_*,
+ * PERF_COUNT_*) on pid (-1: every task) and cpu (-1: every cpu); it is
+ * closed again at once.
+ */
+bool op_perf_event_opens(uint32_t type, uint64_t config, pid_t pid, int cpu);
 
 /* MHz of cpu 0 from /proc/cpuinfo, 0.0 if unknown (the header's cpu_speed). */
 double op_cpu_speed(void);

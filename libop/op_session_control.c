@@ -302,17 +302,18 @@ static char *own_path_if_made(char const *session_dir, char const *id)
 	return NULL;
 }
 
-int op_control_reply(char const *session_dir, char const *id,
-		     char const *error)
+/* "ID error TEXT" or "ID" OK, to the waiter's own file and the shared one. */
+static int answer(char const *session_dir, char const *file, char const *id,
+		  char const *error, char const *ok)
 {
-	char *path = op_session_path(session_dir, OP_REPLY_FILE);
+	char *path = op_session_path(session_dir, file);
 	char text[1024];
 	int ret;
 
 	if (error)
 		snprintf(text, sizeof(text), "%s error %s\n", id, error);
 	else
-		snprintf(text, sizeof(text), "%s ok\n", id);
+		snprintf(text, sizeof(text), "%s%s\n", id, ok);
 	ret = answer_own(session_dir, id, text);	/* first: see answer_own */
 	if (op_session_write_text(path, text) < 0)
 		ret = -1;
@@ -320,22 +321,16 @@ int op_control_reply(char const *session_dir, char const *id,
 	return ret;
 }
 
+int op_control_reply(char const *session_dir, char const *id,
+		     char const *error)
+{
+	return answer(session_dir, OP_REPLY_FILE, id, error, " ok");
+}
+
 int op_control_dump_done(char const *session_dir, char const *id,
 			 char const *error)
 {
-	char *path = op_session_path(session_dir, OP_DUMP_FILE);
-	char text[1024];
-	int ret;
-
-	if (error)
-		snprintf(text, sizeof(text), "%s error %s\n", id, error);
-	else
-		snprintf(text, sizeof(text), "%s\n", id);
-	ret = answer_own(session_dir, id, text);	/* first: see answer_own */
-	if (op_session_write_text(path, text) < 0)
-		ret = -1;
-	free(path);
-	return ret;
+	return answer(session_dir, OP_DUMP_FILE, id, error, "");
 }
 
 void op_control_make_id(char *id, size_t size)
@@ -409,111 +404,110 @@ static int dump_matches(char const *got, char const *want)
 	return tg && tw && tg >= tw;
 }
 
-/* Poll step shared by the waiters: sleeps, counts time, checks the pid. */
-static int wait_step(int *waited_ms, int timeout_ms, pid_t pid)
-{
-	int step = *waited_ms < 100 ? 2 : 20;
+/*
+ * What a waiter looks for in the answer it read (buf, its newline cut
+ * off): 1 when the answer to id is there (*ret: 0 or -1 said), 0 to wait.
+ */
+typedef int answered_fn(char *buf, char const *id, char *err, size_t errlen,
+			int *ret);
 
-	if (*waited_ms >= timeout_ms)
-		return -1;
-	if (pid > 0 && !op_pid_is_daemon(pid))
-		return -2;
-	usleep((useconds_t)step * 1000);
-	*waited_ms += step;
-	return 0;
+/*
+ * Poll the waiter's own answer file and the shared one (file) until
+ * answered says so, timeout_ms pass or the daemon pid (> 0) exits; "to"
+ * and "before" name what is awaited in the two failures.
+ */
+static int wait_answer(char const *session_dir, char const *file,
+		       char const *id, pid_t pid, int timeout_ms,
+		       answered_fn *answered, char *err, size_t errlen,
+		       char const *to, char const *before)
+{
+	char *own = own_path_if_made(session_dir, id);
+	char *shared = op_session_path(session_dir, file);
+	char buf[1200];
+	int waited = 0, step, ret = -1, from_own;
+
+	for (;;) {
+		if (read_answer(own, shared, buf, sizeof(buf), &from_own)) {
+			buf[strcspn(buf, "\n")] = '\0';
+			if (answered(buf, id, err, errlen, &ret))
+				break;
+		}
+		if (waited >= timeout_ms) {
+			ret = op_error("timed out after %d s waiting for the daemon to %s in '%s'",
+				       timeout_ms / 1000, to, own ? own : shared);
+			break;
+		}
+		if (pid > 0 && !op_pid_is_daemon(pid)) {
+			ret = op_error("daemon (pid %ld) exited before %s",
+				       (long)pid, before);
+			break;
+		}
+		step = waited < 100 ? 2 : 20;
+		usleep((useconds_t)step * 1000);
+		waited += step;
+	}
+	free(own);
+	free(shared);
+	return ret;
+}
+
+/* "ID" or "ID error MESSAGE": a dump as new as ours is done. */
+static int dump_answered(char *buf, char const *id, char *err, size_t errlen,
+			 int *ret)
+{
+	char *error = strstr(buf, " error ");
+
+	(void)err;
+	(void)errlen;
+	if (error)
+		*error = '\0';
+	if (!dump_matches(buf, id))
+		return 0;
+	*ret = error ? op_error("dump %s: %s", id, error + 7) : 0;
+	return 1;
 }
 
 int op_control_wait_dump(char const *session_dir, char const *id,
 			 pid_t pid, int timeout_ms)
 {
-	char *own = own_path_if_made(session_dir, id);
-	char *shared = op_session_path(session_dir, OP_DUMP_FILE);
-	char buf[256];
-	int waited = 0, ret, from_own;
+	char to[128], before[128];
 
-	for (;;) {
-		if (read_answer(own, shared, buf, sizeof(buf), &from_own)) {
-			char *error = strstr(buf, " error ");
-
-			buf[strcspn(buf, "\n")] = '\0';
-			if (error)
-				*error = '\0';
-			if (dump_matches(buf, id) && error) {
-				ret = op_error("dump %s: %s", id, error + 7);
-				break;
-			}
-			if (dump_matches(buf, id)) {
-				ret = 0;
-				break;
-			}
-		}
-		ret = wait_step(&waited, timeout_ms, pid);
-		if (ret == -1) {
-			op_error("timed out after %d s waiting for the daemon to complete dump %s in '%s'",
-				 timeout_ms / 1000, id, own ? own : shared);
-			break;
-		}
-		if (ret == -2) {
-			op_error("daemon (pid %ld) exited before completing dump %s",
-				 (long)pid, id);
-			ret = -1;
-			break;
-		}
-	}
-	free(own);
-	free(shared);
-	return ret;
+	snprintf(to, sizeof(to), "complete dump %s", id);
+	snprintf(before, sizeof(before), "completing dump %s", id);
+	return wait_answer(session_dir, OP_DUMP_FILE, id, pid, timeout_ms,
+			   dump_answered, NULL, 0, to, before);
 }
 
-/* buf holds "ID ok" or "ID error MESSAGE" for this id. */
-static bool is_reply_to(char const *buf, char const *id)
+/* "ID ok" or "ID error MESSAGE" for this id. */
+static int reply_answered(char *buf, char const *id, char *err,
+			  size_t errlen, int *ret)
 {
 	size_t idlen = strlen(id);
+	char const *rest = buf + idlen + 1;
 
-	return !strncmp(buf, id, idlen) && buf[idlen] == ' ';
+	if (strncmp(buf, id, idlen) || buf[idlen] != ' ')
+		return 0;
+	if (!strcmp(rest, "ok")) {
+		*ret = 0;
+		return 1;
+	}
+	if (!strncmp(rest, "error ", 6))
+		rest += 6;
+	if (err)
+		snprintf(err, errlen, "%s", rest);
+	*ret = op_error("%s", rest);
+	return 1;
 }
 
 int op_control_wait_reply(char const *session_dir, char const *id,
 			  pid_t pid, int timeout_ms, char *err, size_t errlen)
 {
-	char *own = own_path_if_made(session_dir, id);
-	char *shared = op_session_path(session_dir, OP_REPLY_FILE);
-	char buf[1200];
-	int waited = 0, ret, from_own;
+	char to[128], before[128];
 
 	if (err && errlen)
 		err[0] = '\0';
-	for (;;) {
-		if (read_answer(own, shared, buf, sizeof(buf), &from_own) &&
-		    is_reply_to(buf, id)) {
-			char const *rest = buf + strlen(id) + 1;
-
-			buf[strcspn(buf, "\n")] = '\0';
-			if (!strcmp(rest, "ok")) {
-				ret = 0;
-			} else {
-				if (!strncmp(rest, "error ", 6))
-					rest += 6;
-				if (err)
-					snprintf(err, errlen, "%s", rest);
-				ret = op_error("%s", rest);
-			}
-			break;
-		}
-		ret = wait_step(&waited, timeout_ms, pid);
-		if (ret == -1) {
-			op_error("timed out after %d s waiting for the daemon to answer '%s' in '%s'",
-				 timeout_ms / 1000, id, own ? own : shared);
-			break;
-		}
-		if (ret == -2) {
-			op_error("daemon (pid %ld) exited before answering '%s'",
-				 (long)pid, id);
-			ret = -1;
-			break;
-		}
-	}
-	free(own);
-	free(shared);
-	return ret;
+	snprintf(to, sizeof(to), "answer '%s'", id);
+	snprintf(before, sizeof(before), "answering '%s'", id);
+	return wait_answer(session_dir, OP_REPLY_FILE, id, pid, timeout_ms,
+			   reply_answered, err, errlen, to, before);
 }

@@ -26,10 +26,16 @@ static char *trim(char *s)
 
 int op_kv_read(struct op_kv *kv, char const *path)
 {
+	return op_kv_read_checked(kv, path, NULL);
+}
+
+int op_kv_read_checked(struct op_kv *kv, char const *path, op_kv_check *check)
+{
 	FILE *f = fopen(path, "re");
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned lineno = 0;
+	char err[1024];
 	int ret = 0;
 
 	memset(kv, 0, sizeof(*kv));
@@ -49,10 +55,18 @@ int op_kv_read(struct op_kv *kv, char const *path)
 			break;
 		}
 		*eq = '\0';
-		op_kv_set(kv, trim(s), trim(eq + 1));
+		s = trim(s);
+		eq = trim(eq + 1);
+		if (check && check(s, eq, err, sizeof(err)) < 0) {
+			ret = op_error("%s:%u: %s", path, lineno, err);
+			break;
+		}
+		op_kv_set(kv, s, eq);
 	}
 	free(line);
 	fclose(f);
+	if (ret)
+		op_kv_free(kv);
 	return ret;
 }
 

@@ -17,8 +17,15 @@ struct op_kv {
 };
 
 /* Read path into kv (empty when the file does not exist). 0, or -1 after
- * a message naming the file (and the line). */
+ * a message naming the file (and the line), kv left empty. */
 int op_kv_read(struct op_kv *kv, char const *path);
+
+/* Whether value is right for key: 0, or -1 with err filled in. */
+typedef int op_kv_check(char const *key, char const *value, char *err,
+			size_t errlen);
+
+/* op_kv_read, each pair checked as read: a bad one is "PATH:LINE: err". */
+int op_kv_read_checked(struct op_kv *kv, char const *path, op_kv_check *check);
 
 /* The value of key, or NULL. */
 char const *op_kv_get(struct op_kv const *kv, char const *key);

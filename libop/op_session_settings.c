@@ -388,17 +388,5 @@ static int config_check(char const *key, char const *v, char *err, size_t errlen
 
 int op_settings_config_read(struct op_kv *kv)
 {
-	char const *path = op_settings_config_path();
-	char err[1024];
-
-	memset(kv, 0, sizeof(*kv));
-	if (op_kv_read(kv, path) < 0)
-		return -1;
-	for (size_t i = 0; i < kv->nr; i++)
-		if (config_check(kv->keys[i], kv->values[i], err, sizeof(err)) < 0) {
-			op_kv_free(kv);
-			memset(kv, 0, sizeof(*kv));
-			return op_error("settings file '%s': %s", path, err);
-		}
-	return 0;
+	return op_kv_read_checked(kv, op_settings_config_path(), config_check);
 }

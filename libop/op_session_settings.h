@@ -120,7 +120,7 @@ struct op_kv;
 /*
  * Read the settings file into kv (empty when it does not exist) and check
  * every key and the values that need no cpu type (events are checked by
- * their user). 0, or -1 after a message naming the file and the key.
+ * their user). 0, or -1 after a message naming the file, the line and the key.
  */
 int op_settings_config_read(struct op_kv *kv);
 /* --- the continuous default (issue 27; doc/continuous.md) ----------------

@@ -12,6 +12,19 @@
 #include "op_util.h"
 #include "pp_binary.h"
 
+/* The code section of abfd holding vma, or NULL. */
+static asection *code_section(bfd *abfd, uint64_t vma)
+{
+	for (asection *sec = abfd->sections; sec; sec = sec->next) {
+		uint64_t start = bfd_section_vma(sec);
+
+		if ((bfd_section_flags(sec) & SEC_CODE) && vma >= start &&
+		    vma - start < bfd_section_size(sec))
+			return sec;
+	}
+	return NULL;
+}
+
 int pp_binary_linenr(struct pp_binary const *b, uint64_t vma, char **file,
 		     unsigned *line)
 {
@@ -21,23 +34,15 @@ int pp_binary_linenr(struct pp_binary const *b, uint64_t vma, char **file,
 	*file = NULL;
 	*line = 0;
 	bfd *abfd = pp_binary_debug_bfd(b);
+	asection *sec = abfd ? code_section(abfd, vma) : NULL;
 
-	if (!abfd)
+	if (!sec || !bfd_find_nearest_line(abfd, sec, b->bfd_syms,
+					   vma - bfd_section_vma(sec), &f,
+					   &func, &l) || !f)
 		return -1;
-	for (asection *sec = abfd->sections; sec; sec = sec->next) {
-		uint64_t start = bfd_section_vma(sec);
-
-		if (!(bfd_section_flags(sec) & SEC_CODE) || vma < start ||
-		    vma - start >= bfd_section_size(sec))
-			continue;
-		if (!bfd_find_nearest_line(abfd, sec, b->bfd_syms,
-					   vma - start, &f, &func, &l) || !f)
-			return -1;
-		*file = op_xstrdup(f);
-		*line = l;
-		return 0;
-	}
-	return -1;
+	*file = op_xstrdup(f);
+	*line = l;
+	return 0;
 }
 
 /* The inline chain of vma (pp_binary_lines): libbfd's nearest line, then
@@ -46,32 +51,24 @@ size_t pp_binary_lines(struct pp_binary const *b, uint64_t vma,
 		       struct pp_lineinfo **out)
 {
 	bfd *abfd = pp_binary_debug_bfd(b);
+	asection *sec = abfd ? code_section(abfd, vma) : NULL;
 	char const *f = NULL, *func = NULL;
 	struct pp_lineinfo *v = NULL;
 	size_t n = 0, alloc = 0;
 	unsigned l = 0;
 
 	*out = NULL;
-	if (!abfd)
+	if (!sec || !bfd_find_nearest_line(abfd, sec, b->bfd_syms,
+					   vma - bfd_section_vma(sec), &f,
+					   &func, &l))
 		return 0;
-	for (asection *sec = abfd->sections; sec; sec = sec->next) {
-		uint64_t start = bfd_section_vma(sec);
-
-		if (!(bfd_section_flags(sec) & SEC_CODE) || vma < start ||
-		    vma - start >= bfd_section_size(sec))
-			continue;
-		if (!bfd_find_nearest_line(abfd, sec, b->bfd_syms,
-					   vma - start, &f, &func, &l))
-			return 0;
-		do {
-			OP_ALLOC_GROW(v, n + 1, alloc);
-			v[n++] = (struct pp_lineinfo){
-				func ? op_xstrdup(func) : NULL,
-				f ? op_xstrdup(f) : NULL, l,
-			};
-		} while (n < 64 && bfd_find_inliner_info(abfd, &f, &func, &l));
-		break;
-	}
+	do {
+		OP_ALLOC_GROW(v, n + 1, alloc);
+		v[n++] = (struct pp_lineinfo){
+			func ? op_xstrdup(func) : NULL,
+			f ? op_xstrdup(f) : NULL, l,
+		};
+	} while (n < 64 && bfd_find_inliner_info(abfd, &f, &func, &l));
 	*out = v;
 	return n;
 }

@@ -1,6 +1,7 @@
 /* A specification to a profile, as every report tool does; see pp_run.h. */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "op_message.h"
@@ -55,4 +56,36 @@ void pp_run_free(struct pp_run *r)
 	pp_spec_free(&r->spec);
 	pp_strlist_free(&r->notes);
 	memset(r, 0, sizeof(*r));
+}
+
+poptContext pp_run_options(int argc, char const **argv,
+			   struct poptOption const *options, pp_take_fn *take,
+			   char const *usage, char const *const **args,
+			   int *nargs)
+{
+	poptContext ctx = poptGetContext(NULL, argc, argv, options, 0);
+	int rc;
+
+	op_set_progname(argv[0]);
+	while ((rc = poptGetNextOpt(ctx)) > 0)
+		take(ctx, rc);
+	if (rc < -1)
+		op_usage_error(usage, "%s: %s",
+			       poptBadOption(ctx, POPT_BADOPTION_NOALIAS),
+			       poptStrerror(rc));
+	*args = (char const *const *)poptGetArgs(ctx);
+	*nargs = 0;
+	while (*args && (*args)[*nargs])
+		(*nargs)++;
+	return ctx;
+}
+
+void pp_run_keep(char **field, char *value)
+{
+	if (!field) {
+		free(value);
+		return;
+	}
+	free(*field);
+	*field = value;
 }

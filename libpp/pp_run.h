@@ -16,8 +16,10 @@
 #ifndef PP_RUN_H
 #define PP_RUN_H
 
+#include <popt.h>
 #include <stdbool.h>
 
+#include "op_session.h"
 #include "pp_classes.h"
 #include "pp_files.h"
 #include "pp_locate.h"
@@ -56,5 +58,37 @@ int pp_run_populate(struct pp_run *r, struct pp_run_opts const *o,
 		    struct pp_populate_opts *popts);
 
 void pp_run_free(struct pp_run *r);
+
+/*
+ * The option entries every report tool has, alike in each one's --help;
+ * popt hands their string back as val (pp_run_keep it).
+ */
+#define PP_RUN_OPT_SESSION_DIR(val) \
+	{ "session-dir", 0, POPT_ARG_STRING, NULL, (val), \
+	  "session directory (default " OP_SESSION_DIR_DEFAULT ")", "dir" }
+#define PP_RUN_OPT_IMAGE_PATH \
+	{ "image-path", 'p', POPT_ARG_STRING, NULL, 'p', \
+	  "directories to find binaries in by name", "dir,..." }
+#define PP_RUN_OPT_ROOT \
+	{ "root", 'R', POPT_ARG_STRING, NULL, 'R', \
+	  "prefix of the sampled paths (sysroot)", "dir" }
+
+/* A tool's string options come back from popt (val > 0): take keeps each. */
+typedef void pp_take_fn(poptContext ctx, int val);
+
+/*
+ * argv through popt (progname set from argv[0]): every option with a val
+ * goes to take; a bad option is a usage error (exit 2 with usage). The
+ * words left over in *args (NULL-ended, or NULL) and *nargs. The caller
+ * frees the context.
+ */
+poptContext pp_run_options(int argc, char const **argv,
+			   struct poptOption const *options, pp_take_fn *take,
+			   char const *usage, char const *const **args,
+			   int *nargs);
+
+/* A string option's value into *field, the old one freed (no field:
+ * value freed). */
+void pp_run_keep(char **field, char *value);
 
 #endif /* PP_RUN_H */

@@ -47,21 +47,15 @@ static struct poptOption const options[] = {
 	{ "search-dirs", 'd', POPT_ARG_STRING, NULL, 'd', "directories to look for source files in", "dir,..." },
 	{ "base-dirs", 'b', POPT_ARG_STRING, NULL, 'b', "source path prefixes to strip before --search-dirs", "dir,..." },
 	{ "output-dir", 'o', POPT_ARG_STRING, NULL, 'o', "write annotated copies of the sources there", "dir" },
-	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR, "session directory (default " OP_SESSION_DIR_DEFAULT ")", "dir" },
+	PP_RUN_OPT_SESSION_DIR(OPT_SESSION_DIR),
 	{ "since", 0, POPT_ARG_STRING, NULL, OPT_SINCE, "merge the rotated sessions from this UTC time on (or now, -DURATION)", "YYYY-MM-DDTHH[:MM[:SS]]" },
 	{ "until", 0, POPT_ARG_STRING, NULL, OPT_UNTIL, "... and before this UTC time", "YYYY-MM-DDTHH[:MM[:SS]]" },
-	{ "image-path", 'p', POPT_ARG_STRING, NULL, 'p', "directories to find binaries in by name", "dir,..." },
+	PP_RUN_OPT_IMAGE_PATH,
 	{ "vmlinux", 0, POPT_ARG_STRING, NULL, OPT_VMLINUX, "the sampled kernel's image with symbols (its code, and lines with DWARF)", "file" },
-	{ "root", 'R', POPT_ARG_STRING, NULL, 'R', "prefix of the sampled paths (sysroot)", "dir" },
+	PP_RUN_OPT_ROOT,
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };
-
-static void replace(char **dst, char *value)
-{
-	free(*dst);
-	*dst = value;
-}
 
 static char **string_field(int val)
 {
@@ -85,6 +79,11 @@ static char **string_field(int val)
 	}
 }
 
+static void take_string(poptContext ctx, int val)
+{
+	pp_run_keep(string_field(val), poptGetOptArg(ctx));
+}
+
 static void free_strings(void)
 {
 	char **s[] = { &opts.include, &opts.exclude, &opts.demangle,
@@ -94,7 +93,7 @@ static void free_strings(void)
 		       &opts.vmlinux, &opts.since, &opts.until };
 
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
-		replace(s[i], NULL);
+		pp_run_keep(s[i], NULL);
 }
 
 #define usage_error(...) \
@@ -178,31 +177,13 @@ static void run_free(struct run *run)
 
 int main(int argc, char const **argv)
 {
-	poptContext ctx = poptGetContext(NULL, argc, argv, options, 0);
 	static struct run run;
 	char const *const *args;
-	int nargs = 0, rc;
-	char err[512];
+	int nargs, rc;
+	poptContext ctx = pp_run_options(argc, argv, options, take_string,
+					 "opannotate --help lists the options",
+					 &args, &nargs);
 
-	op_set_progname(argv[0]);
-	while ((rc = poptGetNextOpt(ctx)) > 0) {
-		char **field = string_field(rc);
-		char *arg = poptGetOptArg(ctx);
-
-		if (field)
-			replace(field, arg);
-		else
-			free(arg);
-	}
-	if (rc < -1) {
-		snprintf(err, sizeof(err), "%s: %s",
-			 poptBadOption(ctx, POPT_BADOPTION_NOALIAS),
-			 poptStrerror(rc));
-		usage_error("%s", err);
-	}
-	args = (char const *const *)poptGetArgs(ctx);
-	while (args && args[nargs])
-		nargs++;
 	setup(&run);
 	rc = pp_run_select(&run.r, &run.run_opts, nargs, args,
 			   "opannotate --help lists the options");

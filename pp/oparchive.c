@@ -31,9 +31,9 @@ static struct poptOption const options[] = {
 	{ "output-directory", 'o', POPT_ARG_STRING, NULL, 'o', "the archive directory (created)", "dir" },
 	{ "list-files", 'l', POPT_ARG_NONE, &opts.list_files, 0, "name the files that would be archived, copy nothing", NULL },
 	{ "exclude-dependent", 'x', POPT_ARG_NONE, &opts.exclude_dependent, 0, "leave out libraries, kernel and modules of applications", NULL },
-	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR, "session directory (default " OP_SESSION_DIR_DEFAULT ")", "dir" },
-	{ "image-path", 'p', POPT_ARG_STRING, NULL, 'p', "directories to find binaries in by name", "dir,..." },
-	{ "root", 'R', POPT_ARG_STRING, NULL, 'R', "prefix of the sampled paths (sysroot)", "dir" },
+	PP_RUN_OPT_SESSION_DIR(OPT_SESSION_DIR),
+	PP_RUN_OPT_IMAGE_PATH,
+	PP_RUN_OPT_ROOT,
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };
@@ -49,12 +49,7 @@ static void take_string(poptContext ctx, int val)
 		       val == 'R' ? &opts.root :
 		       val == OPT_SESSION_DIR ? &opts.session_dir : NULL;
 
-	if (!field) {
-		free(arg);
-		return;
-	}
-	free(*field);
-	*field = arg;
+	pp_run_keep(field, arg);
 }
 
 static int archive(int argc, char const *const *argv)
@@ -84,27 +79,16 @@ static int archive(int argc, char const *const *argv)
 
 int main(int argc, char const **argv)
 {
-	poptContext ctx = poptGetContext(NULL, argc, argv, options, 0);
 	char const *const *args;
-	int nargs = 0, rc;
-	char err[512];
+	int nargs, rc;
+	poptContext ctx = pp_run_options(argc, argv, options, take_string,
+					 "oparchive --help lists the options",
+					 &args, &nargs);
 
-	op_set_progname(argv[0]);
-	while ((rc = poptGetNextOpt(ctx)) > 0)
-		take_string(ctx, rc);
-	if (rc < -1) {
-		snprintf(err, sizeof(err), "%s: %s",
-			 poptBadOption(ctx, POPT_BADOPTION_NOALIAS),
-			 poptStrerror(rc));
-		usage_error("%s", err);
-	}
 	if (!opts.output_dir && !opts.list_files)
 		usage_error("%s", "say where to: --output-directory=DIR (-o), or --list-files");
 	if (!opts.session_dir)
 		opts.session_dir = op_xstrdup(OP_SESSION_DIR_DEFAULT);
-	args = (char const *const *)poptGetArgs(ctx);
-	while (args && args[nargs])
-		nargs++;
 	rc = archive(nargs, args);
 	free(opts.output_dir);
 	free(opts.session_dir);

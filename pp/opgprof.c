@@ -31,9 +31,9 @@ enum { OPT_SESSION_DIR = 256 };
 static struct poptOption const options[] = {
 	{ "output-filename", 'o', POPT_ARG_STRING, NULL, 'o', "the file to write (default gmon.out)", "file" },
 	{ "merge", 'm', POPT_ARG_STRING, NULL, 'm', "merge separated profiles", "cpu,lib,tid,tgid,unitmask,all" },
-	{ "session-dir", 0, POPT_ARG_STRING, NULL, OPT_SESSION_DIR, "session directory (default " OP_SESSION_DIR_DEFAULT ")", "dir" },
-	{ "image-path", 'p', POPT_ARG_STRING, NULL, 'p', "directories to find binaries in by name", "dir,..." },
-	{ "root", 'R', POPT_ARG_STRING, NULL, 'R', "prefix of the sampled paths (sysroot)", "dir" },
+	PP_RUN_OPT_SESSION_DIR(OPT_SESSION_DIR),
+	PP_RUN_OPT_IMAGE_PATH,
+	PP_RUN_OPT_ROOT,
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };
@@ -206,42 +206,29 @@ static void take_string(poptContext ctx, int val)
 		       val == 'p' ? &opts.image_path : val == 'R' ? &opts.root :
 		       val == OPT_SESSION_DIR ? &opts.session_dir : NULL;
 
-	if (!field) {
-		free(arg);
-		return;
-	}
-	free(*field);
-	*field = arg;
+	pp_run_keep(field, arg);
 }
 
 int main(int argc, char const **argv)
 {
-	poptContext ctx = poptGetContext(NULL, argc, argv, options, 0);
 	struct target t = { 0 };
-	char const **args, *spec[64];
-	int nargs = 0, nspec = 0, rc;
-	char err[512];
+	char const *const *args;
+	char const *spec[64];
+	int nargs, nspec = 0, rc;
+	poptContext ctx = pp_run_options(argc, argv, options, take_string,
+					 "opgprof --help lists the options",
+					 &args, &nargs);
 
-	op_set_progname(argv[0]);
-	while ((rc = poptGetNextOpt(ctx)) > 0)
-		take_string(ctx, rc);
-	if (rc < -1) {
-		snprintf(err, sizeof(err), "%s: %s",
-			 poptBadOption(ctx, POPT_BADOPTION_NOALIAS),
-			 poptStrerror(rc));
-		usage_error("%s", err);
-	}
-	args = poptGetArgs(ctx);
 	/* the one word without a tag is the image; the rest is the spec */
-	for (; args && args[nargs]; nargs++) {
-		if (strchr(args[nargs], ':')) {
+	for (int i = 0; i < nargs; i++) {
+		if (strchr(args[i], ':')) {
 			if (nspec == 63)
 				usage_error("%s", "too many profile specification words");
-			spec[nspec++] = args[nargs];
+			spec[nspec++] = args[i];
 		} else if (t.image) {
-			usage_error("one image: '%s' and '%s'", t.image, args[nargs]);
+			usage_error("one image: '%s' and '%s'", t.image, args[i]);
 		} else {
-			t.image = args[nargs];
+			t.image = args[i];
 		}
 	}
 	if (!t.image)

@@ -27,6 +27,7 @@
 #include "pp_output.h"
 #include "pp_procsum.h"
 #include "pp_profile.h"
+#include "pp_run.h"
 #include "pp_spec.h"
 #include "pp_timeline.h"
 #include "opreport_stream.h"
@@ -668,30 +669,20 @@ static int stacks_main(struct run *run, int diff, int const first[2],
 
 int main(int argc, char const **argv)
 {
-	poptContext ctx = poptGetContext(NULL, argc, argv, options, 0);
 	struct run run = { 0 };
 	char const *const *args;
-	int first[2], count[2], nargs = 0, rc;
+	int first[2], count[2], nargs, rc;
 	char err[512], *title;
+	poptContext ctx = pp_run_options(argc, argv, options, take_string,
+					 "opreport --help lists the options",
+					 &args, &nargs);
 
-	op_set_progname(argv[0]);
-	while ((rc = poptGetNextOpt(ctx)) > 0)
-		take_string(ctx, rc);
-	if (rc < -1) {
-		snprintf(err, sizeof(err), "%s: %s",
-			 poptBadOption(ctx, POPT_BADOPTION_NOALIAS),
-			 poptStrerror(rc));
-		usage_error("%s", err);
-	}
 	if (opts.version) {
 		op_print_version(stdout, "opreport");
 		free_strings();
 		poptFreeContext(ctx);
 		return 0;
 	}
-	args = (char const *const *)poptGetArgs(ctx);
-	while (args && args[nargs])
-		nargs++;
 	setup(&run);
 	title = title_of(argc, argv);
 	run.output.title = title;

@@ -12,6 +12,7 @@
 #include "op_session.h"
 #include "op_session_settings.h"
 #include "op_util.h"
+#include "opd_config.h"
 #include "opd_trans.h"
 #include "opreport_stream.h"
 #include "stream_file.h"
@@ -65,17 +66,7 @@ static int set_events(struct opd_config *cfg, char const *events,
 		return op_error("--events: %s", err);
 	cfg->cpu_type = cpu;
 	cfg->cpu_speed = op_cpu_speed();
-	for (size_t i = 0; i < ev.nr; i++) {
-		struct opd_event *c = &cfg->events[i];
-
-		memcpy(c->name, ev.v[i].name, sizeof(c->name));
-		c->code = ev.v[i].code;
-		c->unit_mask = ev.v[i].unit_mask;
-		c->count = ev.v[i].count;
-		c->kernel = ev.v[i].kernel;
-		c->user = ev.v[i].user;
-	}
-	cfg->nr_events = ev.nr;
+	opd_config_events(cfg, &ev);
 	return 0;
 }
 

@@ -75,14 +75,6 @@ struct ocount {
 	uint64_t start_ns;
 };
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
 /* "1,2,3" into ints (pids, tids, cpus); the count, or a usage error. */
 static int int_list(char const *opt, char const *text, int **out)
 {
@@ -178,14 +170,12 @@ static void setup_targets(struct ocount *o)
 
 static void parse(struct ocount *o, int argc, char const **argv)
 {
-	poptContext ctx = poptGetContext("ocount", argc, argv, options,
-					 POPT_CONTEXT_POSIXMEHARDER);
-	int rc = poptGetNextOpt(ctx), modes;
+	poptContext ctx = op_child_options("ocount", argc, argv, options, NULL,
+					   NULL);
 	char const **rest;
 	char err[512];
+	int modes;
 
-	if (rc < -1)
-		usage_error("%s: %s", poptBadOption(ctx, 0), poptStrerror(rc));
 	if (list_arg) {
 		ocount_events_list();
 		exit(0);
@@ -211,15 +201,7 @@ static void parse(struct ocount *o, int argc, char const **argv)
 	if (o->c.nr_events < 0)
 		usage_error("%s", err);
 	o->c.ev = o->ev;
-	if (rest) {
-		size_t n = 0;
-
-		while (rest[n])
-			n++;
-		o->argv = op_xcalloc(n + 1, sizeof(*o->argv));
-		for (size_t i = 0; i < n; i++)
-			o->argv[i] = op_xstrdup(rest[i]);
-	}
+	o->argv = op_child_argv(rest);
 	setup_targets(o);
 	o->out = stdout;
 	if (output_arg && !(o->out = fopen(output_arg, "w")))
@@ -355,7 +337,7 @@ static void print_totals(struct ocount *o, double elapsed)
 /* Whether the run goes on; reaps the command when it exits. */
 static bool running(struct ocount *o)
 {
-	if (stop_requested)
+	if (op_child_stop)
 		return false;
 	if (o->child.pid) {
 		pid_t got = waitpid(o->child.pid, &o->status, WNOHANG);
@@ -418,7 +400,6 @@ static void loop(struct ocount *o)
 int main(int argc, char const **argv)
 {
 	struct ocount o;
-	struct sigaction sa;
 	double elapsed;
 	int ret = 0;
 
@@ -426,12 +407,7 @@ int main(int argc, char const **argv)
 	o.child.go_fd = o.child.err_fd = -1;
 	op_set_progname("ocount");
 	parse(&o, argc, argv);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigaction(SIGTERM, &sa, NULL);
-	/* a command gets Ctrl-C from the terminal; its exit ends the run */
-	sa.sa_handler = o.argv ? SIG_IGN : on_stop;
-	sigaction(SIGINT, &sa, NULL);
+	op_child_catch_stop(o.argv != NULL);
 	if (start(&o) < 0) {
 		op_child_kill(&o.child);
 		return o.argv ? 127 : 1;
@@ -450,9 +426,5 @@ int main(int argc, char const **argv)
 	ocount_close(&o.c);
 	if (ret)
 		return 1;
-	if (!o.argv)
-		return 0;
-	if (WIFSIGNALED(o.status))
-		return 128 + WTERMSIG(o.status);
-	return WIFEXITED(o.status) ? WEXITSTATUS(o.status) : 1;
+	return o.argv ? op_child_exit_status(o.status) : 0;
 }

@@ -103,6 +103,70 @@ void op_child_kill(struct op_child *c)
 	c->pid = 0;
 }
 
+poptContext op_child_options(char const *name, int argc, char const **argv,
+			     struct poptOption const *options,
+			     void (*take)(poptContext ctx, int val, void *arg),
+			     void *arg)
+{
+	poptContext ctx = poptGetContext(name, argc, argv, options,
+					 POPT_CONTEXT_POSIXMEHARDER);
+	char usage[64];
+	int rc;
+
+	while ((rc = poptGetNextOpt(ctx)) > 0 && take)
+		take(ctx, rc, arg);
+	if (rc < -1) {
+		snprintf(usage, sizeof(usage), "%s --help lists the options", name);
+		op_usage_error(usage, "%s: %s", poptBadOption(ctx, 0),
+			       poptStrerror(rc));
+	}
+	return ctx;
+}
+
+char **op_child_argv(char const *const *words)
+{
+	size_t n = 0;
+	char **argv;
+
+	if (!words)
+		return NULL;
+	while (words[n])
+		n++;
+	argv = op_xcalloc(n + 1, sizeof(*argv));
+	for (size_t i = 0; i < n; i++)
+		argv[i] = op_xstrdup(words[i]);
+	return argv;
+}
+
+int op_child_exit_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+volatile sig_atomic_t op_child_stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	op_child_stop = 1;
+}
+
+void op_child_catch_stop(bool command)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = command ? SIG_IGN : on_stop;
+	sigaction(SIGINT, &sa, NULL);
+}
+
 bool op_pid_running(pid_t pid)
 {
 	char path[64], buf[512], *p;

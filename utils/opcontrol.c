@@ -227,6 +227,12 @@ static void parse_options(int argc, char const **argv)
 		exit(2);
 	}
 	poptFreeContext(ctx);
+}
+
+/* The settings file: its session_dir unless --session-dir was given.
+ * Read after the options, so that --version and --help never need it. */
+static void read_settings_file(void)
+{
 	if (op_settings_config_read(&opt.config) < 0)
 		exit(1);
 	if (!opt.session_dir)
@@ -594,11 +600,12 @@ int main(int argc, char const **argv)
 	op_set_progname("opcontrol");
 	umask(022);	/* our files are 0644 and 0755, whatever the caller's umask */
 	parse_options(argc, argv);
-	guard_session(opt.session_dir);
 	if (opt.version) {
 		op_print_version(stdout, "opcontrol");
 		return 0;
 	}
+	read_settings_file();
+	guard_session(opt.session_dir);
 	if (opt.list_events)
 		exec_ophelp();
 	if (opt.deinit && opc_driver_deinit() < 0)

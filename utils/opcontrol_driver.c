@@ -20,10 +20,10 @@
 #include <sys/mount.h>
 #include <linux/perf_event.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "op_cpu_type.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "opcontrol.h"
@@ -77,19 +77,8 @@ static int fs_registered(void)
  * perf source does)? */
 static int perf_usable(void)
 {
-	struct perf_event_attr attr;
-	long fd;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	attr.disabled = 1;
-	fd = syscall(SYS_perf_event_open, &attr, -1, 0, -1, 0);
-	if (fd < 0)
-		return 0;
-	close((int)fd);
-	return 1;
+	return op_perf_event_opens(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
+				   -1, 0);
 }
 
 /* The driver could not be loaded: fine when perf_events serves. */

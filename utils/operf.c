@@ -20,6 +20,7 @@
 #include "op_session.h"
 #include "op_session_settings.h"
 #include "op_util.h"
+#include "opd_config.h"
 #include "operf.h"
 
 #define OPERF_SESSION_DIR "oprofile_data"
@@ -88,14 +89,8 @@ static void parse_target(poptContext ctx, struct operf_options *o)
 	if (modes != 1)
 		usage_error("give exactly one of a command, --pid or --system-wide");
 	if (rest) {
-		size_t n = 0;
-
-		while (rest[n])
-			n++;
 		o->target = OPERF_COMMAND;
-		o->argv = op_xcalloc(n + 1, sizeof(*o->argv));
-		for (size_t i = 0; i < n; i++)
-			o->argv[i] = op_xstrdup(rest[i]);
+		o->argv = op_child_argv(rest);
 	} else if (pid_arg) {
 		if (pid_arg < 0)
 			usage_error("--pid %d is not a process id", pid_arg);
@@ -139,17 +134,7 @@ static void setup_events(struct operf_options *o)
 	if (op_settings_events(events_arg, cpu, o->callgraph, &ev, err,
 			       sizeof(err)) < 0)
 		op_die("%s", err);
-	for (size_t i = 0; i < ev.nr; i++) {
-		struct opd_event *c = &o->cfg.events[i];
-
-		memcpy(c->name, ev.v[i].name, sizeof(c->name));
-		c->code = ev.v[i].code;
-		c->unit_mask = ev.v[i].unit_mask;
-		c->count = ev.v[i].count;
-		c->kernel = ev.v[i].kernel;
-		c->user = ev.v[i].user;
-	}
-	o->cfg.nr_events = ev.nr;
+	opd_config_events(&o->cfg, &ev);
 	if (!op_kernel_visible())
 		hide_kernel(o);
 }
@@ -176,12 +161,9 @@ static void setup_session(struct operf_options *o)
 
 static void parse(struct operf_options *o, int argc, char const **argv)
 {
-	poptContext ctx = poptGetContext("operf", argc, argv, options,
-					 POPT_CONTEXT_POSIXMEHARDER);
-	int rc = poptGetNextOpt(ctx);
+	poptContext ctx = op_child_options("operf", argc, argv, options, NULL,
+					   NULL);
 
-	if (rc < -1)
-		usage_error("%s: %s", poptBadOption(ctx, 0), poptStrerror(rc));
 	memset(o, 0, sizeof(*o));
 	parse_target(ctx, o);
 	o->verbose = verbose_arg;
@@ -267,16 +249,6 @@ static int summary(struct operf_options const *o, struct operf_result const *res
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-/* The command's status as a shell gives it. */
-static int exit_status(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return 1;
-}
-
 int main(int argc, char const **argv)
 {
 	struct operf_options o;
@@ -296,5 +268,5 @@ int main(int argc, char const **argv)
 	if (WIFSIGNALED(res.status))
 		op_info("'%s' was killed by signal %d", o.argv[0],
 			WTERMSIG(res.status));
-	return exit_status(res.status);
+	return op_child_exit_status(res.status);
 }

@@ -30,29 +30,6 @@
 #include "stream_file.h"
 #include "word_buffer.h"
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
-/* Catch SIGINT/SIGTERM without SA_RESTART, so the poll returns. With a
- * command, SIGINT reaches it from the terminal and its exit ends us. */
-static void catch_signals(bool ignore_int)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	if (ignore_int)
-		sa.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &sa, NULL);
-}
-
 static double now_s(void)
 {
 	return (double)perf_source_now() / 1e9;
@@ -144,7 +121,7 @@ static int sample_loop(struct run *r, struct operf_result *res)
 {
 	double start = now_s();
 
-	while (!stop_requested && target_alive(r, res)) {
+	while (!op_child_stop && target_alive(r, res)) {
 		int err = perf_source_read(r->ps, 100);
 
 		deliver(r);
@@ -196,7 +173,7 @@ int operf_run(struct operf_options const *o, struct operf_result *res)
 	int ret = -1;
 
 	memset(res, 0, sizeof(*res));
-	catch_signals(o->target == OPERF_COMMAND);
+	op_child_catch_stop(o->target == OPERF_COMMAND);
 	r.core = opd_core_new(&o->cfg);
 	if (!r.core)
 		return -1;

@@ -89,14 +89,6 @@ struct opwatch {
 	struct opwatch_counting cnt;
 };
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
 static void add_probe(struct opwatch *w, char const *spec)
 {
 	char err[1024];
@@ -203,24 +195,24 @@ static void parse_count(struct opwatch *w)
 	}
 }
 
+/* --probe and --pair, in their order. */
+static void take_probe(poptContext ctx, int val, void *arg)
+{
+	char *spec = poptGetOptArg(ctx);
+
+	if (val == 'P')
+		add_probe(arg, spec);
+	else
+		add_pair(arg, spec);
+	free(spec);
+}
+
 static void parse(struct opwatch *w, int argc, char const **argv)
 {
-	poptContext ctx = poptGetContext("opwatch", argc, argv, options,
-					 POPT_CONTEXT_POSIXMEHARDER);
+	poptContext ctx = op_child_options("opwatch", argc, argv, options,
+					   take_probe, w);
 	char const **rest;
-	int rc;
 
-	while ((rc = poptGetNextOpt(ctx)) == 'P' || rc == 'Q') {
-		char *spec = poptGetOptArg(ctx);
-
-		if (rc == 'P')
-			add_probe(w, spec);
-		else
-			add_pair(w, spec);
-		free(spec);
-	}
-	if (rc < -1)
-		usage_error("%s: %s", poptBadOption(ctx, 0), poptStrerror(rc));
 	if (!w->nr_probes)
 		usage_error("no --probe or --pair given");
 	rest = poptGetArgs(ctx);
@@ -231,17 +223,9 @@ static void parse(struct opwatch *w, int argc, char const **argv)
 	if (count_arg)
 		parse_count(w);
 	parse_enums(w);
-	if (rest) {
-		size_t n = 0;
-
-		while (rest[n])
-			n++;
-		w->argv = op_xcalloc(n + 1, sizeof(*w->argv));
-		for (size_t i = 0; i < n; i++)
-			w->argv[i] = op_xstrdup(rest[i]);
-	} else if (pids_arg) {
+	w->argv = op_child_argv(rest);
+	if (!rest && pids_arg)
 		parse_pids(w);
-	}
 	add_task(w, -1);
 	poptFreeContext(ctx);
 }
@@ -377,7 +361,7 @@ static void process(struct opwatch *w, uint64_t until)
 
 static bool running(struct opwatch *w, uint64_t end)
 {
-	if (stop_requested || (end && op_monotonic_ns() >= end))
+	if (op_child_stop || (end && op_monotonic_ns() >= end))
 		return false;
 	if (w->child.pid) {
 		pid_t got = waitpid(w->child.pid, &w->status, WNOHANG);
@@ -465,7 +449,6 @@ static int start(struct opwatch *w)
 int main(int argc, char const **argv)
 {
 	struct opwatch w;
-	struct sigaction sa;
 	FILE *out = stdout;
 	int ret = 0;
 
@@ -475,11 +458,7 @@ int main(int argc, char const **argv)
 	parse(&w, argc, argv);
 	if (output_arg && !(out = fopen(output_arg, "w")))
 		op_die_errno("cannot write '%s'", output_arg);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = w.argv ? SIG_IGN : on_stop;
-	sigaction(SIGINT, &sa, NULL);
+	op_child_catch_stop(w.argv != NULL);
 	rq_init(&w.q);
 	opwatch_stats_init(&w.stats, w.nr_probes, w.by);
 	w.stats.nr_counts = w.cnt.nr;
@@ -506,9 +485,5 @@ int main(int argc, char const **argv)
 		opwatch_probe_free(&w.probes[i]);
 	if (ret)
 		return 1;
-	if (!w.argv)
-		return 0;
-	if (WIFSIGNALED(w.status))
-		return 128 + WTERMSIG(w.status);
-	return WIFEXITED(w.status) ? WEXITSTATUS(w.status) : 1;
+	return w.argv ? op_child_exit_status(w.status) : 0;
 }

@@ -55,8 +55,17 @@ static void write_conf(char const *path, char const *text)
 		check_bail("cannot write '%s'", path);
 }
 
+/* The last message said, to check what it names. */
+static void keep_last(void *ctx, enum op_message_kind kind, char const *text)
+{
+	(void)kind;
+	snprintf(ctx, 512, "%s", text);
+}
+
 static void test_config(void)
 {
+	char said[512], want[600];
+
 	char path[300];
 	struct op_kv kv;
 
@@ -72,7 +81,12 @@ static void test_config(void)
 	check_str(op_kv_get(&kv, "keep_size"), "2G", "keep_size read");
 	op_kv_free(&kv);
 	write_conf(path, "rotate = 1h\nrotation = 2h\n");
+	op_set_message_sink(keep_last, said);
 	check_that(op_settings_config_read(&kv) < 0 && kv.nr == 0);   /* unknown key */
+	op_set_message_sink(NULL, NULL);
+	snprintf(want, sizeof(want), "%s:2: unknown key 'rotation'", path);
+	check(!strncmp(said, want, strlen(want)),
+	      "a bad key is named with the file and its line: %s", said);
 	write_conf(path, "rotate = often\n");
 	check_that(op_settings_config_read(&kv) < 0);
 	write_conf(path, "session_dir = relative/dir\n");

@@ -5,7 +5,7 @@
 # and checks its output.
 #
 # Environment (set by pp/Makefile.am): abs_top_builddir, abs_top_srcdir,
-# OPREPORT, MKSAMPLE, SRCDIR, CC.
+# OPREPORT, OPANNOTATE, MKSAMPLE, SRCDIR, CC.
 . "${abs_top_srcdir:?}/tests/lib/test-lib.sh"
 : "${MKSAMPLE:?}" "${SRCDIR:?}" "${CC:=cc}"
 
@@ -56,13 +56,27 @@ build() {
 		fail "cannot compile $src"
 }
 
-# run_report OUT ARGS...: opreport into OUT (stderr into OUT.err); fail on error.
-run_report() {
-	local out=$1 rc
-	shift
-	"$OPREPORT" --session-dir="$SD" "$@" >"$out" 2>"$out.err"
+# run_tool PROGRAM OUT ARGS...: PROGRAM on $SD into OUT (stderr into
+# OUT.err); fail on error.
+run_tool() {
+	local prog=$1 out=$2 rc
+	shift 2
+	"$prog" --session-dir="$SD" "$@" >"$out" 2>"$out.err"
 	rc=$?
-	[ "$rc" -eq 0 ] || { cat "$out" "$out.err"; fail "opreport $* exited with $rc"; }
+	[ "$rc" -eq 0 ] ||
+		{ cat "$out" "$out.err"; fail "${prog##*/} $* exited with $rc"; }
+}
+run_report() { run_tool "$OPREPORT" "$@"; }
+run_annotate() { run_tool "$OPANNOTATE" "$@"; }
+
+# ann_total FILE SYMBOL: the total opannotate gives SYMBOL in FILE
+ann_total() { sed -n "s/.*\/\* $2 total: *\([0-9]*\) .*/\1/p" "$1" | head -1; }
+
+# ctl_start ARGS...: opcontrol --start with ARGS (its output in
+# $tmp/start); fail when it fails
+ctl_start() {
+	ctl "$@" --start >"$tmp/start" 2>&1 ||
+		{ cat "$tmp/start"; fail "opcontrol --start failed"; }
 }
 
 # live_session: for the tests that sample this machine through opcontrol

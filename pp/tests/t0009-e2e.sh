@@ -16,8 +16,7 @@ $CC -O1 -g -fPIC -shared -o "$tmp/libdemo.so" "$abs_top_srcdir/utils/demo/libdem
 $CC -O1 -g -o "$tmp/demo_work" "$abs_top_srcdir/utils/demo/demo_work.c" -L"$tmp" -ldemo \
 	-Wl,-rpath,"$tmp" || fail "cannot build demo_work.c"
 
-ctl --event=CPU_CLOCK:200000 --separate=kernel --start >"$tmp/start" 2>&1 ||
-	{ cat "$tmp/start"; fail "opcontrol --start failed"; }
+ctl_start --event=CPU_CLOCK:200000 --separate=kernel
 cat "$tmp/start"
 times=$("$tmp/demo_work" 0.8 0.6 0.6) || fail "the workload failed"
 echo "workload CPU seconds: $times"

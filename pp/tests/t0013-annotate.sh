@@ -27,8 +27,7 @@ $CC -O1 -g -fPIC -shared -o "$tmp/libannot.so" "$tmp/src/annot_lib.c" ||
 $CC -O1 -g -o "$tmp/annot_main" "$tmp/src/annot_main.c" -L"$tmp" -lannot \
 	-Wl,-rpath,"$tmp" || fail "cannot build annot_main.c"
 
-ctl --event=CPU_CLOCK:200000 --separate=kernel --start >"$tmp/start" 2>&1 ||
-	{ cat "$tmp/start"; fail "opcontrol --start failed"; }
+ctl_start --event=CPU_CLOCK:200000 --separate=kernel
 "$tmp/annot_main" 1.2 0.8 || fail "the workload failed"
 ctl --dump || fail "opcontrol --dump failed"
 ctl --shutdown || fail "opcontrol --shutdown failed"
@@ -38,19 +37,10 @@ run_report "$tmp/l" -l "$spec"
 head -12 "$tmp/l"
 count() { awk -v f="$1" '$NF == f {print $1}' "$tmp/l"; }
 
-# run_annotate OUT ARGS...
-run_annotate() {
-	local out=$1 rc
-	shift
-	"$OPANNOTATE" --session-dir="$SD" "$@" >"$out" 2>"$out.err"
-	rc=$?
-	[ "$rc" -eq 0 ] || { cat "$out" "$out.err"; fail "opannotate $* exited with $rc"; }
-}
 run_annotate "$tmp/s" -s "$spec"
 sed -n '1,/^ \*\/$/p' "$tmp/s"
 
 # the total opannotate wrote in FILE for function F
-ann_total() { sed -n "s/.*\/\* $2 total: *\([0-9]*\) .*/\1/p" "$1" | head -1; }
 # samples on the lines marked hot:F
 hot_lines() {
 	awk -v tag="hot:$2" 'index($0, tag) && $1 ~ /^[0-9]+$/ && $3 ~ /^:/ { s += $1 }

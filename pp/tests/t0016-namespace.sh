@@ -22,8 +22,7 @@ build funcs.c outer
 outer=$tmp/outer
 inner_id=$(readelf -n "$tmp/inner" | awk '/Build ID:/ {print $3}')
 
-ctl --event=CPU_CLOCK:200000 --separate=kernel --start >"$tmp/start" 2>&1 ||
-	{ cat "$tmp/start"; fail "opcontrol --start failed"; }
+ctl_start --event=CPU_CLOCK:200000 --separate=kernel
 unshare -m --propagation private sh -c \
 	'mount --bind "$1" "$2" && exec "$2" 1.5 0.1' _ "$tmp/inner" "$outer" ||
 	fail "the workload in its own mount namespace failed"

@@ -27,8 +27,7 @@ lib_id=$(id "$tmp/libannot.so")
 
 ctl --keep-binaries --no-keep-binaries >"$tmp/both" 2>&1
 check_eq "$?" "2" "--keep-binaries with --no-keep-binaries: a usage error"
-ctl --keep-binaries --event=CPU_CLOCK:200000 --separate=kernel --start \
-	>"$tmp/start" 2>&1 || { cat "$tmp/start"; fail "opcontrol --start failed"; }
+ctl_start --keep-binaries --event=CPU_CLOCK:200000 --separate=kernel
 "$tmp/annot_main" 0.6 0.4 || fail "the workload failed"
 ctl --dump || fail "opcontrol --dump failed"
 ctl --shutdown || fail "opcontrol --shutdown failed"

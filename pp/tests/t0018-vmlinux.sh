@@ -27,26 +27,19 @@ key() { printf '0x%x' $((0x$(nm "$tmp/vmlinux" | awk -v s="$1" '$3 == s {print $
 	"$(key kfunc_one 6)=10" "$(key kfunc_two 1)=20" || fail mksample
 "$MKSAMPLE" "$(sfile ext4 ext4)" --kernel 0x10=5 || fail mksample
 
-annotate() {  # annotate OUT ARGS...
-	local out=$1
-	shift
-	"$OPANNOTATE" --session-dir="$SD" "$@" >"$out" 2>"$out.err" ||
-		{ cat "$out" "$out.err"; fail "opannotate $* failed"; }
-}
-ann_total() { sed -n "s/.*\/\* $2 total: *\([0-9]*\) .*/\1/p" "$1" | head -1; }
 
 # without --vmlinux: said once per image, not silently left out
-annotate "$tmp/a" -a
+run_annotate "$tmp/a" -a
 cat "$tmp/a.err"
 check_eq "$(grep -c "cannot disassemble 'vmlinux': no binary to read its code from .*--vmlinux FILE" "$tmp/a.err")" "1" \
 	"-a without --vmlinux: vmlinux named once, with the way out"
 check_eq "$(grep -c "cannot disassemble 'ext4': no binary to read its code from" "$tmp/a.err")" "1" \
 	"-a: the module named once"
-annotate "$tmp/s" -s
+run_annotate "$tmp/s" -s
 check_grep "$tmp/s" "kfunc_one total: +40 " "-s without --vmlinux: the kallsyms function's total still shown"
 
 # with --vmlinux: the file's code and lines
-annotate "$tmp/va" -a --vmlinux="$tmp/vmlinux"
+run_annotate "$tmp/va" -a --vmlinux="$tmp/vmlinux"
 sed -n '/<kfunc_one>/,/^$/p' "$tmp/va"
 check_no_grep "$tmp/va.err" "cannot disassemble 'vmlinux'" "--vmlinux: vmlinux disassembled"
 for f in kfunc_one:40 kfunc_two:20; do
@@ -54,7 +47,7 @@ for f in kfunc_one:40 kfunc_two:20; do
 		cur && $1 ~ /^[0-9]+$/ && $3 ~ /^:/ { s += $1 } END { print s + 0 }' "$tmp/va")
 	check_eq "$sum" "${f#*:}" "--vmlinux -a: ${f%:*}'s instruction counts sum to its total"
 done
-annotate "$tmp/vs" -s --vmlinux="$tmp/vmlinux"
+run_annotate "$tmp/vs" -s --vmlinux="$tmp/vmlinux"
 check_grep "$tmp/vs" "kfunc_one total: +40 " "--vmlinux -s: kfunc_one's total"
 check_grep "$tmp/vs" '^ +40 +[0-9.]+ :	for \(int i = 0; i < n; i\+\+\) /\* kfunc_one total' \
 	"--vmlinux -s: kfunc_one's samples on its line of kern.c"
@@ -62,7 +55,7 @@ check_grep "$tmp/vs" '^ +40 +[0-9.]+ :	for \(int i = 0; i < n; i\+\+\) /\* kfunc
 # a vmlinux of another kernel: refused by name, kallsyms used
 $CC -O0 -g -nostdlib -static -Wl,-e,_text -o "$tmp/other" "$SRCDIR/tests/kern.c" ||
 	fail "cannot build kern.c"
-annotate "$tmp/o" -a --vmlinux="$tmp/other"
+run_annotate "$tmp/o" -a --vmlinux="$tmp/other"
 check_grep "$tmp/o.err" "--vmlinux '$tmp/other' not used for kernel image 'vmlinux': it is not the sampled kernel" \
 	"another kernel's vmlinux: refused by name"
 check_grep "$tmp/o.err" "cannot disassemble 'vmlinux'" "and nothing is disassembled from it"

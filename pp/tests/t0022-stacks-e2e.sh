@@ -24,8 +24,7 @@ prog=$tmp/leaves
 $CC -O2 -g -fomit-frame-pointer -o "$tmp/qsort_cb" \
 	"$abs_top_srcdir/tests/workloads/qsort_cb.c" || fail "cannot build qsort_cb.c"
 
-ctl --event=CPU_CLOCK:150000 --callgraph=32 --start >"$tmp/start" 2>&1 ||
-	{ cat "$tmp/start"; fail "opcontrol --start failed"; }
+ctl_start --event=CPU_CLOCK:150000 --callgraph=32
 "$prog" 600000000 >/dev/null || fail "the workload failed"
 "$tmp/qsort_cb" 1.5 >/dev/null || fail "the qsort workload failed"
 ctl --dump || fail "opcontrol --dump failed"

@@ -160,3 +160,14 @@ in_range() {
 		fail "only $5 of $6 samples of ${1#"$S/samples/"} in $3 (want >= $4 %)"
 	echo "in range: $5 of $6 samples ($(($5 * 100 / $6)) %) of ${1#"$S/samples/"} in $3"
 }
+
+# opwatch_workload PROGRAM: for the opwatch tests: skips without a uprobe
+# PMU; sets $OPWATCH and $P, a copy of PROGRAM in $T (755: a test runs it
+# as another user too)
+opwatch_workload() {
+	OPWATCH=$B/utils/opwatch
+	[ -e /sys/bus/event_source/devices/uprobe/type ] || skip "no uprobe PMU on this kernel"
+	P=$T/$(basename "$1")
+	chmod 755 "$T"
+	cp "$1" "$P" || fail "cannot copy the workload"
+}

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The errors a user meets: daemon already running, unknown event, session
-# directory not writable, not root, and a stale lock (replaced).
+# directory not writable, not root, a stale lock (replaced) and a broken
+# settings file.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
 step "unknown event: refused before any daemon starts"
@@ -105,6 +106,18 @@ else
 	grep -q "cannot load the oprofile driver (insmod $T/no.ko timer=1 hw_counters=0)" "$T/out" ||
 		fail "the message does not show the module arguments"
 fi
+
+step "a broken settings file: --version and --help still work, commands name the line"
+printf 'rotate = 1h\nrotate_every = 2h\n' >"$T/bad.conf"
+OPROFILE_CONFIG=$T/bad.conf "$OPCONTROL" --version >"$T/out" 2>&1 ||
+	{ cat "$T/out"; fail "--version failed on a broken settings file"; }
+OPROFILE_CONFIG=$T/bad.conf "$OPCONTROL" --help >"$T/out" 2>&1 ||
+	{ cat "$T/out"; fail "--help failed on a broken settings file"; }
+OPROFILE_CONFIG=$T/bad.conf ctl --status >"$T/out" 2>&1 &&
+	fail "--status accepted a broken settings file"
+cat "$T/out"
+grep -q "$T/bad.conf:2: unknown key 'rotate_every'" "$T/out" ||
+	fail "the error does not name the file and its line"
 
 step "shutdown"
 ctl --shutdown || fail "--shutdown failed"

@@ -23,18 +23,24 @@ shares() {
 	     END { for (a in s) printf "%s %.1f\n", a, 100 * s[a] / t }' "$T/rep"
 }
 
-# check_shares DIR: each copy at its share +-3 points
-check_shares() {
-	shares "$1" >"$T/shares"
-	cat "$T/shares" | sed 's/^/# /'
+# check_share_list FILE WHERE: each copy's percent in FILE ("app percent"
+# lines) at its built-in share +-3 points
+check_share_list() {
+	sed 's/^/# /' "$1"
 	for want in "hm_a 50" "hm_b 25" "hm_c 25"; do
 		app=${want% *} pct=${want#* }
-		got=$(awk -v a="$app" '$1 == a { print $2 }' "$T/shares")
-		[ -n "$got" ] || fail "$app is not in the profile"
+		got=$(awk -v a="$app" '$1 == a { print $2 }' "$1")
+		[ -n "$got" ] || fail "$app is not in $2"
 		awk -v g="$got" -v w="$pct" 'BEGIN { exit !(g >= w - 3 && g <= w + 3) }' ||
-			fail "$app has $got % of the hot samples, not $pct +-3"
-		test_ok "$app: $got % (built in: $pct %)"
+			fail "$app has $got % in $2, not $pct +-3"
+		test_ok "$2: $app at $got % (built in: $pct %)"
 	done
+}
+
+# check_shares DIR: each copy's share of the hot samples of session DIR
+check_shares() {
+	shares "$1" >"$T/shares"
+	check_share_list "$T/shares" "the profile's hot samples"
 }
 
 step "as root: two forked children and an exec"
@@ -58,14 +64,8 @@ step "operf --summary: Prospect's process summary"
 OPREPORT=$OPREPORT "$OPERF" --session-dir="$T/sum" --summary sh -c "$WORK" >"$T/sum.out" 2>&1 ||
 	{ cat "$T/sum.out"; fail "operf --summary failed"; }
 sed 's/^/# /' "$T/sum.out" | head -12
-for want in "hm_a 50" "hm_b 25" "hm_c 25"; do
-	app=${want% *} pct=${want#* }
-	got=$(awk -v a="$app" '$2 == a && $1 ~ /^[0-9]+$/ { print $NF }' "$T/sum.out")
-	[ -n "$got" ] || fail "$app is not a row of the summary"
-	awk -v g="$got" -v w="$pct" 'BEGIN { exit !(g >= w - 3 && g <= w + 3) }' ||
-		fail "$app has $got % in the summary, not $pct +-3"
-	test_ok "summary: $app at $got % (built in: $pct %)"
-done
+awk '$1 ~ /^[0-9]+$/ && $2 ~ /^hm_/ { print $2, $NF }' "$T/sum.out" >"$T/sum.shares"
+check_share_list "$T/sum.shares" "the summary"
 grep -q "^Process [0-9]* $T/hm_a" "$T/sum.out" && grep -q "USER portion" "$T/sum.out" &&
 	grep -q "^Global kernel profile" "$T/sum.out" ||
 	fail "the summary lacks the per-process or global kernel profiles"

@@ -9,11 +9,7 @@
 # kprobe PMU, a user without permission.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
-OPWATCH=$B/utils/opwatch
-[ -e /sys/bus/event_source/devices/uprobe/type ] || skip "no uprobe PMU on this kernel"
-P=$T/timed
-chmod 755 "$T"
-cp "$B/tests/workloads/timed" "$P" || fail "cannot copy the workload"
+opwatch_workload "$B/tests/workloads/timed"
 
 step "six routines of known durations"
 set --

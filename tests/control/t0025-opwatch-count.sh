@@ -8,11 +8,7 @@
 # --count with --all or --pair, and an unknown event, are refused.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
-OPWATCH=$B/utils/opwatch
-[ -e /sys/bus/event_source/devices/uprobe/type ] || skip "no uprobe PMU on this kernel"
-P=$T/counted
-chmod 755 "$T"
-cp "$B/tests/control/counted" "$P" || fail "cannot copy the workload"
+opwatch_workload "$B/tests/control/counted"
 
 step "sleep, spin and fault, counted per call"
 "$OPWATCH" -P "$P:c_sleep" -P "$P:c_spin" -P "$P:c_fault" \
