@@ -224,7 +224,12 @@ static void open_image(struct cg *ctx, struct cgimg *im)
 
 	if (im->anon)
 		return;
-	pp_image_locate(&im->img, &ref, ctx->opts->locate);
+	/* the sampled build's bytes, as for the samples (said once) */
+	im->img.quiet = image_has_samples(ctx, im->display);
+	if (pp_image_find(&im->img, &ref, ctx->opts->locate,
+			  ctx->files->sessions[im->session].dir, NULL,
+			  ctx->notes))
+		return;         /* another build: no symbols, never wrong ones */
 	if (pp_image_open(&im->img, &ref, im->is_kernel, ctx->kernels, what,
 			  sizeof(what)))
 		note_image(ctx, im, what);

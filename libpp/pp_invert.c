@@ -16,11 +16,23 @@
 
 char *pp_image_display(struct op_parsed_name const *n)
 {
+	char const *id;
+	size_t plen, idlen;
+
 	if (n->image_is_anon)
 		return op_xasprintf("%s (tgid:%d range:0x%" PRIx64 "-0x%"
 				    PRIx64 ")", n->image_name, n->anon_tgid,
 				    n->anon_start, n->anon_end);
-	return op_xstrdup(n->image_name);
+	plen = op_build_tag_split(n->image_name, &id, &idlen);
+	if (!plen)
+		return op_xstrdup(n->image_name);
+	/* a later build of its path: the path and a short build-id */
+	if (id[0] == 'm')
+		return op_xasprintf("%.*s (build of mtime %.*s)", (int)plen,
+				    n->image_name, (int)idlen - 1, id + 1);
+	return op_xasprintf("%.*s (build %.*s)", (int)plen, n->image_name,
+			    (int)(idlen < PP_SHORT_BUILD_ID ? idlen :
+				  PP_SHORT_BUILD_ID), id);
 }
 
 struct sort_ctx {
