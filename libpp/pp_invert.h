@@ -46,5 +46,8 @@ void pp_invlist_free(struct pp_invlist *l);
  * (build of mtime N)" when it has none. Caller frees.
  */
 char *pp_image_display(struct op_parsed_name const *n);
+/* A path (an application's too) as reports name it: the same for a
+ * later build. Caller frees. */
+char *pp_path_display(char const *name);
 
 #endif /* PP_INVERT_H */

@@ -1,0 +1,119 @@
+#!/bin/sh
+# A binary upgraded in place while the daemon runs (issue 27): a new build
+# renamed over the path, as dpkg does. Each build gets its own sample file:
+# the first keeps the path's name, the later one is PATH/{build:ID}
+# (doc/formats.md 3.). The builds are different programs (hot_main, then
+# twothreads), so each build's hot function has another name and address,
+# and symbols from the wrong build would name the wrong function.
+#  A. with --keep-binaries: opreport -l names each build's hot function,
+#     the old build's from the copy the daemon kept (session/binaries);
+#  B. without: the old build's binary is nowhere, so its samples stay
+#     without symbols and the report says "binary for build X not found",
+#     never the new build's symbols.
+# Each build's samples match its CPU time (1 sample per ms of CPU_CLOCK),
+# and sfstrict, the independent checker, passes every file.
+. "${abs_top_srcdir:?}/tests/control/lib.sh"
+
+P=$T/prog
+HOT=$B/tests/workloads/hot_main
+TWO=$B/tests/control/twothreads
+SFSTRICT=$B/tests/control/sfstrict
+OPREPORT=$B/pp/opreport
+bid() { readelf -n "$1" | awk '/Build ID:/ { print $3; exit }'; }
+# install SRC: as dpkg upgrades a file: written beside it, renamed over it
+install_build() {
+	cp "$1" "$P.dpkg-new" && mv -f "$P.dpkg-new" "$P" ||
+		fail "cannot install $1 as $P"
+}
+# cpu_ms CMD...: run CMD, print its user + system CPU time in ms
+cpu_ms() {
+	/usr/bin/time -f '%U %S' -o "$T/time" "$@" >/dev/null ||
+		fail "$* failed"
+	awk '{ printf "%d\n", ($1 + $2) * 1000 }' "$T/time"
+}
+# near N MS WHAT: N samples are about MS ms of CPU time (70 .. 125 %: the
+# time in libc and the vDSO is counted in their own files; time(1) rounds
+# to 10 ms)
+near() {
+	[ $(($1 * 100)) -ge $(($2 * 70)) ] && [ $(($1 * 100)) -le $(($2 * 125 + 2000)) ] ||
+		fail "$3: $1 samples for $2 ms of CPU time"
+	test_ok "$3: $1 samples for $2 ms of CPU time"
+}
+# report SESSION: opreport -l of $P's builds into $T/rep
+report() {
+	"$OPREPORT" --session-dir="$1" -l image:"$P" >"$T/rep" 2>"$T/rep.err" ||
+		{ cat "$T/rep" "$T/rep.err"; fail "opreport failed"; }
+	cat "$T/rep" "$T/rep.err"
+}
+# top_symbol new|old: the symbol with the most samples of the new build
+# (image "prog (build ID)") or the old one (image "prog"); the report
+# names images by their base name
+top_symbol() {
+	awk -v which="$1" -v img="prog (build $short2)" '
+		p && which == "new" && index($0, " " img " ") { print $NF; exit }
+		p && which == "old" && $3 == "prog" && $4 != "(build" {
+			sub(/^ *[^ ]+ +[^ ]+ +prog +/, ""); print; exit }
+		/symbol name$/ { p = 1 }' "$T/rep"
+}
+
+install_build "$HOT"
+id1=$(bid "$P")
+install_build "$TWO"
+id2=$(bid "$P")
+[ -n "$id1" ] && [ -n "$id2" ] && [ "$id1" != "$id2" ] ||
+	fail "the workloads have no distinct build-ids ('$id1', '$id2')"
+short2=$(printf %.12s "$id2")
+
+# run KEEP: profile build 1, upgrade in place, profile build 2
+run() {
+	install_build "$HOT"
+	ctl --separate=none $1 --start >"$T/out" 2>&1 ||
+		{ cat "$T/out"; fail "--start failed"; }
+	ms1=$(cpu_ms "$P" 0.6)
+	install_build "$TWO"
+	ms2=$(cpu_ms "$P" 0.3)
+	ctl --dump || fail "--dump failed"
+	C=$S/samples/current
+	F1=$C/{root}$P/{dep}/{root}$P/CPU_CLOCK.1000000.0.all.all.all
+	F2=$C/{root}$P/{build:$id2}/{dep}/{root}$P/{build:$id2}/CPU_CLOCK.1000000.0.all.all.all
+	find "$C" -path "*$P*" -type f | sed "s|^$C/||" >"$T/files"
+	cat "$T/files"
+	[ "$(wc -l <"$T/files")" -eq 2 ] ||
+		fail "$(wc -l <"$T/files") sample files for $P, want 2 (one per build)"
+	in_range "$F1" "$HOT" hot_main_loop 90
+	in_range "$F2" "$TWO" thread_hot 90
+	near "$("$SFRANGE" "$F1")" "$ms1" "build 1 ($id1)"
+	near "$("$SFRANGE" "$F2")" "$ms2" "build 2 ($id2)"
+	grep -q "^$id2 [0-9]* $P/{build:$id2}\$" "$C/session/build-ids" &&
+		grep -q "^$id1 [0-9]* $P\$" "$C/session/build-ids" ||
+		{ cat "$C/session/build-ids"; fail "session/build-ids lacks the builds"; }
+	"$SFSTRICT" "$C" || fail "sfstrict: sample files fail the strict check"
+	stats_balance "$C"
+}
+
+step "A: upgraded in place, --keep-binaries"
+run --keep-binaries
+[ -f "$C/session/binaries/$id1" ] && [ -f "$C/session/binaries/$id2" ] ||
+	fail "--keep-binaries kept no copy of both builds"
+report "$S"
+[ "$(top_symbol new)" = thread_hot ] ||
+	fail "the new build (prog (build $short2)): top symbol not thread_hot"
+[ "$(top_symbol old)" = hot_main_loop ] ||
+	fail "the old build (prog): top symbol not hot_main_loop (from its kept copy)"
+test_ok "each build named by its own symbols: hot_main_loop, thread_hot"
+ctl --shutdown || fail "--shutdown failed"
+
+step "B: upgraded in place, no copies"
+S=$T/session2
+run ""
+[ ! -e "$C/session/binaries/$id1" ] || fail "a copy kept without --keep-binaries"
+report "$S"
+grep -q "binary for build $id1 not found" "$T/rep.err" ||
+	fail "no 'binary for build $id1 not found' for the old build"
+[ "$(top_symbol new)" = thread_hot ] ||
+	fail "the new build (prog (build $short2)): top symbol not thread_hot"
+[ "$(top_symbol old)" = "(no symbols)" ] ||
+	fail "the old build's samples got symbols without its binary: $(top_symbol old)"
+test_ok "the old build: 'not found', no symbols; the new one: thread_hot"
+ctl --shutdown || fail "--shutdown failed"
+test_done
