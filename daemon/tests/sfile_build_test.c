@@ -18,6 +18,7 @@
 #include "check.h"
 #include "odb.h"
 #include "op_cpu_type.h"
+#include "op_build_id.h"
 #include "op_message.h"
 #include "op_sample_file.h"
 #include "opd_core.h"
@@ -109,10 +110,51 @@ static void tagged_path(char *buf, size_t len, char const *id)
 		 "CPU_CLOCK.1000000.0.all.all.all", dir, bin, id, bin, id);
 }
 
+/* Install src as bin (a new inode, as install(1) does) with mtime t. */
+static void install(char *cmd, size_t len, char const *src, time_t t)
+{
+	snprintf(cmd, len, "cp '%s' '%s.new' && mv -f '%s.new' '%s'", src, bin,
+		 bin, bin);
+	if (system(cmd))
+		op_die("cannot install %s as %s", src, bin);
+	set_mtime(t);
+}
+
+static void check_files_read_by_daemon(char *cmd, size_t len)
+{
+	char want[OP_BUILD_ID_HEX_MAX], other[OP_BUILD_ID_HEX_MAX];
+	char id[OP_BUILD_ID_HEX_MAX + 16];
+	int a, b;
+
+	if (op_build_id_of("/bin/true", want) ||
+	    op_build_id_of("/bin/false", other) || !strcmp(want, other)) {
+		check(1, "# SKIP /bin/true and /bin/false without build-ids");
+		return;
+	}
+	start();
+	install(cmd, len, "/bin/true", 5000);
+	a = opd_image_file(images, bin);
+	install(cmd, len, "/bin/false", 6000);
+	b = opd_image_file(images, bin);
+	snprintf(id, sizeof(id), "/{build:%s}", other);
+	check(a != b && !opd_image_get(images, a)->tagged &&
+	      opd_image_get(images, b)->tagged &&
+	      strstr(opd_image_get(images, b)->tagged, id) &&
+	      !strcmp(opd_image_get(images, b)->build_id, other),
+	      "the file's build-id tags a later build: %s",
+	      opd_image_get(images, b)->tagged);
+	install(cmd, len, "/bin/false", 7000);
+	check(opd_image_file(images, bin) == b, "the same build touched is "
+	      "the same image");
+	install(cmd, len, "/bin/true", 8000);
+	check(opd_image_file(images, bin) == a, "the first build again keeps "
+	      "its image and name");
+}
+
 int main(void)
 {
 	struct opd_sfile_counts const *c;
-	char cmd[300];
+	char cmd[1200];
 	static unsigned char const id1[] = { 1, 2, 3, 4 };
 	static unsigned char const id2[] = { 0xa, 0xb, 0xc, 0xd };
 	char path2[1024];
@@ -210,6 +252,11 @@ int main(void)
 	add(new, 0x60, 4);
 	tagged_path(path2, sizeof(path2), "0a0b0c0d");
 	expect_at(path2, "the other build-id's file", 0, 0x60, 4);
+
+	/* no build-id from the kernel (the driver): the daemon reads the
+	 * file's; a later build is tagged by it, and the same build with
+	 * another mtime (touched, installed again) stays one image */
+	check_files_read_by_daemon(cmd, sizeof(cmd));
 
 	opd_sfiles_free(sfiles);
 	opd_images_free(images);
