@@ -211,8 +211,8 @@ bool pp_image_check_build(struct pp_image *im,
 		return false;
 	if (!im->path) {
 		char *why = op_xasprintf("binary for build %s not found: "
-					 "%s; not in the session's %s/%s, no "
-					 "debug file by build-id", want,
+					 "%s; no copy in %s/%s, no debug file "
+					 "by build-id", want,
 					 im->why, OP_META_DIR,
 					 OP_META_BINARIES);
 
@@ -221,8 +221,8 @@ bool pp_image_check_build(struct pp_image *im,
 		return false;
 	}
 	if (!im->quiet)
-		pp_note(notes, "binary for build %s not found (not in the "
-			"session's %s/%s, no debug file by build-id): '%s' is "
+		pp_note(notes, "binary for build %s not found (no copy in "
+			"%s/%s, no debug file by build-id): '%s' is "
 			"not the binary that was sampled: its build-id is %s, "
 			"the session recorded %s; its samples are shown "
 			"without symbols", want, OP_META_DIR,

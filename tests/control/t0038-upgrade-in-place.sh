@@ -39,21 +39,23 @@ near() {
 		fail "$3: $1 samples for $2 ms of CPU time"
 	test_ok "$3: $1 samples for $2 ms of CPU time"
 }
-# report SESSION: opreport -l of $P's builds into $T/rep
+# report SESSION_DIR [SPEC]: opreport -l of $P's builds into $T/rep
 report() {
-	"$OPREPORT" --session-dir="$1" -l image:"$P" >"$T/rep" 2>"$T/rep.err" ||
+	"$OPREPORT" --session-dir="$1" -l image:"$P" ${2:-} >"$T/rep" 2>"$T/rep.err" ||
 		{ cat "$T/rep" "$T/rep.err"; fail "opreport failed"; }
 	cat "$T/rep" "$T/rep.err"
 }
 # top_symbol new|old: the symbol with the most samples of the new build
 # (image "prog (build ID)") or the old one (image "prog"); the report
-# names images by their base name
+# names images by their base name (and not at all when there is one: then
+# the only file must be the new build's)
 top_symbol() {
 	awk -v which="$1" -v img="prog (build $short2)" '
+		p && one && which == "new" { print $NF; exit }
 		p && which == "new" && index($0, " " img " ") { print $NF; exit }
 		p && which == "old" && $3 == "prog" && $4 != "(build" {
 			sub(/^ *[^ ]+ +[^ ]+ +prog +/, ""); print; exit }
-		/symbol name$/ { p = 1 }' "$T/rep"
+		/symbol name$/ { p = 1; one = !index($0, "image name") }' "$T/rep"
 }
 
 install_build "$HOT"
@@ -101,6 +103,23 @@ report "$S"
 [ "$(top_symbol old)" = hot_main_loop ] ||
 	fail "the old build (prog): top symbol not hot_main_loop (from its kept copy)"
 test_ok "each build named by its own symbols: hot_main_loop, thread_hot"
+
+step "A2: the session saved (as rotation does), the new build runs on"
+ctl --save=upgraded || fail "--save failed"
+"$P" 0.2 >/dev/null || fail "build 2 failed"
+ctl --dump || fail "--dump failed"
+[ -f "$F2" ] && [ ! -f "$F1" ] ||
+	fail "the next session: not just the new build's file ($F2)"
+in_range "$F2" "$TWO" thread_hot 90
+grep -q "^$id2 [0-9]* $P/{build:$id2}\$" "$C/session/build-ids" ||
+	fail "the next session's build-ids lack the new build"
+report "$S"
+[ "$(top_symbol new)" = thread_hot ] ||
+	fail "the next session: the new build's top symbol is not thread_hot"
+report "$S" session:upgraded
+[ "$(top_symbol old)" = hot_main_loop ] && [ "$(top_symbol new)" = thread_hot ] ||
+	fail "the saved session does not report as before"
+test_ok "a saved session and the next one each name their builds"
 ctl --shutdown || fail "--shutdown failed"
 
 step "B: upgraded in place, no copies"
