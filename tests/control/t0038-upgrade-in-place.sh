@@ -135,4 +135,34 @@ grep -q "binary for build $id1 not found" "$T/rep.err" ||
 	fail "the old build's samples got symbols without its binary: $(top_symbol old)"
 test_ok "the old build: 'not found', no symbols; the new one: thread_hot"
 ctl --shutdown || fail "--shutdown failed"
+
+step "C: {dep} parts and {cg} files of a later build (--separate=lib, a call graph)"
+S=$T/session3
+install_build "$HOT"
+ctl --separate=lib --callgraph=4 --keep-binaries --start >"$T/out" 2>&1 ||
+	{ cat "$T/out"; fail "--start failed"; }
+"$P" 0.3 || fail "build 1 failed"
+install_build "$TWO"
+"$P" 0.2 >/dev/null || fail "build 2 failed"
+ctl --dump || fail "--dump failed"
+C=$S/samples/current
+tag="{build:$id2}"
+find "$C" -path "*$P*" -type f | sed "s|^$C/||" >"$T/files"
+grep -q "^{root}$P/$tag/{dep}/{root}/.*libc[.-]" "$T/files" ||
+	fail "no libc {dep} file under the later build's application"
+grep -q "^{root}$P/$tag/{dep}/{root}$P/$tag/{cg}/{root}$P/$tag/" "$T/files" ||
+	fail "no {cg} file from the later build into itself"
+grep -q "^{root}$P/{dep}/{root}$P/{cg}/{root}$P/CPU" "$T/files" ||
+	fail "no {cg} file of the first build"
+grep "{cg}" "$T/files" | grep "$P" | grep -v "$tag" | grep -q "{build:" &&
+	fail "a {cg} file mixes the builds"
+"$OPREPORT" --session-dir="$S" -c image:"$P" >"$T/cg" 2>"$T/cg.err" ||
+	{ cat "$T/cg" "$T/cg.err"; fail "opreport -c failed"; }
+sed -n "1,24p" "$T/cg"
+grep -q "thread_hot" "$T/cg" && grep -q "hot_main_loop" "$T/cg" ||
+	{ cat "$T/cg" "$T/cg.err"; fail "opreport -c does not name both builds' functions"; }
+"$SFSTRICT" "$C" || fail "sfstrict: sample files fail the strict check"
+stats_balance "$C"
+test_ok "a later build's {dep} and {cg} files carry its tag; opreport -c names both builds"
+ctl --shutdown || fail "--shutdown failed"
 test_done
