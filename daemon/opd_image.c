@@ -1,6 +1,9 @@
 /*
- * Image interning. Lookups go through one hash map over a string key
- * that encodes kind and identity; ids index a growing array. Images are
+ * Image interning. Lookups go through one hash map over string keys
+ * that encode kind and identity (a binary's build by its build-id, or by
+ * mtime, device and inode when it has none; "p:PATH" names a path's
+ * first build); ids
+ * index a growing array. Images are
  * never freed while the core runs: there are few of them (binaries and
  * regions seen), and ids must stay stable for the sample file cache.
  */
@@ -25,8 +28,7 @@ struct image_node {
 	size_t nr_anon;         /* an app's anonymous regions (the core's bound) */
 };
 
-/* A lookup key and the image it names; one image may have several keys
- * (a build by its build-id and by the mtime it was first seen with). */
+/* A lookup key and the image it names (a path's first build has two). */
 struct key_node {
 	struct op_hashmap_entry ent;
 	char *key;
@@ -164,11 +166,12 @@ static void hex_of(unsigned char const *bytes, size_t n,
 		snprintf(hex + 2 * i, 3, "%02x", bytes[i]);
 }
 
-/* The build the kernel named (hex): the file at the path gives its mtime
- * and segments only when it is still that build. */
+/* Build hex of path (the kernel's, or the file's when file_is_it): the
+ * file at the path gives its mtime and segments only when it is that
+ * build. */
 static int image_of_build(struct opd_images *images, char const *path,
 			  char const *file, struct stat const *st,
-			  char const *hex)
+			  char const *hex, bool file_is_it)
 {
 	struct opd_image proto = { .kind = OPD_IMAGE_FILE, .name = (char *)path };
 	char key[4300], have[OP_BUILD_ID_HEX_MAX];
@@ -179,7 +182,7 @@ static int image_of_build(struct opd_images *images, char const *path,
 	if (id >= 0)
 		return id;
 	snprintf(proto.build_id, sizeof(proto.build_id), "%s", hex);
-	if (!op_build_id_of(file, have) && !strcmp(have, hex)) {
+	if (file_is_it || (!op_build_id_of(file, have) && !strcmp(have, hex))) {
 		proto.mtime = (uint64_t)st->st_mtime;
 		proto.nr_segs = op_elf_segments(file, proto.segs,
 						OP_SEGMENTS_MAX);
@@ -191,46 +194,25 @@ static int image_of_build(struct opd_images *images, char const *path,
 	return id;
 }
 
-/* No build-id from the kernel: the file as it is now, by its mtime (and
- * inode below another root), then by the build-id it has. */
+/*
+ * No build-id from the kernel: the file as it is now, by the build-id it
+ * has (a build touched or installed again stays one image), else by its
+ * identity: mtime, device and inode (a file renamed over the path within
+ * the same second has another inode).
+ */
 static int image_of_file(struct opd_images *images, char const *path,
-			 char const *file, struct stat const *st, bool root)
+			 char const *file, struct stat const *st)
 {
 	struct opd_image proto = { .kind = OPD_IMAGE_FILE, .name = (char *)path };
-	char key[4300], bkey[4300];
-	int id;
+	char key[4300], hex[OP_BUILD_ID_HEX_MAX];
 
+	if (!op_build_id_of(file, hex))
+		return image_of_build(images, path, file, st, hex, true);
 	proto.mtime = (uint64_t)st->st_mtime;
-	if (root)
-		snprintf(key, sizeof(key), "f:%" PRIu64 ":%llu:%llu:%s",
-			 proto.mtime, (unsigned long long)st->st_dev,
-			 (unsigned long long)st->st_ino, path);
-	else
-		snprintf(key, sizeof(key), "f:%" PRIu64 ":%s", proto.mtime,
-			 path);
-	id = lookup(images, key);
-	if (id >= 0)
-		return id;
-	if (op_build_id_of(file, proto.build_id)) {
-		proto.build_id[0] = '\0';
-	} else {
-		/* the same build touched, or copied to the same path again */
-		snprintf(bkey, sizeof(bkey), "b:%s:%s", proto.build_id, path);
-		id = lookup(images, bkey);
-		if (id >= 0) {
-			add_key(images, key, id);
-			return id;
-		}
-		proto.nr_segs = op_elf_segments(file, proto.segs,
-						OP_SEGMENTS_MAX);
-		if (proto.nr_segs < 0)
-			proto.nr_segs = 0;
-	}
-	id = add_image(images, &proto);
-	add_key(images, key, id);
-	if (proto.build_id[0])
-		add_key(images, bkey, id);
-	return id;
+	snprintf(key, sizeof(key), "f:%" PRIu64 ":%llu:%llu:%s", proto.mtime,
+		 (unsigned long long)st->st_dev,
+		 (unsigned long long)st->st_ino, path);
+	return intern(images, key, &proto);
 }
 
 int opd_image_binary(struct opd_images *images, char const *path,
@@ -248,9 +230,9 @@ int opd_image_binary(struct opd_images *images, char const *path,
 		memset(&st, 0, sizeof(st));
 	hex_of(build_id, build_id ? n : 0, hex);
 	if (hex[0])
-		id = image_of_build(images, path, file, &st, hex);
+		id = image_of_build(images, path, file, &st, hex, false);
 	else
-		id = image_of_file(images, path, file, &st, root != NULL);
+		id = image_of_file(images, path, file, &st);
 	if (images->nr > nr) {
 		images->nodes[id]->img.root = root ? op_xstrdup(root) : NULL;
 		name_build(images, id);

@@ -51,9 +51,9 @@ void opd_images_free(struct opd_images *images);
  * daemon's). build_id, n: the build-id the kernel read when the file was
  * mapped (ESC BUILD_ID; n 0: none given), which wins over the file's (it
  * may be gone or another build by now: then its mtime is 0 and it has no
- * segments). Without it, the file as it is now, by mtime (and inode
- * below another root) and then by the build-id it has. The core calls it
- * once per cookie, and a replaced binary has a new cookie.
+ * segments). Without it, the file as it is now: by the build-id it has,
+ * else by mtime, device and inode. The core calls it once per cookie,
+ * and a replaced binary has a new cookie.
  */
 int opd_image_binary(struct opd_images *images, char const *path,
 		     char const *root, unsigned char const *build_id,
