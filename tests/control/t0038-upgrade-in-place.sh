@@ -139,6 +139,20 @@ grep -q "binary for build $id1 not found" "$T/rep.err" ||
 test_ok "the old build: 'not found', no symbols; the new one: thread_hot"
 ctl --shutdown || fail "--shutdown failed"
 
+step "B2: oparchive keeps the later build by its build-id"
+"$B/pp/oparchive" --session-dir="$S" -o "$T/arch" image:"$P" >"$T/arch.out" 2>&1 ||
+	{ cat "$T/arch.out"; fail "oparchive failed"; }
+cat "$T/arch.out"
+[ -f "$T/arch$C/session/binaries/$id2" ] ||
+	fail "the later build is not archived as session/binaries/$id2"
+rm -f "$T/arch$P"	# only the build-id copy can name the later build now
+"$OPREPORT" --session-dir="$S" -l image:"$P" archive:"$T/arch" >"$T/rep" 2>"$T/rep.err" ||
+	{ cat "$T/rep" "$T/rep.err"; fail "opreport archive: failed"; }
+cat "$T/rep"
+[ "$(top_symbol new)" = thread_hot ] ||
+	fail "archive: the later build's top symbol is not thread_hot"
+test_ok "archive: the later build named from its copy by build-id"
+
 step "C: {dep} parts of a later build (--separate=lib)"
 S=$T/session3
 install_build "$HOT"
@@ -170,7 +184,7 @@ ctl --shutdown || fail "--shutdown failed"
 step "D: {cg} files of a later build (--callgraph)"
 S=$T/session4
 install_build "$HOT"
-ctl --separate=none --callgraph=4 --start >"$T/out" 2>&1 ||
+ctl --separate=none --callgraph=4 --keep-binaries --start >"$T/out" 2>&1 ||
 	{ cat "$T/out"; fail "--start failed"; }
 "$P" 0.3 || fail "build 1 failed"
 ctl --dump || fail "--dump failed"
