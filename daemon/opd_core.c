@@ -274,23 +274,20 @@ static int cookie_image(struct opd_core *core, unsigned long cookie,
 		size_t nr = opd_images_nr(core->images);
 		unsigned long tgid = t && (t->known & OPD_KNOWN_TASK) ?
 				     t->tgid : 0;
+		bool grew;
 
-		bool grew, changed;
-
-		c->image = opd_image_file_at(core->images, c->name,
-					     foreign_root(tgid, rootbuf,
-							  sizeof(rootbuf)));
+		/* the build-id the kernel saw at mmap time (ESC BUILD_ID)
+		 * names the build: the file may be gone or replaced */
+		c->image = opd_image_binary(core->images, c->name,
+					    foreign_root(tgid, rootbuf,
+							 sizeof(rootbuf)),
+					    c->build_id, c->build_id_len);
 		grew = opd_images_nr(core->images) > nr;
-		/* the build-id the kernel saw at mmap time wins over the
-		 * file's (ESC BUILD_ID): the file may be gone or replaced */
-		changed = c->build_id_len &&
-			  opd_image_set_build_id(core->images, c->image,
-						 c->build_id, c->build_id_len);
-		if (grew || changed)
+		if (grew) {
 			save_build_id(core, c->image);
-		if (grew)
 			keep_binary(core, opd_image_get(core->images,
 							c->image));
+		}
 	} else {
 		int app = t && (t->known & OPD_KNOWN_TASK) &&
 			  t->app_cookie != cookie ?

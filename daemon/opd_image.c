@@ -1,6 +1,9 @@
 /*
- * Image interning. Lookups go through one hash map over a string key
- * that encodes kind and identity; ids index a growing array. Images are
+ * Image interning. Lookups go through one hash map over string keys
+ * that encode kind and identity (a binary's build by its build-id, or by
+ * mtime, device and inode when it has none; "p:PATH" names a path's
+ * first build); ids
+ * index a growing array. Images are
  * never freed while the core runs: there are few of them (binaries and
  * regions seen), and ids must stay stable for the sample file cache.
  */
@@ -15,19 +18,25 @@
 #include <unistd.h>
 
 #include "op_hashmap.h"
+#include "op_mangle.h"
 #include "op_session.h"
 #include "op_util.h"
 #include "opd_image.h"
 
 struct image_node {
-	struct op_hashmap_entry ent;
-	char *key;
 	struct opd_image img;
 	size_t nr_anon;         /* an app's anonymous regions (the core's bound) */
 };
 
+/* A lookup key and the image it names (a path's first build has two). */
+struct key_node {
+	struct op_hashmap_entry ent;
+	char *key;
+	int id;
+};
+
 struct opd_images {
-	struct op_hashmap by_key;     /* image_node by key */
+	struct op_hashmap by_key;     /* key_node by key */
 	struct image_node **nodes;    /* by id */
 	size_t nr, alloc;
 };
@@ -37,7 +46,7 @@ static int key_cmp(void const *data, struct op_hashmap_entry const *a,
 {
 	(void)data;
 	(void)b;
-	return strcmp(OP_HASHMAP_ENTRY(a, struct image_node, ent)->key, key);
+	return strcmp(OP_HASHMAP_ENTRY(a, struct key_node, ent)->key, key);
 }
 
 struct opd_images *opd_images_new(void)
@@ -48,16 +57,24 @@ struct opd_images *opd_images_new(void)
 	return images;
 }
 
+static void free_key(struct op_hashmap_entry *e)
+{
+	struct key_node *k = OP_HASHMAP_ENTRY(e, struct key_node, ent);
+
+	free(k->key);
+	free(k);
+}
+
 void opd_images_free(struct opd_images *images)
 {
 	size_t i;
 
 	if (!images)
 		return;
-	op_hashmap_clear(&images->by_key, NULL);
+	op_hashmap_clear(&images->by_key, free_key);
 	for (i = 0; i < images->nr; i++) {
-		free(images->nodes[i]->key);
 		free(images->nodes[i]->img.name);
+		free(images->nodes[i]->img.tagged);
 		free(images->nodes[i]->img.root);
 		free(images->nodes[i]);
 	}
@@ -65,88 +82,168 @@ void opd_images_free(struct opd_images *images)
 	free(images);
 }
 
-static int intern(struct opd_images *images, char const *key,
-		  struct opd_image const *proto)
+/* The image key names, or -1. */
+static int lookup(struct opd_images const *images, char const *key)
 {
-	struct op_hashmap_entry probe;
-	struct op_hashmap_entry *e;
-	struct image_node *n;
+	struct op_hashmap_entry probe, *e;
 
 	op_hashmap_entry_init(&probe, op_hash_str(key));
 	e = op_hashmap_get(&images->by_key, &probe, key);
-	if (e)
-		return OP_HASHMAP_ENTRY(e, struct image_node, ent)->img.id;
+	return e ? OP_HASHMAP_ENTRY(e, struct key_node, ent)->id : -1;
+}
 
-	n = op_xcalloc(1, sizeof(*n));
-	n->key = op_xstrdup(key);
+static void add_key(struct opd_images *images, char const *key, int id)
+{
+	struct key_node *k = op_xcalloc(1, sizeof(*k));
+
+	k->key = op_xstrdup(key);
+	k->id = id;
+	op_hashmap_entry_init(&k->ent, op_hash_str(key));
+	op_hashmap_add(&images->by_key, &k->ent);
+}
+
+static int add_image(struct opd_images *images, struct opd_image const *proto)
+{
+	struct image_node *n = op_xcalloc(1, sizeof(*n));
+
 	n->img = *proto;
 	n->img.name = op_xstrdup(proto->name);
 	n->img.id = (int)images->nr;
-	op_hashmap_entry_init(&n->ent, probe.hash);
-	op_hashmap_add(&images->by_key, &n->ent);
 	OP_ALLOC_GROW(images->nodes, images->nr + 1, images->alloc);
 	images->nodes[images->nr++] = n;
 	return n->img.id;
 }
 
-int opd_image_file_at(struct opd_images *images, char const *path,
-		      char const *root)
+static int intern(struct opd_images *images, char const *key,
+		  struct opd_image const *proto)
 {
-	struct opd_image proto = { .kind = OPD_IMAGE_FILE, .name = (char *)path };
-	char key[4300], file[4200];
-	struct stat st = { 0 };
-	size_t nr;
-	int id;
+	int id = lookup(images, key);
 
-	snprintf(file, sizeof(file), "%s%s", root ? root : "", path);
-	/* A deleted binary keeps its samples; its mtime is just unknown. */
-	if (stat(file, &st) == 0)
-		proto.mtime = (uint64_t)st.st_mtime;
-	/* one image per build: a rebuilt binary is a new image; another
-	 * namespace's file is another one (told apart by its inode) */
-	if (root)
-		snprintf(key, sizeof(key), "f:%" PRIu64 ":%llu:%llu:%s",
-			 proto.mtime, (unsigned long long)st.st_dev,
-			 (unsigned long long)st.st_ino, path);
-	else
-		snprintf(key, sizeof(key), "f:%" PRIu64 ":%s", proto.mtime,
-			 path);
-	nr = images->nr;
-	id = intern(images, key, &proto);
-	if (images->nr > nr) {
-		struct opd_image *img = &images->nodes[id]->img;
-
-		if (!op_build_id_of(file, img->build_id))
-			img->nr_segs = op_elf_segments(file, img->segs,
-						       OP_SEGMENTS_MAX);
-		if (img->nr_segs < 0)
-			img->nr_segs = 0;
-		img->root = root ? op_xstrdup(root) : NULL;
+	if (id < 0) {
+		id = add_image(images, proto);
+		add_key(images, key, id);
 	}
 	return id;
 }
 
-int opd_image_set_build_id(struct opd_images *images, int id,
-			   unsigned char const *bytes, size_t n)
+/*
+ * The first build of a path keeps the path as its sample files' name; a
+ * later one is named PATH/{build:ID} (op_mangle.h): its build-id, else
+ * 'm' and its mtime.
+ */
+static void name_build(struct opd_images *images, int id)
 {
-	char hex[OP_BUILD_ID_HEX_MAX];
-	struct opd_image *img;
+	struct opd_image *img = &images->nodes[id]->img;
+	char key[4200], tag[OP_BUILD_ID_HEX_MAX + 24];
+	size_t len;
+	int first;
 
-	if (id < 0 || (size_t)id >= images->nr || !n ||
-	    2 * n >= sizeof(hex))
-		return 0;
-	img = &images->nodes[id]->img;
-	if (img->kind != OPD_IMAGE_FILE)
-		return 0;
-	for (size_t i = 0; i < n; i++)
+	snprintf(key, sizeof(key), "p:%s", img->name);
+	first = lookup(images, key);
+	if (first < 0) {
+		add_key(images, key, id);
+		return;
+	}
+	if (first == id)
+		return;
+	if (img->build_id[0])
+		snprintf(tag, sizeof(tag), "%s", img->build_id);
+	else
+		snprintf(tag, sizeof(tag), "m%" PRIu64, img->mtime);
+	len = strlen(img->name) + sizeof(tag) + 16;
+	img->tagged = op_xmalloc(len);
+	if (op_build_tag_name(img->name, tag, img->tagged, len) < 0) {
+		free(img->tagged);      /* cannot happen: a checked tag */
+		img->tagged = NULL;
+	}
+}
+
+static void hex_of(unsigned char const *bytes, size_t n,
+		   char hex[OP_BUILD_ID_HEX_MAX])
+{
+	hex[0] = '\0';
+	for (size_t i = 0; i < n && 2 * i + 2 < OP_BUILD_ID_HEX_MAX; i++)
 		snprintf(hex + 2 * i, 3, "%02x", bytes[i]);
-	if (!strcmp(hex, img->build_id))
-		return 0;
-	/* the file at the path is gone or another build: its segments
-	 * are not the sampled build's */
-	memcpy(img->build_id, hex, 2 * n + 1);
-	img->nr_segs = 0;
-	return 1;
+}
+
+/* Build hex of path (the kernel's, or the file's when file_is_it): the
+ * file at the path gives its mtime and segments only when it is that
+ * build. */
+static int image_of_build(struct opd_images *images, char const *path,
+			  char const *file, struct stat const *st,
+			  char const *hex, bool file_is_it)
+{
+	struct opd_image proto = { .kind = OPD_IMAGE_FILE, .name = (char *)path };
+	char key[4300], have[OP_BUILD_ID_HEX_MAX];
+	int id;
+
+	snprintf(key, sizeof(key), "b:%s:%s", hex, path);
+	id = lookup(images, key);
+	if (id >= 0)
+		return id;
+	snprintf(proto.build_id, sizeof(proto.build_id), "%s", hex);
+	if (file_is_it || (!op_build_id_of(file, have) && !strcmp(have, hex))) {
+		proto.mtime = (uint64_t)st->st_mtime;
+		proto.nr_segs = op_elf_segments(file, proto.segs,
+						OP_SEGMENTS_MAX);
+		if (proto.nr_segs < 0)
+			proto.nr_segs = 0;
+	}
+	id = add_image(images, &proto);
+	add_key(images, key, id);
+	return id;
+}
+
+/*
+ * No build-id from the kernel: the file as it is now, by the build-id it
+ * has (a build touched or installed again stays one image), else by its
+ * identity: mtime, device and inode (a file renamed over the path within
+ * the same second has another inode).
+ */
+static int image_of_file(struct opd_images *images, char const *path,
+			 char const *file, struct stat const *st)
+{
+	struct opd_image proto = { .kind = OPD_IMAGE_FILE, .name = (char *)path };
+	char key[4300], hex[OP_BUILD_ID_HEX_MAX];
+
+	if (!op_build_id_of(file, hex))
+		return image_of_build(images, path, file, st, hex, true);
+	proto.mtime = (uint64_t)st->st_mtime;
+	snprintf(key, sizeof(key), "f:%" PRIu64 ":%llu:%llu:%s", proto.mtime,
+		 (unsigned long long)st->st_dev,
+		 (unsigned long long)st->st_ino, path);
+	return intern(images, key, &proto);
+}
+
+int opd_image_binary(struct opd_images *images, char const *path,
+		     char const *root, unsigned char const *build_id,
+		     size_t n)
+{
+	char file[4200], hex[OP_BUILD_ID_HEX_MAX];
+	struct stat st = { 0 };
+	size_t nr = images->nr;
+	int id;
+
+	snprintf(file, sizeof(file), "%s%s", root ? root : "", path);
+	/* A deleted binary keeps its samples; its mtime is just unknown. */
+	if (stat(file, &st))
+		memset(&st, 0, sizeof(st));
+	hex_of(build_id, build_id ? n : 0, hex);
+	if (hex[0])
+		id = image_of_build(images, path, file, &st, hex, false);
+	else
+		id = image_of_file(images, path, file, &st);
+	if (images->nr > nr) {
+		images->nodes[id]->img.root = root ? op_xstrdup(root) : NULL;
+		name_build(images, id);
+	}
+	return id;
+}
+
+int opd_image_file_at(struct opd_images *images, char const *path,
+		      char const *root)
+{
+	return opd_image_binary(images, path, root, NULL, 0);
 }
 
 int opd_image_file(struct opd_images *images, char const *path)
@@ -199,13 +296,10 @@ int opd_image_anon(struct opd_images *images, int tgid, uint64_t start,
 int opd_image_anon_find(struct opd_images const *images, int tgid,
 			uint64_t start, uint64_t end, char const *name)
 {
-	struct op_hashmap_entry probe, *e;
 	char key[512];
 
 	anon_key(key, sizeof(key), tgid, start, end, name);
-	op_hashmap_entry_init(&probe, op_hash_str(key));
-	e = op_hashmap_get(&images->by_key, &probe, key);
-	return e ? OP_HASHMAP_ENTRY(e, struct image_node, ent)->img.id : -1;
+	return lookup(images, key);
 }
 
 int opd_image_kernel(struct opd_images *images, char const *name,
@@ -250,7 +344,8 @@ static char *build_id_lines(struct opd_image const *img, bool segments)
 	mem = open_memstream(&text, &len);
 	for (int i = 0; i < (segments ? img->nr_segs : 1); i++) {
 		line = segments ? op_segment_line(img->build_id, &img->segs[i]) :
-			op_build_id_line(img->build_id, img->mtime, img->name);
+			op_build_id_line(img->build_id, img->mtime,
+					 opd_image_sfname(img));
 		fprintf(mem, "%s\n", line);
 		free(line);
 	}

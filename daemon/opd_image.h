@@ -1,6 +1,8 @@
 /*
  * The images samples fall in, interned to small ids: binaries (by path and
- * mtime: each build of a binary is an image of its own),
+ * build-id, else mtime: each build of a binary is an image of its own,
+ * and a later build of a path than its first is named PATH/{build:ID} in
+ * sample files, op_mangle.h),
  * anonymous regions (tgid, range, name) and kernel images. A binary's
  * build-id is read when it is first interned. Sample files are
  * keyed by image ids, so the hot path compares integers, not strings.
@@ -27,33 +29,39 @@ struct opd_image {
 	int nr_segs;                             /* loadable segments */
 	char *root;          /* binaries read below another root (a process
 			      * in another mount namespace): /proc/PID/root */
+	char *tagged;        /* a later build of its path than the first:
+			      * "PATH/{build:ID}"; NULL: the first */
 	int id;
 };
+
+/* The name sample files (and session/build-ids) give an image. */
+static inline char const *opd_image_sfname(struct opd_image const *img)
+{
+	return img->tagged ? img->tagged : img->name;
+}
 
 struct opd_images;
 
 struct opd_images *opd_images_new(void);
 void opd_images_free(struct opd_images *images);
 
-/* The image of the binary path as it is now: stats it each call (the
- * core calls it once per cookie, and a rebuilt binary has a new cookie). */
-int opd_image_file(struct opd_images *images, char const *path);
 /*
- * The same for a binary that a process names by a path of its own mount
- * namespace: read (stat, build-id) as root/path, root = /proc/PID/root
- * while the process lives. A file below another root is an image of its
- * own. root NULL: opd_image_file.
+ * The image of the binary a process mapped at path, read below root
+ * (/proc/PID/root for a process in another mount namespace; NULL: the
+ * daemon's). build_id, n: the build-id the kernel read when the file was
+ * mapped (ESC BUILD_ID; n 0: none given), which wins over the file's (it
+ * may be gone or another build by now: then its mtime is 0 and it has no
+ * segments). Without it, the file as it is now: by the build-id it has,
+ * else by mtime, device and inode. The core calls it once per cookie,
+ * and a replaced binary has a new cookie.
  */
+int opd_image_binary(struct opd_images *images, char const *path,
+		     char const *root, unsigned char const *build_id,
+		     size_t n);
+/* opd_image_binary without a build-id from the kernel. */
 int opd_image_file_at(struct opd_images *images, char const *path,
 		      char const *root);
-/*
- * The build-id the kernel gave for binary image id when it was mapped
- * (ESC BUILD_ID, n raw bytes): it replaces the one read from the file,
- * which may be gone or another build by now (then the file's segments
- * are dropped too). 1 if the image's build-id changed, else 0.
- */
-int opd_image_set_build_id(struct opd_images *images, int id,
-			   unsigned char const *bytes, size_t n);
+int opd_image_file(struct opd_images *images, char const *path);
 /*
  * A binary named name (a path no file has, e.g. the vDSO's) whose bytes
  * are in the file copy: its build-id and segments are read from there;

@@ -165,7 +165,7 @@ static void set_image(struct opd_sfiles const *sfs, struct op_mangle_values *v,
 {
 	struct opd_image const *img = opd_image_get(sfs->images, id);
 	int anon = img->kind == OPD_IMAGE_ANON;
-	char const *name = img->name;
+	char const *name = opd_image_sfname(img);   /* a later build: tagged */
 
 	if (img->kind == OPD_IMAGE_KERNEL)
 		v->flags |= OP_MANGLE_KERNEL;

@@ -104,7 +104,7 @@ static int table_index(struct opd_stacks *st, int id, uint32_t *out)
 		v.anon_end = img->end;
 		v.tgid = img->tgid;
 	}
-	v.image_name = img->name;
+	v.image_name = opd_image_sfname(img);   /* a later build: tagged */
 	if (op_mangle_image_name(&v, name, sizeof(name)) < 0 ||
 	    op_stacks_writer_image(st->w, name, img->build_id[0] ?
 				   img->build_id : NULL, out))

@@ -26,6 +26,14 @@
 		     OP_MANGLE_KERNEL | OP_MANGLE_CALLGRAPH | OP_MANGLE_ANON | \
 		     OP_MANGLE_CG_ANON)
 
+char const *op_mangle_bad_path_component(char const *s, size_t len,
+					 int tag_ok)
+{
+	if (tag_ok && op_mangle_is_build_tag(s, len))
+		return NULL;
+	return op_mangle_bad_component(s, len);
+}
+
 int op_mangle_err(char *err, size_t errlen, char const *fmt, ...)
 {
 	va_list ap;
@@ -55,7 +63,69 @@ char const *op_mangle_bad_component(char const *s, size_t len)
 		return "reserved '{dep}' path component";
 	if (is_str(s, len, "{cg}"))
 		return "reserved '{cg}' path component";
+	if (len >= strlen(OP_BUILD_TAG_OPEN) &&
+	    !memcmp(s, OP_BUILD_TAG_OPEN, strlen(OP_BUILD_TAG_OPEN)))
+		return "reserved '{build:' path component (a build tag "
+		       "comes only last, as '{build:ID}')";
 	return NULL;
+}
+
+/* ID of a build tag: 2..128 lower-case hex digits, even (a build-id), or
+ * 'm' and an mtime in canonical decimal. */
+static int is_build_id_text(char const *s, size_t len)
+{
+	size_t i;
+
+	if (len && s[0] == 'm') {
+		if (len < 2 || len > 21 || (s[1] == '0' && len > 2))
+			return 0;
+		for (i = 1; i < len; i++)
+			if (s[i] < '0' || s[i] > '9')
+				return 0;
+		return len < 21 || memcmp(s + 1, "18446744073709551615", 20) <= 0;
+	}
+	if (len < 2 || len > 128 || len % 2)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+int op_mangle_is_build_tag(char const *s, size_t len)
+{
+	size_t open = strlen(OP_BUILD_TAG_OPEN);
+
+	return len > open + 1 && !memcmp(s, OP_BUILD_TAG_OPEN, open) &&
+	       s[len - 1] == '}' && is_build_id_text(s + open, len - open - 1);
+}
+
+size_t op_build_tag_split(char const *name, char const **id, size_t *idlen)
+{
+	char const *last = strrchr(name, '/');
+	size_t len;
+
+	if (!last || last == name)
+		return 0;
+	len = strlen(last + 1);
+	if (!op_mangle_is_build_tag(last + 1, len))
+		return 0;
+	if (id)
+		*id = last + 1 + strlen(OP_BUILD_TAG_OPEN);
+	if (idlen)
+		*idlen = len - strlen(OP_BUILD_TAG_OPEN) - 1;
+	return (size_t)(last - name);
+}
+
+int op_build_tag_name(char const *path, char const *id, char *buf,
+		      size_t buflen)
+{
+	int n;
+
+	if (!is_build_id_text(id, strlen(id)))
+		return -1;
+	n = snprintf(buf, buflen, "%s/" OP_BUILD_TAG_OPEN "%s}", path, id);
+	return n < 0 || (size_t)n >= buflen ? -1 : n;
 }
 
 char const *op_mangle_bad_anon_name(char const *s, size_t len)
@@ -78,13 +148,14 @@ static int is_kern_name(unsigned flags, char const *name)
 /* Check every '/'-separated component of path (no leading '/'). */
 static char const *bad_path(char const *path)
 {
-	char const *why;
+	char const *start = path, *why;
 
 	for (;;) {
 		char const *slash = strchr(path, '/');
 		size_t len = slash ? (size_t)(slash - path) : strlen(path);
 
-		why = op_mangle_bad_component(path, len);
+		why = op_mangle_bad_path_component(path, len,
+						   !slash && path != start);
 		if (why || !slash)
 			return why;
 		path = slash + 1;

@@ -10,6 +10,14 @@
  *   {kern}/NAME            kernel image or module; only when NAME has no '/'
  *   {anon:NAME}/TGID.0xSTART.0xEND   anonymous region (B or C only)
  * COUNT and UM are decimal; TGID, TID and CPU are decimal or "all".
+ *
+ * Builds of one path: the first build of a binary that a session sees is
+ * named by its path; a later, different build by PATH/{build:ID} (ID its
+ * GNU build-id in lower-case hex, or for a binary without one 'm' and its
+ * decimal mtime), so each build has a sample file of its own. The tag is
+ * a component below a regular file, so no file has that path, and any
+ * other component starting "{build:" is refused, as "{dep}" is. To
+ * OProfile 1.x that is just a longer path (a binary it cannot find).
  */
 #ifndef OP_MANGLE_H
 #define OP_MANGLE_H
@@ -63,11 +71,26 @@ int op_mangle_filename(struct op_mangle_values const *v, char *buf,
 int op_mangle_image_name(struct op_mangle_values const *v, char *buf,
 			 size_t buflen);
 
+#define OP_BUILD_TAG_OPEN "{build:"
+
+/*
+ * The build tag of an image name: when name (a {root} image as parsed,
+ * "/usr/bin/foo/{build:ID}") ends in one, the length of its path
+ * ("/usr/bin/foo") and the ID in *id, *idlen (not NUL-terminated); 0 when
+ * it has none (the name is the path).
+ */
+size_t op_build_tag_split(char const *name, char const **id, size_t *idlen);
+
+/* PATH/{build:ID} into buf: its length, or -1 (bad ID, buf too small). */
+int op_build_tag_name(char const *path, char const *id, char *buf,
+		      size_t buflen);
+
 /* The parsed form of a name. Strings point into `storage`. */
 struct op_parsed_name {
 	char *app_name;           /* "/bin/ls" or kernel name */
 	int app_is_kernel;
-	char *image_name;         /* B as a path/kernel name, or the anon region name */
+	char *image_name;         /* B as a path/kernel name, or the anon region
+				   * name; a later build keeps its tag (above) */
 	int image_is_kernel;
 	int image_is_anon;
 	uint64_t anon_start, anon_end; int anon_tgid;

@@ -21,6 +21,18 @@
  */
 char const *op_mangle_bad_component(char const *s, size_t len);
 
+/*
+ * The same for a component of a {root} path: a build tag ("{build:ID}",
+ * op_mangle.h) is allowed when tag_ok, which the callers set for the
+ * last component of a path of two or more (a tag names a build of the
+ * path before it).
+ */
+char const *op_mangle_bad_path_component(char const *s, size_t len,
+					 int tag_ok);
+
+/* Whether s[0..len) is a well-formed build tag "{build:ID}". */
+int op_mangle_is_build_tag(char const *s, size_t len);
+
 /* Same for the NAME of "{anon:NAME}": non-empty, no '/' and no '}'. */
 char const *op_mangle_bad_anon_name(char const *s, size_t len);
 

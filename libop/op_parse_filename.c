@@ -17,6 +17,9 @@
  *  - A path component that is exactly "{dep}" or "{cg}" would be read as a
  *    separator: names with two "{dep}" or two "{cg}" are refused (and the
  *    mangler refuses such paths), so the split is never a guess.
+ *  - "{build:ID}" is a build tag (op_mangle.h): only as the last
+ *    component of a {root} path of two or more; anywhere else, or with
+ *    an ID that is not a build-id or 'm' and an mtime, it is refused.
  *  - Empty, "." and ".." components are refused: names are canonical, and
  *    ".." would step out of the session directory.
  *  - Numbers are in the canonical printf form: no '+', no leading zeros,
@@ -228,9 +231,12 @@ static int parse_trailer(struct parse_ctx *c, char *t,
 /* Check each component of the path p (no leading '/'). */
 static int check_path(struct parse_ctx *c, char const *role, char *p)
 {
+	char const *start = p;
+
 	for (;;) {
 		size_t len = comp_len(p);
-		char const *why = op_mangle_bad_component(p, len);
+		char const *why = op_mangle_bad_path_component(p, len,
+				!p[len] && p != start);
 
 		if (why)
 			return op_mangle_err(c->err, c->errlen,

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 
+#include "op_build_id.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_util.h"
@@ -132,14 +133,50 @@ static void put_debug_file(struct archiver *a, char const *path)
 	free(dpath);
 }
 
-static void put_binary(struct archiver *a, char const *image)
+/*
+ * A later build of a path (PATH/{build:ID}, op_mangle.h) is read from
+ * its session's binaries/ID: archived there from PATH when PATH is that
+ * build (a copy the daemon kept is archived with the session anyway).
+ */
+static void put_build(struct archiver *a, char const *image, size_t plen,
+		      char const *id, size_t idlen, char const *session_dir)
+{
+	char have[OP_BUILD_ID_HEX_MAX], why[1024];
+	char *path, *loc, *to;
+
+	path = op_xasprintf("%.*s", (int)plen, image);
+	loc = pp_locate_image(a->o->locate, path, why, sizeof(why));
+	to = op_xasprintf("%s/%s/%s/%.*s", session_dir, OP_META_DIR,
+			  OP_META_BINARIES, (int)idlen, id);
+	if (!loc)
+		op_warn("binary '%s' not archived: %s", image, why);
+	else if (id[0] == 'm' || op_build_id_of(loc, have) ||
+		 strlen(have) != idlen || memcmp(have, id, idlen))
+		op_warn("binary '%s' not archived from '%s': that is another "
+			"build", image, loc);
+	else
+		put(a, loc, to);
+	free(to);
+	free(loc);
+	free(path);
+}
+
+static void put_binary(struct archiver *a, char const *image,
+		       char const *session_dir)
 {
 	char why[1024];
+	char const *id;
+	size_t plen, idlen;
 	char *path;
 
 	if (pp_strlist_has(&a->images, image))
 		return;
 	pp_strlist_add(&a->images, image);
+	plen = op_build_tag_split(image, &id, &idlen);
+	if (plen) {
+		put_build(a, image, plen, id, idlen, session_dir);
+		return;
+	}
 	path = pp_locate_image(a->o->locate, image, why, sizeof(why));
 	if (!path) {
 		op_warn("binary '%s' not archived: %s", image, why);
@@ -150,16 +187,18 @@ static void put_binary(struct archiver *a, char const *image)
 	free(path);
 }
 
-static void put_sample_file(struct archiver *a, struct pp_sfile const *f)
+static void put_sample_file(struct archiver *a, struct pp_filelist const *fl,
+			    struct pp_sfile const *f)
 {
 	struct op_parsed_name const *n = &f->name;
+	char const *dir = fl->sessions[f->session].dir;
 
 	put(a, f->path, f->path);
 	if (!n->image_is_kernel && !n->image_is_anon)
-		put_binary(a, n->image_name);
+		put_binary(a, n->image_name, dir);
 	if (n->is_callgraph && n->cg_image_name && !n->cg_is_kernel &&
 	    !n->cg_is_anon)
-		put_binary(a, n->cg_image_name);
+		put_binary(a, n->cg_image_name, dir);
 }
 
 int pp_archive(struct pp_filelist const *files,
@@ -171,9 +210,9 @@ int pp_archive(struct pp_filelist const *files,
 
 	bfd_init();
 	for (size_t i = 0; i < files->n; i++)
-		put_sample_file(&a, &files->v[i]);
+		put_sample_file(&a, files, &files->v[i]);
 	for (size_t i = 0; i < files->nr_cg; i++)
-		put_sample_file(&a, &files->cg[i]);
+		put_sample_file(&a, files, &files->cg[i]);
 	for (size_t s = 0; s < files->nr_sessions; s++) {
 		char const *dir = files->sessions[s].dir;
 		char *meta = op_session_path(dir, OP_META_DIR);

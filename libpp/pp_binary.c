@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "op_build_id.h"
+#include "op_mangle.h"
 #include "op_session.h"
 #include "op_util.h"
 #include "pp_binary.h"
@@ -164,7 +165,9 @@ static bool use_sampled_debug(struct pp_image *im,
 		free(segs);
 		return false;
 	}
-	if (im->path)
+	if (im->quiet)
+		;
+	else if (im->path)
 		pp_note(notes, "'%s' is another build than the one "
 			"sampled (build-id %s, the session recorded %s): "
 			"symbols and lines come from the sampled build's debug "
@@ -204,12 +207,62 @@ bool pp_image_check_build(struct pp_image *im,
 		return false;
 	}
 	free(kept);
-	if (use_sampled_debug(im, ref, session_dir, want, have, notes) ||
-	    !im->path)
+	if (use_sampled_debug(im, ref, session_dir, want, have, notes))
 		return false;
-	pp_note(notes, "'%s' is not the binary that was sampled: its "
-		"build-id is %s, the session recorded %s; its samples are "
-		"shown without symbols", im->path, have[0] ? have : "none",
-		want);
+	if (!im->path) {
+		char *why = op_xasprintf("binary for build %s not found: "
+					 "%s; no copy in %s/%s, no debug file "
+					 "by build-id", want,
+					 im->why, OP_META_DIR,
+					 OP_META_BINARIES);
+
+		snprintf(im->why, sizeof(im->why), "%s", why);
+		free(why);
+		return false;
+	}
+	if (!im->quiet)
+		pp_note(notes, "binary for build %s not found (no copy in "
+			"%s/%s, no debug file by build-id): '%s' is "
+			"not the binary that was sampled: its build-id is %s, "
+			"the session recorded %s; its samples are shown "
+			"without symbols", want, OP_META_DIR,
+			OP_META_BINARIES, im->path, have[0] ? have : "none",
+			want);
 	return true;
+}
+
+bool pp_image_find(struct pp_image *im, struct pp_image_ref const *ref,
+		   struct pp_locate *locate, char const *session_dir,
+		   char const *want, struct pp_strlist *notes)
+{
+	struct pp_image_ref at = *ref;
+	char hex[OP_BUILD_ID_HEX_MAX];
+	char *path = NULL;
+	char const *id;
+	size_t plen, idlen;
+	bool rebuilt = false;
+
+	if (ref->kern || ref->anon)
+		return false;
+	/* a later build of its path names itself: PATH/{build:ID} */
+	plen = op_build_tag_split(ref->name, &id, &idlen);
+	if (plen) {
+		path = op_xasprintf("%.*s", (int)plen, ref->name);
+		at.name = path;
+		want = NULL;	/* 'm': no build-id, the mtime tells */
+		if (id[0] != 'm' && idlen < sizeof(hex)) {
+			snprintf(hex, sizeof(hex), "%.*s", (int)idlen, id);
+			want = hex;
+		}
+	}
+	pp_image_locate(im, &at, locate);
+	if (!plen && !want && session_dir &&
+	    pp_session_build_id(session_dir, at.name, im->mtime, hex,
+				sizeof(hex)))
+		want = hex;
+	if (want && session_dir)
+		rebuilt = pp_image_check_build(im, &at, session_dir, want,
+					       notes);
+	free(path);
+	return rebuilt;
 }

@@ -126,6 +126,7 @@ struct pp_image {
 	 * another build or gone) and its keys map through these segments */
 	struct op_segment *segs;
 	size_t nr_segs;
+	bool quiet;             /* finding it notes nothing (said before) */
 };
 
 /* Why an image has no symbols; the caller says what that costs. */
@@ -164,6 +165,20 @@ bool pp_image_check_build(struct pp_image *im,
 			  struct pp_image_ref const *ref,
 			  char const *session_dir, char const *want,
 			  struct pp_strlist *notes);
+
+/*
+ * The one lookup of a sampled user binary's bytes, for every tool:
+ * locate it (a later build of a path, PATH/{build:ID} in op_mangle.h, at
+ * PATH) and check it against the sampled build (pp_image_check_build):
+ * the tag's build-id, else want (a build-id known otherwise, or NULL),
+ * else the one session_dir's build-ids recorded for the path. true when
+ * the binary found is another build and nothing of the sampled one was:
+ * its samples must stay without symbols (the notes say so). Kernel
+ * images and anonymous regions: false, nothing located.
+ */
+bool pp_image_find(struct pp_image *im, struct pp_image_ref const *ref,
+		   struct pp_locate *locate, char const *session_dir,
+		   char const *want, struct pp_strlist *notes);
 
 /* Close the binary and forget the path; im can be located again. */
 void pp_image_free(struct pp_image *im);

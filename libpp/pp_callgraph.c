@@ -101,6 +101,7 @@ struct cg {
 	struct pending *v;
 	size_t n, alloc;
 	size_t nr_flat;          /* entries given by the samples */
+	struct pp_strlist apps;  /* later builds' applications as shown */
 };
 
 static int cmp_u64(uint64_t a, uint64_t b)
@@ -224,7 +225,12 @@ static void open_image(struct cg *ctx, struct cgimg *im)
 
 	if (im->anon)
 		return;
-	pp_image_locate(&im->img, &ref, ctx->opts->locate);
+	/* the sampled build's bytes, as for the samples (said once) */
+	im->img.quiet = image_has_samples(ctx, im->display);
+	if (pp_image_find(&im->img, &ref, ctx->opts->locate,
+			  ctx->files->sessions[im->session].dir, NULL,
+			  ctx->notes))
+		return;         /* another build: no symbols, never wrong ones */
 	if (pp_image_open(&im->img, &ref, im->is_kernel, ctx->kernels, what,
 			  sizeof(what)))
 		note_image(ctx, im, what);
@@ -272,10 +278,27 @@ static void add_pending(struct cg *ctx, struct pending const *a)
 	ctx->v[ctx->n++] = *a;
 }
 
-static char const *caller_app(struct cg const *ctx, struct pp_sfile const *f,
+/* The caller's application as the flat profile shows it (a later build
+ * of a path as "PATH (build ID)", pp_path_display). */
+static char const *caller_app(struct cg *ctx, struct pp_sfile const *f,
 			      struct cgimg const *b)
 {
-	return ctx->opts->merge_lib ? b->display : f->name.app_name;
+	char const *app = f->name.app_name;
+	char *shown;
+
+	if (ctx->opts->merge_lib)
+		return b->display;
+	if (!op_build_tag_split(app, NULL, NULL))
+		return app;
+	shown = pp_path_display(app);
+	for (size_t i = 0; i < ctx->apps.n; i++)
+		if (!strcmp(ctx->apps.v[i], shown)) {
+			free(shown);
+			return ctx->apps.v[i];
+		}
+	pp_strlist_add(&ctx->apps, shown);
+	free(shown);
+	return ctx->apps.v[ctx->apps.n - 1];
 }
 
 /* See the header comment: the application C's samples are shown under. */
@@ -560,6 +583,7 @@ static void free_ctx(struct cg *ctx)
 		free(im->display);
 	}
 	free(ctx->imgs);
+	pp_strlist_free(&ctx->apps);
 	free(ctx->b_of);
 	free(ctx->c_of);
 	free(ctx->v);

@@ -331,7 +331,7 @@ bool pp_sfile_is_dependent(struct op_parsed_name const *n)
 	       strcmp(n->app_name, n->image_name);
 }
 
-bool pp_image_match(struct pp_strlist const *pats, char const *name)
+static bool match_one(struct pp_strlist const *pats, char const *name)
 {
 	char const *base = strrchr(name, '/');
 
@@ -347,6 +347,24 @@ bool pp_image_match(struct pp_strlist const *pats, char const *name)
 			return true;
 	}
 	return false;
+}
+
+bool pp_image_match(struct pp_strlist const *pats, char const *name)
+{
+	size_t plen;
+	bool hit;
+	char *path;
+
+	if (match_one(pats, name))
+		return true;
+	/* a later build of a path (PATH/{build:ID}) is that path's too */
+	plen = op_build_tag_split(name, NULL, NULL);
+	if (!plen)
+		return false;
+	path = op_xasprintf("%.*s", (int)plen, name);
+	hit = match_one(pats, path);
+	free(path);
+	return hit;
 }
 
 /* The filter stages, in order. PP_NR_TAGS stands for -x. */

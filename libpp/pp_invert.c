@@ -14,13 +14,30 @@
 #include "op_util.h"
 #include "pp_invert.h"
 
+char *pp_path_display(char const *name)
+{
+	char const *id;
+	size_t plen, idlen;
+
+	plen = op_build_tag_split(name, &id, &idlen);
+	if (!plen)
+		return op_xstrdup(name);
+	/* a later build of its path: the path and a short build-id */
+	if (id[0] == 'm')
+		return op_xasprintf("%.*s (build of mtime %.*s)", (int)plen,
+				    name, (int)idlen - 1, id + 1);
+	return op_xasprintf("%.*s (build %.*s)", (int)plen, name,
+			    (int)(idlen < PP_SHORT_BUILD_ID ? idlen :
+				  PP_SHORT_BUILD_ID), id);
+}
+
 char *pp_image_display(struct op_parsed_name const *n)
 {
 	if (n->image_is_anon)
 		return op_xasprintf("%s (tgid:%d range:0x%" PRIx64 "-0x%"
 				    PRIx64 ")", n->image_name, n->anon_tgid,
 				    n->anon_start, n->anon_end);
-	return op_xstrdup(n->image_name);
+	return pp_path_display(n->image_name);
 }
 
 struct sort_ctx {
@@ -93,7 +110,7 @@ static void add_group(struct pp_inverted *inv, struct pp_sfile const *f,
 	OP_ALLOC_GROW(inv->groups, inv->n + 1, inv->alloc);
 	g = &inv->groups[inv->n++];
 	g->app = merge_lib ? pp_image_display(&f->name) :
-			     op_xstrdup(f->name.app_name);
+			     pp_path_display(f->name.app_name);
 	g->cls = f->cls;
 	g->files = NULL;
 	g->n = 0;

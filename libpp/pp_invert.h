@@ -35,11 +35,19 @@ void pp_invert(struct pp_filelist const *files, bool merge_lib,
 	       struct pp_invlist *out);
 void pp_invlist_free(struct pp_invlist *l);
 
+/* Hex digits of a build-id shown for a later build of a path. */
+#define PP_SHORT_BUILD_ID 12
+
 /*
  * The image (B) of a file as reports name it: a path, a kernel image
- * name, or "NAME (tgid:T range:0xS-0xE)" for an anonymous region.
- * Caller frees.
+ * name, "NAME (tgid:T range:0xS-0xE)" for an anonymous region, or for a
+ * later build of a path (PATH/{build:ID}, op_mangle.h) "PATH (build
+ * 0123456789ab)" (the build-id's first PP_SHORT_BUILD_ID digits), "PATH
+ * (build of mtime N)" when it has none. Caller frees.
  */
 char *pp_image_display(struct op_parsed_name const *n);
+/* A path (an application's too) as reports name it: the same for a
+ * later build. Caller frees. */
+char *pp_path_display(char const *name);
 
 #endif /* PP_INVERT_H */

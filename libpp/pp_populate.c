@@ -106,22 +106,16 @@ static void read_file(struct populate *ctx, struct image *im,
 }
 
 /*
- * The session recorded the build-id of the binary that was sampled: a
- * binary found with another one is replaced by the kept copy or the
- * sampled build's debug file, else its samples get no symbols
- * (pp_image_check_build).
+ * The binary of the sampled build (pp_image_find): a binary found with
+ * another build-id than the sampled one is replaced by the kept copy or
+ * the sampled build's debug file, else its samples get no symbols.
  */
-static void check_build_id(struct populate *ctx, struct image *im)
+static void find_binary(struct populate *ctx, struct image *im)
 {
 	char const *dir = ctx->files->sessions[im->first->session].dir;
-	char want[OP_BUILD_ID_HEX_MAX];
 
-	if (im->ref.kern || im->ref.anon ||
-	    !pp_session_build_id(dir, im->ref.name, im->img.mtime, want,
-				 sizeof(want)))
-		return;
-	im->rebuilt = pp_image_check_build(&im->img, &im->ref, dir, want,
-					   ctx->notes);
+	im->rebuilt = pp_image_find(&im->img, &im->ref, ctx->opts->locate,
+				    dir, NULL, ctx->notes);
 }
 
 static void read_samples(struct populate *ctx, struct image *im)
@@ -294,10 +288,8 @@ static void populate_image(struct populate *ctx, struct pp_inverted const *inv)
 		.anon = im.first->name.image_is_anon,
 		.session = im.first->session,
 	};
-	if (ctx->opts->symbols) {
-		pp_image_locate(&im.img, &im.ref, ctx->opts->locate);
-		check_build_id(ctx, &im);
-	}
+	if (ctx->opts->symbols)
+		find_binary(ctx, &im);
 	read_samples(ctx, &im);
 	if (ctx->opts->symbols)
 		open_binary(ctx, &im);

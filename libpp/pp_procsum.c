@@ -6,6 +6,7 @@
 
 #include "op_message.h"
 #include "op_util.h"
+#include "pp_invert.h"
 #include "pp_notes.h"
 #include "pp_procsum.h"
 #include "pp_samples.h"
@@ -138,6 +139,7 @@ void pp_procsum_print(FILE *out, struct pp_procsum const *ps,
 		struct pp_proc const *p = &ps->v[i];
 		double share = all ? 100.0 * (double)(p->user + p->sys) /
 				     (double)all : 0;
+		char *app;
 
 		if (share < threshold) {
 			hidden++;
@@ -147,8 +149,10 @@ void pp_procsum_print(FILE *out, struct pp_procsum const *ps,
 			fprintf(out, "%8d", p->tgid);
 		else
 			fprintf(out, "%8s", "all");
-		fprintf(out, " %-20s %10llu", base(p->app),
+		app = pp_path_display(p->app);  /* a later build: tagged */
+		fprintf(out, " %-20s %10llu", base(app),
 			(unsigned long long)p->user);
+		free(app);
 		print_time(out, ps, p->user);
 		fprintf(out, " %10llu", (unsigned long long)p->sys);
 		print_time(out, ps, p->sys);
@@ -248,10 +252,13 @@ void pp_procsum_print_portions(FILE *out, struct pp_proc const *proc,
 			       struct pp_filelist const *files,
 			       double threshold)
 {
+	char *app = pp_path_display(proc->app);
+
 	if (proc->tgid >= 0)
-		fprintf(out, "\nProcess %d %s\n", proc->tgid, proc->app);
+		fprintf(out, "\nProcess %d %s\n", proc->tgid, app);
 	else
-		fprintf(out, "\nApplication %s\n", proc->app);
+		fprintf(out, "\nApplication %s\n", app);
+	free(app);
 	print_portion(out, "USER portion", p, files, false, threshold);
 	print_portion(out, "KERNEL portion", p, files, true, threshold);
 }

@@ -551,22 +551,6 @@ static void frame_lines(struct pp_stacks *st, struct pp_sframe *f,
 	f->nr_lines = n;
 }
 
-/* The binary against the sampled build's id (the table's, else the
- * session's): true when it is another build whose symbols would lie. */
-static bool check_build(struct load *l, struct pp_simage const *g,
-			struct pp_image *im, struct pp_image_ref const *ref)
-{
-	char const *dir = l->files->sessions[g->session].dir;
-	char want[OP_BUILD_ID_HEX_MAX];
-
-	if (g->build_id)
-		snprintf(want, sizeof(want), "%s", g->build_id);
-	else if (!pp_session_build_id(dir, g->path, im->mtime, want,
-				      sizeof(want)))
-		return false;
-	return pp_image_check_build(im, ref, dir, want, l->notes);
-}
-
 /* Name the frames [from, to) of one image. */
 static void name_image(struct load *l, struct op_hashmap *map,
 		       struct pp_kernels *kernels, size_t from, size_t to)
@@ -582,8 +566,11 @@ static void name_image(struct load *l, struct op_hashmap *map,
 	char what[8192];
 
 	if (!g->anon && !g->unparsed) {
-		pp_image_locate(&im, &ref, l->o->locate);
-		if (!g->kern && check_build(l, g, &im, &ref))
+		/* the table's build-id of the sampled build, else the
+		 * session's (pp_image_find) */
+		if (!g->kern && pp_image_find(&im, &ref, l->o->locate,
+					      l->files->sessions[g->session].dir,
+					      g->build_id, l->notes))
 			g->rebuilt = true;
 		else if (pp_image_open(&im, &ref, g->kern, kernels, what,
 				       sizeof(what)))

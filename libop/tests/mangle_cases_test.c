@@ -75,6 +75,18 @@ static struct mangle_case const cases[] = {
 	    .image_name = "no-vmlinux", .event_name = "TIMER" },
 	  "{kern}/no-vmlinux/{dep}/{kern}/no-vmlinux/TIMER.0.0.all.all.all" },
 
+	/* later builds of a path (op_mangle.h): a tag below the path */
+	{ { .flags = OP_MANGLE_CALLGRAPH,
+	    .app_name = "/usr/bin/foo/{build:0123456789abcdef0123456789abcdef01234567}",
+	    .image_name = "/usr/lib/libc.so.6",
+	    .cg_image_name = "/usr/bin/foo/{build:0123456789abcdef0123456789abcdef01234567}",
+	    .event_name = "CPU_CLOCK", .count = 1000000 },
+	  "{root}/usr/bin/foo/{build:0123456789abcdef0123456789abcdef01234567}/{dep}/{root}/usr/lib/libc.so.6/{cg}/{root}/usr/bin/foo/{build:0123456789abcdef0123456789abcdef01234567}/CPU_CLOCK.1000000.0.all.all.all" },
+	{ { .flags = OP_MANGLE_NONE, .app_name = "/opt/x/prog/{build:m1700000000}",
+	    .image_name = "/opt/x/prog/{build:m1700000000}",
+	    .event_name = "CPU_CLOCK", .count = 1000000 },
+	  "{root}/opt/x/prog/{build:m1700000000}/{dep}/{root}/opt/x/prog/{build:m1700000000}/CPU_CLOCK.1000000.0.all.all.all" },
+
 	/* anonymous regions */
 	{ { .flags = OP_MANGLE_ANON | OP_MANGLE_TGID | OP_MANGLE_TID,
 	    .app_name = "/usr/bin/python3", .anon_name = "[heap]",
@@ -254,6 +266,35 @@ static void check_real_world(void)
 	op_parsed_name_free(&p);
 }
 
+/* A later build's name, split back into its path and build. */
+static void check_build_tags(void)
+{
+	char buf[256];
+	char const *id;
+	size_t idlen;
+
+	check(op_build_tag_name("/usr/bin/foo", "ab01", buf, sizeof(buf)) ==
+	      (int)strlen("/usr/bin/foo/{build:ab01}") &&
+	      !strcmp(buf, "/usr/bin/foo/{build:ab01}"), "tag by build-id: %s",
+	      buf);
+	check(op_build_tag_split(buf, &id, &idlen) == strlen("/usr/bin/foo") &&
+	      idlen == 4 && !memcmp(id, "ab01", 4), "split back");
+	check(op_build_tag_name("/p", "m0", buf, sizeof(buf)) > 0 &&
+	      !strcmp(buf, "/p/{build:m0}") &&
+	      op_build_tag_split(buf, &id, &idlen) == 2 && idlen == 2,
+	      "tag by mtime: %s", buf);
+	check(op_build_tag_name("/p", "AB", buf, sizeof(buf)) == -1 &&
+	      op_build_tag_name("/p", "m01", buf, sizeof(buf)) == -1 &&
+	      op_build_tag_name("/p", "abc", buf, sizeof(buf)) == -1 &&
+	      op_build_tag_name("/p", "ab", buf, 8) == -1,
+	      "bad IDs and a short buffer refused");
+	check(!op_build_tag_split("/usr/bin/foo", NULL, NULL) &&
+	      !op_build_tag_split("/{build:ab}", NULL, NULL) &&
+	      !op_build_tag_split("/a/{build:ab}x", NULL, NULL) &&
+	      !op_build_tag_split("vmlinux", NULL, NULL),
+	      "names without a tag are paths");
+}
+
 int main(void)
 {
 	size_t i;
@@ -261,5 +302,6 @@ int main(void)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		check_case(&cases[i]);
 	check_real_world();
+	check_build_tags();
 	return check_done();
 }

@@ -23,6 +23,19 @@ struct bad_name {
 
 static struct bad_name const bad_names[] = {
 	/* structure */
+	/* build tags: last, after a path, with a build-id or 'm' mtime */
+	{ "{root}/{build:ab}/" OK_B OK_T, "reserved '{build:' path component" },
+	{ "{root}/a/{build:ab}/c/" OK_B OK_T, "reserved '{build:' path component" },
+	{ "{root}/a/{build:AB}/" OK_B OK_T, "reserved '{build:' path component" },
+	{ "{root}/a/{build:abc}/" OK_B OK_T, "reserved '{build:' path component" },
+	{ "{root}/a/{build:}/" OK_B OK_T, "reserved '{build:' path component" },
+	{ "{root}/a/{build:m01}/" OK_B OK_T, "reserved '{build:' path component" },
+	{ "{root}/a/{build:m}/" OK_B OK_T, "reserved '{build:' path component" },
+	{ "{root}/a/{build:m18446744073709551616}/" OK_B OK_T,
+	  "reserved '{build:' path component" },
+	{ "{root}/a/{build:ab}x/" OK_B OK_T, "reserved '{build:' path component" },
+	{ "{root}/a/" OK_B "{cg}/{kern}/{build:ab}/" OK_T,
+	  "reserved '{build:' path component" },
 	{ "", "empty name" },
 	{ "{root}/a/{root}/b/" OK_T, "missing '{dep}' component" },
 	{ "{root}/a/{dep}/{root}/b/{dep}/{root}/c/" OK_T,
@@ -193,6 +206,12 @@ static struct bad_values const bad_values[] = {
 	  "'.' path component in the image name './b'" },
 	{ { .app_name = "/a", .image_name = "/x/{dep}/y", .event_name = "E" },
 	  "reserved '{dep}' path component in the image name" },
+	{ { .app_name = "/a", .image_name = "/x/{build:ab}/y", .event_name = "E" },
+	  "only last, as '{build:ID}') in the image name" },
+	{ { .app_name = "/{build:ab}", .image_name = "/b", .event_name = "E" },
+	  "only last, as '{build:ID}') in the application name" },
+	{ { .app_name = "/a/{build:ab", .image_name = "/b", .event_name = "E" },
+	  "only last, as '{build:ID}') in the application name" },
 	{ { ABE, .flags = OP_MANGLE_CALLGRAPH, .cg_image_name = "/x/{cg}" },
 	  "reserved '{cg}' path component in the callgraph image name" },
 	{ { .flags = OP_MANGLE_KERNEL, .app_name = "/a", .image_name = "..",

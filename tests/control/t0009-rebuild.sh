@@ -1,16 +1,16 @@
 #!/bin/sh
 # A binary rebuilt during a session (a new file moved over the old path, as
-# a linker or install(1) does): its sample file holds the samples of one
+# a linker or install(1) does): a sample file holds the samples of one
 # build, the one whose st_mtime is in the header (doc/formats.md 2.1), so
-# opreport can symbolise them against the binary on disk. The builds here
+# opreport can symbolise them against the right binary. The builds here
 # are different programs with different hot functions, so samples of the
 # wrong build would fall outside the function.
 #  A. the daemon restarted after the rebuild (no reset): the new build's
 #     samples replace the old ones instead of joining them;
-#  B. rebuilt while the daemon runs: the same;
-#  C. the old build still running while the new one runs: the file is the
-#     new build's; the old build's later samples are dropped and counted
-#     (sample_dropped_sfile_error), never written under the new header.
+#  B. rebuilt while the daemon runs: the new build has a file of its own,
+#     PATH/{build:ID} (doc/formats.md 3.), the old one keeps its file;
+#  C. the old build still running while the new one runs: each build's
+#     samples go on into its own file, none dropped (t0038 reports them).
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
 P=$T/prog
@@ -42,12 +42,25 @@ head -5 "$T/rep"
 sed -n '/symbol name$/{n;p;}' "$T/rep" | grep -q ' thread_hot$' ||
 	fail "opreport's top symbol of the rebuilt $P is not thread_hot"
 
+bid() { readelf -n "$1" | awk '/Build ID:/ { print $3; exit }'; }
+hot_id=$(bid "$HOT")
+[ -n "$hot_id" ] || fail "$HOT has no build-id"
+FT=$C/{root}$P/{build:$hot_id}/{dep}/{root}$P/{build:$hot_id}/CPU_CLOCK.1000000.0.all.all.all
+# mtime_is FILE MTIME: the header's mtime
+mtime_is() {
+	[ "$(hdr "$1" 40 u8)" = "$2" ] ||
+		fail "header mtime $(hdr "$1" 40 u8) in ${1#"$S/samples/"}, want $2"
+}
+
 step "B: rebuilt while the daemon runs"
 build "$HOT" 1800000000
 "$P" 0.5 || fail "build 3 failed"
 ctl --dump || fail "--dump failed"
-check_header "$F" 0 "$P"
-in_range "$F" "$P" hot_main_loop 90
+check_header "$FT" 0 "$P"
+in_range "$FT" "$P" hot_main_loop 90
+mtime_is "$F" 1700000000
+in_range "$F" "$TWO" thread_hot 90
+before=$("$SFRANGE" "$F") before_t=$("$SFRANGE" "$FT")
 
 step "C: the old build still runs while the new one runs"
 build "$TWO" 1900000000
@@ -57,12 +70,16 @@ build "$HOT" 2000000000
 "$P" 0.5 || fail "build 5 failed"
 wait $old || fail "build 4 failed"
 ctl --dump || fail "--dump failed"
-check_header "$F" 0 "$P"
-in_range "$F" "$P" hot_main_loop 90
+mtime_is "$F" 1700000000
+mtime_is "$FT" 1800000000
+in_range "$F" "$TWO" thread_hot 90
+in_range "$FT" "$HOT" hot_main_loop 90
+after=$("$SFRANGE" "$F") after_t=$("$SFRANGE" "$FT")
+echo "the old build's file: $before -> $after samples; the new one's: $before_t -> $after_t"
+[ $((after - before)) -gt 1000 ] && [ $((after_t - before_t)) -gt 300 ] ||
+	fail "the builds' samples did not go on into their own files"
 dropped=$(counter "$C" sample_dropped_sfile_error)
-echo "samples of the old build dropped: $dropped"
-[ "$dropped" -gt 100 ] || fail "the old build's samples were not dropped ($dropped)"
-grep 'another build' "$S/samples/oprofiled.log"
+[ "$dropped" -eq 0 ] || fail "$dropped samples dropped"
 "$SFCHECK" "$C" || fail "sample files fail the structural check"
 stats_balance "$C"
 ctl --shutdown || fail "--shutdown failed"
