@@ -82,7 +82,7 @@ static void write_file(char const *path, char const *text)
 
 static void test_kernel__kallsyms(void)
 {
-	char dir[] = "/tmp/pp-kernel-test.XXXXXX", p[256], err[512];
+	char dir[] = "/tmp/pp-kernel-test.XXXXXX", p[256], err[512] = "";
 	struct pp_kernel k;
 	struct pp_binary b;
 	struct pp_symbol const *s;
