@@ -122,14 +122,43 @@ static bool is_sorted(struct pp_symtab const *t)
 	return true;
 }
 
+static bool starts_sorted(struct pp_symtab const *t)
+{
+	for (size_t i = 1; i < t->n; i++)
+		if (t->v[i - 1].start > t->v[i].start)
+			return false;
+	return true;
+}
+
+/*
+ * By cmp_sym. kallsyms lists the kernel's functions by address with a few
+ * hundred aliases at one address in no order: then only those runs need
+ * sorting. qsort is glibc's stable merge sort, so sorting each run alone
+ * gives what sorting the whole would.
+ */
+static void sort_symbols(struct pp_symtab *t)
+{
+	size_t i, j;
+
+	if (t->n < 2 || is_sorted(t))
+		return;
+	if (!starts_sorted(t)) {
+		qsort(t->v, t->n, sizeof(*t->v), cmp_sym);
+		return;
+	}
+	for (i = 0; i < t->n; i = j) {
+		for (j = i + 1; j < t->n && t->v[j].start == t->v[i].start; j++)
+			;
+		if (j - i > 1)
+			qsort(t->v + i, j - i, sizeof(*t->v), cmp_sym);
+	}
+}
+
 void pp_symtab_finish(struct pp_symtab *t)
 {
 	size_t out = 0;
 
-	/* a copy of a finished table (a kernel image's kallsyms symbols,
-	 * 100k+) comes in order: a merge sort would still pay n log n */
-	if (t->n > 1 && !is_sorted(t))
-		qsort(t->v, t->n, sizeof(*t->v), cmp_sym);
+	sort_symbols(t);
 	for (size_t i = 0; i < t->n; i++) {
 		if (out && t->v[out - 1].start == t->v[i].start) {
 			if (!t->pool)
