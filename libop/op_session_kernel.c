@@ -217,20 +217,61 @@ void op_kernel_images_free(struct op_kernel_image *v, size_t n)
 	free(v);
 }
 
+/* The address at the start of a line: plain hex digits (what the kernel
+ * writes) by hand, anything else as strtoull reads it. */
+static uint64_t parse_addr(char *line, char **end)
+{
+	uint64_t v = 0;
+	char *p = line;
+
+	for (; p - line <= 16; p++) {
+		unsigned d = (unsigned char)*p;
+
+		if (d - '0' < 10)
+			d -= '0';
+		else if ((d | 0x20) - 'a' < 6)
+			d = (d | 0x20) - 'a' + 10;
+		else
+			break;
+		v = v << 4 | d;
+	}
+	if (p == line || p - line > 16 || *p == 'x' || *p == 'X')
+		return strtoull(line, end, 16);
+	*end = p;
+	return v;
+}
+
+/* The next word after *pos: strtok_r's " \t\n" words, without a state. */
+static char *next_word(char **pos)
+{
+	char *p = *pos + strspn(*pos, " \t\n"), *w = p;
+
+	if (!*p) {
+		*pos = p;
+		return NULL;
+	}
+	p += strcspn(p, " \t\n");
+	if (*p)
+		*p++ = '\0';
+	*pos = p;
+	return w;
+}
+
 /* "ADDR TYPE NAME[\t[MOD]]" into sym; false for a malformed line. */
 static bool parse_ksym(char *line, struct op_ksym *sym, bool *any_address)
 {
-	char *end, *name, *mod, *save;
+	char *end, *name, *mod;
 	size_t len;
 
-	sym->addr = strtoull(line, &end, 16);
+	sym->addr = parse_addr(line, &end);
 	if (end == line || *end != ' ')
 		return false;
 	sym->type = end[1];
 	if (!sym->type || end[2] != ' ')
 		return false;
-	name = strtok_r(end + 3, " \t\n", &save);
-	mod = strtok_r(NULL, " \t\n", &save);
+	end += 3;
+	name = next_word(&end);
+	mod = next_word(&end);
 	if (!name)
 		return false;
 	if (sym->addr)
@@ -274,6 +315,7 @@ int op_session_kallsyms(char const *dir, op_ksym_fn fn, void *arg,
 	*any_address = false;
 	if (!f)
 		return -1;
+	gzbuffer(f, 1 << 17);   /* 5 MB of text: fewer, bigger reads */
 	while (gzgets(f, line, sizeof(line)))
 		if (parse_ksym(line, &sym, any_address)) {
 			fn(&sym, arg);

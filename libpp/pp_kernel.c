@@ -55,6 +55,25 @@ static struct pp_kimage *owner(struct pp_kernel *k, char const *mod)
 	return NULL;
 }
 
+/* A module's symbols come in one run: the last answer is usually right. */
+struct owner_memo {
+	struct pp_kernel *k;
+	struct pp_kimage *img;
+	char mod[256];           /* "" with img: the kernel proper */
+	bool known;
+};
+
+static struct pp_kimage *owner_of(struct owner_memo *m, char const *mod)
+{
+	if (m->known && (mod ? !strcmp(m->mod, mod) && m->mod[0] : !m->mod[0]))
+		return m->img;
+	m->img = owner(m->k, mod);
+	m->known = !mod || (mod[0] && strlen(mod) < sizeof(m->mod));
+	if (m->known)
+		snprintf(m->mod, sizeof(m->mod), "%s", mod ? mod : "");
+	return m->img;
+}
+
 static bool is_text_type(char t)
 {
 	return t == 'T' || t == 't' || t == 'W' || t == 'w';
@@ -63,11 +82,13 @@ static bool is_text_type(char t)
 /* A saved kallsyms symbol into the symbols of its image, if text. */
 static void add_ksym(struct op_ksym const *sym, void *arg)
 {
-	struct pp_kimage *img = owner(arg, sym->module);
 	char t = sym->type;
+	struct pp_kimage *img;
 
-	if (!img || !is_text_type(t) || sym->addr < img->start ||
-	    sym->addr >= img->end)
+	if (!is_text_type(t))
+		return;
+	img = owner_of(arg, sym->module);
+	if (!img || sym->addr < img->start || sym->addr >= img->end)
 		return;
 	pp_symtab_add(&img->syms, sym->name, sym->addr, img->end,
 		      t == 'T' ? 2 : t == 'W' ? 1 : 0, false);
@@ -75,11 +96,17 @@ static void add_ksym(struct op_ksym const *sym, void *arg)
 
 static void load_kallsyms(struct pp_kernel *k)
 {
+	struct owner_memo memo = { .k = k };
+	struct pp_strpool *pool = pp_strpool_new();
 	bool any_address;
 	int rc;
 
 	k->loaded = true;
-	rc = op_session_kallsyms(k->dir, add_ksym, k, &any_address);
+	/* 100k+ names: one pool for all images, shared by their copies */
+	for (size_t i = 0; i < k->n; i++)
+		pp_symtab_use_pool(&k->v[i].syms, pool);
+	pp_strpool_unref(pool);
+	rc = op_session_kallsyms(k->dir, add_ksym, &memo, &any_address);
 	if (rc) {
 		k->no_kallsyms = rc == -1;
 		k->bad_kallsyms = rc == -2;
@@ -89,14 +116,6 @@ static void load_kallsyms(struct pp_kernel *k)
 	k->no_addresses = !any_address;
 	for (size_t i = 0; i < k->n; i++)
 		pp_symtab_finish(&k->v[i].syms);
-}
-
-static void copy_symtab(struct pp_symtab *dst, struct pp_symtab const *src)
-{
-	for (size_t i = 0; i < src->n; i++)
-		pp_symtab_add(dst, src->v[i].name, src->v[i].start,
-			      src->v[i].limit, src->v[i].rank, false);
-	pp_symtab_finish(dst);
 }
 
 int pp_kernel_binary(struct pp_kernel *k, char const *name,
@@ -142,7 +161,7 @@ int pp_kernel_binary(struct pp_kernel *k, char const *name,
 			 OP_META_KALLSYMS_PLAIN);
 		return -1;
 	}
-	copy_symtab(&b->symtab, &img->syms);
+	pp_symtab_copy(&b->symtab, &img->syms);
 	return 0;
 }
 

@@ -310,6 +310,33 @@ static size_t intern_raw(struct load *l, size_t image, uint64_t key)
 	return l->nr_raw++;
 }
 
+/* The stacks' frame indexes, many stacks to a block: one allocation per
+ * 64k frames, not one per stack (100k+ stacks in a long session). */
+struct pp_frame_block {
+	struct pp_frame_block *next;
+	size_t used, cap;
+	size_t v[];
+};
+
+static size_t *alloc_frames(struct pp_stacks *st, size_t n)
+{
+	struct pp_frame_block *b = st->frame_blocks;
+	size_t *out;
+
+	if (!b || b->cap - b->used < n) {
+		size_t cap = n > 65536 ? n : 65536;
+
+		b = op_xmalloc(sizeof(*b) + (cap + 1) * sizeof(size_t));
+		b->used = 0;
+		b->cap = cap;
+		b->next = st->frame_blocks;
+		st->frame_blocks = b;
+	}
+	out = b->v + b->used;
+	b->used += n;
+	return out;
+}
+
 /* One stack of the table: kept with its raw frames when selected. */
 static int take_stack(void *arg, struct op_stack const *s, char const *event,
 		      uint64_t count)
@@ -324,7 +351,7 @@ static int take_stack(void *arg, struct op_stack const *s, char const *event,
 	OP_ALLOC_GROW(st->v, st->n + 1, l->alloc_stacks);
 	d = &st->v[st->n++];
 	*d = (struct pp_sstack){
-		.frames = op_xcalloc(s->nframes, sizeof(size_t)),
+		.frames = alloc_frames(st, s->nframes),
 		.nr_frames = s->nframes, .tgid = s->tgid,
 		.proc = st->procs[l->timg[s->app].proc],
 		.stop = s->stop, .count = count,
@@ -675,8 +702,12 @@ void pp_stacks_free(struct pp_stacks *st)
 	}
 	for (size_t i = 0; i < st->nr_funcs; i++)
 		free(st->funcs[i].name);
-	for (size_t i = 0; i < st->n; i++)
-		free(st->v[i].frames);
+	while (st->frame_blocks) {
+		struct pp_frame_block *b = st->frame_blocks;
+
+		st->frame_blocks = b->next;
+		free(b);
+	}
 	for (size_t i = 0; i < st->nr_procs; i++)
 		free(st->procs[i]);
 	free(st->procs);

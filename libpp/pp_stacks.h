@@ -80,6 +80,8 @@ struct pp_stop_total {
 	uint64_t count;
 };
 
+struct pp_frame_block;
+
 struct pp_stacks {
 	char *event;             /* "CPU_CLOCK.100000.0" */
 	struct pp_simage *images;
@@ -96,6 +98,7 @@ struct pp_stacks {
 	char **procs;            /* process names, owned */
 	size_t nr_procs;
 	int64_t start_time;      /* the first session's start (epoch s), 0 */
+	struct pp_frame_block *frame_blocks;  /* where v[].frames live */
 };
 
 struct pp_stacks_opts {

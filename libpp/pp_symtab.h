@@ -23,10 +23,27 @@ struct pp_symbol {
 	long next;           /* is_range: index of the next symbol, -1: (end) */
 };
 
+struct pp_strpool;
+
 struct pp_symtab {
 	struct pp_symbol *v;
 	size_t n, alloc;
+	struct pp_strpool *pool;  /* set: names live here, not one malloc each */
 };
+
+/*
+ * A shared store of names for big tables (a kernel's 100k+ kallsyms
+ * symbols): one allocation per 64 KiB, not per name, and copies of the
+ * table share it. Reference-counted: each table using it holds one.
+ */
+struct pp_strpool *pp_strpool_new(void);
+void pp_strpool_unref(struct pp_strpool *p);
+
+/* Let t keep the names of the symbols added next in pool (before adding). */
+void pp_symtab_use_pool(struct pp_symtab *t, struct pp_strpool *pool);
+
+/* dst (empty) becomes a copy of the finished table src; a pool is shared. */
+void pp_symtab_copy(struct pp_symtab *dst, struct pp_symtab const *src);
 
 /*
  * Add a symbol at start; limit is the end of the region holding it. A

@@ -45,6 +45,33 @@ static void test_symtab__ranges(void)
 	pp_symtab_free(&t);
 }
 
+/* Names kept in a shared pool outlive the table that made them. */
+static void test_symtab__pool(void)
+{
+	struct pp_strpool *pool = pp_strpool_new();
+	struct pp_symtab t = { 0 }, c;
+	struct pp_symbol const *s;
+
+	pp_symtab_use_pool(&t, pool);
+	pp_strpool_unref(pool);
+	for (int i = 0; i < 5000; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "fn_%d", i);
+		pp_symtab_add(&t, name, 0x1000 + 16 * (uint64_t)(i / 2), 0x100000,
+			      i % 2, false);
+	}
+	pp_symtab_finish(&t);
+	check(t.n == 2500, "5000 symbols at 2500 addresses: %zu kept", t.n);
+	pp_symtab_copy(&c, &t);
+	pp_symtab_free(&t);
+	s = pp_symtab_find(&c, 0x1000 + 16 * 1249 + 3);
+	check(s && !strcmp(s->name, "fn_2499") && s->end == 0x1000 + 16 * 1250,
+	      "the copy: the higher rank wins, its end is the next start");
+	check(c.n == 2500 && c.pool, "the copy shares the pool");
+	pp_symtab_free(&c);
+}
+
 static void write_file(char const *path, char const *text)
 {
 	FILE *f = fopen(path, "w");
@@ -55,7 +82,7 @@ static void write_file(char const *path, char const *text)
 
 static void test_kernel__kallsyms(void)
 {
-	char dir[] = "/tmp/pp-kernel-test.XXXXXX", p[256], err[512];
+	char dir[] = "/tmp/pp-kernel-test.XXXXXX", p[256], err[512] = "";
 	struct pp_kernel k;
 	struct pp_binary b;
 	struct pp_symbol const *s;
@@ -96,6 +123,27 @@ static void test_kernel__kallsyms(void)
 	pp_binary_free(&b);
 	check(pp_kernel_binary(&k, "nomod", &b, err, sizeof(err)) == -1 &&
 	      strstr(err, "no kernel image 'nomod'"), "unknown image: %s", err);
+	check(!pp_kernel_binary(&k, "vmlinux", &b, err, sizeof(err)),
+	      "vmlinux symbols again (%s)", err);
+	pp_kernel_free(&k);
+	s = pp_symtab_find(&b.symtab, 0xffffffff81000010);
+	check(s && !strcmp(s->name, "local_fn"),
+	      "the binary's names outlive the session's kernel symbols");
+	pp_binary_free(&b);
+
+	/* addresses read as strtoull reads them, past the plain hex too */
+	write_file(p, "0xffffffff81000000 T hex_prefixed\n"
+		      " ffffffff81000010 t spaced\n"
+		      "1ffffffff81000020 T seventeen_digits\n"
+		      "ffffffff81000030 T  two_spaces \t\n");
+	pp_kernel_load(&k, dir, err, sizeof(err));
+	check(!pp_kernel_binary(&k, "vmlinux", &b, err, sizeof(err)) &&
+	      b.symtab.n == 3 && !strcmp(b.symtab.v[0].name, "hex_prefixed") &&
+	      !strcmp(b.symtab.v[1].name, "spaced") &&
+	      !strcmp(b.symtab.v[2].name, "two_spaces"),
+	      "0x, leading blank, extra blanks read; 17 digits overflow: "
+	      "past the end (%s)", err);
+	pp_binary_free(&b);
 	pp_kernel_free(&k);
 
 	write_file(p, "0000000000000000 T _text\n0000000000000000 t x\n");
@@ -115,6 +163,7 @@ static void test_kernel__kallsyms(void)
 int main(void)
 {
 	test_symtab__ranges();
+	test_symtab__pool();
 	test_kernel__kallsyms();
 	return check_done();
 }
