@@ -76,6 +76,8 @@ struct unwind_cache {
 	struct binary *last;	/* the binary of the last step */
 	uint64_t clock;		/* steps, for the least recently used binary */
 	struct unwind_stats stats;
+	uint64_t taken_binaries, taken_rules;	/* evictions already taken */
+	size_t max_binaries, max_rules;
 };
 
 static int bin_cmp(void const *data, struct op_hashmap_entry const *a,
@@ -89,8 +91,15 @@ static int bin_cmp(void const *data, struct op_hashmap_entry const *a,
 
 struct unwind_cache *unwind_cache_new(void)
 {
+	return unwind_cache_new_bounded(MAX_BINARIES, MAX_RULES);
+}
+
+struct unwind_cache *unwind_cache_new_bounded(size_t binaries, size_t rules)
+{
 	struct unwind_cache *uc = op_xcalloc(1, sizeof(*uc));
 
+	uc->max_binaries = binaries ? binaries : 1;
+	uc->max_rules = rules ? rules : 1;
 	elf_version(EV_CURRENT);
 	op_hashmap_init(&uc->bins, bin_cmp, NULL, 0);
 	return uc;
@@ -136,6 +145,15 @@ void unwind_cache_free(struct unwind_cache *uc)
 struct unwind_stats const *unwind_cache_stats(struct unwind_cache const *uc)
 {
 	return &uc->stats;
+}
+
+void unwind_cache_take_evictions(struct unwind_cache *uc, uint64_t *binaries,
+				 uint64_t *rules)
+{
+	*binaries = uc->stats.binaries_evicted - uc->taken_binaries;
+	*rules = uc->stats.rules_flushed - uc->taken_rules;
+	uc->taken_binaries = uc->stats.binaries_evicted;
+	uc->taken_rules = uc->stats.rules_flushed;
 }
 
 static void read_segments(struct binary *b)
@@ -265,7 +283,7 @@ static struct binary *bin_open(struct unwind_cache *uc,
 {
 	struct binary *b;
 
-	if (op_hashmap_size(&uc->bins) >= MAX_BINARIES)
+	if (op_hashmap_size(&uc->bins) >= uc->max_binaries)
 		bin_evict(uc);
 	b = op_xcalloc(1, sizeof(*b));
 
@@ -583,7 +601,7 @@ static size_t rule_after(struct binary const *b, uint64_t va)
 /* Room for a new rule at index *at, emptying a full table. */
 static void rule_room(struct unwind_cache *uc, struct binary *b, size_t *at)
 {
-	if (b->nrules == MAX_RULES) {
+	if (b->nrules >= uc->max_rules) {
 		rules_clear(b);
 		uc->stats.rules_flushed++;
 		*at = 0;

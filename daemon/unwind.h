@@ -64,8 +64,14 @@ struct unwind_stats {
 struct unwind_cache;
 
 struct unwind_cache *unwind_cache_new(void);
+/* The same with other bounds than unwind.c's (tests): binaries kept open,
+ * compiled CFI rows per binary. */
+struct unwind_cache *unwind_cache_new_bounded(size_t binaries, size_t rules);
 void unwind_cache_free(struct unwind_cache *uc);
 struct unwind_stats const *unwind_cache_stats(struct unwind_cache const *uc);
+/* Cache evictions since the last call (for the stream's counters). */
+void unwind_cache_take_evictions(struct unwind_cache *uc, uint64_t *binaries,
+				 uint64_t *rules);
 
 /*
  * Unwind: pcs[0] = regs->ip, pcs[1..] the return addresses of the
