@@ -24,7 +24,10 @@
 #     WORK_ROUNDS  qsort_cb rounds (default 3000: about 2.5 s of CPU)
 #     ROUNDS       runs of each (default 3)
 #   Environment: STACK_SIZE (bytes for both tools, default: each one's own
-#   default, operf 16384, perf 8192).
+#   default, operf 16384, perf 8192); CALLGRIND=ROUNDS: also operf's
+#   instructions a sample under valgrind --tool=callgrind (a run of
+#   ROUNDS rounds minus a run of one, over the samples between them: not
+#   moved by the machine's load, unlike the CPU times).
 # Needs perf (apt-get install linux-perf) and /usr/bin/time; root or a
 # user allowed to profile their own processes.
 set -eu
@@ -107,4 +110,18 @@ if "$build/pp/opreport" --help 2>&1 | grep -q -- '--stacks'; then
 	echo "opreport --stacks: $(awk '{ print $1 " s wall, " $2 + $3 " s CPU" }' "$dir/t_op")"
 else
 	echo "opreport --stacks: not in this build yet (issue 26's reports); hook left here"
+fi
+
+# instructions a sample, from callgrind (the workload runs natively)
+if [ -n "${CALLGRIND:-}" ] && command -v valgrind >/dev/null; then
+	for r in 1 "$CALLGRIND"; do
+		rm -rf "$dir/cg"
+		valgrind --tool=callgrind --callgrind-out-file="$dir/cg.out" \
+			"$build/utils/operf" -g $op_ss -d "$dir/cg" \
+			"$dir/qsort_cb" 0 "$r" >/dev/null 2>&1
+		echo "$(awk '/^summary:/ { print $2 }' "$dir/cg.out") $(cat "$dir/cg/samples/current/stats/sample_received")"
+	done >"$dir/cg_runs"
+	awk 'NR == 1 { i0 = $1; n0 = $2 } NR == 2 {
+		printf "operf -g under callgrind: %.0f M instructions for %d samples, %.0f M for one round (start-up and exit): %.1f k instructions a sample\n", $1 / 1e6, $2, i0 / 1e6, ($1 - i0) / ($2 - n0) / 1e3
+	}' "$dir/cg_runs"
 fi

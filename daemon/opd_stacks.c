@@ -85,16 +85,18 @@ void opd_stacks_sync(struct opd_stacks *st)
 /* The table index of image id (interned by its sample-file name). */
 static int table_index(struct opd_stacks *st, int id, uint32_t *out)
 {
-	struct opd_image const *img = opd_image_get(st->images, id);
+	struct opd_image const *img;
 	struct op_mangle_values v = { 0 };
 	char name[4200];
 
-	if (!img)
-		return -1;
-	if ((size_t)id < st->nindex && st->index[id]) {
+	/* known: no image lookup (an id is never reused for another) */
+	if (id >= 0 && (size_t)id < st->nindex && st->index[id]) {
 		*out = st->index[id] - 1;
 		return 0;
 	}
+	img = opd_image_get(st->images, id);
+	if (!img)
+		return -1;
 	if (img->kind == OPD_IMAGE_KERNEL)
 		v.flags |= OP_MANGLE_KERNEL;
 	if (img->kind == OPD_IMAGE_ANON) {

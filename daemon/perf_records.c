@@ -617,6 +617,14 @@ void ps_handle_record(struct perf_source *ps, void const *rec)
 
 void ps_emit_counts(struct perf_source *ps)
 {
+	/* the unwinder's cache evictions (unwind.h) */
+	if (ps->unw) {
+		uint64_t bins, rules;
+
+		unwind_cache_take_evictions(ps->unw, &bins, &rules);
+		ps->count[OP_COUNT_UNWIND_BINARIES_EVICTED] += bins;
+		ps->count[OP_COUNT_UNWIND_RULES_FLUSHED] += rules;
+	}
 	for (unsigned c = 1; c < OP_LOST_CATEGORY_MAX; c++) {
 		if (!ps->lost[c])
 			continue;

@@ -18,6 +18,16 @@
 #include "unwind.h"
 
 #define MAX_SEGS 16
+/*
+ * Bounds: binaries kept open (each holds one or two fds and its ELF and
+ * CFI handles; the least recently used one is closed for a new one), and
+ * compiled rows per binary (a full table is emptied and refilled from
+ * the rows in use). Counted in stats/: unwind_binaries_evicted,
+ * unwind_rules_flushed. Qsort_cb's stacks use ~40 rows, a system-wide
+ * minute of this machine ~200 binaries.
+ */
+#define MAX_BINARIES 256
+#define MAX_RULES 8192
 #define REG_BP 6	/* DWARF register numbers, x86-64 */
 #define REG_SP 7
 #define REG_RA 16
@@ -27,15 +37,18 @@ struct seg {
 };
 
 /*
- * A CFI row compiled for the fast path, cached per binary by link-time
- * address (direct-mapped: RULES entries, a collision recompiles).
+ * A CFI row compiled once, kept per binary for the row's whole address
+ * range [lo, hi) (dwarf_frame_info), so that any pc in it, not only the
+ * same pc, is a binary search away and libdw is asked once per row. The
+ * common shape is applied by us (RULE_SIMPLE); other rows keep libdw's
+ * frame for evaluation (RULE_SLOW), without looking it up again.
  */
-enum rule_kind { RULE_EMPTY, RULE_SIMPLE, RULE_ROOT, RULE_NO_CFI, RULE_SLOW };
+enum rule_kind { RULE_SIMPLE, RULE_ROOT, RULE_NO_CFI, RULE_SLOW };
 enum bp_how { BP_SAME, BP_UNDEFINED, BP_SAVED };
-#define RULES 4096
 
 struct rule {
-	uint64_t va;
+	uint64_t lo, hi;
+	Dwarf_Frame *frame;	/* RULE_SLOW: libdw's row, evaluated each time */
 	int32_t cfa_off, ra_off, bp_off;
 	uint8_t kind;		/* enum rule_kind */
 	uint8_t cfa_slot;	/* 0: rbp, 1: rsp */
@@ -45,7 +58,9 @@ struct rule {
 
 struct binary {
 	struct op_hashmap_entry ent;
-	struct rule *rules;	/* RULES of them, once a frame is looked up */
+	struct rule *rules;	/* sorted by lo, not overlapping */
+	size_t nrules, rules_cap;
+	uint64_t used;		/* the cache's clock at its last step */
 	unsigned long key;
 	int fd, dbg_fd;
 	Elf *elf, *dbg_elf;
@@ -58,7 +73,11 @@ struct binary {
 
 struct unwind_cache {
 	struct op_hashmap bins;
+	struct binary *last;	/* the binary of the last step */
+	uint64_t clock;		/* steps, for the least recently used binary */
 	struct unwind_stats stats;
+	uint64_t taken_binaries, taken_rules;	/* evictions already taken */
+	size_t max_binaries, max_rules;
 };
 
 static int bin_cmp(void const *data, struct op_hashmap_entry const *a,
@@ -72,16 +91,32 @@ static int bin_cmp(void const *data, struct op_hashmap_entry const *a,
 
 struct unwind_cache *unwind_cache_new(void)
 {
+	return unwind_cache_new_bounded(MAX_BINARIES, MAX_RULES);
+}
+
+struct unwind_cache *unwind_cache_new_bounded(size_t binaries, size_t rules)
+{
 	struct unwind_cache *uc = op_xcalloc(1, sizeof(*uc));
 
+	uc->max_binaries = binaries ? binaries : 1;
+	uc->max_rules = rules ? rules : 1;
 	elf_version(EV_CURRENT);
 	op_hashmap_init(&uc->bins, bin_cmp, NULL, 0);
 	return uc;
 }
 
+static void rules_clear(struct binary *b)
+{
+	for (size_t i = 0; i < b->nrules; i++)
+		free(b->rules[i].frame);
+	b->nrules = 0;
+}
+
 static void bin_free(struct op_hashmap_entry *e)
 {
 	struct binary *b = OP_HASHMAP_ENTRY(e, struct binary, ent);
+
+	rules_clear(b);
 
 	if (b->eh)
 		dwarf_cfi_end(b->eh);
@@ -110,6 +145,15 @@ void unwind_cache_free(struct unwind_cache *uc)
 struct unwind_stats const *unwind_cache_stats(struct unwind_cache const *uc)
 {
 	return &uc->stats;
+}
+
+void unwind_cache_take_evictions(struct unwind_cache *uc, uint64_t *binaries,
+				 uint64_t *rules)
+{
+	*binaries = uc->stats.binaries_evicted - uc->taken_binaries;
+	*rules = uc->stats.rules_flushed - uc->taken_rules;
+	uc->taken_binaries = uc->stats.binaries_evicted;
+	uc->taken_rules = uc->stats.rules_flushed;
 }
 
 static void read_segments(struct binary *b)
@@ -209,10 +253,39 @@ static void open_debug_file(struct binary *b, char const *path)
 	}
 }
 
+/* Close the least recently used binary: the cache is full. */
+static void bin_evict(struct unwind_cache *uc)
+{
+	struct op_hashmap_iter it;
+	struct op_hashmap_entry *e, *old = NULL;
+	uint64_t oldest = UINT64_MAX;
+
+	for (e = op_hashmap_iter_first(&uc->bins, &it); e;
+	     e = op_hashmap_iter_next(&it)) {
+		struct binary *b = OP_HASHMAP_ENTRY(e, struct binary, ent);
+
+		if (b->used < oldest) {
+			oldest = b->used;
+			old = e;
+		}
+	}
+	if (!old)
+		return;
+	op_hashmap_remove(&uc->bins, old, NULL);
+	if (uc->last == OP_HASHMAP_ENTRY(old, struct binary, ent))
+		uc->last = NULL;
+	bin_free(old);
+	uc->stats.binaries_evicted++;
+}
+
 static struct binary *bin_open(struct unwind_cache *uc,
 			       struct unwind_map const *m)
 {
-	struct binary *b = op_xcalloc(1, sizeof(*b));
+	struct binary *b;
+
+	if (op_hashmap_size(&uc->bins) >= uc->max_binaries)
+		bin_evict(uc);
+	b = op_xcalloc(1, sizeof(*b));
 
 	b->key = m->key;
 	b->fd = b->dbg_fd = -1;
@@ -239,10 +312,16 @@ static struct binary *bin_get(struct unwind_cache *uc,
 {
 	struct binary key = { .key = m->key };
 	struct op_hashmap_entry *e;
+	struct binary *b = uc->last;
 
-	op_hashmap_entry_init(&key.ent, op_hash_u64(m->key));
-	e = op_hashmap_get(&uc->bins, &key.ent, NULL);
-	return e ? OP_HASHMAP_ENTRY(e, struct binary, ent) : bin_open(uc, m);
+	if (!b || b->key != m->key) {
+		op_hashmap_entry_init(&key.ent, op_hash_u64(m->key));
+		e = op_hashmap_get(&uc->bins, &key.ent, NULL);
+		b = e ? OP_HASHMAP_ENTRY(e, struct binary, ent) : bin_open(uc, m);
+		uc->last = b;
+	}
+	b->used = ++uc->clock;
+	return b;
 }
 
 /* The link-time address of file offset off; false if in no segment. */
@@ -438,6 +517,34 @@ static bool cfa_plus(Dwarf_Op const *ops, size_t nops, int64_t *off)
 }
 
 /*
+ * Is the CFA rule "rsp or rbp + offset"? libdw gives a DW_CFA_def_cfa
+ * row as DW_OP_bregx (register, offset), an expression as written.
+ */
+static bool cfa_reg_plus(Dwarf_Op const *ops, size_t nops, struct rule *r)
+{
+	uint64_t reg;
+	int64_t off;
+
+	if (nops != 1)
+		return false;
+	if (ops[0].atom == DW_OP_bregx) {
+		reg = ops[0].number;
+		off = (int64_t)ops[0].number2;
+	} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg0 + 31) {
+		reg = ops[0].atom - DW_OP_breg0;
+		off = (int64_t)ops[0].number;
+	} else {
+		return false;
+	}
+	if ((reg != REG_SP && reg != REG_BP) || off < INT32_MIN ||
+	    off > INT32_MAX)
+		return false;
+	r->cfa_slot = reg == REG_SP ? 1 : 0;
+	r->cfa_off = (int32_t)off;
+	return true;
+}
+
+/*
  * Compile the row of f into a rule when it is the common shape: CFA =
  * rsp or rbp + offset, the return address saved at CFA + offset (or
  * undefined: the root), rbp unchanged, undefined or saved at CFA +
@@ -451,14 +558,8 @@ static void compile(Dwarf_Frame *f, struct rule *r)
 
 	r->kind = RULE_SLOW;
 	dwarf_frame_info(f, NULL, NULL, &r->signal);
-	if (dwarf_frame_cfa(f, &ops, &nops) || nops != 1 ||
-	    (ops[0].atom != DW_OP_breg0 + REG_SP &&
-	     ops[0].atom != DW_OP_breg0 + REG_BP) ||
-	    (int64_t)ops[0].number < INT32_MIN ||
-	    (int64_t)ops[0].number > INT32_MAX)
+	if (dwarf_frame_cfa(f, &ops, &nops) || !cfa_reg_plus(ops, nops, r))
 		return;
-	r->cfa_slot = ops[0].atom == DW_OP_breg0 + REG_SP ? 1 : 0;
-	r->cfa_off = (int32_t)ops[0].number;
 	if (dwarf_frame_register(f, REG_RA, mem, &ops, &nops))
 		return;
 	if (!nops && ops == mem) {
@@ -481,30 +582,112 @@ static void compile(Dwarf_Frame *f, struct rule *r)
 	r->kind = RULE_SIMPLE;
 }
 
+/* The index of the first rule of b with lo > va (binary search). */
+static size_t rule_after(struct binary const *b, uint64_t va)
+{
+	size_t lo = 0, hi = b->nrules;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->rules[mid].lo <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Room for a new rule at index *at, emptying a full table. */
+static void rule_room(struct unwind_cache *uc, struct binary *b, size_t *at)
+{
+	if (b->nrules >= uc->max_rules) {
+		rules_clear(b);
+		uc->stats.rules_flushed++;
+		*at = 0;
+	}
+	if (b->nrules == b->rules_cap) {
+		b->rules_cap = b->rules_cap ? 2 * b->rules_cap : 64;
+		b->rules = op_xrealloc(b->rules,
+				       b->rules_cap * sizeof(*b->rules));
+	}
+}
+
+/*
+ * libdw's range of the row holding va: its end is the next advance (right
+ * in all of libc's 1.37M text addresses), its start not always (after a
+ * DW_CFA_restore_state it is the remembered row's, 42 % of them): kept
+ * only when the row at start is that same range, else va.
+ */
+static void row_range(struct binary *b, Dwarf_Frame *f, uint64_t va,
+		      Dwarf_Addr *lo, Dwarf_Addr *hi)
+{
+	Dwarf_Addr start, end, s2 = 0, e2 = 0;
+	Dwarf_Frame *g;
+
+	if (dwarf_frame_info(f, &start, &end, NULL) < 0 || start > va ||
+	    end <= va) {
+		*lo = va;
+		*hi = va + 1;
+		return;
+	}
+	*lo = va;
+	*hi = end;
+	if (start == va)
+		return;
+	g = frame_at(b, start);
+	if (g && dwarf_frame_info(g, &s2, &e2, NULL) >= 0 && s2 == start &&
+	    e2 == end)
+		*lo = start;
+	free(g);
+}
+
+/*
+ * Compile the row holding va into r: its range, clipped to the gap
+ * [gap_lo, gap_hi) between the rules around it (a .debug_frame row may
+ * span code .eh_frame describes), and how to apply it.
+ */
+static void rule_make(struct binary *b, uint64_t va, uint64_t gap_lo,
+		      uint64_t gap_hi, struct rule *r)
+{
+	Dwarf_Frame *f = frame_at(b, va);
+	Dwarf_Addr start = va, end = va + 1;
+
+	memset(r, 0, sizeof(*r));
+	if (!f) {
+		r->kind = RULE_NO_CFI;
+	} else {
+		row_range(b, f, va, &start, &end);
+		compile(f, r);
+		if (r->kind == RULE_SLOW)
+			r->frame = f;
+		else
+			free(f);
+	}
+	r->lo = start > gap_lo ? start : gap_lo;
+	r->hi = end < gap_hi ? end : gap_hi;
+}
+
 /* The rule for link-time address va of b, compiled at its first use. */
 static struct rule const *rule_at(struct unwind_cache *uc, struct binary *b,
 				  uint64_t va)
 {
-	struct rule *r;
-	Dwarf_Frame *f;
+	size_t at = rule_after(b, va);
+	uint64_t gap_lo, gap_hi;
 
-	if (!b->rules)
-		b->rules = op_xcalloc(RULES, sizeof(*b->rules));
-	r = &b->rules[op_hash_u64(va) & (RULES - 1)];
-	if (r->kind != RULE_EMPTY && r->va == va) {
+	if (at && va < b->rules[at - 1].hi) {
 		uc->stats.rule_hits++;
-		return r;
+		return &b->rules[at - 1];
 	}
-	memset(r, 0, sizeof(*r));
-	r->va = va;
-	f = frame_at(b, va);
-	if (!f) {
-		r->kind = RULE_NO_CFI;
-		return r;
-	}
-	compile(f, r);
-	free(f);
-	return r;
+	rule_room(uc, b, &at);
+	gap_lo = at ? b->rules[at - 1].hi : 0;
+	gap_hi = at < b->nrules ? b->rules[at].lo : UINT64_MAX;
+	memmove(&b->rules[at + 1], &b->rules[at],
+		(b->nrules - at) * sizeof(*b->rules));
+	b->nrules++;
+	rule_make(b, va, gap_lo, gap_hi, &b->rules[at]);
+	uc->stats.rules++;
+	return &b->rules[at];
 }
 
 /* The caller's registers by a compiled rule. */
@@ -528,26 +711,22 @@ static unsigned apply(struct rule const *r, struct state const *st,
 	return 0;
 }
 
-/* The caller's registers by libdw's evaluation of the row at va. */
-static unsigned apply_slow(struct binary *b, uint64_t va,
-			   struct state const *st, uint64_t *cfa, uint64_t *ra,
-			   bool *ra_known, uint64_t *bp, bool *bp_known)
+/* The caller's registers by libdw's evaluation of row f. */
+static unsigned apply_slow(Dwarf_Frame *f, struct state const *st,
+			   uint64_t *cfa, uint64_t *ra, bool *ra_known,
+			   uint64_t *bp, bool *bp_known)
 {
-	Dwarf_Frame *f = frame_at(b, va);
 	Dwarf_Op *ops;
 	size_t nops;
 	bool is_value;
 	unsigned r;
 
-	if (!f)
-		return OP_UNWIND_NO_CFI;
 	r = dwarf_frame_cfa(f, &ops, &nops) || !nops ? OP_UNWIND_BAD_CFA :
 		eval(st, ops, nops, 0, cfa, &is_value);
 	if (!r)
 		r = caller_reg(f, st, REG_RA, *cfa, ra, ra_known);
 	if (!r)
 		r = caller_reg(f, st, REG_BP, *cfa, bp, bp_known);
-	free(f);
 	return r;
 }
 
@@ -584,7 +763,9 @@ static unsigned step(struct unwind_cache *uc, struct state *st,
 		r = apply(rule, st, &cfa, &ra, &bp, &bp_known);
 		break;
 	default:
-		r = apply_slow(b, va, st, &cfa, &ra, &ra_known, &bp, &bp_known);
+		uc->stats.slow_steps++;
+		r = apply_slow(rule->frame, st, &cfa, &ra, &ra_known, &bp,
+			       &bp_known);
 		break;
 	}
 	if (r)

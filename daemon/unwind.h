@@ -7,11 +7,14 @@
  *
  * The CFI of a binary is opened once and kept (struct unwind_cache, keyed
  * by the caller's id of the binary: the perf source's cookie), not per
- * process or sample. Each step evaluates the frame's CFA and return
- * address rules with elfutils' libdw (dwarf_cfi_addrframe) on the three
- * registers the sample has: rip, rsp and rbp, which is what compilers'
- * CFI uses for the CFA on x86-64 (a rule needing another register stops
- * the walk: bad_cfa). Why unwinding stopped is enum op_unwind_stop.
+ * process or sample. The CFI row holding a pc is looked up with elfutils'
+ * libdw (dwarf_cfi_addrframe) once, compiled and kept for the row's whole
+ * address range, so a later step in that range is a binary search; the
+ * rules are evaluated on the three registers the sample has: rip, rsp and
+ * rbp, which is what compilers' CFI uses for the CFA on x86-64 (a rule
+ * needing another register stops the walk: bad_cfa). Both caches are
+ * bounded (unwind.c: MAX_BINARIES, MAX_RULES). Why unwinding stopped is
+ * enum op_unwind_stop.
  */
 #ifndef UNWIND_H
 #define UNWIND_H
@@ -48,6 +51,11 @@ struct unwind_stats {
 	uint64_t no_cfi;	/* of which without any CFI */
 	uint64_t frames;	/* steps done */
 	uint64_t rule_hits;	/* of which by an already compiled rule */
+	uint64_t slow_steps;	/* of which evaluated by libdw (not the
+				 * common shape: PLT expressions...) */
+	uint64_t rules;		/* CFI rows compiled */
+	uint64_t rules_flushed;	/* a binary's full rule table emptied */
+	uint64_t binaries_evicted; /* least recently used binaries closed */
 	/* stacks that reached the root, by the bytes of stack copy they
 	 * needed (the root frame's CFA - sp): <= 1, 2, 4, 8, 16, 32, 64 KiB */
 	uint64_t root_bytes[7];
@@ -56,8 +64,14 @@ struct unwind_stats {
 struct unwind_cache;
 
 struct unwind_cache *unwind_cache_new(void);
+/* The same with other bounds than unwind.c's (tests): binaries kept open,
+ * compiled CFI rows per binary. */
+struct unwind_cache *unwind_cache_new_bounded(size_t binaries, size_t rules);
 void unwind_cache_free(struct unwind_cache *uc);
 struct unwind_stats const *unwind_cache_stats(struct unwind_cache const *uc);
+/* Cache evictions since the last call (for the stream's counters). */
+void unwind_cache_take_evictions(struct unwind_cache *uc, uint64_t *binaries,
+				 uint64_t *rules);
 
 /*
  * Unwind: pcs[0] = regs->ip, pcs[1..] the return addresses of the

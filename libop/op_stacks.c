@@ -99,6 +99,8 @@ struct op_stacks_writer {
 	int fd;
 	struct event_file *events;
 	size_t nevents, aevents;
+	unsigned char *batch;	/* a new stack's records, written at once */
+	size_t abatch;
 };
 
 static int image_cmp(void const *data, struct op_hashmap_entry const *a,
@@ -716,6 +718,7 @@ void op_stacks_writer_close(struct op_stacks_writer *w)
 		free(w->events[i].event);
 	}
 	free(w->events);
+	free(w->batch);
 	if (w->fd >= 0)
 		close(w->fd);
 	table_free(&w->t);
@@ -724,11 +727,18 @@ void op_stacks_writer_close(struct op_stacks_writer *w)
 }
 
 /* Append one record (payload p of len bytes) in one write. */
-static int append(struct op_stacks_writer *w, unsigned char *rec, size_t len)
+/* Fill in the header of the record of len payload bytes at rec. */
+static void seal(unsigned char *rec, size_t len)
 {
 	put32(rec, (uint32_t)len);
 	put32(rec + 4, checksum(rec + REC_HEADER, len));
-	if (op_write_full(w->fd, rec, REC_HEADER + len) < 0) {
+}
+
+/* Write len bytes of sealed records with one write(2). */
+static int write_records(struct op_stacks_writer *w, unsigned char const *buf,
+			 size_t len)
+{
+	if (op_write_full(w->fd, buf, len) < 0) {
 		int ret = -errno;
 
 		op_error_errno("cannot write '%s'", w->t.path);
@@ -737,8 +747,14 @@ static int append(struct op_stacks_writer *w, unsigned char *rec, size_t len)
 			lseek(w->fd, w->t.good_len, SEEK_SET);
 		return ret;
 	}
-	w->t.good_len += REC_HEADER + len;
+	w->t.good_len += len;
 	return 0;
+}
+
+static int append(struct op_stacks_writer *w, unsigned char *rec, size_t len)
+{
+	seal(rec, len);
+	return write_records(w, rec, REC_HEADER + len);
 }
 
 int op_stacks_writer_image(struct op_stacks_writer *w, char const *name,
@@ -778,49 +794,26 @@ int op_stacks_writer_image(struct op_stacks_writer *w, char const *name,
 
 /* The node of frame f under caller node parent, its record appended
  * when new. */
-static int intern_node(struct op_stacks_writer *w, uint32_t parent,
-		       struct op_stack_frame const *f, uint32_t *id)
+/* The id of the node (parent, f) in the table; false if new. */
+static bool find_node(struct op_stacks_writer const *w, uint32_t parent,
+		      struct op_stack_frame const *f, uint32_t *id)
 {
 	struct node key = { .parent = parent, .image = f->image,
 			    .offset = f->offset };
 	struct op_hashmap_entry *e;
-	unsigned char rec[REC_HEADER + NODE_BYTES];
-	int ret;
 
 	op_hashmap_entry_init(&key.ent, node_hash(&key));
 	e = op_hashmap_get(&w->t.by_node, &key.ent, NULL);
-	if (e) {
+	if (e)
 		*id = OP_HASHMAP_ENTRY(e, struct node, ent)->id;
-		return 0;
-	}
-	put32(rec + REC_HEADER, REC_NODE);
-	put32(rec + REC_HEADER + 4, parent);
-	put32(rec + REC_HEADER + 8, f->image);
-	put64(rec + REC_HEADER + 12, f->offset);
-	ret = append(w, rec, NODE_BYTES);
-	if (ret)
-		return ret;
-	table_add_node(&w->t, parent, f->image, f->offset);
-	*id = (uint32_t)w->t.nnodes;
-	return 0;
+	return e != NULL;
 }
 
-int op_stacks_writer_stack(struct op_stacks_writer *w,
-			   struct op_stack const *s, uint64_t *id)
+static int check_stack(struct op_stacks_writer const *w,
+		       struct op_stack const *s)
 {
-	struct op_hashmap_entry key;
-	struct op_hashmap_entry *found;
-	struct op_stack_frame *frames;
-	unsigned char rec[REC_HEADER + STACK_BYTES];
-	uint32_t i, leaf;
-	int ret;
+	uint32_t i;
 
-	op_hashmap_entry_init(&key, stack_hash(s));
-	found = op_hashmap_get(&w->t.by_frames, &key, s);
-	if (found) {
-		*id = OP_HASHMAP_ENTRY(found, struct stack_ent, ent)->s.id;
-		return 0;
-	}
 	if (s->nframes > OP_STACKS_MAX_FRAMES || s->app >= w->t.nimages) {
 		op_error("%s: a stack of %u frames, application image %u: "
 			 "not recordable", w->t.path, s->nframes, s->app);
@@ -833,12 +826,47 @@ int op_stacks_writer_stack(struct op_stacks_writer *w,
 			return -EINVAL;
 		}
 	}
-	leaf = 0;
-	for (i = s->nframes; i-- > 0;) {
-		ret = intern_node(w, leaf, &s->frames[i], &leaf);
-		if (ret)
-			return ret;
+	return 0;
+}
+
+/*
+ * A new stack: the frame records its path lacks (from the first unknown
+ * one down to the leaf: once a node is new, its callees are too) and
+ * the stack's record, written with one write(2) before any count of it,
+ * then added to the table. One system call per new stack, not one per
+ * record: on a fresh session nearly every sample's stack is new.
+ */
+static int add_stack(struct op_stacks_writer *w, struct op_stack const *s,
+		     uint64_t *id)
+{
+	uint32_t known = s->nframes, leaf = 0, next = (uint32_t)w->t.nnodes;
+	uint32_t parent;
+	struct op_stack_frame *frames;
+	size_t len = 0, need;
+	unsigned char *rec;
+	uint32_t i;
+	int ret;
+
+	while (known > 0 && find_node(w, leaf, &s->frames[known - 1], &leaf))
+		known--;
+	need = known * (REC_HEADER + NODE_BYTES) + REC_HEADER + STACK_BYTES;
+	if (need > w->abatch) {
+		free(w->batch);
+		w->batch = op_xmalloc(need);
+		w->abatch = need;
 	}
+	parent = leaf;	/* the last known node: the new ones hang below */
+	for (i = known; i-- > 0;) {
+		rec = w->batch + len;
+		put32(rec + REC_HEADER, REC_NODE);
+		put32(rec + REC_HEADER + 4, leaf);
+		put32(rec + REC_HEADER + 8, s->frames[i].image);
+		put64(rec + REC_HEADER + 12, s->frames[i].offset);
+		seal(rec, NODE_BYTES);
+		len += REC_HEADER + NODE_BYTES;
+		leaf = ++next;	/* ids follow the table's, from 1 */
+	}
+	rec = w->batch + len;
 	put32(rec + REC_HEADER, REC_STACK);
 	put32(rec + REC_HEADER + 4, s->tgid);
 	put64(rec + REC_HEADER + 8, w->t.nstacks + 1);
@@ -846,13 +874,34 @@ int op_stacks_writer_stack(struct op_stacks_writer *w,
 	put32(rec + REC_HEADER + 20, s->stop);
 	put32(rec + REC_HEADER + 24, s->nframes);
 	put32(rec + REC_HEADER + 28, leaf);
-	ret = append(w, rec, STACK_BYTES);
+	seal(rec, STACK_BYTES);
+	ret = write_records(w, w->batch, len + REC_HEADER + STACK_BYTES);
 	if (ret)
 		return ret;
+	for (i = known; i-- > 0;)
+		parent = table_add_node(&w->t, parent, s->frames[i].image,
+					s->frames[i].offset)->id;
 	frames = op_xcalloc(s->nframes ? s->nframes : 1, sizeof(*frames));
 	memcpy(frames, s->frames, s->nframes * sizeof(*frames));
 	*id = table_add_stack(&w->t, s, frames)->s.id;
 	return 0;
+}
+
+int op_stacks_writer_stack(struct op_stacks_writer *w,
+			   struct op_stack const *s, uint64_t *id)
+{
+	struct op_hashmap_entry key;
+	struct op_hashmap_entry *found;
+	int ret;
+
+	op_hashmap_entry_init(&key, stack_hash(s));
+	found = op_hashmap_get(&w->t.by_frames, &key, s);
+	if (found) {
+		*id = OP_HASHMAP_ENTRY(found, struct stack_ent, ent)->s.id;
+		return 0;
+	}
+	ret = check_stack(w, s);
+	return ret ? ret : add_stack(w, s, id);
 }
 
 static struct odb *event_db(struct op_stacks_writer *w, char const *event,

@@ -182,7 +182,10 @@ enum op_stream_code {
 #define OP_COUNTS(X) \
 	X(OP_COUNT_MAPS_REREAD, 1, "maps_reread")           /* maps read again */ \
 	X(OP_COUNT_MAPS_REREAD_HIT, 2, "maps_reread_hit")   /* ... and that sample resolved */ \
-	X(OP_COUNT_MAPS_REREAD_GONE, 3, "maps_reread_gone") /* ... but the process was gone */
+	X(OP_COUNT_MAPS_REREAD_GONE, 3, "maps_reread_gone") /* ... but the process was gone */ \
+	/* the CFI unwinder's bounded caches (daemon/unwind.c) */ \
+	X(OP_COUNT_UNWIND_BINARIES_EVICTED, 4, "unwind_binaries_evicted") /* binary closed for another */ \
+	X(OP_COUNT_UNWIND_RULES_FLUSHED, 5, "unwind_rules_flushed") /* a binary's full row table emptied */
 
 #define OP_STREAM_X_ENUM(name, value, file) name = value,
 #define OP_STREAM_X_CASE(name, value, file) case value: return file;

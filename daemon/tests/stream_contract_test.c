@@ -661,6 +661,8 @@ static void test_names(void)
 		  "lost category 7's stats name");
 	check(!op_lost_name(0) && !op_lost_name(OP_LOST_CATEGORY_MAX),
 	      "no name outside the lost categories");
+	check_str(op_count_name(OP_COUNT_UNWIND_RULES_FLUSHED),
+		  "unwind_rules_flushed", "counter 5's file name");
 	check_str(op_count_name(OP_COUNT_MAPS_REREAD_GONE), "maps_reread_gone",
 		  "counter 3's stats name");
 	check(!op_count_name(0) && !op_count_name(OP_COUNT_MAX),

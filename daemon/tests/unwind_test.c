@@ -122,6 +122,36 @@ __attribute__((noinline)) static void chain_1(void)
 	__asm__ volatile("" ::: "memory");
 }
 
+/* Caches bounded to one binary and two rows: the same walk, twice, with
+ * the evictions counted. */
+static void test_bounds(void)
+{
+	struct unwind_cache *uc = unwind_cache_new_bounded(1, 2);
+	struct unwind_stack stk = { regs.sp, copy, copied };
+	uint64_t pcs[64], bins, rules;
+	unsigned n, reason;
+
+	for (int round = 0; round < 2; round++) {
+		reason = unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64,
+				     &n);
+		check(reason == OP_UNWIND_ROOT && n >= 5 &&
+		      pcs[1] == truth[0] && pcs[2] == truth[1] &&
+		      pcs[3] == truth[2],
+		      "bounded caches, walk %d: the same callers, to the root "
+		      "(%u frames, %s)", round + 1, n,
+		      op_unwind_stop_name(reason));
+	}
+	unwind_cache_take_evictions(uc, &bins, &rules);
+	check(bins >= 2 && bins == unwind_cache_stats(uc)->binaries_evicted,
+	      "binaries closed for others are counted (%llu)",
+	      (unsigned long long)bins);
+	check(rules >= 1, "full rule tables emptied are counted (%llu)",
+	      (unsigned long long)rules);
+	unwind_cache_take_evictions(uc, &bins, &rules);
+	check(!bins && !rules, "taken evictions are not taken again");
+	unwind_cache_free(uc);
+}
+
 int main(void)
 {
 	struct unwind_cache *uc = unwind_cache_new();
@@ -162,5 +192,7 @@ int main(void)
 	check(reason == OP_UNWIND_NO_MAPPING && n == 1,
 	      "an unknown pc stops with no_mapping");
 	unwind_cache_free(uc);
+
+	test_bounds();
 	return check_done();
 }
