@@ -58,6 +58,9 @@ struct unwind_cache;
 struct unwind_cache *unwind_cache_new(void);
 void unwind_cache_free(struct unwind_cache *uc);
 struct unwind_stats const *unwind_cache_stats(struct unwind_cache const *uc);
+/* The binary of key is unmapped for good (its cookie forgotten): close
+ * it and free its CFI. uc NULL or key not cached: nothing. */
+void unwind_cache_forget(struct unwind_cache *uc, unsigned long key);
 
 /*
  * Unwind: pcs[0] = regs->ip, pcs[1..] the return addresses of the
