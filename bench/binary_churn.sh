@@ -93,7 +93,7 @@ while :; do
 		"$(daemon_cpu "$dpid")" \
 		"$(awk '/^VmRSS/ { print $2 }' "/proc/$dpid/status")" \
 		"$(ls "/proc/$dpid/fd" | wc -l)" \
-		"$(du -sb "$S/samples" | cut -f1)" \
+		"$(du -sb "$S/samples" 2>/dev/null | cut -f1 || true)" \
 		"$(find "$S/samples/current" -path "$S/samples/current/{*" -type f | wc -l)" \
 		"$(stat_of decoder_cookies)" "$(stat_of cookies_forgotten)" \
 		"$(find "$S/samples/current" -path "*$out/bin/*" -type f | wc -l)" \
