@@ -31,7 +31,7 @@ static int path_cmp(void const *data, struct op_hashmap_entry const *a,
 {
 	struct cookie_table const *ct = data;
 	struct cookie_entry const *e =
-		&ct->ent[OP_HASHMAP_ENTRY(a, struct path_node, ent)->cookie - 1];
+		ct->ent[OP_HASHMAP_ENTRY(a, struct path_node, ent)->cookie - 1];
 	struct path_key const *k = keydata;
 
 	(void)b;
@@ -50,10 +50,17 @@ static void free_path(struct op_hashmap_entry *e)
 	free(OP_HASHMAP_ENTRY(e, struct path_node, ent));
 }
 
+static void entry_free(struct cookie_entry *e)
+{
+	if (e)
+		free(e->name);
+	free(e);
+}
+
 void ct_free(struct cookie_table *ct)
 {
 	for (size_t i = 0; i < ct->nr; i++)
-		free(ct->ent[i].name);
+		entry_free(ct->ent[i]);
 	free(ct->ent);
 	op_hashmap_clear(&ct->paths, free_path);
 	memset(ct, 0, sizeof(*ct));
@@ -65,8 +72,9 @@ static unsigned long add_entry(struct cookie_table *ct, char const *name,
 	struct cookie_entry *e;
 
 	OP_ALLOC_GROW(ct->ent, ct->nr + 1, ct->cap);
-	e = &ct->ent[ct->nr];
-	memset(e, 0, sizeof(*e));
+	e = op_xcalloc(1, sizeof(*e));
+	ct->ent[ct->nr] = e;
+	ct->live++;
 	e->name = op_xmalloc(len + 1);
 	memcpy(e->name, name, len);
 	e->name[len] = '\0';
@@ -82,7 +90,7 @@ static unsigned long add_file(struct cookie_table *ct, char const *path,
 			      unsigned long prev)
 {
 	unsigned long c = add_entry(ct, path, len, CT_FILE);
-	struct cookie_entry *e = &ct->ent[c - 1];
+	struct cookie_entry *e = ct->ent[c - 1];
 
 	e->dev = id->dev;
 	e->ino = id->ino;
@@ -110,10 +118,10 @@ static unsigned long intern_build_id(struct cookie_table *ct,
 				     struct path_node *n, char const *path,
 				     size_t len, struct ct_file_id const *id)
 {
-	struct cookie_entry *e = &ct->ent[n->cookie - 1];
+	struct cookie_entry *e = ct->ent[n->cookie - 1];
 
-	for (unsigned long c = n->cookie; c; c = ct->ent[c - 1].prev) {
-		if (same_build_id(&ct->ent[c - 1], id)) {
+	for (unsigned long c = n->cookie; c; c = ct->ent[c - 1]->prev) {
+		if (same_build_id(ct->ent[c - 1], id)) {
 			n->cookie = c;
 			return c;
 		}
@@ -147,7 +155,7 @@ unsigned long ct_intern_file(struct cookie_table *ct, char const *path,
 	n = OP_HASHMAP_ENTRY(found, struct path_node, ent);
 	if (id.build_id_len)
 		return intern_build_id(ct, n, path, len, &id);
-	e = &ct->ent[n->cookie - 1];
+	e = ct->ent[n->cookie - 1];
 	if (!id.ino || (e->dev == id.dev && e->ino == id.ino))
 		return n->cookie;
 	if (!e->ino) {
@@ -170,7 +178,7 @@ unsigned long ct_new_anon(struct cookie_table *ct, unsigned long tgid,
 			  char const *name)
 {
 	unsigned long c = add_entry(ct, name, strlen(name), CT_ANON);
-	struct cookie_entry *e = &ct->ent[c - 1];
+	struct cookie_entry *e = ct->ent[c - 1];
 
 	e->tgid = tgid;
 	e->start = start;
@@ -182,7 +190,7 @@ struct cookie_entry *ct_get(struct cookie_table *ct, unsigned long cookie)
 {
 	if (cookie == OP_NO_COOKIE || cookie > ct->nr)
 		return NULL;
-	return &ct->ent[cookie - 1];
+	return ct->ent[cookie - 1];
 }
 
 void ct_new_stream(struct cookie_table *ct)
@@ -190,16 +198,88 @@ void ct_new_stream(struct cookie_table *ct)
 	ct->gen++;
 }
 
-void ct_retire(struct cookie_table *ct, unsigned long cookie)
+/* The path node of file cookie e's path, or NULL. */
+static struct path_node *path_of(struct cookie_table *ct,
+				 struct cookie_entry const *e,
+				 struct path_key *key, unsigned hash)
+{
+	struct op_hashmap_entry probe, *found;
+
+	*key = (struct path_key){ e->name, e->len };
+	op_hashmap_entry_init(&probe, hash);
+	found = op_hashmap_get(&ct->paths, &probe, key);
+	return found ? OP_HASHMAP_ENTRY(found, struct path_node, ent) : NULL;
+}
+
+/* Take file cookie c out of its path's chain of builds (newest first,
+ * linked by prev); the path goes when c was its only one. */
+static void unlink_path(struct cookie_table *ct, unsigned long c)
+{
+	struct cookie_entry *e = ct->ent[c - 1];
+	unsigned hash = op_hash_mem(e->name, e->len);
+	struct path_key key;
+	struct path_node *n = path_of(ct, e, &key, hash);
+
+	if (!n)
+		return;
+	if (n->cookie != c) {
+		for (unsigned long x = n->cookie; x; x = ct->ent[x - 1]->prev) {
+			if (ct->ent[x - 1]->prev == c) {
+				ct->ent[x - 1]->prev = e->prev;
+				break;
+			}
+		}
+		return;
+	}
+	if (e->prev) {
+		n->cookie = e->prev;
+		return;
+	}
+	op_hashmap_remove(&ct->paths, &n->ent, &key);
+	free(n);
+}
+
+void ct_forget(struct cookie_table *ct, unsigned long cookie)
 {
 	struct cookie_entry *e = ct_get(ct, cookie);
 
-	if (!e || e->kind != CT_ANON)
+	if (!e)
 		return;
-	free(e->name);
-	e->name = NULL;
-	e->len = 0;
-	e->kind = CT_RETIRED;
+	if (e->kind == CT_FILE)
+		unlink_path(ct, cookie);
+	entry_free(e);
+	ct->ent[cookie - 1] = NULL;
+	ct->live--;
+	while (ct->first_live < ct->nr && !ct->ent[ct->first_live])
+		ct->first_live++;
+}
+
+void ct_sweep_begin(struct cookie_table *ct)
+{
+	ct->sweep++;
+}
+
+size_t ct_sweep_idle(struct cookie_table *ct, uint64_t now, uint64_t grace_ns,
+		     void (*forget)(void *arg, unsigned long cookie),
+		     void *arg)
+{
+	size_t n = 0;
+
+	for (size_t i = ct->first_live; i < ct->nr; i++) {
+		struct cookie_entry *e = ct->ent[i];
+
+		if (!e)
+			continue;
+		if (e->mark == ct->sweep) {
+			e->idle_since = 0;
+		} else if (!e->idle_since) {
+			e->idle_since = now;
+		} else if (now - e->idle_since >= grace_ns) {
+			forget(arg, i + 1);
+			n++;
+		}
+	}
+	return n;
 }
 
 void ct_define(struct cookie_table *ct, unsigned long cookie,
@@ -207,7 +287,7 @@ void ct_define(struct cookie_table *ct, unsigned long cookie,
 {
 	struct cookie_entry *e = ct_get(ct, cookie);
 
-	if (!e || e->stream_gen == ct->gen || e->kind == CT_RETIRED)
+	if (!e || e->stream_gen == ct->gen)
 		return;
 	e->stream_gen = ct->gen;
 	wb_reserve(wb, 7 + wb_string_words(e->len));

@@ -9,6 +9,12 @@
  *
  * Cookies are never reused: the decoder may not see a cookie redefined.
  *
+ * A cookie lives while something maps it. The perf source marks the
+ * cookies its processes' mappings use (ct_sweep_begin, ct_mark) and
+ * forgets those unused for a grace period (ct_sweep_idle); a forgotten
+ * cookie's entry is freed (its slot in ent[] stays, NULL: 8 bytes per
+ * cookie ever handed out) and its path, mapped again, gets a new cookie.
+ *
  * A file path is one cookie while it names one file. When a mapping shows
  * the path now names another file (another device or inode: a rebuilt
  * binary moved into place), the path gets a new cookie, so the consumer
@@ -35,7 +41,6 @@ struct word_buffer;
 enum ct_kind {
 	CT_FILE = 0,	/* a file path: ESC COOKIE_DEF */
 	CT_ANON = 1,	/* an anonymous region: ESC ANON_DEF */
-	CT_RETIRED = 2,	/* a region of a process gone: never used again */
 };
 
 struct cookie_entry {
@@ -50,6 +55,8 @@ struct cookie_entry {
 	unsigned long prev;	/* CT_FILE: the path's cookie before, or 0 */
 	uint8_t build_id_len;	/* CT_FILE: build_id known (0: not) */
 	unsigned char build_id[OP_MAX_BUILD_ID];
+	unsigned mark;		/* == table sweep: in use at the last sweep */
+	uint64_t idle_since;	/* first sweep that found it unused; 0: used */
 };
 
 /* A mapped file's identity: dev is major << 32 | minor; ino 0: unknown.
@@ -61,11 +68,14 @@ struct ct_file_id {
 };
 
 struct cookie_table {
-	struct cookie_entry *ent;	/* ent[cookie - 1] */
+	struct cookie_entry **ent;	/* ent[cookie - 1]; NULL: forgotten */
 	size_t nr;			/* cookies handed out */
 	size_t cap;			/* entries allocated */
+	size_t live;			/* entries held (not forgotten) */
+	size_t first_live;		/* ent[0..first_live) are all NULL */
 	struct op_hashmap paths;	/* path -> its current file cookie */
 	unsigned gen;			/* current stream generation, >= 1 */
+	unsigned sweep;			/* current sweep (ct_sweep_begin) */
 };
 
 /* ct must not move after ct_init: its path map refers to it. */
@@ -85,14 +95,30 @@ unsigned long ct_new_anon(struct cookie_table *ct, unsigned long tgid,
 			  unsigned long start, unsigned long end,
 			  char const *name);
 
-/* The entry of cookie, or NULL if the table never handed it out. */
+/* The entry of cookie, or NULL if the table never handed it out or
+ * forgot it. */
 struct cookie_entry *ct_get(struct cookie_table *ct, unsigned long cookie);
 
 /* Forget what was defined: the next stream defines every cookie again. */
 void ct_new_stream(struct cookie_table *ct);
-/* Free an anonymous region's cookie (its process is gone): its name
- * goes, the number is never handed out again. */
-void ct_retire(struct cookie_table *ct, unsigned long cookie);
+/* Free cookie's entry (nothing maps it any more): the number is never
+ * handed out again; a file's path, mapped again, gets a new cookie. */
+void ct_forget(struct cookie_table *ct, unsigned long cookie);
+
+/* A sweep: ct_sweep_begin, ct_mark of every cookie in use, then
+ * ct_sweep_idle. */
+void ct_sweep_begin(struct cookie_table *ct);
+static inline void ct_mark(struct cookie_table *ct, unsigned long cookie)
+{
+	if (cookie && cookie <= ct->nr && ct->ent[cookie - 1])
+		ct->ent[cookie - 1]->mark = ct->sweep;
+}
+/* Call forget(arg, cookie) for each cookie left unmarked by every sweep
+ * since at least grace_ns before now (> 0); it must ct_forget it. The
+ * number of cookies passed to forget. */
+size_t ct_sweep_idle(struct cookie_table *ct, uint64_t now, uint64_t grace_ns,
+		     void (*forget)(void *arg, unsigned long cookie),
+		     void *arg);
 
 /* Append cookie's definition to wb unless this stream already has it.
  * OP_NO_COOKIE and OP_INVALID_COOKIE need no definition. */

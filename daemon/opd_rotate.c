@@ -2,11 +2,15 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "op_message.h"
 #include "op_session.h"
@@ -138,4 +142,100 @@ void opd_rotation_leftover(char const *session_dir)
 	}
 	free(conf);
 	free(current);
+}
+
+/* --- retention in a child process (opd_retention) --------------------- */
+
+/* The child: signals as a plain process has them (the daemon blocks the
+ * ones its signalfd takes), low priority, the removal, and out without
+ * the daemon's exit handlers. */
+static void retention_child(struct opd_retention const *r)
+{
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	if (nice(10) == -1)	/* refused: at the daemon's priority then */
+		errno = 0;
+	_exit(op_rotate_retain(r->session_dir, time(NULL), r->keep,
+			       r->keep_bytes) < 0);
+}
+
+static void retention_start(struct opd_retention *r)
+{
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		/* no child: at least the loop's own removal, as before */
+		op_warn_errno("cannot fork for retention; removing in the daemon");
+		op_rotate_retain(r->session_dir, time(NULL), r->keep,
+				 r->keep_bytes);
+		return;
+	}
+	if (pid == 0)
+		retention_child(r);
+	r->pid = pid;
+	r->again = false;
+}
+
+void opd_retention_run(struct opd_retention *r, char const *session_dir,
+		       uint64_t keep, uint64_t keep_bytes)
+{
+	if (!keep && !keep_bytes)
+		return;
+	r->session_dir = session_dir;
+	r->keep = keep;
+	r->keep_bytes = keep_bytes;
+	opd_retention_poll(r);
+	if (r->pid)
+		r->again = true;
+	else
+		retention_start(r);
+}
+
+/* The child ended (status of waitpid): said if it failed. */
+static void retention_ended(struct opd_retention *r, int status)
+{
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		op_warn("retention (process %d) %s", (int)r->pid,
+			WIFEXITED(status) ? "could not remove every session" :
+			"was killed");
+	r->pid = 0;
+}
+
+void opd_retention_poll(struct opd_retention *r)
+{
+	int status;
+	pid_t got;
+
+	if (!r->pid)
+		return;
+	got = waitpid(r->pid, &status, WNOHANG);
+	if (got == 0)
+		return;
+	if (got < 0)	/* not ours any more (ECHILD): gone */
+		r->pid = 0;
+	else
+		retention_ended(r, status);
+	if (r->again)
+		retention_start(r);
+}
+
+void opd_retention_wait(struct opd_retention *r)
+{
+	int status;
+
+	while (r->pid) {
+		if (waitpid(r->pid, &status, 0) < 0) {
+			if (errno == EINTR)
+				continue;
+			r->pid = 0;
+		} else {
+			retention_ended(r, status);
+		}
+		if (r->again)
+			retention_start(r);
+	}
 }

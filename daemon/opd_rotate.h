@@ -8,8 +8,10 @@
 #ifndef OPD_ROTATE_H
 #define OPD_ROTATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 struct opd_rotation {
@@ -50,5 +52,27 @@ void opd_rotation_mark_end(char const *session_dir, char const *name, time_t end
  * start_time, before this run writes there. Logs what it did.
  */
 void opd_rotation_leftover(char const *session_dir);
+
+/*
+ * Retention (--keep, --keep-size: op_rotate_retain) off the loop: removing
+ * a session of thousands of files takes seconds, so a child process does
+ * it (at nice 10) while the loop samples on. One at a time: asked again
+ * while one works, it runs once more when that one ends.
+ */
+struct opd_retention {
+	pid_t pid;              /* the child at work; 0: none */
+	bool again;             /* asked while it worked */
+	char const *session_dir;
+	uint64_t keep, keep_bytes;
+};
+
+/* Start retention for session_dir (kept as a pointer) with these limits;
+ * nothing when both are 0. */
+void opd_retention_run(struct opd_retention *r, char const *session_dir,
+		       uint64_t keep, uint64_t keep_bytes);
+/* In the loop: reap the child that ended, start the one asked since. */
+void opd_retention_poll(struct opd_retention *r);
+/* At exit: wait for the child at work (and the one asked since). */
+void opd_retention_wait(struct opd_retention *r);
 
 #endif /* OPD_ROTATE_H */

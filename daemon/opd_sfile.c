@@ -73,6 +73,7 @@ struct opd_sfiles {
 	char *samples_dir;
 	size_t max_open;
 	size_t nr_open;
+	size_t trim_at;               /* entries that make a trim (trim_closed) */
 	struct op_hashmap files;      /* struct opd_sfile by key */
 	struct opd_sfile *last;       /* the entry of the previous sample */
 	struct opd_sfile lru;         /* list head: most recent first */
@@ -104,6 +105,7 @@ struct opd_sfiles *opd_sfiles_new(struct opd_config const *cfg,
 	sfs->samples_dir = op_xstrdup(dir);
 	sfs->max_open = cfg->max_open_files ? cfg->max_open_files : DEFAULT_MAX_OPEN;
 	sfs->lru.lru_prev = sfs->lru.lru_next = &sfs->lru;
+	sfs->trim_at = 2 * sfs->max_open;
 	op_hashmap_init(&sfs->files, sfile_cmp, NULL, 4096);
 	return sfs;
 }
@@ -150,6 +152,25 @@ static void close_lru(struct opd_sfiles *sfs)
 {
 	if (sfs->lru.lru_prev != &sfs->lru)
 		close_file(sfs, sfs->lru.lru_prev);
+}
+
+/*
+ * Two entries can name one file: two images of one path (a binary seen
+ * from two mount namespaces, or once deleted: another image key, the
+ * same name). A file has one writer at a time (odb is not shared), so
+ * the other entry's handle is closed before path is opened; each
+ * reopens when it is written again. Opens are rare next to adds.
+ */
+static void close_same_path(struct opd_sfiles *sfs, char const *path)
+{
+	struct opd_sfile *sf;
+
+	for (sf = sfs->lru.lru_next; sf != &sfs->lru; sf = sf->lru_next) {
+		if (sf->db.path && !strcmp(sf->db.path, path)) {
+			close_file(sfs, sf);
+			return;
+		}
+	}
 }
 
 /* Close every open file; pending samples stay pending (no flush). */
@@ -337,6 +358,7 @@ static int open_file(struct opd_sfiles *sfs, struct opd_sfile *sf)
 
 	if (sf->stale || build_path(sfs, &sf->key, path, sizeof(path)))
 		return -EINVAL;
+	close_same_path(sfs, path);
 	if (sfs->nr_open >= sfs->max_open)
 		close_lru(sfs);
 	fill_header(sfs, sf, &h);
@@ -461,6 +483,36 @@ static void write_one(struct opd_sfiles *sfs, struct opd_sfile *sf,
 		c->written += n;
 }
 
+/*
+ * Free the entries of closed files (their file reopens by key on its next
+ * sample), once there are twice as many entries as open files allowed: a
+ * daemon that sees thousands of binaries come and go keeps no entry per
+ * file it ever wrote (issue 27). Only with the aggregation table empty:
+ * it points at entries. Stale and failed entries stay, for their flags.
+ */
+static void trim_closed(struct opd_sfiles *sfs)
+{
+	struct op_hashmap_iter it;
+	struct op_hashmap_entry *e;
+
+	if (op_hashmap_size(&sfs->files) < sfs->trim_at || sfs->agg_used)
+		return;
+	for (e = op_hashmap_iter_first(&sfs->files, &it); e;
+	     e = op_hashmap_iter_next(&it)) {
+		struct opd_sfile *sf = OP_HASHMAP_ENTRY(e, struct opd_sfile, ent);
+
+		if (sf->is_open || sf->stale || sf->failed)
+			continue;
+		op_hashmap_remove(&sfs->files, e, NULL);
+		free(sf);
+	}
+	sfs->last = NULL;
+	/* what stays (open, stale, failed) does not make the next trim */
+	sfs->trim_at = op_hashmap_size(&sfs->files) + sfs->max_open;
+	if (sfs->trim_at < 2 * sfs->max_open)
+		sfs->trim_at = 2 * sfs->max_open;
+}
+
 void opd_sfile_flush(struct opd_sfiles *sfs)
 {
 	unsigned i;
@@ -476,6 +528,7 @@ void opd_sfile_flush(struct opd_sfiles *sfs)
 		a->sf = NULL;
 	}
 	sfs->agg_used = 0;
+	trim_closed(sfs);
 }
 
 void opd_sfile_add(struct opd_sfiles *sfs, struct opd_sfile_key const *k,

@@ -80,6 +80,7 @@ struct daemon {
 	int sampling;
 	int quit;
 	struct opd_rotation rot;        /* --rotate's clock */
+	struct opd_retention retain;    /* --keep, --keep-size, off the loop */
 	uint64_t total_received;        /* samples of the sessions saved or reset */
 };
 
@@ -311,7 +312,8 @@ static void rotate(struct daemon *d, time_t start)
 			(unsigned long long)d->total_received);
 	}
 	d->rot.period_start = start;
-	op_rotate_retain(d->session_dir, time(NULL), d->opt.keep, d->opt.keep_size);
+	opd_retention_run(&d->retain, d->session_dir, d->opt.keep,
+			  d->opt.keep_size);
 }
 
 /* In the loop: rotate when a boundary has passed. */
@@ -319,6 +321,7 @@ static void rotate_on_time(struct daemon *d)
 {
 	time_t start = opd_rotation_due(&d->rot, time(NULL));
 
+	opd_retention_poll(&d->retain);
 	if (start)
 		rotate(d, start);
 }
@@ -328,8 +331,8 @@ static void rotate_setup(struct daemon *d)
 {
 	opd_rotation_start(&d->rot, d->opt.rotate, time(NULL));
 	if (d->opt.rotate)
-		op_rotate_retain(d->session_dir, time(NULL), d->opt.keep,
-				 d->opt.keep_size);
+		opd_retention_run(&d->retain, d->session_dir, d->opt.keep,
+				  d->opt.keep_size);
 }
 
 /* Poll timeout: the source's 100 ms while sampling, else until the next
@@ -590,6 +593,7 @@ static void shutdown_daemon(struct daemon *d)
 	d->src.ops->close(&d->src);
 	opd_core_sync(d->core);
 	write_stats(d);
+	opd_retention_wait(&d->retain);
 	log_msg("exiting; statistics:");
 	opd_stats_log(opd_core_stats(d->core), d->opt.verbose);
 	log_msg("received since start %llu samples; %u sessions rotated",

@@ -302,6 +302,8 @@ static struct perf_source *alloc_source(struct perf_source_config const *cfg)
 				  : PERF_SOURCE_REREAD_MS) * 1000000,
 		       cfg->reread_max_per_s ? cfg->reread_max_per_s
 					     : PERF_SOURCE_REREAD_MAX_PER_S);
+	ps->forget_ns = (uint64_t)(cfg->forget_ms ? cfg->forget_ms
+				   : PERF_SOURCE_FORGET_MS) * 1000000;
 	ps->nr_targets = cfg->nr_tasks ? cfg->nr_tasks : 1;
 	if (cfg->nr_tasks) {
 		ps->tasks = op_xmalloc(cfg->nr_tasks * sizeof(*ps->tasks));
@@ -472,6 +474,35 @@ static void process_ready(struct perf_source *ps, size_t n)
 	}
 }
 
+/* A cookie nothing maps any more: the unwinder's entry of it goes, then
+ * the definition (after every sample that used it, in the buffer). */
+static void forget_cookie(void *arg, unsigned long cookie)
+{
+	struct perf_source *ps = arg;
+
+	unwind_cache_forget(ps->unw, cookie);
+	se_forget(&ps->em, cookie);
+	ps->stats.cookies_forgotten++;
+}
+
+/*
+ * Once a second: forget the cookies that no process (alive, or exited
+ * and not yet reaped) has mapped for forget_ns, so that binaries built,
+ * run and deleted do not pile up (issue 27). Samples are resolved
+ * against the maps when applied, so a queued sample of a mapping still
+ * known keeps its cookie marked.
+ */
+static void sweep_cookies(struct perf_source *ps)
+{
+	if (ps->now - ps->last_sweep < PERF_SOURCE_SWEEP_MS * 1000000ull)
+		return;
+	ps->last_sweep = ps->now;
+	ct_sweep_begin(&ps->cookies);
+	pm_mark_cookies(&ps->procs, &ps->cookies);
+	ct_sweep_idle(&ps->cookies, ps->now, ps->forget_ns, forget_cookie, ps);
+	ps->stats.cookies_held = ps->cookies.live;
+}
+
 /* Apply the queued records with time <= until. */
 static void process_until(struct perf_source *ps, uint64_t until)
 {
@@ -484,6 +515,7 @@ static void process_until(struct perf_source *ps, uint64_t until)
 	ps_emit_counts(ps);
 	ps->stats.rounds++;
 	pm_reap(&ps->procs, (unsigned long)ps->stats.rounds, &ps->em);
+	sweep_cookies(ps);
 }
 
 int perf_source_read(struct perf_source *ps, int timeout_ms)

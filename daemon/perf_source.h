@@ -65,6 +65,10 @@ struct perf_source_config {
 	unsigned reread_ms;
 	unsigned reread_max_per_s;
 	bool no_reread;
+	/* A cookie (a binary or a region) that no process has mapped for
+	 * forget_ms (0: PERF_SOURCE_FORGET_MS) is forgotten (ESC
+	 * COOKIE_FORGET), its memory freed: see cookie_table.h. */
+	unsigned forget_ms;
 	/* Whom to sample. nr_tasks 0: every process on every cpu (needs
 	 * privileges). Else the threads tasks[0..nr_tasks) on every cpu,
 	 * each followed into the threads and processes it creates after
@@ -85,6 +89,8 @@ struct perf_source_config {
 #define PERF_SOURCE_SLACK_MS 10
 #define PERF_SOURCE_REREAD_MS 100
 #define PERF_SOURCE_REREAD_MAX_PER_S 200
+#define PERF_SOURCE_FORGET_MS 10000	/* as the kernel driver's cookies */
+#define PERF_SOURCE_SWEEP_MS 1000	/* how often unused cookies are looked for */
 
 struct perf_source_stats {
 	uint64_t rounds;	/* read/flush rounds */
@@ -103,6 +109,8 @@ struct perf_source_stats {
 	uint64_t bad;		/* malformed records or unknown sample ids */
 	uint64_t seeded;	/* processes seeded from /proc */
 	uint64_t max_pending;	/* most records queued at once */
+	uint64_t cookies_forgotten;	/* unmapped cookies freed (ESC COOKIE_FORGET) */
+	uint64_t cookies_held;	/* cookies held at the last sweep (a size) */
 	uint64_t lost[OP_LOST_CATEGORY_MAX];	/* as written to the stream */
 	uint64_t count[OP_COUNT_MAX];	/* ESC COUNT: maps re-reads... */
 };

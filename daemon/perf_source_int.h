@@ -63,6 +63,8 @@ struct perf_source {
 	uint64_t count[OP_COUNT_MAX];		/* not yet written */
 	struct pm_reread reread;	/* limits on /proc/PID/maps re-reads */
 	uint64_t now;			/* CLOCK_MONOTONIC at this round's drain */
+	uint64_t forget_ns;		/* unmapped this long: forgotten */
+	uint64_t last_sweep;		/* now of the last cookie sweep */
 	struct perf_source_stats stats;
 	bool enabled;
 	bool no_build_id;		/* the kernel refused attr.build_id */

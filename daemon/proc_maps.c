@@ -175,6 +175,24 @@ void pm_reap(struct proc_table *pt, unsigned long round,
 	pt->nr_dead = kept;
 }
 
+void pm_mark_cookies(struct proc_table *pt, struct cookie_table *ct)
+{
+	struct op_hashmap_iter it;
+	struct op_hashmap_entry *e;
+
+	for (e = op_hashmap_iter_first(&pt->procs, &it); e;
+	     e = op_hashmap_iter_next(&it)) {
+		struct proc const *p = OP_HASHMAP_ENTRY(e, struct proc, ent);
+
+		ct_mark(ct, p->app_cookie);
+		for (size_t i = 0; i < p->nr; i++) {
+			ct_mark(ct, p->vma[i].cookie);
+			if (p->vma[i].flags & VMA_ANON)
+				ct_mark(ct, p->vma[i].name);
+		}
+	}
+}
+
 /* Paths of shared memory with no file behind it: sampled as anon regions. */
 static bool is_pseudo_file(char const *name, size_t len)
 {

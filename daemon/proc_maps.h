@@ -88,6 +88,10 @@ void pm_exit(struct proc_table *pt, unsigned long tgid, unsigned long round);
  * are forgotten in its stream (se_forget). */
 void pm_reap(struct proc_table *pt, unsigned long round,
 	     struct stream_emit *se);
+/* Mark (ct_mark) every cookie the processes use: their apps, their
+ * mappings' cookies and anonymous mappings' names; processes that
+ * exited but are not reaped yet included (their samples may still come). */
+void pm_mark_cookies(struct proc_table *pt, struct cookie_table *ct);
 /* child becomes a copy of parent (empty if parent is unknown). Anonymous
  * cookies are not inherited: an anon cookie names its process. */
 struct proc *pm_fork(struct proc_table *pt, unsigned long parent,

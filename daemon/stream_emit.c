@@ -66,7 +66,7 @@ void se_define(struct stream_emit *se, unsigned long cookie)
 	struct op_stream_def d;
 	struct op_stream_out o;
 
-	if (!e || e->stream_gen == se->ct->gen || e->kind == CT_RETIRED)
+	if (!e || e->stream_gen == se->ct->gen)
 		return;
 	e->stream_gen = se->ct->gen;
 	d = (struct op_stream_def){
@@ -90,14 +90,14 @@ void se_forget(struct stream_emit *se, unsigned long cookie)
 	struct cookie_entry *e = ct_get(se->ct, cookie);
 	struct op_stream_out o;
 
-	if (!e || e->kind != CT_ANON)
+	if (!e)
 		return;
 	if (e->stream_gen == se->ct->gen) {
 		o = se_out(se, OP_WORDS_COOKIE_FORGET);
 		op_put_cookie_forget(&se->st, &o, cookie);
 		se_commit(se, &o);
 	}
-	ct_retire(se->ct, cookie);
+	ct_forget(se->ct, cookie);
 }
 
 void se_lost(struct stream_emit *se, unsigned long category,

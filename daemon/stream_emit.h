@@ -35,8 +35,9 @@ void se_mode(struct stream_emit *se, bool kernel);
 void se_cookie(struct stream_emit *se, unsigned long cookie);
 /* Write cookie's definition unless this stream has it (or it needs none). */
 void se_define(struct stream_emit *se, unsigned long cookie);
-/* An anonymous region's process is gone: ESC COOKIE_FORGET if the stream
- * has its definition, and the table retires it (ct_retire). */
+/* Nothing maps cookie any more (a file or an anonymous region): ESC
+ * COOKIE_FORGET if the stream has its definition, and the table frees it
+ * (ct_forget). Every sample that used it is already in the buffer. */
 void se_forget(struct stream_emit *se, unsigned long cookie);
 
 /* Room for n words at the end of the buffer, for op_stream.h's encoders;

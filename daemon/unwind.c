@@ -142,6 +142,23 @@ void unwind_cache_free(struct unwind_cache *uc)
 	free(uc);
 }
 
+/* issue 27 (helper s4c): the perf source forgets unmapped binaries */
+void unwind_cache_forget(struct unwind_cache *uc, unsigned long key)
+{
+	struct binary probe = { .key = key };
+	struct op_hashmap_entry *e;
+
+	if (!uc)
+		return;
+	op_hashmap_entry_init(&probe.ent, op_hash_u64(key));
+	e = op_hashmap_remove(&uc->bins, &probe.ent, NULL);
+	if (!e)
+		return;
+	if (uc->last == OP_HASHMAP_ENTRY(e, struct binary, ent))
+		uc->last = NULL;
+	bin_free(e);
+}
+
 struct unwind_stats const *unwind_cache_stats(struct unwind_cache const *uc)
 {
 	return &uc->stats;

@@ -73,6 +73,10 @@ struct unwind_stats const *unwind_cache_stats(struct unwind_cache const *uc);
 void unwind_cache_take_evictions(struct unwind_cache *uc, uint64_t *binaries,
 				 uint64_t *rules);
 
+/* The binary of key is unmapped for good (its cookie forgotten): close
+ * it and free its CFI. uc NULL or key not cached: nothing. */
+void unwind_cache_forget(struct unwind_cache *uc, unsigned long key);
+
 /*
  * Unwind: pcs[0] = regs->ip, pcs[1..] the return addresses of the
  * callers, at most max in all; *n of them. Returns why it stopped (enum

@@ -5,12 +5,16 @@
 #define _GNU_SOURCE	/* timegm */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "op_file.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_session_rotate.h"
@@ -184,17 +188,113 @@ uint64_t op_session_disk_usage(char const *dir)
 	return usage_sum;
 }
 
-/* Remove samples/NAME, saying why. 0 or -1. */
-static int remove_rotated(char const *session_dir, char const *name,
-			  char const *why)
-{
-	char *dir = op_session_samples(session_dir, name);
-	int ret = op_session_remove_tree(dir);
+/* A session being removed is first renamed to this prefix + its name:
+ * it leaves the listing at once, and a removal cut short (a crash, a
+ * kill) is finished by the next retention, at the latest at the next
+ * start. */
+#define REMOVING_PREFIX ".removing-"
 
-	if (!ret)
-		op_info("retention: removed session '%s' (%s)", name, why);
-	free(dir);
-	return ret;
+/* Remove name below dirfd and all it holds, never following a symbolic
+ * link: every step is relative to an open directory. 0 or -errno. */
+static int remove_at(int dirfd, char const *name)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, rc = 0;
+
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOTDIR || errno == ELOOP)
+			return unlinkat(dirfd, name, 0) < 0 && errno != ENOENT ?
+				-errno : 0;
+		return errno == ENOENT ? 0 : -errno;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	while ((de = readdir(d))) {
+		int r;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN)
+			r = remove_at(fd, de->d_name);
+		else
+			r = unlinkat(fd, de->d_name, 0) < 0 && errno != ENOENT ?
+				-errno : 0;
+		if (r && !rc)
+			rc = r;
+	}
+	closedir(d);
+	if (!rc && unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		rc = -errno;
+	return rc;
+}
+
+/* samples/ of session_dir opened (guarded: op_file.h), or -1. */
+static int open_samples(char const *session_dir)
+{
+	char *samples = op_session_samples(session_dir, "");
+	int fd = op_open_safe(samples, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+
+	if (fd < 0)
+		op_error("cannot open '%s': %s", samples, op_file_strerror(errno));
+	free(samples);
+	return fd;
+}
+
+/* Remove samples/NAME (renamed first, see REMOVING_PREFIX), saying why.
+ * 0 or -1. */
+static int remove_rotated(int samples_fd, char const *session_dir,
+			  char const *name, char const *why)
+{
+	char gone[NAME_MAX + 1];
+	int rc;
+
+	if ((size_t)snprintf(gone, sizeof(gone), REMOVING_PREFIX "%s", name) >=
+	    sizeof(gone))
+		return op_error("session name '%s' too long to remove", name), -1;
+	if (renameat(samples_fd, name, samples_fd, gone) < 0)
+		return op_error_errno("cannot remove session '%s' of '%s'", name,
+				      session_dir), -1;
+	rc = remove_at(samples_fd, gone);
+	if (rc)
+		return op_error("cannot remove session '%s' of '%s': %s", name,
+				session_dir, op_file_strerror(-rc)), -1;
+	op_info("retention: removed session '%s' (%s)", name, why);
+	return 0;
+}
+
+/* Finish the removals a crash cut short. */
+static void finish_removals(int samples_fd, char const *session_dir)
+{
+	size_t n = strlen(REMOVING_PREFIX);
+	struct dirent *de;
+	int fd = dup(samples_fd);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		int rc;
+
+		if (strncmp(de->d_name, REMOVING_PREFIX, n))
+			continue;
+		rc = remove_at(samples_fd, de->d_name);
+		if (rc)
+			op_error("cannot remove '%s' of '%s': %s", de->d_name,
+				 session_dir, op_file_strerror(-rc));
+		else
+			op_info("retention: finished removing session '%s' "
+				"(cut short before)", de->d_name + n);
+	}
+	closedir(d);
 }
 
 int op_rotate_retain(char const *session_dir, time_t now, uint64_t keep,
@@ -204,15 +304,23 @@ int op_rotate_retain(char const *session_dir, time_t now, uint64_t keep,
 	uint64_t *size, total = 0;
 	size_t n, i = 0;
 	char why[160], text[32];
-	int removed = 0, ret = 0;
+	int removed = 0, ret = 0, samples_fd;
 
-	if ((!keep && !keep_bytes) || op_rotated_list(session_dir, &v, &n) < 0)
+	if (!keep && !keep_bytes)
 		return 0;
+	samples_fd = open_samples(session_dir);
+	if (samples_fd < 0)
+		return -1;
+	finish_removals(samples_fd, session_dir);
+	if (op_rotated_list(session_dir, &v, &n) < 0) {
+		close(samples_fd);
+		return 0;
+	}
 	op_settings_duration_text(keep ? keep : 1, text, sizeof(text));
 	/* by age: a session ended when the next began */
 	for (; keep && i + 1 < n && (uint64_t)(now - v[i + 1].t) > keep; i++) {
 		snprintf(why, sizeof(why), "ended more than --keep=%s ago", text);
-		if (remove_rotated(session_dir, v[i].name, why) < 0)
+		if (remove_rotated(samples_fd, session_dir, v[i].name, why) < 0)
 			ret = -1;
 		else
 			removed++;
@@ -228,7 +336,7 @@ int op_rotate_retain(char const *session_dir, time_t now, uint64_t keep,
 	for (; keep_bytes && i < n && total > keep_bytes; i++) {
 		snprintf(why, sizeof(why), "rotated sessions took %llu bytes, over --keep-size=%llu",
 			 (unsigned long long)total, (unsigned long long)keep_bytes);
-		if (remove_rotated(session_dir, v[i].name, why) < 0) {
+		if (remove_rotated(samples_fd, session_dir, v[i].name, why) < 0) {
 			ret = -1;
 			continue;
 		}
@@ -237,5 +345,6 @@ int op_rotate_retain(char const *session_dir, time_t now, uint64_t keep,
 	}
 	free(size);
 	op_rotated_free(v, n);
+	close(samples_fd);
 	return ret < 0 ? -1 : removed;
 }

@@ -13,6 +13,7 @@
 #include "opd_vdso.h"
 #include "proc_maps.h"
 #include "proc_layout.h"
+#include "stream_emit.h"
 #include "word_buffer.h"
 
 
@@ -270,6 +271,100 @@ static void test_proc_maps__many_paths(void)
 	ct_free(&ct);
 }
 
+/* sweep_cookies of perf_source.c, without the unwinder */
+static void forget_one(void *arg, unsigned long cookie)
+{
+	se_forget(arg, cookie);
+}
+
+static size_t sweep(struct proc_table *pt, struct cookie_table *ct,
+		    struct stream_emit *se, uint64_t now)
+{
+	ct_sweep_begin(ct);
+	pm_mark_cookies(pt, ct);
+	return ct_sweep_idle(ct, now, 10, forget_one, se);
+}
+
+static bool has_forget(struct word_buffer const *wb, unsigned long cookie)
+{
+	for (size_t i = 0; i + 2 < wb->len; i++)
+		if (wb->w[i] == OP_ESCAPE_CODE &&
+		    wb->w[i + 1] == OP_CODE_COOKIE_FORGET && wb->w[i + 2] == cookie)
+			return true;
+	return false;
+}
+
+/* Issue 27: a binary no process maps any more is forgotten after the
+ * grace period, and mapped again it gets a fresh cookie and definition. */
+static void test_proc_maps__forget_files(void)
+{
+	struct cookie_table ct;
+	struct proc_table pt;
+	struct word_buffer wb;
+	struct stream_emit se;
+	struct proc *p;
+	unsigned long a, b, lib, a2;
+
+	ct_init(&ct);
+	pm_init(&pt);
+	wb_init(&wb);
+	se_init(&se, &wb, &ct);
+	p = pm_get(&pt, 10);
+	pm_exec(p);
+	pm_map(&pt, &ct, p, 0x1000, 0x1000, 0, "/t/a", 4, (struct ct_file_id){ 0 });
+	pm_map(&pt, &ct, p, 0x8000, 0x1000, 0, "/t/lib.so", 9, (struct ct_file_id){ 0 });
+	a = p->app_cookie;
+	lib = pm_lookup(p, 0x8000)->cookie;
+	se_define(&se, a);
+	pm_exec(p);	/* /t/a execs /t/b: /t/a and the library unmapped */
+	pm_map(&pt, &ct, p, 0x1000, 0x1000, 0, "/t/b", 4, (struct ct_file_id){ 0 });
+	b = p->app_cookie;
+	check(sweep(&pt, &ct, &se, 100) == 0 && sweep(&pt, &ct, &se, 105) == 0,
+	      "nothing is forgotten within the grace period");
+	check(sweep(&pt, &ct, &se, 111) == 2 && !ct_get(&ct, a) &&
+	      !ct_get(&ct, lib) && ct_get(&ct, b) && ct.live == 1,
+	      "after it, the unmapped binary and library are forgotten, the mapped one kept");
+	check(has_forget(&wb, a) && !has_forget(&wb, lib),
+	      "ESC COOKIE_FORGET for the one the stream had defined, none for the other");
+	a2 = ct_intern(&ct, "/t/a", 4);
+	check(a2 > b && ct_get(&ct, a2) && !strcmp(ct_get(&ct, a2)->name, "/t/a"),
+	      "mapped again, the path has a new cookie");
+	pm_exit(&pt, 10, 1);
+	check(sweep(&pt, &ct, &se, 200) == 0 && sweep(&pt, &ct, &se, 300) == 1 &&
+	      ct_get(&ct, b), "an exited process's binary stays until it is reaped");
+	pm_reap(&pt, 3, &se);
+	sweep(&pt, &ct, &se, 400);
+	check(sweep(&pt, &ct, &se, 500) == 1 && ct.live == 0, "then it goes too");
+	wb_free(&wb);
+	pm_free(&pt);
+	ct_free(&ct);
+}
+
+/* Forgetting one build of a path keeps the path's other builds found. */
+static void test_proc_maps__forget_builds(void)
+{
+	struct cookie_table ct;
+	unsigned long a, b, c, d;
+
+	ct_init(&ct);
+	a = ct_intern_file(&ct, "/c/app", 6, build_id(1));
+	b = ct_intern_file(&ct, "/c/app", 6, build_id(2));
+	c = ct_intern_file(&ct, "/c/app", 6, build_id(3));
+	ct_forget(&ct, b);
+	check(ct_intern_file(&ct, "/c/app", 6, build_id(3)) == c &&
+	      ct_intern_file(&ct, "/c/app", 6, build_id(1)) == a,
+	      "an older build forgotten: the others are still found");
+	d = ct_intern_file(&ct, "/c/app", 6, build_id(2));
+	check(d > c, "the forgotten build mapped again: a new cookie");
+	ct_forget(&ct, d);
+	ct_forget(&ct, c);
+	check(ct_intern(&ct, "/c/app", 6) == a, "the newest ones forgotten: the path's is the oldest");
+	ct_forget(&ct, a);
+	check(ct_intern(&ct, "/c/app", 6) > d && ct.live == 1,
+	      "all forgotten: the path is new again");
+	ct_free(&ct);
+}
+
 int main(void)
 {
 	op_set_progname("proc_maps_test");
@@ -280,5 +375,7 @@ int main(void)
 	test_proc_maps__rebuilt();
 	test_proc_maps__build_id();
 	test_proc_maps__many_paths();
+	test_proc_maps__forget_files();
+	test_proc_maps__forget_builds();
 	return check_done();
 }

@@ -12,11 +12,13 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "op_file.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_session_kv.h"
 #include "op_session_rotate.h"
 #include "op_session_settings.h"
+#include "op_util.h"
 
 static char session[256];
 
@@ -187,6 +189,41 @@ static void test_list_retain(void)
 	check_int(op_rotate_retain(session, t0 + 100000, 0, 0), 0, "no limits: nothing");
 }
 
+/* A removal cut short is finished by the next retention, and a removal
+ * follows no symbolic link out of the session. */
+static void test_retain_cut_short(void)
+{
+	char *gone = op_session_samples(session, ".removing-2026-11-26T13");
+	char *outside = op_xasprintf("%s-outside", session);
+	char *deep = op_xasprintf("%s/{root}/usr/bin", gone);
+	char *link = op_xasprintf("%s/escape", deep);
+	char *old = op_session_samples(session, "2026-11-26T12");
+	char *link2 = op_xasprintf("%s/escape", old);
+	char *keep = op_xasprintf("%s/keep", outside);
+	struct stat st;
+	FILE *f;
+
+	if (op_mkdir_p(deep) || op_mkdir_p(outside) || op_mkdir_p(old) ||
+	    !(f = fopen(keep, "w")) || fclose(f) ||
+	    symlink(outside, link) || symlink(outside, link2))
+		check_bail("cannot make the cut-short session");
+	/* the newest (14:00:30) stays; 12 goes by age */
+	check_int(op_rotate_retain(session, 1795701600 + 100000, 1, 0), 1,
+		  "the old session removed");
+	check_that(stat(gone, &st) < 0 && errno == ENOENT);
+	check_that(!has("2026-11-26T12"));
+	check(stat(keep, &st) == 0, "no link followed out of the session");
+	unlink(keep);
+	rmdir(outside);
+	free(gone);
+	free(outside);
+	free(deep);
+	free(link);
+	free(old);
+	free(link2);
+	free(keep);
+}
+
 int main(void)
 {
 	op_set_progname("rotate_test");
@@ -197,6 +234,7 @@ int main(void)
 	test_config();
 	test_names();
 	test_list_retain();
+	test_retain_cut_short();
 	if (op_session_remove_tree(session) < 0)
 		check_note("cannot remove '%s'", session);
 	return check_done();

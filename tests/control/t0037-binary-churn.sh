@@ -1,0 +1,114 @@
+#!/bin/sh
+# Binary churn (issue 27): a few hundred NEW binaries (distinct paths and
+# build-ids: copies of spin with the build-id patched), each run once for
+# a moment at 1 kHz. The perf source must forget a binary's cookie once no
+# process maps it (10 s grace, then ESC COOKIE_FORGET), so while the
+# definitions handed out grow with every binary (cookies_defined =
+# decoder_cookies + cookies_forgotten), the definitions held and the
+# daemon's open files stay under a bound. Every binary's samples are in
+# its own sample file (each copy reports the CPU it got: at 1 kHz that many
+# samples, less its kernel time, which is vmlinux's), a forgotten binary run again counts on in the same file, and
+# the stats balance.
+. "${abs_top_srcdir:?}/tests/control/lib.sh"
+
+N=${CHURN_BINARIES:-240}
+C=$S/samples/current
+BIN=$T/bin
+mkdir -p "$BIN"
+
+# N copies of spin, build-id bytes 0-3 replaced by the copy's number
+bid=$(readelf -n "$SPIN" 2>/dev/null | awk '/Build ID:/ { print $3 }')
+[ ${#bid} -eq 40 ] || skip "spin has no 20-byte build-id (readelf -n)"
+python3 - "$SPIN" "$BIN" "$N" "$bid" <<'EOF' || fail "cannot make the binaries"
+import os, sys
+src, out, n, bid = sys.argv[1], sys.argv[2], int(sys.argv[3]), bytes.fromhex(sys.argv[4])
+data = open(src, 'rb').read()
+at = data.index(bid)
+for k in range(n):
+    path = os.path.join(out, 'b_%d' % k)
+    with open(path, 'wb') as f:
+        f.write(data[:at] + (0x5c000000 + k).to_bytes(4, 'big') + data[at + 4:])
+    os.chmod(path, 0o755)
+EOF
+
+ctl --separate=none --event=CPU_CLOCK:1000000 --start >"$T/out" 2>&1 ||
+	{ cat "$T/out"; fail "--start failed"; }
+pid=$(cat "$S/lock")
+fds() { ls "/proc/$pid/fd" | wc -l; }
+held() { counter "$C" decoder_cookies; }
+forgotten() { counter "$C" cookies_forgotten; }
+
+: >"$T/cpu"
+sleep 1
+ctl --dump || fail "--dump failed"
+h0=$(held)
+echo "before: definitions held $h0, open files $(fds)"
+echo "binaries_run definitions_held definitions_defined open_fds"
+i=0
+while [ $i -lt "$N" ]; do
+	"$BIN/b_$i" 0.02 cpu >>"$T/cpu" || fail "b_$i failed"
+	i=$((i + 1))
+	if [ $((i % 50)) -eq 0 ]; then
+		ctl --dump || fail "--dump failed"
+		alive "$pid" || fail "the daemon died"
+		h=$(held) f=$(forgotten) o=$(fds)
+		echo "$i $h $((h + f)) $o" | tee -a "$T/rows"
+	fi
+done
+# the grace period (10 s) and a sweep (1 s) pass
+sleep 13
+ctl --dump || fail "--dump failed"
+h=$(held) f=$(forgotten) o=$(fds)
+echo "after 13 s: $N definitions_held $h definitions_defined $((h + f)) open_fds $o" | tee -a "$T/rows"
+
+max_held=$(awk '{ if ($2 > m) m = $2 } END { print m }' "$T/rows")
+max_fds=$(awk '{ f = $NF; if (f > m) m = f } END { print m }' "$T/rows")
+[ $((h + f)) -ge "$N" ] ||
+	fail "only $((h + f)) definitions for $N binaries: the churn was not seen"
+test_ok "$((h + f)) definitions handed out for $N new binaries"
+# the churn's go within ~12 s of their exit: about 12 s' worth of
+# binaries are held at once, none at the end (the rest of the machine's
+# processes may map new binaries meanwhile: N / 4 of slack)
+[ "$f" -ge $((N * 9 / 10)) ] ||
+	fail "only $f definitions forgotten after $N binaries ran and exited"
+[ "$h" -le $((h0 + N / 4)) ] ||
+	fail "$h definitions held after the binaries exited ($h0 before; $((h + f)) handed out)"
+test_ok "definitions held $h0 before, at most $max_held, $h at the end; $f forgotten"
+
+# sample files: the LRU bound of 256, plus the daemon's own files
+[ "$max_fds" -le 300 ] || fail "the daemon had $max_fds files open"
+test_ok "open files at most $max_fds"
+
+# each binary's samples in its own file
+files=$(find "$C" -path "*$BIN/b_*" -type f | wc -l)
+dirs=$(find "$C" -path "*$BIN/b_*" -type f | sed "s|.*$BIN/\(b_[0-9]*\)/.*|\1|" | sort -u | wc -l)
+[ "$dirs" -ge $((N * 9 / 10)) ] || fail "samples of only $dirs of $N binaries in files"
+"$OPREPORT" --session-dir="$S" "image:$BIN/b_*" >"$T/rep" 2>"$T/rep.err" ||
+	{ cat "$T/rep.err"; fail "opreport failed"; }
+got=$(awk '$1 ~ /^[0-9]+$/ { n += $1 } END { print n + 0 }' "$T/rep")
+want=$(awk '{ n += $1 } END { print n + 0 }' "$T/cpu")
+echo "samples of the binaries: $got in $files files of $dirs binaries; their CPU: $want ms"
+[ "$got" -ge $((want * 7 / 10)) ] && [ "$got" -le $((want * 12 / 10 + 50)) ] ||
+	fail "$got samples in the binaries' files for $want ms of their CPU at 1 kHz"
+test_ok "the $N binaries' samples are in their files ($got for $want ms of CPU)"
+
+# b_0 was forgotten: run again, a new cookie finds its image and file
+one() { "$OPREPORT" --session-dir="$S" "image:$BIN/b_0" 2>/dev/null |
+	awk '$1 ~ /^[0-9]+$/ { n += $1 } END { print n + 0 }'; }
+before=$(one) f0=$(forgotten)
+"$BIN/b_0" 0.3 cpu >"$T/cpu0" || fail "b_0 failed"
+sleep 13
+ctl --dump || fail "--dump failed"
+after=$(one) ms=$(cat "$T/cpu0")
+n0=$(find "$C" -path "*$BIN/b_0/*" -type f | wc -l)
+echo "b_0: $before samples, then $after after $ms ms more CPU; $n0 sample file(s); forgotten $f0 -> $(forgotten)"
+[ "$n0" -eq 1 ] || fail "b_0 has $n0 sample files"
+[ $((after - before)) -ge $((ms * 7 / 10)) ] ||
+	fail "b_0 run again: $((after - before)) more samples for $ms ms of CPU"
+[ "$(forgotten)" -gt "$f0" ] || fail "b_0's second cookie was not forgotten"
+test_ok "a forgotten binary run again counts on in its one sample file"
+
+"$SFCHECK" "$C" || fail "sample files fail the structural check"
+stats_balance "$C"
+ctl --shutdown || fail "--shutdown failed"
+test_done
