@@ -15,6 +15,12 @@
  * build is an old one still running and its samples are dropped (counted
  * as errors) rather than mixed in.
  *
+ * Two keys can name one file (two images with one name: a binary seen
+ * from inside and outside a mount namespace, or with and without its
+ * mtime): one handle a path, so an entry opening a file another entry
+ * holds open takes that entry's handle (open_paths). Two handles would
+ * each grow the file under the other's mapping.
+ *
  * Samples are first summed in a small in-memory table of (file, key) ->
  * count, as DCPI did: a hot loop hits the same few pcs again and again, so
  * most samples cost one probe of a cache-resident table instead of a walk
@@ -53,6 +59,7 @@ struct opd_sfile {
 	int failed;                  /* reported once; further adds just fail */
 	int stale;                   /* an old build: dropped until close_all */
 	struct opd_sfile *lru_prev, *lru_next;
+	struct op_hashmap_entry path_ent;  /* in open_paths while open */
 };
 
 /*
@@ -75,6 +82,7 @@ struct opd_sfiles {
 	size_t nr_open;
 	size_t trim_at;               /* entries that make a trim (trim_closed) */
 	struct op_hashmap files;      /* struct opd_sfile by key */
+	struct op_hashmap open_paths; /* open struct opd_sfile by db.path */
 	struct opd_sfile *last;       /* the entry of the previous sample */
 	struct opd_sfile lru;         /* list head: most recent first */
 	struct opd_sfile_counts counts;
@@ -94,6 +102,15 @@ static int sfile_cmp(void const *data, struct op_hashmap_entry const *a,
 		      sizeof(struct opd_sfile_key));
 }
 
+static int path_cmp(void const *data, struct op_hashmap_entry const *a,
+		    struct op_hashmap_entry const *b, void const *keydata)
+{
+	(void)data;
+	return strcmp(OP_HASHMAP_ENTRY(a, struct opd_sfile, path_ent)->db.path,
+		      keydata ? keydata :
+		      OP_HASHMAP_ENTRY(b, struct opd_sfile, path_ent)->db.path);
+}
+
 struct opd_sfiles *opd_sfiles_new(struct opd_config const *cfg,
 				  struct opd_images const *images,
 				  char const *dir)
@@ -107,6 +124,7 @@ struct opd_sfiles *opd_sfiles_new(struct opd_config const *cfg,
 	sfs->lru.lru_prev = sfs->lru.lru_next = &sfs->lru;
 	sfs->trim_at = 2 * sfs->max_open;
 	op_hashmap_init(&sfs->files, sfile_cmp, NULL, 4096);
+	op_hashmap_init(&sfs->open_paths, path_cmp, NULL, 256);
 	return sfs;
 }
 
@@ -143,9 +161,34 @@ static void close_file(struct opd_sfiles *sfs, struct opd_sfile *sf)
 	if (!sf->is_open)
 		return;
 	lru_unlink(sf);
+	op_hashmap_remove(&sfs->open_paths, &sf->path_ent, sf->db.path);
 	odb_close(&sf->db);
 	sf->is_open = 0;
 	sfs->nr_open--;
+}
+
+/*
+ * If another entry holds path open, move its handle to sf (and close that
+ * entry without closing the file): 1 if so, else 0.
+ */
+static int take_handle(struct opd_sfiles *sfs, struct opd_sfile *sf,
+		       char const *path)
+{
+	struct op_hashmap_entry probe, *e;
+	struct opd_sfile *o;
+
+	op_hashmap_entry_init(&probe, op_hash_str(path));
+	e = op_hashmap_remove(&sfs->open_paths, &probe, path);
+	if (!e)
+		return 0;
+	o = OP_HASHMAP_ENTRY(e, struct opd_sfile, path_ent);
+	lru_unlink(o);
+	sf->db = o->db;
+	memset(&o->db, 0, sizeof(o->db));
+	o->db.fd = -1;
+	o->is_open = 0;
+	sfs->nr_open--;
+	return 1;
 }
 
 static void close_lru(struct opd_sfiles *sfs)
@@ -363,7 +406,7 @@ static int open_file(struct opd_sfiles *sfs, struct opd_sfile *sf)
 		close_lru(sfs);
 	fill_header(sfs, sf, &h);
 	existed = !faccessat(AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW);
-	rc = create(sfs, sf, path, &h);
+	rc = take_handle(sfs, sf, path) ? 0 : create(sfs, sf, path, &h);
 	if (!rc && (rc = other_build(sfs, sf, &h))) {
 		uint64_t had = ((struct opd_header const *)
 				odb_get_header(&sf->db))->mtime;
@@ -404,6 +447,8 @@ static int open_file(struct opd_sfiles *sfs, struct opd_sfile *sf)
 	sf->failed = 0;
 	sfs->nr_open++;
 	lru_push_front(sfs, sf);
+	op_hashmap_entry_init(&sf->path_ent, op_hash_str(sf->db.path));
+	op_hashmap_add(&sfs->open_paths, &sf->path_ent);
 	return 0;
 }
 
@@ -618,6 +663,7 @@ void opd_sfiles_free(struct opd_sfiles *sfs)
 		return;
 	opd_sfile_close_all(sfs);
 	op_hashmap_clear(&sfs->files, free_sfile);
+	op_hashmap_clear(&sfs->open_paths, NULL);
 	free(sfs->samples_dir);
 	free(sfs);
 }

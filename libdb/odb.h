@@ -128,9 +128,10 @@ typedef int (*odb_visit_fn)(odb_key_t key, odb_value_t value, void *arg);
 int odb_for_each(struct odb *db, odb_visit_fn fn, void *arg);
 
 /*
- * Reader side: if the writer grew the file since it was mapped, remap it.
- * Returns 0 (up to date), -EAGAIN (growth in progress: try again shortly)
- * or another -errno with db->err set.
+ * If the file grew since it was mapped (by the writer, or for a writer by
+ * another handle on the same file), remap it. Returns 0 (up to date),
+ * -EAGAIN (growth in progress: try again shortly) or another -errno with
+ * db->err set. odb_add refreshes by itself.
  */
 int odb_refresh(struct odb *db);
 

@@ -151,7 +151,19 @@ int odb_add(struct odb *db, odb_key_t key, odb_value_t n)
 	if (!db->base || db->mode != ODB_RDWR)
 		return odb_fail(db, -EBADF, "sample file is not open for writing");
 	size = odb_view_nodes(db);
-	cur = __atomic_load_n(&db->descr->current_size, __ATOMIC_RELAXED);
+	cur = __atomic_load_n(&db->descr->current_size, __ATOMIC_ACQUIRE);
+	if (cur > size && odb_load_size(db) > size) {
+		/* another handle on this file grew it: its growth is
+		 * finished (it ran to the end before we were called), so
+		 * take its view rather than fail */
+		int rc = odb_refresh(db);
+
+		if (rc)
+			return rc;
+		nodes = db->nodes;
+		size = odb_view_nodes(db);
+		cur = __atomic_load_n(&db->descr->current_size, __ATOMIC_ACQUIRE);
+	}
 	if (cur == 0 || cur > size)
 		return odb_fail(db, -EINVAL, "current_size %u outside 1 .. %u",
 				cur, size);

@@ -458,6 +458,8 @@ void *odb_get_header(struct odb *db)
  * The writer stores descr->size only after the file has been extended, so
  * when both agree (or the file is already doubled again) the new size is
  * safe to map; any other combination is a growth we caught half-way.
+ * A writer refreshes when another handle on the same file (in this
+ * process, one after the other) grew it: odb_add does that itself.
  */
 int odb_refresh(struct odb *db)
 {
@@ -468,8 +470,6 @@ int odb_refresh(struct odb *db)
 
 	if (!db->base)
 		return odb_fail(db, -EBADF, "sample file is not open");
-	if (db->mode == ODB_RDWR)
-		return 0;
 	size = odb_load_size(db);
 	view = odb_view_nodes(db);
 	if (size == view)
@@ -481,6 +481,12 @@ int odb_refresh(struct odb *db)
 	if (fstat(db->fd, &st))
 		return odb_fail(db, -errno, "cannot stat: %s", strerror(errno));
 	len = (uint64_t)st.st_size;
+	/* a writer takes only a finished growth: it is about to write */
+	if (db->mode == ODB_RDWR && (odb_growing(db) ||
+				     len != odb_layout_size(db->header_size, size)))
+		return odb_fail(db, -EINVAL,
+				"file grown to %u nodes by another writer, growth not finished",
+				size);
 	if (len != odb_layout_size(db->header_size, size) &&
 	    len != odb_layout_size(db->header_size, 2 * (uint64_t)size))
 		return odb_fail(db, -EAGAIN,

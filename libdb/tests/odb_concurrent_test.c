@@ -198,6 +198,41 @@ static void test_concurrent__refresh_states(void)
 	check_pass("odb_refresh: EAGAIN while descr is ahead of the file, keeps the old view mid-growth, remaps when grown, refuses shrinking");
 }
 
+/*
+ * Two writer handles on one file taking turns (one process, one after the
+ * other): each add is whole before the next, so the only hazard is a
+ * handle whose mapping predates a growth by the other. It must follow the
+ * growth, not fail, and every add must be in the file.
+ */
+static void test_concurrent__writers_take_turns(void)
+{
+	char const *path = t_path("turns.samples");
+	struct t_model m;
+	struct odb a, b;
+	uint32_t i;
+
+	t_model_init(&m);
+	t_open(&a, path, ODB_RDWR);
+	t_open(&b, path, ODB_RDWR);
+	for (i = 1; i <= 600; i++) {
+		struct odb *w = i % 2 ? &a : &b;
+		int rc = odb_add(w, i, i);
+
+		check_assert(rc == 0, "add %u: %d %s", i, rc, w->err);
+		*t_model_slot(&m, i) += i;
+	}
+	check_assert(t_view(&a) == 1024 && t_view(&b) == 1024,
+		     "views %u %u after 600 keys", t_view(&a), t_view(&b));
+	check_assert(odb_check(&b) == 0, "%s", b.err);
+	odb_close(&a);
+	odb_close(&b);
+	t_open(&a, path, ODB_RDONLY);
+	t_compare(&a, &m, "two writers taking turns");
+	odb_close(&a);
+	t_model_free(&m);
+	check_pass("two writer handles taking turns: each follows the other's growth, no add lost");
+}
+
 int main(void)
 {
 	char const *path = t_path("concurrent.samples");
@@ -210,6 +245,7 @@ int main(void)
 	size_t i;
 
 	test_concurrent__refresh_states();
+	test_concurrent__writers_take_turns();
 	make_keys();
 	t_open(&db, path, ODB_RDWR);	/* the file exists before the reader looks */
 	odb_close(&db);

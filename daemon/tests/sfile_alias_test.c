@@ -1,0 +1,129 @@
+/*
+ * Unit test of the sample file cache when two keys name one file: a
+ * binary seen through another mount namespace (opd_image_file_at with a
+ * root) and from the daemon's own is two images with one name, so their
+ * samples go to one sample file. Each entry used to open its own handle;
+ * when one grew the file the other's mapping went stale and its samples
+ * were lost ("current_size 129 outside 1 .. 128"). Every sample must be
+ * in the file and counted written, whichever order the entries write in.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "odb.h"
+#include "op_cpu_type.h"
+#include "op_message.h"
+#include "op_sample_file.h"
+#include "opd_core.h"
+#include "opd_image.h"
+#include "opd_sfile.h"
+
+/* more distinct keys than a new file holds (128 nodes): it must grow */
+#define NR_KEYS 300
+
+static char dir[] = "/tmp/sfile-alias-XXXXXX";
+static char bin[256], sfile_path[1024];
+
+static void add(struct opd_sfiles *sfs, int image, uint64_t key)
+{
+	struct opd_sfile_key k = { .app = image, .image = image, .cg = -1,
+				   .tgid = -1, .tid = -1, .cpu = -1, .event = 0 };
+
+	opd_sfile_add(sfs, &k, key);
+}
+
+struct sum {
+	uint64_t keys, samples;
+	int bad;
+};
+
+static int sum_up(odb_key_t key, odb_value_t value, void *arg)
+{
+	struct sum *s = arg;
+
+	s->keys++;
+	s->samples += value;
+	s->bad += key >= NR_KEYS || value != 2;
+	return 0;
+}
+
+/* Both images write every key once; flush after each add when one_by_one. */
+static void run(struct opd_config const *cfg, int one_by_one)
+{
+	struct opd_images *images = opd_images_new();
+	struct opd_sfiles *sfs = opd_sfiles_new(cfg, images, dir);
+	int here = opd_image_file(images, bin);
+	int there = opd_image_file_at(images, bin, "/");
+	struct opd_sfile_counts const *c;
+	struct sum s = { 0, 0, 0 };
+	struct odb db;
+	uint64_t k;
+
+	check(here != there && !strcmp(opd_image_get(images, here)->name,
+				       opd_image_get(images, there)->name),
+	      "two images of one name");
+	for (k = 0; k < NR_KEYS; k++) {
+		add(sfs, here, k);
+		if (one_by_one)
+			opd_sfile_flush(sfs);
+		add(sfs, there, k);
+		if (one_by_one)
+			opd_sfile_flush(sfs);
+	}
+	c = opd_sfile_counts(sfs);
+	check(c->written == 2 * NR_KEYS && c->errors == 0,
+	      "%s: written %" PRIu64 " (want %d), errors %" PRIu64,
+	      one_by_one ? "one by one" : "batched", c->written, 2 * NR_KEYS,
+	      c->errors);
+	check(opd_sfile_nr_open(sfs) == 1, "one handle open for one file, not %zu",
+	      opd_sfile_nr_open(sfs));
+	opd_sfiles_free(sfs);
+	opd_images_free(images);
+
+	if (odb_open(&db, sfile_path, ODB_RDONLY, sizeof(struct opd_header))) {
+		check(0, "%s", db.err);
+		return;
+	}
+	check(odb_check(&db) == 0, "the file is sound: %s", db.err);
+	odb_for_each(&db, sum_up, &s);
+	check(s.keys == NR_KEYS && s.samples == 2 * NR_KEYS && !s.bad,
+	      "%s: the file holds %" PRIu64 " keys, %" PRIu64 " samples, %d "
+	      "wrong; want %d keys of 2", one_by_one ? "one by one" : "batched",
+	      s.keys, s.samples, s.bad, NR_KEYS);
+	odb_close(&db);
+	unlink(sfile_path);
+}
+
+int main(void)
+{
+	struct opd_config cfg = { 0 };
+	char cmd[300];
+	FILE *f;
+
+	op_set_progname("sfile_alias_test");
+	if (!mkdtemp(dir))
+		op_die("mkdtemp failed");
+	snprintf(bin, sizeof(bin), "%s/prog", dir);
+	snprintf(sfile_path, sizeof(sfile_path),
+		 "%s/{root}%s/{dep}/{root}%s/CPU_CLOCK.1000000.0.all.all.all",
+		 dir, bin, bin);
+	f = fopen(bin, "w");
+	if (!f)
+		op_die("cannot create %s", bin);
+	fclose(f);
+	cfg.cpu_type = CPU_TIMER_INT;
+	cfg.nr_events = 1;
+	strcpy(cfg.events[0].name, "CPU_CLOCK");
+	cfg.events[0].count = 1000000;
+
+	run(&cfg, 1);
+	run(&cfg, 0);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	check(!system(cmd), "the scratch directory is removed");
+	return check_done();
+}
