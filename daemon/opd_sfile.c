@@ -197,25 +197,6 @@ static void close_lru(struct opd_sfiles *sfs)
 		close_file(sfs, sfs->lru.lru_prev);
 }
 
-/*
- * Two entries can name one file: two images of one path (a binary seen
- * from two mount namespaces, or once deleted: another image key, the
- * same name). A file has one writer at a time (odb is not shared), so
- * the other entry's handle is closed before path is opened; each
- * reopens when it is written again. Opens are rare next to adds.
- */
-static void close_same_path(struct opd_sfiles *sfs, char const *path)
-{
-	struct opd_sfile *sf;
-
-	for (sf = sfs->lru.lru_next; sf != &sfs->lru; sf = sf->lru_next) {
-		if (sf->db.path && !strcmp(sf->db.path, path)) {
-			close_file(sfs, sf);
-			return;
-		}
-	}
-}
-
 /* Close every open file; pending samples stay pending (no flush). */
 static void close_open_files(struct opd_sfiles *sfs)
 {
@@ -401,7 +382,6 @@ static int open_file(struct opd_sfiles *sfs, struct opd_sfile *sf)
 
 	if (sf->stale || build_path(sfs, &sf->key, path, sizeof(path)))
 		return -EINVAL;
-	close_same_path(sfs, path);
 	if (sfs->nr_open >= sfs->max_open)
 		close_lru(sfs);
 	fill_header(sfs, sf, &h);
