@@ -1,8 +1,9 @@
 /*
- * Unit test of the sample file cache when two keys name one file: a
- * binary seen through another mount namespace (opd_image_file_at with a
- * root) and from the daemon's own is two images with one name, so their
- * samples go to one sample file. Each entry used to open its own handle;
+ * Unit test of the sample file cache when two keys name one file: two
+ * images with one name (here a binary and a saved copy of it,
+ * opd_image_copy; before builds were told apart by build-id, also a
+ * binary seen through another mount namespace and from the daemon's
+ * own), so their samples go to one sample file. Each entry used to open its own handle;
  * when one grew the file the other's mapping went stale and its samples
  * were lost ("current_size 129 outside 1 .. 128"). Every sample must be
  * in the file and counted written, whichever order the entries write in.
@@ -57,7 +58,7 @@ static void run(struct opd_config const *cfg, int one_by_one)
 	struct opd_images *images = opd_images_new();
 	struct opd_sfiles *sfs = opd_sfiles_new(cfg, images, dir);
 	int here = opd_image_file(images, bin);
-	int there = opd_image_file_at(images, bin, "/");
+	int there = opd_image_copy(images, bin, bin);
 	struct opd_sfile_counts const *c;
 	struct sum s = { 0, 0, 0 };
 	struct odb db;
