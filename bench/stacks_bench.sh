@@ -110,11 +110,13 @@ awk -v a="$alone" -v ot="$op_total" -v oo="$op_own" -v pt="$perf_total" \
 	slope = (ob4 - ob) / (n4 - n); n10 = n * 600 / a
 	printf "growth: %d samples %d bytes, %d samples %d bytes: %.1f bytes a sample; 10 minutes (%d samples): session %.1f MB, %.2f %% of perf.data\n", n, ob, n4, ob4, slope, n10, (ob + slope * (n10 - n)) / 1e6, 100 * (ob + slope * (n10 - n)) / p10
 }'
-/usr/bin/time -f '%e %U %S' -o "$dir/t_perf" perf report --stdio -i "$dir/perf.data" >/dev/null 2>&1 || true
+/usr/bin/time -f '%e %U %S' -o "$dir/t_perf" perf report --stdio -i "$dir/perf.data" >/dev/null 2>"$dir/perf_report.err" ||
+	{ echo "perf report failed:"; tail -3 "$dir/perf_report.err"; }
 echo "perf report --stdio: $(awk '{ print $1 " s wall, " $2 + $3 " s CPU" }' "$dir/t_perf")"
 if "$build/pp/opreport" --help 2>&1 | grep -q -- '--stacks'; then
 	/usr/bin/time -f '%e %U %S' -o "$dir/t_op" "$build/pp/opreport" \
-		--session-dir="$dir/op" --stacks >/dev/null 2>&1 || true
+		--session-dir="$dir/op" --stacks >/dev/null 2>"$dir/op_report.err" ||
+		{ echo "opreport --stacks failed:"; cat "$dir/op_report.err"; }
 	echo "opreport --stacks: $(awk '{ print $1 " s wall, " $2 + $3 " s CPU" }' "$dir/t_op")"
 else
 	echo "opreport --stacks: not in this build yet (issue 26's reports); hook left here"
