@@ -24,6 +24,41 @@ prog=$tmp/leaves
 $CC -O2 -g -fomit-frame-pointer -o "$tmp/qsort_cb" \
 	"$abs_top_srcdir/tests/workloads/qsort_cb.c" || fail "cannot build qsort_cb.c"
 
+# On a failure, the evidence stays in the output: the report's notes,
+# the heaviest folded lines, the build-ids the session and the stack
+# table recorded for the program and the one it has.
+test_fail_hook() {
+	local f
+	for f in "$tmp/folded" "$tmp/allfolded"; do
+		[ -f "$f" ] || continue
+		test_note "${f##*/}: heaviest lines"
+		sort -k2 -n -r -t' ' "$f" | head -15 | sed 's/^/#   /'
+		test_note "${f##*/}.err:"
+		sed 's/^/#   /' "$f.err"
+	done
+	test_note "build-id of $prog: $(readelf -n "$prog" 2>/dev/null |
+		sed -n 's/.*Build ID: *//p')"
+	f=$S/samples/current/session/build-ids
+	[ -f "$f" ] && { test_note "session build-ids of $prog:"
+		grep -F "$prog" "$f" | sed 's/^/#   /'; }
+	f=$S/samples/current/stacks/table
+	[ -f "$f" ] && { test_note "stack table images (name, build-id):"
+		LC_ALL=C grep -a -o '{[a-z]*}/[[:print:]]*' "$f" |
+			grep -F "${prog##*/}" | sed 's/^/#   /'; }
+	test_note "sample files of ${prog##*/}:"
+	find "$S/samples/current" -path "*${prog##*/}*" -type f | sed 's/^/#   /'
+	[ -f "$S/samples/oprofiled.log" ] &&
+		tail -20 "$S/samples/oprofiled.log" | sed 's/^/#   /'
+	for f in "$S"/samples/current/stats/*; do
+		[ -f "$f" ] && [ "$(cat "$f")" != 0 ] &&
+			test_note "stats/${f##*/}: $(cat "$f")"
+	done
+	# T0022_KEEP=DIR: the whole $tmp (session, binaries) kept there
+	[ -n "${T0022_KEEP:-}" ] && cp -a "$tmp" "$T0022_KEEP/" &&
+		test_note "kept in $T0022_KEEP/${tmp##*/}"
+	:
+}
+
 ctl_start --event=CPU_CLOCK:150000 --callgraph=32
 "$prog" 600000000 >/dev/null || fail "the workload failed"
 "$tmp/qsort_cb" 1.5 >/dev/null || fail "the qsort workload failed"
