@@ -6,10 +6,13 @@
  * the walk must then go on to main and the root. A short copy stops with
  * stack_end, an unknown pc with no_mapping.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "op_hashmap.h"
@@ -52,6 +55,23 @@ static bool self_map(void *arg, uint64_t pc, struct unwind_map *m)
 		found = true;
 	}
 	fclose(f);
+	return found;
+}
+
+/* self_map, under the lowered fd limit of test_unreadable: reading
+ * /proc/self/maps needs an fd, so the mapping is looked up with the
+ * limit raised for that moment only. */
+static bool self_map_nofd(void *arg, uint64_t pc, struct unwind_map *m)
+{
+	struct rlimit low, high;
+	bool found;
+
+	getrlimit(RLIMIT_NOFILE, &low);
+	high = low;
+	high.rlim_cur = high.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &high);
+	found = self_map(arg, pc, m);
+	setrlimit(RLIMIT_NOFILE, &low);
 	return found;
 }
 
@@ -152,6 +172,50 @@ static void test_bounds(void)
 	unwind_cache_free(uc);
 }
 
+/*
+ * A binary that cannot be opened at its first frame (the daemon out of
+ * fds under load: EMFILE) stops that walk with no_cfi, and is opened
+ * again later: the next walk reaches the root. Kept as a binary without
+ * CFI, it would stop every stack through it for the cookie's life.
+ */
+static void test_unreadable(void)
+{
+	struct unwind_cache *uc = unwind_cache_new();
+	struct unwind_stack stk = { regs.sp, copy, copied };
+	struct rlimit was, low;
+	uint64_t pcs[64];
+	unsigned n, reason;
+	int fd = dup(0);
+
+	if (fd < 0 || getrlimit(RLIMIT_NOFILE, &was)) {
+		check(false, "dup, getrlimit: %s", strerror(errno));
+		return;
+	}
+	close(fd);
+	low = was;
+	low.rlim_cur = (rlim_t)fd;	/* the lowest free fd: none left */
+	if (setrlimit(RLIMIT_NOFILE, &low)) {
+		check(false, "setrlimit: %s", strerror(errno));
+		return;
+	}
+	reason = unwind_user(uc, &regs, &stk, self_map_nofd, NULL, pcs, 64,
+			     &n);
+	setrlimit(RLIMIT_NOFILE, &was);
+	check(reason == OP_UNWIND_NO_CFI && n == 1,
+	      "out of fds: the walk stops at the first frame (%s, %u)",
+	      op_unwind_stop_name(reason), n);
+	check(unwind_cache_stats(uc)->unreadable >= 1 &&
+	      !unwind_cache_stats(uc)->no_cfi,
+	      "counted as unreadable (%llu), not as without CFI",
+	      (unsigned long long)unwind_cache_stats(uc)->unreadable);
+	reason = unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
+	check(reason == OP_UNWIND_ROOT && n >= 5 && pcs[1] == truth[0] &&
+	      pcs[2] == truth[1] && pcs[3] == truth[2],
+	      "fds back: the next walk opens the binary again and reaches "
+	      "the root (%s, %u frames)", op_unwind_stop_name(reason), n);
+	unwind_cache_free(uc);
+}
+
 int main(void)
 {
 	struct unwind_cache *uc = unwind_cache_new();
@@ -194,5 +258,6 @@ int main(void)
 	unwind_cache_free(uc);
 
 	test_bounds();
+	test_unreadable();
 	return check_done();
 }
