@@ -7,6 +7,7 @@
  * stack_end, an unknown pc with no_mapping.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -189,10 +190,11 @@ static void test_unreadable(void)
 	struct rlimit was, low;
 	uint64_t pcs[64];
 	unsigned n, reason;
-	int fd = dup(0);
+	int fd = open("/dev/null", O_RDONLY);
 
 	if (fd < 0 || getrlimit(RLIMIT_NOFILE, &was)) {
-		check(false, "dup, getrlimit: %s", strerror(errno));
+		check(false, "open /dev/null, getrlimit: %s", strerror(errno));
+		unwind_cache_free(uc);
 		return;
 	}
 	close(fd);
@@ -200,6 +202,7 @@ static void test_unreadable(void)
 	low.rlim_cur = (rlim_t)fd;	/* the lowest free fd: none left */
 	if (setrlimit(RLIMIT_NOFILE, &low)) {
 		check(false, "setrlimit: %s", strerror(errno));
+		unwind_cache_free(uc);
 		return;
 	}
 	reason = unwind_user(uc, &regs, &stk, self_map_nofd, NULL, pcs, 64,
