@@ -10,10 +10,12 @@
  * (sample_lost_no_mapping, or sample_lost_no_mm for a process we never
  * saw) for the rest of its life. So a sample's user pc that resolves in
  * no known mapping makes us re-read /proc/PID/maps once (pm_refresh) and
- * try again. Backtrace frames do not ask for re-reads: a frame-pointer
+ * try again. A frame-pointer walk's frames do not ask for re-reads: a
  * walk through code built without frame pointers yields junk return
- * addresses in no mapping all the time, and a frame in a lost mapping is
- * usually recovered by the samples taken in that code. /proc shows the
+ * addresses in no mapping all the time. A CFI-unwound frame does (once
+ * per walk, find_map): its return address is sure, and a lost mapping
+ * of callers only (libc's __libc_start_call_main under a program's own
+ * loop) would get no sample to recover it. /proc shows the
  * present, which is newer than the sample (by the ordering slack and
  * whatever is still queued), so:
  *  - a re-read is skipped when a record queued after the sample changes
@@ -316,14 +318,33 @@ static void emit_unwind_stop(struct perf_source *ps, unsigned reason)
 struct map_ctx {
 	struct perf_source *ps;
 	struct proc *p;
+	uint32_t pid;
+	uint64_t time;
+	bool reread;		/* this walk asked for a re-read already */
 };
 
+/*
+ * The mapping of a CFI-unwound frame. Unlike a frame-pointer walk's, its
+ * return address is no guess: a miss is a mapping whose record was lost
+ * (libc's, say, while the program's own arrived), and no sample may ever
+ * land in it to recover it (a program that never leaves its own code),
+ * so every stack would stop there (no_mapping). One re-read per walk,
+ * under the same limits as a sample's.
+ */
 static bool find_map(void *arg, uint64_t pc, struct unwind_map *m)
 {
 	struct map_ctx *c = arg;
 	struct vma *v = c->p ? pm_lookup(c->p, pc) : NULL;
 	struct cookie_entry *e;
 
+	if (!v && !c->reread) {
+		c->reread = true;
+		if (reread_maps(c->ps, c->pid, c->time, &c->p)) {
+			v = pm_lookup(c->p, pc);
+			if (v)
+				c->ps->count[OP_COUNT_MAPS_REREAD_HIT]++;
+		}
+	}
 	if (!v)
 		return false;
 	m->start = v->start;
@@ -379,7 +400,10 @@ static unsigned emit_unwound(struct perf_source *ps, struct proc *p,
 	uint64_t nr = rd64(rec, HDR + 40), off, abi, len;
 	struct unwind_regs regs;
 	struct unwind_stack stk;
-	struct map_ctx ctx = { ps, p };
+	struct map_ctx ctx = {
+		.ps = ps, .p = p, .pid = rd32(rec, HDR + 16),
+		.time = rd64(rec, HDR + 24),
+	};
 	unsigned frames, n, first, reason;
 
 	if (nr > (size - HDR - 48) / 8)
@@ -415,6 +439,7 @@ static unsigned emit_unwound(struct perf_source *ps, struct proc *p,
 	first = kernel ? 0 : 1;
 	reason = unwind_user(ps->unw, &regs, &stk, find_map, &ctx, ps->pcs,
 			     ps->depth - frames + first, &n);
+	p = ctx.p;		/* a re-read may have made it another */
 	for (unsigned i = first; i < n; i++) {
 		unsigned long cookie, offset;
 

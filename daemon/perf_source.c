@@ -573,10 +573,11 @@ void perf_source_close(struct perf_source *ps)
 	if (ps->unw && ps->time_unwind) {
 		struct unwind_stats const *u = unwind_cache_stats(ps->unw);
 
-		fprintf(stderr, "unwind: %llu binaries (%llu without CFI), %llu steps (%llu by a compiled rule); "
+		fprintf(stderr, "unwind: %llu binaries (%llu without CFI, %llu failed reads), %llu steps (%llu by a compiled rule); "
 			"root stacks by bytes needed <=1K %llu 2K %llu 4K %llu 8K %llu "
 			"16K %llu 32K %llu 64K %llu\n",
 			(unsigned long long)u->binaries, (unsigned long long)u->no_cfi,
+			(unsigned long long)u->unreadable,
 			(unsigned long long)u->frames, (unsigned long long)u->rule_hits,
 			(unsigned long long)u->root_bytes[0], (unsigned long long)u->root_bytes[1],
 			(unsigned long long)u->root_bytes[2], (unsigned long long)u->root_bytes[3],

@@ -5,6 +5,7 @@
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "op_build_id.h"
 #include "op_hashmap.h"
+#include "op_message.h"
 #include "op_stacks.h"
 #include "op_util.h"
 #include "unwind.h"
@@ -27,6 +29,7 @@
  * minute of this machine ~200 binaries.
  */
 #define MAX_BINARIES 256
+#define RETRY_MAX 1024	/* lookups between two opens of an unreadable binary */
 #define MAX_RULES 8192
 #define REG_BP 6	/* DWARF register numbers, x86-64 */
 #define REG_SP 7
@@ -69,6 +72,11 @@ struct binary {
 	Dwarf_CFI *df;		/* .debug_frame */
 	struct seg segs[MAX_SEGS];
 	int nsegs;
+	/* the file could not be opened or read (EMFILE, ENOMEM...): tried
+	 * again at its retry_at-th lookup, the wait doubling up to
+	 * RETRY_MAX, not taken for a binary without CFI for good */
+	bool unreadable;
+	uint32_t lookups, retry_at;
 };
 
 struct unwind_cache {
@@ -112,12 +120,10 @@ static void rules_clear(struct binary *b)
 	b->nrules = 0;
 }
 
-static void bin_free(struct op_hashmap_entry *e)
+/* Its handles closed, as before the first open. */
+static void bin_close(struct binary *b)
 {
-	struct binary *b = OP_HASHMAP_ENTRY(e, struct binary, ent);
-
 	rules_clear(b);
-
 	if (b->eh)
 		dwarf_cfi_end(b->eh);
 	if (b->dbg)
@@ -130,6 +136,18 @@ static void bin_free(struct op_hashmap_entry *e)
 		close(b->dbg_fd);
 	if (b->fd >= 0)
 		close(b->fd);
+	b->eh = b->df = NULL;
+	b->dbg = NULL;
+	b->elf = b->dbg_elf = NULL;
+	b->fd = b->dbg_fd = -1;
+	b->nsegs = 0;
+}
+
+static void bin_free(struct op_hashmap_entry *e)
+{
+	struct binary *b = OP_HASHMAP_ENTRY(e, struct binary, ent);
+
+	bin_close(b);
 	free(b->rules);
 	free(b);
 }
@@ -295,6 +313,42 @@ static void bin_evict(struct unwind_cache *uc)
 	uc->stats.binaries_evicted++;
 }
 
+/*
+ * The binary's file, segments and CFI. A file that cannot be opened or
+ * read now (out of fds or memory under load) is no verdict on its CFI:
+ * kept as one, it would end every stack through it at its first frame
+ * (no_cfi) for as long as its cookie lives.
+ */
+static void bin_load(struct unwind_cache *uc, struct binary *b,
+		     char const *path)
+{
+	b->unreadable = false;
+	if (!path)
+		return;		/* no file (JIT): no CFI, for good */
+	b->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (b->fd >= 0)
+		b->elf = elf_begin(b->fd, ELF_C_READ_MMAP, NULL);
+	if (!b->elf) {
+		if (!b->retry_at)
+			op_warn("cannot read '%s' for its CFI (%s): its stacks "
+				"stop there (no_cfi) until it is read again",
+				path, b->fd < 0 ? strerror(errno) :
+				elf_errmsg(-1));
+		b->unreadable = true;
+		if (!b->retry_at)
+			b->retry_at = 1;
+		uc->stats.unreadable++;
+		bin_close(b);
+		return;
+	}
+	if (elf_kind(b->elf) == ELF_K_ELF) {
+		read_segments(b);
+		b->eh = dwarf_getcfi_elf(b->elf);
+		if (!open_debug_frame(b, b->elf))
+			open_debug_file(b, path);
+	}
+}
+
 static struct binary *bin_open(struct unwind_cache *uc,
 			       struct unwind_map const *m)
 {
@@ -309,19 +363,26 @@ static struct binary *bin_open(struct unwind_cache *uc,
 	op_hashmap_entry_init(&b->ent, op_hash_u64(m->key));
 	op_hashmap_add(&uc->bins, &b->ent);
 	uc->stats.binaries++;
-	if (m->path)
-		b->fd = open(m->path, O_RDONLY | O_CLOEXEC);
-	if (b->fd >= 0)
-		b->elf = elf_begin(b->fd, ELF_C_READ_MMAP, NULL);
-	if (b->elf && elf_kind(b->elf) == ELF_K_ELF) {
-		read_segments(b);
-		b->eh = dwarf_getcfi_elf(b->elf);
-		if (!open_debug_frame(b, b->elf))
-			open_debug_file(b, m->path);
-	}
-	if (!b->eh && !b->df)
+	bin_load(uc, b, m->path);
+	if (!b->eh && !b->df && !b->unreadable)
 		uc->stats.no_cfi++;
 	return b;
+}
+
+/* An unreadable binary read again after 1, 2, 4, ... RETRY_MAX more
+ * lookups: a moment of fd or memory shortage passes, a missing file
+ * costs one open per RETRY_MAX frames through it. */
+static void bin_retry(struct unwind_cache *uc, struct binary *b,
+		      char const *path)
+{
+	if (b->lookups++ < b->retry_at)
+		return;
+	b->lookups = 0;
+	if (b->retry_at < RETRY_MAX)
+		b->retry_at *= 2;
+	bin_load(uc, b, path);
+	if (!b->unreadable && !b->eh && !b->df)
+		uc->stats.no_cfi++;
 }
 
 static struct binary *bin_get(struct unwind_cache *uc,
@@ -337,6 +398,8 @@ static struct binary *bin_get(struct unwind_cache *uc,
 		b = e ? OP_HASHMAP_ENTRY(e, struct binary, ent) : bin_open(uc, m);
 		uc->last = b;
 	}
+	if (b->unreadable)
+		bin_retry(uc, b, m->path);
 	b->used = ++uc->clock;
 	return b;
 }

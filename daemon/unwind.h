@@ -49,6 +49,7 @@ struct unwind_stack {
 struct unwind_stats {
 	uint64_t binaries;	/* binaries opened */
 	uint64_t no_cfi;	/* of which without any CFI */
+	uint64_t unreadable;	/* opens or reads that failed (retried) */
 	uint64_t frames;	/* steps done */
 	uint64_t rule_hits;	/* of which by an already compiled rule */
 	uint64_t slow_steps;	/* of which evaluated by libdw (not the

@@ -6,14 +6,22 @@
  * the walk must then go on to main and the root. A short copy stops with
  * stack_end, an unknown pc with no_mapping.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "op_hashmap.h"
 #include "op_stacks.h"
+#include "op_stream.h"
+#include "op_util.h"
+#include "perf_source_int.h"
 #include "unwind.h"
 
 #define COPY 16384
@@ -52,6 +60,23 @@ static bool self_map(void *arg, uint64_t pc, struct unwind_map *m)
 		found = true;
 	}
 	fclose(f);
+	return found;
+}
+
+/* self_map, under the lowered fd limit of test_unreadable: reading
+ * /proc/self/maps needs an fd, so the mapping is looked up with the
+ * limit raised for that moment only. */
+static bool self_map_nofd(void *arg, uint64_t pc, struct unwind_map *m)
+{
+	struct rlimit low, high;
+	bool found;
+
+	getrlimit(RLIMIT_NOFILE, &low);
+	high = low;
+	high.rlim_cur = high.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &high);
+	found = self_map(arg, pc, m);
+	setrlimit(RLIMIT_NOFILE, &low);
 	return found;
 }
 
@@ -152,6 +177,218 @@ static void test_bounds(void)
 	unwind_cache_free(uc);
 }
 
+/*
+ * A binary that cannot be opened at its first frame (the daemon out of
+ * fds under load: EMFILE) stops that walk with no_cfi, and is opened
+ * again later: the next walk reaches the root. Kept as a binary without
+ * CFI, it would stop every stack through it for the cookie's life.
+ */
+static void test_unreadable(void)
+{
+	struct unwind_cache *uc = unwind_cache_new();
+	struct unwind_stack stk = { regs.sp, copy, copied };
+	struct rlimit was, low;
+	uint64_t pcs[64];
+	unsigned n, reason;
+	int fd = open("/dev/null", O_RDONLY);
+
+	if (fd < 0 || getrlimit(RLIMIT_NOFILE, &was)) {
+		check(false, "open /dev/null, getrlimit: %s", strerror(errno));
+		unwind_cache_free(uc);
+		return;
+	}
+	close(fd);
+	low = was;
+	low.rlim_cur = (rlim_t)fd;	/* the lowest free fd: none left */
+	if (setrlimit(RLIMIT_NOFILE, &low)) {
+		check(false, "setrlimit: %s", strerror(errno));
+		unwind_cache_free(uc);
+		return;
+	}
+	reason = unwind_user(uc, &regs, &stk, self_map_nofd, NULL, pcs, 64,
+			     &n);
+	setrlimit(RLIMIT_NOFILE, &was);
+	check(reason == OP_UNWIND_NO_CFI && n == 1,
+	      "out of fds: the walk stops at the first frame (%s, %u)",
+	      op_unwind_stop_name(reason), n);
+	check(unwind_cache_stats(uc)->unreadable >= 1 &&
+	      !unwind_cache_stats(uc)->no_cfi,
+	      "counted as unreadable (%llu), not as without CFI",
+	      (unsigned long long)unwind_cache_stats(uc)->unreadable);
+	reason = unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
+	check(reason == OP_UNWIND_ROOT && n >= 5 && pcs[1] == truth[0] &&
+	      pcs[2] == truth[1] && pcs[3] == truth[2],
+	      "fds back: the next walk opens the binary again and reaches "
+	      "the root (%s, %u frames)", op_unwind_stop_name(reason), n);
+	unwind_cache_free(uc);
+}
+
+/* The executable mapping of this test's own code, from /proc/self/maps. */
+static bool own_text(uint64_t *start, uint64_t *end, uint64_t *pgoff,
+		     char *path, size_t len)
+{
+	struct unwind_map m;
+	FILE *f;
+	char line[4400];
+	bool found = false;
+
+	if (!self_map(NULL, regs.ip, &m) || !m.path)
+		return false;
+	snprintf(path, len, "%s", m.path);
+	f = fopen("/proc/self/maps", "r");
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		unsigned long s, e, off;
+
+		if (sscanf(line, "%lx-%lx %*s %lx", &s, &e, &off) == 3 &&
+		    regs.ip >= s && regs.ip < e) {
+			*start = s;
+			*end = e;
+			*pgoff = off;
+			found = true;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static size_t put(unsigned char *rec, size_t at, void const *v, size_t n)
+{
+	memcpy(rec + at, v, n);
+	return at + n;
+}
+
+/* A perf MMAP2 record of this process (sample_id_all trailer). */
+static size_t mmap2_record(unsigned char *rec, uint64_t start, uint64_t end,
+			   uint64_t pgoff, char const *path)
+{
+	struct perf_event_header h = { PERF_RECORD_MMAP2, 0, 0 };
+	uint32_t pid = (uint32_t)getpid(), zero32 = 0;
+	uint64_t len = end - start, zero = 0, time = 1;
+	size_t at = sizeof(h), n = strlen(path) + 1;
+
+	at = put(rec, at, &pid, 4);
+	at = put(rec, at, &pid, 4);
+	at = put(rec, at, &start, 8);
+	at = put(rec, at, &len, 8);
+	at = put(rec, at, &pgoff, 8);
+	for (int i = 0; i < 4; i++)	/* maj min, ino, ino_gen, prot flags */
+		at = put(rec, at, &zero, 8);
+	at = put(rec, at, path, n);
+	at = (at + 7) & ~(size_t)7;
+	at = put(rec, at, &pid, 4);	/* trailer: pid/tid, time, cpu, id */
+	at = put(rec, at, &pid, 4);
+	at = put(rec, at, &time, 8);
+	at = put(rec, at, &zero32, 4);
+	at = put(rec, at, &zero32, 4);
+	at = put(rec, at, &zero, 8);
+	h.size = (uint16_t)at;
+	put(rec, 0, &h, sizeof(h));
+	return at;
+}
+
+/* A user sample of this process: the registers and stack copy of leaf(),
+ * no callchain (perf_source.c's layout with a stack copy). */
+static size_t sample_record(unsigned char *rec)
+{
+	struct perf_event_header h = { PERF_RECORD_SAMPLE,
+				       PERF_RECORD_MISC_USER, 0 };
+	uint32_t pid = (uint32_t)getpid(), zero32 = 0;
+	uint64_t id = 1, time = 2, zero = 0, abi = PERF_SAMPLE_REGS_ABI_64;
+	uint64_t len = COPY, dyn = copied;
+	size_t at = sizeof(h);
+
+	at = put(rec, at, &id, 8);
+	at = put(rec, at, &regs.ip, 8);
+	at = put(rec, at, &pid, 4);
+	at = put(rec, at, &pid, 4);
+	at = put(rec, at, &time, 8);
+	at = put(rec, at, &zero32, 4);
+	at = put(rec, at, &zero32, 4);
+	at = put(rec, at, &zero, 8);		/* callchain: nr 0 */
+	at = put(rec, at, &abi, 8);
+	at = put(rec, at, &regs.bp, 8);
+	at = put(rec, at, &regs.sp, 8);
+	at = put(rec, at, &regs.ip, 8);
+	at = put(rec, at, &len, 8);
+	at = put(rec, at, copy, COPY);
+	at = put(rec, at, &dyn, 8);
+	h.size = (uint16_t)at;
+	put(rec, 0, &h, sizeof(h));
+	return at;
+}
+
+/* The reason of the stream's last ESC UNWIND_STOP, or -1. */
+static long last_stop(struct word_buffer const *wb)
+{
+	long r = -1;
+
+	for (size_t i = 0; i + 2 < wb->len; i++)
+		if (wb->w[i] == OP_ESCAPE_CODE &&
+		    wb->w[i + 1] == OP_CODE_UNWIND_STOP)
+			r = (long)wb->w[i + 2];
+	return r;
+}
+
+/*
+ * The perf source on a sample of this process whose libc mapping's
+ * record was lost (only the test's own MMAP2 arrived): the samples all
+ * land in the test's code, so none asks for a re-read, and the unwinder
+ * meets libc (__libc_start_call_main) as a caller. Without a re-read of
+ * its own, every such stack stopped there with no_mapping.
+ */
+static void test_lost_caller_mapping(void)
+{
+	static unsigned char rec[COPY + 4096];
+	struct perf_source *ps = op_xcalloc(1, sizeof(*ps));
+	struct ps_id one = { .id = 1, .event = 0 };
+	uint64_t start, end, pgoff;
+	char path[4096];
+	long stop;
+
+	if (!own_text(&start, &end, &pgoff, path, sizeof(path))) {
+		check(false, "this test's code is in /proc/self/maps");
+		free(ps);
+		return;
+	}
+	ps->ids = &one;
+	ps->nr_ids = 1;
+	ps->depth = 32;
+	ps->stack_size = COPY;
+	ps->unw = unwind_cache_new();
+	ps->pcs = op_xcalloc(ps->depth + 1, sizeof(*ps->pcs));
+	pm_reread_init(&ps->reread, 100 * 1000000ull, 200);
+	ps->now = 1000000000ull;
+	rq_init(&ps->q);
+	pm_init(&ps->procs);
+	ct_init(&ps->cookies);
+	wb_init(&ps->out);
+	se_init(&ps->em, &ps->out, &ps->cookies);
+
+	mmap2_record(rec, start, end, pgoff, path);
+	ps_handle_record(ps, rec);
+	sample_record(rec);
+	ps_handle_record(ps, rec);
+	stop = last_stop(&ps->out);
+	check(ps->stats.user_samples == 1 && stop == OP_UNWIND_ROOT,
+	      "libc's record lost: the walk re-reads the maps and reaches "
+	      "the root (stop: %s)", stop < 0 ? "none" :
+	      op_unwind_stop_name((unsigned)stop));
+	check(ps->count[OP_COUNT_MAPS_REREAD] == 1 &&
+	      ps->count[OP_COUNT_MAPS_REREAD_HIT] == 1,
+	      "one re-read, a hit (%llu, %llu)",
+	      (unsigned long long)ps->count[OP_COUNT_MAPS_REREAD],
+	      (unsigned long long)ps->count[OP_COUNT_MAPS_REREAD_HIT]);
+
+	wb_free(&ps->out);
+	ct_free(&ps->cookies);
+	pm_free(&ps->procs);
+	rq_free(&ps->q);
+	free(ps->pcs);
+	unwind_cache_free(ps->unw);
+	free(ps);
+}
+
 int main(void)
 {
 	struct unwind_cache *uc = unwind_cache_new();
@@ -194,5 +431,7 @@ int main(void)
 	unwind_cache_free(uc);
 
 	test_bounds();
+	test_unreadable();
+	test_lost_caller_mapping();
 	return check_done();
 }

@@ -24,6 +24,41 @@ prog=$tmp/leaves
 $CC -O2 -g -fomit-frame-pointer -o "$tmp/qsort_cb" \
 	"$abs_top_srcdir/tests/workloads/qsort_cb.c" || fail "cannot build qsort_cb.c"
 
+# On a failure, the evidence stays in the output: the report's notes,
+# the heaviest folded lines, the build-ids the session and the stack
+# table recorded for the program and the one it has.
+test_fail_hook() {
+	local f
+	for f in "$tmp/folded" "$tmp/allfolded"; do
+		[ -f "$f" ] || continue
+		test_note "${f##*/}: heaviest lines"
+		sort -k2 -n -r -t' ' "$f" | head -15 | sed 's/^/#   /'
+		test_note "${f##*/}.err:"
+		sed 's/^/#   /' "$f.err"
+	done
+	test_note "build-id of $prog: $(readelf -n "$prog" 2>/dev/null |
+		sed -n 's/.*Build ID: *//p')"
+	f=$S/samples/current/session/build-ids
+	[ -f "$f" ] && { test_note "session build-ids of $prog:"
+		grep -F "$prog" "$f" | sed 's/^/#   /'; }
+	f=$S/samples/current/stacks/table
+	[ -f "$f" ] && { test_note "stack table images (name, build-id):"
+		LC_ALL=C grep -a -o '{[a-z]*}/[[:print:]]*' "$f" |
+			grep -F "${prog##*/}" | sed 's/^/#   /'; }
+	test_note "sample files of ${prog##*/}:"
+	find "$S/samples/current" -path "*${prog##*/}*" -type f | sed 's/^/#   /'
+	[ -f "$S/samples/oprofiled.log" ] &&
+		tail -20 "$S/samples/oprofiled.log" | sed 's/^/#   /'
+	for f in "$S"/samples/current/stats/*; do
+		[ -f "$f" ] && [ "$(cat "$f")" != 0 ] &&
+			test_note "stats/${f##*/}: $(cat "$f")"
+	done
+	# T0022_KEEP=DIR: the whole $tmp (session, binaries) kept there
+	[ -n "${T0022_KEEP:-}" ] && cp -a "$tmp" "$T0022_KEEP/" &&
+		test_note "kept in $T0022_KEEP/${tmp##*/}"
+	:
+}
+
 ctl_start --event=CPU_CLOCK:150000 --callgraph=32
 "$prog" 600000000 >/dev/null || fail "the workload failed"
 "$tmp/qsort_cb" 1.5 >/dev/null || fail "the qsort workload failed"
@@ -46,9 +81,18 @@ total=$(awk '/^[0-9]/ { s += $1 } END { print s + 0 }' "$tmp/flat")
 run_report "$tmp/folded" --folded image:"$prog"
 check_eq "$(awk '{ s += $NF } END { print s + 0 }' "$tmp/folded")" "$total" \
 	"--folded sums to opreport -l's total ($total samples)"
+# folded_sum FILE SUFFIX: the samples of the folded lines whose stack
+# ends with SUFFIX. A stack is all before the last space: names may hold
+# spaces ("[unwinding stopped: no_cfi]", C++ signatures).
+folded_sum() {
+	awk -v f="$2" '{ k = $0; sub(/ [0-9]+$/, "", k) }
+		substr(k, length(k) - length(f) + 1) == f { s += $NF }
+		END { print s + 0 }' "$1"
+}
+
 for f in alpha beta gamma_fn; do
-	all=$(awk -v f=";$f" 'substr($1, length($1) - length(f) + 1) == f { s += $NF } END { print s + 0 }' "$tmp/folded")
-	via=$(awk -v f=";main;$f" 'substr($1, length($1) - length(f) + 1) == f { s += $NF } END { print s + 0 }' "$tmp/folded")
+	all=$(folded_sum "$tmp/folded" ";$f")
+	via=$(folded_sum "$tmp/folded" ";main;$f")
 	[ "$all" -ge 50 ] || fail "$f: only $all samples"
 	awk -v a="$all" -v v="$via" 'BEGIN { exit !(v >= 0.99 * a) }' ||
 		{ grep ";$f " "$tmp/folded"; fail "$f: main is the caller of $via of $all samples (< 99%)"; }
@@ -69,8 +113,8 @@ done
 # qsort_cb: samples in the callback and in libc under the program
 run_report "$tmp/qfolded" --folded image:"$tmp/qsort_cb"
 qall=$(awk '{ s += $NF } END { print s + 0 }' "$tmp/qfolded")
-qmain=$(awk '$1 ~ /;main(;|$)/ { s += $NF } END { print s + 0 }' "$tmp/qfolded")
-qcb=$(awk '$1 ~ /;cmp_long$/ { s += $NF } END { print s + 0 }' "$tmp/qfolded")
+qmain=$(awk '{ k = $0; sub(/ [0-9]+$/, "", k) } k ~ /;main(;|$)/ { s += $NF } END { print s + 0 }' "$tmp/qfolded")
+qcb=$(folded_sum "$tmp/qfolded" ";cmp_long")
 sort -k2 -n -r -t' ' "$tmp/qfolded" | head -8
 [ "$qall" -ge 200 ] || fail "qsort_cb: only $qall samples"
 awk -v a="$qall" -v m="$qmain" 'BEGIN { exit !(m >= 0.95 * a) }' ||
