@@ -593,6 +593,15 @@ void opd_sfile_add(struct opd_sfiles *sfs, struct opd_sfile_key const *k,
 	}
 }
 
+int opd_sfile_add_now(struct opd_sfiles *sfs, struct opd_sfile_key const *k,
+		      uint64_t key)
+{
+	uint64_t had = sfs->counts.written;
+
+	write_one(sfs, lookup(sfs, k), key, 1);
+	return sfs->counts.written > had;
+}
+
 char const *opd_sfile_no_space(struct opd_sfiles const *sfs)
 {
 	return sfs->no_space[0] ? sfs->no_space : NULL;
