@@ -135,7 +135,7 @@ static void keep_binary(struct opd_core *core, struct opd_image const *img)
 	dir = op_xasprintf("%s/%s/%s", core->current_dir, OP_META_DIR,
 			   OP_META_BINARIES);
 	dst = op_xasprintf("%s/%s", dir, img->build_id);
-	src = op_xasprintf("%s%s", img->root ? img->root : "", img->name);
+	src = opd_image_path(img);
 	rc = op_mkdir_p(dir);
 	if (rc) {
 		op_warn("cannot create '%s': %s", dir, strerror(-rc));
