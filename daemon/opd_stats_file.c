@@ -184,10 +184,10 @@ static int move_counters(char const *from, char const *to)
  * renameat2(RENAME_EXCHANGE), so a reader of stats/ sees one snapshot (the
  * balance holds across files), not a mix of two writes. A kill -9 keeps
  * the page cache: stats/ is the last whole snapshot, and the next write
- * removes a stats.new/ cut short. So no file is fsync'ed here (41 fsyncs
- * every flush interval bought nothing: the sample files, never msync'ed,
- * lose as much at a power cut); opd_stats_sync puts the whole session
- * on disk at exit.
+ * removes a stats.new/ cut short. So no file is fsync'ed here (41
+ * fsyncs at every sync interval and dump bought nothing: the sample
+ * files, never msync'ed, lose as much at a power cut); opd_stats_sync
+ * puts the whole session on disk at exit.
  */
 int opd_stats_write(char const *session_dir, struct opd_stats const *st)
 {
