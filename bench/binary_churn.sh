@@ -19,14 +19,13 @@ duration=${2:-600}
 rate=${3:-49}
 interval=${4:-60}
 here=$(cd "$(dirname "$0")" && pwd)
-export OPROFILE_EVENTS_DIR=${OPROFILE_EVENTS_DIR:-$here/../events}
-opcontrol=$build/utils/opcontrol
+. "$here/lib.sh"
+bench_setup "$build"
 cc=${CC:-cc}
 out=${OUT:-$here/out/binary_churn-$(date -u +%Y%m%dT%H%M%S)-${rate}hz}
 mkdir -p "$out/bin"
 S=$out/session
 stop=$out/stop
-log() { echo "$(date -u +%H:%M:%S) $*" | tee -a "$out/log"; }
 churn_pid=
 cleanup() {
 	touch "$stop"
@@ -69,14 +68,7 @@ churn() {
 	done
 }
 
-daemon_cpu() {
-	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($14 + $15) / hz }' "/proc/$1/stat"
-}
-stat_of() { cat "$S/samples/current/stats/$1" 2>/dev/null || echo 0; }
-
-rm -rf "$S"
-"$opcontrol" --session-dir="$S" --event="CPU_CLOCK:$((1000000000 / rate))" --start >/dev/null
-dpid=$(cat "$S/lock")
+bench_start_daemon "$rate"
 log "binary churn: rate=${rate} Hz duration=${duration}s interval=${interval}s daemon pid $dpid"
 log "uptime: $(uptime)"
 echo 0 >"$out/built"

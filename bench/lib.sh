@@ -12,6 +12,13 @@
 #                             and the probes paused (SIGUSR2), then
 #                             sampling (SIGUSR1); sets bench_a, bench_b
 #                             (work CPU s) and bench_ga, bench_gb (irq %)
+# and what the scripts that watch a daemon over time share (soak.sh,
+# binary_churn.sh), with $out their output directory and $S the session:
+#   log MESSAGE...            a timestamped line on stdout and in $out/log
+#   bench_start_daemon RATE   a fresh session $S sampling CPU_CLOCK at
+#                             RATE Hz; sets dpid
+#   daemon_cpu PID            its user + system CPU seconds
+#   stat_of NAME              the live session's stats/NAME (0: none yet)
 
 bench_setup() {
 	work=$1/bench/cpu_work
@@ -65,3 +72,17 @@ bench_ab_pair() {
 	bench_b=$(bench_run_work "$3" "$4")
 	bench_gb=$(bench_run_probe "$3" "$5")
 }
+
+log() { echo "$(date -u +%H:%M:%S) $*" | tee -a "$out/log"; }
+
+bench_start_daemon() {
+	rm -rf "$S"
+	"$opcontrol" --session-dir="$S" --event="CPU_CLOCK:$((1000000000 / $1))" --start >/dev/null
+	dpid=$(cat "$S/lock")
+}
+
+daemon_cpu() {
+	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($14 + $15) / hz }' "/proc/$1/stat"
+}
+
+stat_of() { cat "$S/samples/current/stats/$1" 2>/dev/null || echo 0; }

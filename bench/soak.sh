@@ -37,7 +37,6 @@ out=${OUT:-$here/out/soak-$(date -u +%Y%m%dT%H%M%S)}
 mkdir -p "$out"
 S=$out/session
 stop=$out/stop
-log() { echo "$(date -u +%H:%M:%S) $*" | tee -a "$out/log"; }
 pids=()
 cleanup() {
 	touch "$stop"
@@ -79,19 +78,9 @@ bursts() {
 	rm -f "$data"
 }
 
-# --- the measures ----------------------------------------------------------
-
-daemon_cpu() {
-	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($14 + $15) / hz }' "/proc/$1/stat"
-}
-
-stat_of() { cat "$S/samples/current/stats/$1" 2>/dev/null || echo 0; }
-
 # --- the run ---------------------------------------------------------------
 
-rm -rf "$S"
-"$opcontrol" --session-dir="$S" --event="CPU_CLOCK:$((1000000000 / rate))" --start >/dev/null
-dpid=$(cat "$S/lock")
+bench_start_daemon "$rate"
 log "soak: rate=${rate} Hz duration=${duration}s interval=${interval}s cpus=$ncpu daemon pid $dpid"
 log "uptime: $(uptime)"
 churn & pids+=($!)

@@ -135,7 +135,7 @@ static void keep_binary(struct opd_core *core, struct opd_image const *img)
 	dir = op_xasprintf("%s/%s/%s", core->current_dir, OP_META_DIR,
 			   OP_META_BINARIES);
 	dst = op_xasprintf("%s/%s", dir, img->build_id);
-	src = op_xasprintf("%s%s", img->root ? img->root : "", img->name);
+	src = opd_image_path(img);
 	rc = op_mkdir_p(dir);
 	if (rc) {
 		op_warn("cannot create '%s': %s", dir, strerror(-rc));
@@ -456,7 +456,7 @@ static void on_trace(void *ctx, struct opd_trace const *tr)
 	size_t n;
 
 	if (!core->trace_ok)
-		return;		/* its sample was dropped */
+		return;		/* its sample is not in its file */
 	core->trace_ok = false;
 	images[0] = core->trace_image;
 	offsets[0] = core->trace_offset;
@@ -509,8 +509,13 @@ static void on_sample(void *ctx, struct opd_transient const *t,
 	k.cg = -1;
 	k.event = (int32_t)event;
 	fill_task_fields(core, &k, t);
-	opd_sfile_add(core->sfiles, &k, offset);
-	if (t->in_trace)
+	if (!t->in_trace) {
+		opd_sfile_add(core->sfiles, &k, offset);
+		return;
+	}
+	/* stacks/ counts only samples that are in their file (the folded
+	 * stacks add up to the sample files): written now, not aggregated */
+	if (opd_sfile_add_now(core->sfiles, &k, offset))
 		keep_trace_leaf(core, t, image, offset);
 }
 

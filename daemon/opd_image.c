@@ -240,6 +240,11 @@ int opd_image_binary(struct opd_images *images, char const *path,
 	return id;
 }
 
+char *opd_image_path(struct opd_image const *img)
+{
+	return op_xasprintf("%s%s", img->root ? img->root : "", img->name);
+}
+
 int opd_image_file_at(struct opd_images *images, char const *path,
 		      char const *root)
 {

@@ -40,6 +40,12 @@ static inline char const *opd_image_sfname(struct opd_image const *img)
 	return img->tagged ? img->tagged : img->name;
 }
 
+/*
+ * Where the daemon reads a binary image: its name below its root (a
+ * process's /proc/PID/root in another mount namespace). Free it.
+ */
+char *opd_image_path(struct opd_image const *img);
+
 struct opd_images;
 
 struct opd_images *opd_images_new(void);

@@ -334,10 +334,14 @@ static int other_build(struct opd_sfiles const *sfs, struct opd_sfile *sf,
 	struct opd_image const *img = opd_image_get(sfs->images, sf->key.image);
 	struct stat st;
 	uint64_t on_disk;
+	char *path;
 
 	if (!have->mtime || !want->mtime || have->mtime == want->mtime)
 		return 0;
-	on_disk = stat(img->name, &st) == 0 ? (uint64_t)st.st_mtime : 0;
+	/* the binary as its process sees it (another mount namespace) */
+	path = opd_image_path(img);
+	on_disk = stat(path, &st) == 0 ? (uint64_t)st.st_mtime : 0;
+	free(path);
 	return have->mtime == on_disk ? -1 : 1;
 }
 
@@ -591,6 +595,15 @@ void opd_sfile_add(struct opd_sfiles *sfs, struct opd_sfile_key const *k,
 			return;
 		}
 	}
+}
+
+int opd_sfile_add_now(struct opd_sfiles *sfs, struct opd_sfile_key const *k,
+		      uint64_t key)
+{
+	uint64_t had = sfs->counts.written;
+
+	write_one(sfs, lookup(sfs, k), key, 1);
+	return sfs->counts.written > had;
 }
 
 char const *opd_sfile_no_space(struct opd_sfiles const *sfs)

@@ -47,6 +47,15 @@ void opd_sfile_add(struct opd_sfiles *sfs, struct opd_sfile_key const *k,
 /* Write every pending sample to its file. */
 void opd_sfile_flush(struct opd_sfiles *sfs);
 
+/*
+ * Write one sample at key in the file for k now, not aggregated, and
+ * count its fate as opd_sfile_add's: 1 if it is in the file, 0 if not
+ * (saturated, or counted as an error or no space). For a sample whose
+ * stack is counted only when the sample itself is in its file.
+ */
+int opd_sfile_add_now(struct opd_sfiles *sfs, struct opd_sfile_key const *k,
+		      uint64_t key);
+
 /* What became of the samples flushed so far (flushes first). */
 struct opd_sfile_counts {
 	uint64_t written;    /* added to a sample file */

@@ -123,7 +123,8 @@ static void perf_log_stats(struct perf_source_stats const *st)
 		"(%llu kernel, %llu user), %llu mmaps, %llu forks, %llu exits, "
 		"%llu processes seeded, %llu maps re-read (%llu resolved the "
 		"pc, %llu gone), %llu throttles, %llu bad records, "
-		"at most %llu records pending\n",
+		"at most %llu records pending, %llu cookies forgotten "
+		"(%llu held at the last sweep)\n",
 		(unsigned long long)st->records, (unsigned long long)st->rounds,
 		(unsigned long long)st->samples,
 		(unsigned long long)st->kernel_samples,
@@ -134,7 +135,9 @@ static void perf_log_stats(struct perf_source_stats const *st)
 		(unsigned long long)st->count[OP_COUNT_MAPS_REREAD_HIT],
 		(unsigned long long)st->count[OP_COUNT_MAPS_REREAD_GONE],
 		(unsigned long long)st->throttles, (unsigned long long)st->bad,
-		(unsigned long long)st->max_pending);
+		(unsigned long long)st->max_pending,
+		(unsigned long long)st->cookies_forgotten,
+		(unsigned long long)st->cookies_held);
 }
 
 static void perf_close(struct opd_source *src)

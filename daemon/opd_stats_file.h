@@ -33,9 +33,17 @@ extern struct opd_stat_field const opd_stat_fields[];
 
 /*
  * Write every counter into SESSION/samples/current/stats/ (created as
- * needed; each file replaced atomically). 0 or -1 (message printed).
+ * needed; all files replaced at once, or rewritten in place on a full
+ * disk; not fsync'ed). 0 or -1 (message printed).
  */
 int opd_stats_write(char const *session_dir, struct opd_stats const *st);
+
+/*
+ * Put the session's files (sample files, stats/) on disk with one
+ * syncfs(2) of SESSION/samples/current's filesystem: at exit, as the
+ * writes do not fsync. 0 or -1 (message printed).
+ */
+int opd_stats_sync(char const *session_dir);
 
 /* Print "name value" lines of the non-zero counters (all when verbose) to
  * the log (stderr). */

@@ -593,6 +593,7 @@ static void shutdown_daemon(struct daemon *d)
 	d->src.ops->close(&d->src);
 	opd_core_sync(d->core);
 	write_stats(d);
+	opd_stats_sync(d->session_dir);	/* the one sync of the session */
 	opd_retention_wait(&d->retain);
 	log_msg("exiting; statistics:");
 	opd_stats_log(opd_core_stats(d->core), d->opt.verbose);
@@ -632,6 +633,7 @@ static int replay(struct daemon *d)
 	}
 	opd_core_sync(d->core);
 	write_stats(d);
+	opd_stats_sync(d->session_dir);
 	if (d->opt.verbose)
 		opd_stats_log(opd_core_stats(d->core), 1);
 	opd_core_free(d->core);

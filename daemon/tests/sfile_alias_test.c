@@ -16,25 +16,22 @@
 
 #include "check.h"
 #include "odb.h"
-#include "op_cpu_type.h"
 #include "op_message.h"
 #include "op_sample_file.h"
 #include "opd_core.h"
 #include "opd_image.h"
 #include "opd_sfile.h"
+#include "sfile_scratch.h"
 
 /* more distinct keys than a new file holds (128 nodes): it must grow */
 #define NR_KEYS 300
 
 static char dir[] = "/tmp/sfile-alias-XXXXXX";
-static char bin[256], sfile_path[1024];
+static char bin[SCRATCH_BIN_LEN], sfile_path[SCRATCH_PATH_LEN];
 
 static void add(struct opd_sfiles *sfs, int image, uint64_t key)
 {
-	struct opd_sfile_key k = { .app = image, .image = image, .cg = -1,
-				   .tgid = -1, .tid = -1, .cpu = -1, .event = 0 };
-
-	opd_sfile_add(sfs, &k, key);
+	scratch_add(sfs, image, key, 1);
 }
 
 struct sum {
@@ -101,25 +98,11 @@ static void run(struct opd_config const *cfg, int one_by_one)
 
 int main(void)
 {
-	struct opd_config cfg = { 0 };
+	struct opd_config cfg;
 	char cmd[300];
-	FILE *f;
 
 	op_set_progname("sfile_alias_test");
-	if (!mkdtemp(dir))
-		op_die("mkdtemp failed");
-	snprintf(bin, sizeof(bin), "%s/prog", dir);
-	snprintf(sfile_path, sizeof(sfile_path),
-		 "%s/{root}%s/{dep}/{root}%s/CPU_CLOCK.1000000.0.all.all.all",
-		 dir, bin, bin);
-	f = fopen(bin, "w");
-	if (!f)
-		op_die("cannot create %s", bin);
-	fclose(f);
-	cfg.cpu_type = CPU_TIMER_INT;
-	cfg.nr_events = 1;
-	strcpy(cfg.events[0].name, "CPU_CLOCK");
-	cfg.events[0].count = 1000000;
+	scratch_make(dir, bin, sfile_path, &cfg);
 
 	run(&cfg, 1);
 	run(&cfg, 0);

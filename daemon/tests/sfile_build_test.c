@@ -17,16 +17,16 @@
 
 #include "check.h"
 #include "odb.h"
-#include "op_cpu_type.h"
 #include "op_build_id.h"
 #include "op_message.h"
 #include "op_sample_file.h"
 #include "opd_core.h"
 #include "opd_image.h"
 #include "opd_sfile.h"
+#include "sfile_scratch.h"
 
 static char dir[] = "/tmp/sfile-build-XXXXXX";
-static char bin[256], sfile_path[1024];
+static char bin[SCRATCH_BIN_LEN], sfile_path[SCRATCH_PATH_LEN];
 static struct opd_config cfg;
 static struct opd_images *images;
 static struct opd_sfiles *sfiles;
@@ -50,11 +50,7 @@ static void start(void)
 
 static void add(int image, uint64_t key, int n)
 {
-	struct opd_sfile_key k = { .app = image, .image = image, .cg = -1,
-				   .tgid = -1, .tid = -1, .cpu = -1, .event = 0 };
-
-	while (n--)
-		opd_sfile_add(sfiles, &k, key);
+	scratch_add(sfiles, image, key, n);
 }
 
 struct seen {
@@ -162,20 +158,7 @@ int main(void)
 	int old, new;
 
 	op_set_progname("sfile_build_test");
-	if (!mkdtemp(dir))
-		op_die("mkdtemp failed");
-	snprintf(bin, sizeof(bin), "%s/prog", dir);
-	snprintf(sfile_path, sizeof(sfile_path),
-		 "%s/{root}%s/{dep}/{root}%s/CPU_CLOCK.1000000.0.all.all.all",
-		 dir, bin, bin);
-	f = fopen(bin, "w");
-	if (!f)
-		op_die("cannot create %s", bin);
-	fclose(f);
-	cfg.cpu_type = CPU_TIMER_INT;
-	cfg.nr_events = 1;
-	strcpy(cfg.events[0].name, "CPU_CLOCK");
-	cfg.events[0].count = 1000000;
+	scratch_make(dir, bin, sfile_path, &cfg);
 
 	/* build 1 */
 	set_mtime(1000);

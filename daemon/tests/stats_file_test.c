@@ -68,6 +68,9 @@ int main(void)
 	tmp = op_session_samples(session, OP_CURRENT_SESSION "/" OP_STATS_DIR ".new");
 	check(stat(tmp, &sb) < 0, "no temp dir left");
 	free(tmp);
+	check(opd_stats_sync(session) == 0, "the session synced at exit");
+	check(opd_stats_sync("/proc/no-such-session") < 0,
+	      "a session that is not there: an error, not a crash");
 	if (op_session_remove_tree(session) < 0)
 		check_note("cannot remove '%s'", session);
 	return check_done();

@@ -66,6 +66,27 @@ id2=$(bid "$P")
 	fail "the workloads have no distinct build-ids ('$id1', '$id2')"
 short2=$(printf %.12s "$id2")
 
+# two_builds OPTION...: a session $S started with OPTION..., build 1 run
+# 0.3 s, upgraded in place, build 2 run 8 times 0.05 s (its libraries'
+# samples come from process start-up, a ms or so: one start often has
+# none); C its samples, the sample files of $P listed (relative to C) in
+# $T/files
+two_builds() {
+	install_build "$HOT"
+	ctl "$@" --start >"$T/out" 2>&1 ||
+		{ cat "$T/out"; fail "--start failed"; }
+	"$P" 0.3 || fail "build 1 failed"
+	ctl --dump || fail "--dump failed"
+	install_build "$TWO"
+	for i in 1 2 3 4 5 6 7 8; do
+		"$P" 0.05 >/dev/null || fail "build 2 failed"
+	done
+	ctl --dump || fail "--dump failed"
+	C=$S/samples/current
+	find "$C" -path "*$P*" -type f | sed "s|^$C/||" >"$T/files"
+	sed "s|$T|\$T|g" "$T/files"
+}
+
 # run KEEP: profile build 1, upgrade in place, profile build 2
 run() {
 	install_build "$HOT"
@@ -155,18 +176,8 @@ test_ok "archive: the later build named from its copy by build-id"
 
 step "C: {dep} parts of a later build (--separate=lib)"
 S=$T/session3
-install_build "$HOT"
-ctl --separate=lib --keep-binaries --start >"$T/out" 2>&1 ||
-	{ cat "$T/out"; fail "--start failed"; }
-"$P" 0.3 || fail "build 1 failed"
-ctl --dump || fail "--dump failed"
-install_build "$TWO"
-"$P" 0.4 >/dev/null || fail "build 2 failed"
-ctl --dump || fail "--dump failed"
-C=$S/samples/current
+two_builds --separate=lib --keep-binaries
 tag="{build:$id2}"
-find "$C" -path "*$P*" -type f | sed "s|^$C/||" >"$T/files"
-sed "s|$T|\$T|g" "$T/files"
 # a library's or the loader's samples (a few ms at start) or the vDSO's
 grep "^{root}$P/$tag/{dep}/{root}/" "$T/files" | grep -v "{dep}/{root}$P/" |
 	grep -q . || fail "no {dep} file of a library under the later build"
@@ -183,17 +194,7 @@ ctl --shutdown || fail "--shutdown failed"
 # has nothing to look at and says so instead of failing
 step "D: {cg} files of a later build (--callgraph)"
 S=$T/session4
-install_build "$HOT"
-ctl --separate=none --callgraph=4 --keep-binaries --start >"$T/out" 2>&1 ||
-	{ cat "$T/out"; fail "--start failed"; }
-"$P" 0.3 || fail "build 1 failed"
-ctl --dump || fail "--dump failed"
-install_build "$TWO"
-"$P" 0.4 >/dev/null || fail "build 2 failed"
-ctl --dump || fail "--dump failed"
-C=$S/samples/current
-find "$C" -path "*$P*" -type f | sed "s|^$C/||" >"$T/files"
-sed "s|$T|\$T|g" "$T/files"
+two_builds --separate=none --callgraph=4 --keep-binaries
 if grep -q "$tag" "$T/files"; then
 	grep -q "^{root}$P/$tag/{dep}/{root}$P/$tag/{cg}/{root}$P/$tag/" "$T/files" ||
 		fail "no {cg} file from the later build into itself"
