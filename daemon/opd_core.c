@@ -52,9 +52,9 @@ struct opd_core {
 	struct opd_kernel *kernel;
 	struct opd_sfiles *sfiles;
 	int vdso_image;               /* the vDSO's one image; -1: none yet */
-	size_t nr_anon;               /* anonymous region images made */
 	bool vdso_failed;             /* could not save it: anon regions */
 	/* whole stacks: the last sample's resolved leaf, for its trace */
+	size_t nr_anon;               /* anonymous region images made */
 	struct opd_stacks *stacks;
 	bool trace_ok;
 	int trace_image, trace_app;
@@ -205,6 +205,9 @@ static bool is_vdso(struct opd_cookie const *c)
  * OPD_ANON_MAX in all, a region's samples are folded into the app's
  * {anon:NAME}/0.0x0.0x0 (tgid 0, no range: offsets are from each
  * region's own start); stats/anon_regions_folded counts the regions.
+ * The core holds a region's image for its life (the bounds keep them
+ * few): a region defined again after its cookie was forgotten keeps its
+ * file, and a forgotten region does not make room for another file.
  */
 #define OPD_ANON_PER_APP 64
 #define OPD_ANON_MAX 4096
@@ -227,11 +230,16 @@ static int anon_image(struct opd_core *core, struct opd_cookie const *c,
 			core->nr_anon++;
 			if (app >= 0)
 				opd_image_anon_count(core->images, app, 1);
+			opd_image_ref(core->images, id);  /* kept: see above */
 		}
 		return id;
 	}
 	core->stats.anon_regions_folded++;
-	return opd_image_anon(core->images, 0, 0, 0, name);
+	nr = opd_images_nr(core->images);
+	id = opd_image_anon(core->images, 0, 0, 0, name);
+	if (opd_images_nr(core->images) > nr)
+		opd_image_ref(core->images, id);
+	return id;
 }
 
 static int cookie_image(struct opd_core *core, unsigned long cookie,
@@ -625,8 +633,21 @@ static int core_open(struct opd_core *core)
 	return opd_core_write_session(core);
 }
 
-/* The producer freed c: let go of the cached pointers to it, and of its
- * image (freed when no sample file entry holds it either). */
+/*
+ * A forgotten cookie's image: its sample file entries let go of it (they
+ * come back if it is sampled again), then the cookie; the image is freed
+ * with the last reference. The vDSO's entries stay: the core holds it.
+ */
+static void release_cookie_image(struct opd_core *core, int id)
+{
+	if (id < 0)
+		return;
+	if (id != core->vdso_image)
+		opd_sfile_release_image(core->sfiles, id);
+	opd_image_unref(core->images, id);
+}
+
+/* The producer freed c: let go of the cached pointers to it. */
 static void on_cookie_forget(void *ctx, struct opd_cookie const *c)
 {
 	struct opd_core *core = ctx;
@@ -635,7 +656,7 @@ static void on_cookie_forget(void *ctx, struct opd_cookie const *c)
 		core->last_def = NULL;
 	if (core->last_app_def == c)
 		core->last_app_def = NULL;
-	opd_image_unref(core->images, c->image);
+	release_cookie_image(core, c->image);
 }
 
 /* A new stream: the old one's definitions let go of their images. */

@@ -572,6 +572,30 @@ static void trim_closed(struct opd_sfiles *sfs)
 		sfs->trim_at = 2 * sfs->max_open;
 }
 
+static int names_image(struct opd_sfile_key const *k, int id)
+{
+	return k->app == id || k->image == id || k->cg == id;
+}
+
+void opd_sfile_release_image(struct opd_sfiles *sfs, int id)
+{
+	struct op_hashmap_iter it;
+	struct op_hashmap_entry *e;
+
+	opd_sfile_flush(sfs);       /* the aggregation table points at entries */
+	for (e = op_hashmap_iter_first(&sfs->files, &it); e;
+	     e = op_hashmap_iter_next(&it)) {
+		struct opd_sfile *sf = OP_HASHMAP_ENTRY(e, struct opd_sfile, ent);
+
+		if (!names_image(&sf->key, id))
+			continue;
+		close_file(sfs, sf);
+		op_hashmap_remove(&sfs->files, e, NULL);
+		free_entry(sfs, sf);
+	}
+	sfs->last = NULL;
+}
+
 void opd_sfile_flush(struct opd_sfiles *sfs)
 {
 	unsigned i;

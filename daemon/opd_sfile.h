@@ -47,6 +47,13 @@ void opd_sfiles_free(struct opd_sfiles *sfs);
  */
 void opd_sfile_add(struct opd_sfiles *sfs, struct opd_sfile_key const *k,
 		   uint64_t key);
+/*
+ * Close and free the entries whose key names image id (its cookie was
+ * forgotten), so that they no longer hold it; pending samples are written
+ * first. A later sample makes the entry again (the file reopens).
+ */
+void opd_sfile_release_image(struct opd_sfiles *sfs, int id);
+
 /* Write every pending sample to its file. */
 void opd_sfile_flush(struct opd_sfiles *sfs);
 

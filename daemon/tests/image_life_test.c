@@ -181,8 +181,18 @@ static void test_sfiles(void)
 	check(strstr(text, "aa010203") != NULL,
 	      "sampled in the new session: listed once more: %s", text);
 	free(text);
-	opd_sfiles_free(sfs);
+
+	/* the cookie forgotten, as the core does: the entries let go first,
+	 * writing the pending sample */
+	add(sfs, a, 0x20);
+	opd_sfile_release_image(sfs, a);
 	opd_image_unref(images, a);
+	check(opd_image_get(images, a) == NULL,
+	      "a forgotten cookie's image is freed at once");
+	check(opd_sfile_counts(sfs)->written == 7,
+	      "every sample written (%llu)",
+	      (unsigned long long)opd_sfile_counts(sfs)->written);
+	opd_sfiles_free(sfs);
 	check(opd_images_live(images) == 0,
 	      "no entry and no cookie: every image freed (%zu live)",
 	      opd_images_live(images));
