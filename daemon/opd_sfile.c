@@ -15,6 +15,11 @@
  * build is an old one still running and its samples are dropped (counted
  * as errors) rather than mixed in.
  *
+ * An entry holds a reference to the images of its key (their names make
+ * the file's path) until it is freed: by the trim below, or when an
+ * image's cookie is forgotten (opd_sfile_release_image). Opening a file
+ * records its images in the session's build-ids (opd_image_record).
+ *
  * Two keys can name one file (two images with one name: a binary seen
  * from inside and outside a mount namespace, or with and without its
  * mtime): one handle a path, so an entry opening a file another entry

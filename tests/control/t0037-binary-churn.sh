@@ -5,7 +5,8 @@
 # process maps it (10 s grace, then ESC COOKIE_FORGET), so while the
 # definitions handed out grow with every binary (cookies_defined =
 # decoder_cookies + cookies_forgotten), the definitions held and the
-# daemon's open files stay under a bound. Every binary's samples are in
+# daemon's open files stay under a bound, and so do the images the daemon
+# holds (stats/images_live: a binary's image is freed with its cookie). Every binary's samples are in
 # its own sample file (each copy reports the CPU it got: at 1 kHz that many
 # samples, less its kernel time, which is vmlinux's), a forgotten binary run again counts on in the same file, and
 # the stats balance.
@@ -37,13 +38,14 @@ pid=$(cat "$S/lock")
 fds() { ls "/proc/$pid/fd" | wc -l; }
 held() { counter "$C" decoder_cookies; }
 forgotten() { counter "$C" cookies_forgotten; }
+images() { counter "$C" images_live; }
 
 : >"$T/cpu"
 sleep 1
 ctl --dump || fail "--dump failed"
-h0=$(held)
-echo "before: definitions held $h0, open files $(fds)"
-echo "binaries_run definitions_held definitions_defined open_fds"
+h0=$(held) i0=$(images)
+echo "before: definitions held $h0, images live $i0, open files $(fds)"
+echo "binaries_run definitions_held definitions_defined images_live open_fds"
 i=0
 while [ $i -lt "$N" ]; do
 	"$BIN/b_$i" 0.02 cpu >>"$T/cpu" || fail "b_$i failed"
@@ -51,15 +53,15 @@ while [ $i -lt "$N" ]; do
 	if [ $((i % 50)) -eq 0 ]; then
 		ctl --dump || fail "--dump failed"
 		alive "$pid" || fail "the daemon died"
-		h=$(held) f=$(forgotten) o=$(fds)
-		echo "$i $h $((h + f)) $o" | tee -a "$T/rows"
+		h=$(held) f=$(forgotten) im=$(images) o=$(fds)
+		echo "$i $h $((h + f)) $im $o" | tee -a "$T/rows"
 	fi
 done
 # the grace period (10 s) and a sweep (1 s) pass
 sleep 13
 ctl --dump || fail "--dump failed"
-h=$(held) f=$(forgotten) o=$(fds)
-echo "after 13 s: $N definitions_held $h definitions_defined $((h + f)) open_fds $o" | tee -a "$T/rows"
+h=$(held) f=$(forgotten) im=$(images) o=$(fds)
+echo "after 13 s: $N definitions_held $h definitions_defined $((h + f)) images_live $im open_fds $o" | tee -a "$T/rows"
 
 max_held=$(awk '{ if ($2 > m) m = $2 } END { print m }' "$T/rows")
 max_fds=$(awk '{ f = $NF; if (f > m) m = f } END { print m }' "$T/rows")
@@ -74,6 +76,14 @@ test_ok "$((h + f)) definitions handed out for $N new binaries"
 [ "$h" -le $((h0 + N / 4)) ] ||
 	fail "$h definitions held after the binaries exited ($h0 before; $((h + f)) handed out)"
 test_ok "definitions held $h0 before, at most $max_held, $h at the end; $f forgotten"
+
+# images: freed with their cookies, so they follow the definitions held
+# (the same slack); before issue 27's fix every binary stayed, N or more
+max_images=$(awk '$1 ~ /^[0-9]+$/ { if ($4 > m) m = $4 } END { print m + 0 }' "$T/rows")
+[ "$im" -gt 0 ] || fail "stats/images_live is $im"
+[ "$im" -le $((i0 + N / 4)) ] ||
+	fail "$im images live after $N binaries exited ($i0 before)"
+test_ok "images live $i0 before, at most $max_images, $im at the end"
 
 # sample files: the LRU bound of 256, plus the daemon's own files
 [ "$max_fds" -le 300 ] || fail "the daemon had $max_fds files open"
