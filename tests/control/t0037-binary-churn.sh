@@ -9,7 +9,8 @@
 # holds (stats/images_live: a binary's image is freed with its cookie). Every binary's samples are in
 # its own sample file (each copy reports the CPU it got: at 1 kHz that many
 # samples, less its kernel time, which is vmlinux's), a forgotten binary run again counts on in the same file, and
-# the stats balance.
+# the stats balance. After a save, each session's build-ids lists the
+# builds it has samples of, not every build the daemon saw.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
 N=${CHURN_BINARIES:-240}
@@ -120,5 +121,18 @@ test_ok "a forgotten binary run again counts on in its one sample file"
 
 "$SFCHECK" "$C" || fail "sample files fail the structural check"
 stats_balance "$C"
+
+# build-ids by session: b_0 (sampled above) in the saved one; the next
+# session lists b_1, run in it, and not b_0
+bid_of() { readelf -n "$1" | awk '/Build ID:/ { print $3 }'; }
+ctl --save=churn || fail "--save failed"
+"$BIN/b_1" 0.3 cpu >/dev/null || fail "b_1 failed"
+ctl --dump || fail "--dump failed"
+saved=$S/samples/churn/session/build-ids cur=$C/session/build-ids
+b0=$(bid_of "$BIN/b_0") b1=$(bid_of "$BIN/b_1")
+grep -q "^$b0 " "$saved" || fail "the saved session's build-ids has no line of b_0"
+grep -q "^$b1 " "$cur" || fail "the new session's build-ids has no line of b_1, run in it"
+! grep -q "^$b0 " "$cur" || fail "the new session's build-ids lists b_0, not run in it"
+test_ok "build-ids: the saved session $(wc -l <"$saved") lines (b_0's among them), the next one $(wc -l <"$cur") (b_1's, not b_0's)"
 ctl --shutdown || fail "--shutdown failed"
 test_done
