@@ -52,9 +52,9 @@ struct opd_core {
 	struct opd_kernel *kernel;
 	struct opd_sfiles *sfiles;
 	int vdso_image;               /* the vDSO's one image; -1: none yet */
-	size_t nr_anon;               /* anonymous region images made */
 	bool vdso_failed;             /* could not save it: anon regions */
 	/* whole stacks: the last sample's resolved leaf, for its trace */
+	size_t nr_anon;               /* anonymous region images made */
 	struct opd_stacks *stacks;
 	bool trace_ok;
 	int trace_image, trace_app;
@@ -78,21 +78,6 @@ static void anon_name(char const *in, char *out, size_t len)
 	for (i = 0; i + 1 < len && in[i]; i++)
 		out[i] = in[i] == '/' || in[i] == '}' ? '_' : in[i];
 	out[i] = '\0';
-}
-
-/* A new binary's build-id into the session (reports compare it). */
-static void save_build_id(struct opd_core *core, int id)
-{
-	struct opd_image const *img = opd_image_get(core->images, id);
-	char *path;
-
-	if (!img || !img->build_id[0])
-		return;
-	path = op_xasprintf("%s/%s", core->current_dir, OP_META_DIR);
-	if (opd_image_append_build_id(img, path))
-		op_warn_errno("cannot record the build-id of '%s' in '%s'",
-			      img->name, path);
-	free(path);
 }
 
 /*
@@ -198,7 +183,7 @@ static int vdso_image(struct opd_core *core)
 		return -1;
 	}
 	core->vdso_image = opd_image_copy(core->images, OPD_VDSO_PATH, copy);
-	save_build_id(core, core->vdso_image);
+	opd_image_ref(core->images, core->vdso_image);  /* the core's */
 	free(copy);
 	return core->vdso_image;
 }
@@ -220,6 +205,9 @@ static bool is_vdso(struct opd_cookie const *c)
  * OPD_ANON_MAX in all, a region's samples are folded into the app's
  * {anon:NAME}/0.0x0.0x0 (tgid 0, no range: offsets are from each
  * region's own start); stats/anon_regions_folded counts the regions.
+ * The core holds a region's image for its life (the bounds keep them
+ * few): a region defined again after its cookie was forgotten keeps its
+ * file, and a forgotten region does not make room for another file.
  */
 #define OPD_ANON_PER_APP 64
 #define OPD_ANON_MAX 4096
@@ -242,34 +230,31 @@ static int anon_image(struct opd_core *core, struct opd_cookie const *c,
 			core->nr_anon++;
 			if (app >= 0)
 				opd_image_anon_count(core->images, app, 1);
+			opd_image_ref(core->images, id);  /* kept: see above */
 		}
 		return id;
 	}
 	core->stats.anon_regions_folded++;
-	return opd_image_anon(core->images, 0, 0, 0, name);
+	nr = opd_images_nr(core->images);
+	id = opd_image_anon(core->images, 0, 0, 0, name);
+	if (opd_images_nr(core->images) > nr)
+		opd_image_ref(core->images, id);
+	return id;
 }
 
-/*
- * The image a cookie names, interned on its first sample and kept in the
- * decoder's definition (the one cookie table); -1 if undefined. t: the
- * sample's task (NULL: unknown), whose namespace the path is read in.
- */
 static int cookie_image(struct opd_core *core, unsigned long cookie,
-			struct opd_transient const *t, struct opd_cookie **last)
-{
-	struct opd_cookie *c = *last;
-	char name[256], rootbuf[64];
+			struct opd_transient const *t, struct opd_cookie **last);
 
-	if (!c || c->cookie != cookie) {
-		c = opd_trans_cookie_mut(&core->dec, cookie);
-		if (!c)
-			return -1;
-		*last = c;
-	}
-	if (c->image >= 0)
-		return c->image;
+/* The image of c's first sample (see cookie_image). */
+static int intern_cookie(struct opd_core *core, struct opd_cookie *c,
+			 struct opd_transient const *t)
+{
+	char name[256], rootbuf[64];
+	unsigned long cookie = c->cookie;
+	int id;
+
 	if (is_vdso(c) && vdso_image(core) >= 0)
-		return c->image = core->vdso_image;
+		return core->vdso_image;
 	if (!c->anon) {
 		size_t nr = opd_images_nr(core->images);
 		unsigned long tgid = t && (t->known & OPD_KNOWN_TASK) ?
@@ -278,16 +263,13 @@ static int cookie_image(struct opd_core *core, unsigned long cookie,
 
 		/* the build-id the kernel saw at mmap time (ESC BUILD_ID)
 		 * names the build: the file may be gone or replaced */
-		c->image = opd_image_binary(core->images, c->name,
-					    foreign_root(tgid, rootbuf,
-							 sizeof(rootbuf)),
-					    c->build_id, c->build_id_len);
+		id = opd_image_binary(core->images, c->name,
+				      foreign_root(tgid, rootbuf,
+						   sizeof(rootbuf)),
+				      c->build_id, c->build_id_len);
 		grew = opd_images_nr(core->images) > nr;
-		if (grew) {
-			save_build_id(core, c->image);
-			keep_binary(core, opd_image_get(core->images,
-							c->image));
-		}
+		if (grew)
+			keep_binary(core, opd_image_get(core->images, id));
 	} else {
 		int app = t && (t->known & OPD_KNOWN_TASK) &&
 			  t->app_cookie != cookie ?
@@ -295,7 +277,31 @@ static int cookie_image(struct opd_core *core, unsigned long cookie,
 				       &core->last_app_def) : -1;
 
 		anon_name(c->name, name, sizeof(name));
-		c->image = anon_image(core, c, app, name);
+		id = anon_image(core, c, app, name);
+	}
+	return id;
+}
+
+/*
+ * The image a cookie names, interned on its first sample and kept in the
+ * decoder's definition (the one cookie table), which holds a reference
+ * to it until the cookie is forgotten; -1 if undefined. t: the sample's
+ * task (NULL: unknown), whose namespace the path is read in.
+ */
+static int cookie_image(struct opd_core *core, unsigned long cookie,
+			struct opd_transient const *t, struct opd_cookie **last)
+{
+	struct opd_cookie *c = *last;
+
+	if (!c || c->cookie != cookie) {
+		c = opd_trans_cookie_mut(&core->dec, cookie);
+		if (!c)
+			return -1;
+		*last = c;
+	}
+	if (c->image < 0) {
+		c->image = intern_cookie(core, c, t);
+		opd_image_ref(core->images, c->image);
 	}
 	return c->image;
 }
@@ -312,9 +318,12 @@ static int kernel_image_id(struct opd_core *core, struct opd_kimage const *k)
 			core->kimage_ids[i] = -1;
 		core->nr_kimage_ids = alloc;
 	}
-	if (core->kimage_ids[id] < 0)
+	if (core->kimage_ids[id] < 0) {
 		core->kimage_ids[id] = opd_image_kernel(core->images, k->name,
 							k->start, k->end);
+		/* held for the core's life: kimage_ids keeps the id */
+		opd_image_ref(core->images, core->kimage_ids[id]);
+	}
 	return core->kimage_ids[id];
 }
 
@@ -595,6 +604,12 @@ int opd_core_write_session(struct opd_core *core)
 	return 0;
 }
 
+int opd_core_new_session(struct opd_core *core)
+{
+	opd_images_new_session(core->images);
+	return opd_core_write_session(core);
+}
+
 /* The parts that can fail: directories, kernel images, session data. */
 static int core_open(struct opd_core *core)
 {
@@ -623,6 +638,20 @@ static int core_open(struct opd_core *core)
 	return opd_core_write_session(core);
 }
 
+/*
+ * A forgotten cookie's image: its sample file entries let go of it (they
+ * come back if it is sampled again), then the cookie; the image is freed
+ * with the last reference. The vDSO's entries stay: the core holds it.
+ */
+static void release_cookie_image(struct opd_core *core, int id)
+{
+	if (id < 0)
+		return;
+	if (id != core->vdso_image)
+		opd_sfile_release_image(core->sfiles, id);
+	opd_image_unref(core->images, id);
+}
+
 /* The producer freed c: let go of the cached pointers to it. */
 static void on_cookie_forget(void *ctx, struct opd_cookie const *c)
 {
@@ -632,6 +661,19 @@ static void on_cookie_forget(void *ctx, struct opd_cookie const *c)
 		core->last_def = NULL;
 	if (core->last_app_def == c)
 		core->last_app_def = NULL;
+	release_cookie_image(core, c->image);
+}
+
+/* A new stream: the old one's definitions let go of their images. */
+static void forget_all_cookies(struct opd_core *core)
+{
+	struct op_hashmap_iter it;
+	struct op_hashmap_entry *e;
+
+	for (e = op_hashmap_iter_first(&core->dec.tab, &it); e;
+	     e = op_hashmap_iter_next(&it))
+		opd_image_unref(core->images,
+				OP_HASHMAP_ENTRY(e, struct opd_cookie, ent)->image);
 }
 
 struct opd_core *opd_core_new(struct opd_config const *cfg)
@@ -668,6 +710,7 @@ void opd_core_process(struct opd_core *core, unsigned long const *words,
 
 void opd_core_new_stream(struct opd_core *core)
 {
+	forget_all_cookies(core);
 	opd_trans_free(&core->dec);
 	opd_trans_init(&core->dec, &core->sink, "event stream");
 	core->last_def = core->last_app_def = NULL;
@@ -721,6 +764,7 @@ struct opd_stats const *opd_core_stats(struct opd_core *core)
 	stats->stream_errors = core->dec.stats.errors;
 	stats->cookies_forgotten = core->dec.stats.forgotten;
 	stats->decoder_cookies = op_hashmap_size(&core->dec.tab);
+	stats->images_live = opd_images_live(core->images);
 	return stats;
 }
 

@@ -75,6 +75,7 @@ struct opd_stats {
 	uint64_t arcs_dropped;       /* callgraph arcs that could not be recorded */
 	uint64_t cookies_forgotten;  /* definitions the producer freed (COOKIE_FORGET) */
 	uint64_t decoder_cookies;    /* definitions held now (not a count: a size) */
+	uint64_t images_live;        /* images the daemon holds now (a size) */
 	uint64_t anon_regions_folded; /* regions beyond the bound, in {anon:NAME}/0.0x0.0x0 */
 	uint64_t outside_window;     /* samples outside cfg time_window */
 	/* whole stacks (stacks/): samples, not in the balance */
@@ -122,6 +123,12 @@ void opd_core_sync(struct opd_core *core);
  * the current session. 0 or -1 (message printed).
  */
 int opd_core_write_session(struct opd_core *core);
+/*
+ * The current session was saved (or reset) and begins anew: its build-ids
+ * list only the images it gets samples of (opd_images_new_session), and
+ * its session data is written again. 0 or -1 (message printed).
+ */
+int opd_core_new_session(struct opd_core *core);
 
 /* Close every sample file (HUP, reset, save); they reopen lazily. */
 void opd_core_close_files(struct opd_core *core);

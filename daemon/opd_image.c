@@ -3,9 +3,13 @@
  * that encode kind and identity (a binary's build by its build-id, or by
  * mtime, device and inode when it has none; "p:PATH" names a path's
  * first build); ids
- * index a growing array. Images are
- * never freed while the core runs: there are few of them (binaries and
- * regions seen), and ids must stay stable for the sample file cache.
+ * index a growing array. An image is freed when the last reference to it
+ * goes (opd_image_unref: cookies, sample file entries), so a daemon that
+ * sees binaries come and go for months keeps only the live ones. Ids are
+ * never reused (a freed one is a NULL slot, 8 bytes): caches keyed by id
+ * (the stack table's) stay right. A freed first build leaves its "p:PATH"
+ * record behind, with its identity instead of its id, so that the plain
+ * name stays with that build while its files are in the session.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,22 +27,34 @@
 #include "op_util.h"
 #include "opd_image.h"
 
+struct key_node;
+
 struct image_node {
 	struct opd_image img;
 	size_t nr_anon;         /* an app's anonymous regions (the core's bound) */
+	unsigned refs;
+	unsigned gen;           /* the session generation it was recorded in */
+	struct key_node *key;   /* its identity key ("b:", "f:", "a:", ...) */
 };
 
-/* A lookup key and the image it names (a path's first build has two). */
+/*
+ * A lookup key and the image it names (a path's first build has two).
+ * A "p:PATH" record outlives its image: id -1, and owner the identity
+ * key of the build that owns the plain name.
+ */
 struct key_node {
 	struct op_hashmap_entry ent;
 	char *key;
+	char *owner;            /* "p:" records only */
 	int id;
 };
 
 struct opd_images {
 	struct op_hashmap by_key;     /* key_node by key */
-	struct image_node **nodes;    /* by id */
+	struct image_node **nodes;    /* by id; NULL: freed */
 	size_t nr, alloc;
+	size_t live;
+	unsigned gen;                 /* the session's (opd_images_new_session) */
 };
 
 static int key_cmp(void const *data, struct op_hashmap_entry const *a,
@@ -54,6 +70,7 @@ struct opd_images *opd_images_new(void)
 	struct opd_images *images = op_xcalloc(1, sizeof(*images));
 
 	op_hashmap_init(&images->by_key, key_cmp, NULL, 1024);
+	images->gen = 1;
 	return images;
 }
 
@@ -62,7 +79,18 @@ static void free_key(struct op_hashmap_entry *e)
 	struct key_node *k = OP_HASHMAP_ENTRY(e, struct key_node, ent);
 
 	free(k->key);
+	free(k->owner);
 	free(k);
+}
+
+static void free_node(struct image_node *n)
+{
+	if (!n)
+		return;
+	free(n->img.name);
+	free(n->img.tagged);
+	free(n->img.root);
+	free(n);
 }
 
 void opd_images_free(struct opd_images *images)
@@ -72,27 +100,32 @@ void opd_images_free(struct opd_images *images)
 	if (!images)
 		return;
 	op_hashmap_clear(&images->by_key, free_key);
-	for (i = 0; i < images->nr; i++) {
-		free(images->nodes[i]->img.name);
-		free(images->nodes[i]->img.tagged);
-		free(images->nodes[i]->img.root);
-		free(images->nodes[i]);
-	}
+	for (i = 0; i < images->nr; i++)
+		free_node(images->nodes[i]);
 	free(images->nodes);
 	free(images);
 }
 
-/* The image key names, or -1. */
-static int lookup(struct opd_images const *images, char const *key)
+static struct key_node *find_key(struct opd_images const *images,
+				 char const *key)
 {
 	struct op_hashmap_entry probe, *e;
 
 	op_hashmap_entry_init(&probe, op_hash_str(key));
 	e = op_hashmap_get(&images->by_key, &probe, key);
-	return e ? OP_HASHMAP_ENTRY(e, struct key_node, ent)->id : -1;
+	return e ? OP_HASHMAP_ENTRY(e, struct key_node, ent) : NULL;
 }
 
-static void add_key(struct opd_images *images, char const *key, int id)
+/* The image key names, or -1. */
+static int lookup(struct opd_images const *images, char const *key)
+{
+	struct key_node *k = find_key(images, key);
+
+	return k ? k->id : -1;
+}
+
+static struct key_node *add_key(struct opd_images *images, char const *key,
+				int id)
 {
 	struct key_node *k = op_xcalloc(1, sizeof(*k));
 
@@ -100,6 +133,13 @@ static void add_key(struct opd_images *images, char const *key, int id)
 	k->id = id;
 	op_hashmap_entry_init(&k->ent, op_hash_str(key));
 	op_hashmap_add(&images->by_key, &k->ent);
+	return k;
+}
+
+/* A new image's identity key. */
+static void add_identity(struct opd_images *images, char const *key, int id)
+{
+	images->nodes[id]->key = add_key(images, key, id);
 }
 
 static int add_image(struct opd_images *images, struct opd_image const *proto)
@@ -111,6 +151,7 @@ static int add_image(struct opd_images *images, struct opd_image const *proto)
 	n->img.id = (int)images->nr;
 	OP_ALLOC_GROW(images->nodes, images->nr + 1, images->alloc);
 	images->nodes[images->nr++] = n;
+	images->live++;
 	return n->img.id;
 }
 
@@ -121,7 +162,7 @@ static int intern(struct opd_images *images, char const *key,
 
 	if (id < 0) {
 		id = add_image(images, proto);
-		add_key(images, key, id);
+		add_identity(images, key, id);
 	}
 	return id;
 }
@@ -129,23 +170,31 @@ static int intern(struct opd_images *images, char const *key,
 /*
  * The first build of a path keeps the path as its sample files' name; a
  * later one is named PATH/{build:ID} (op_mangle.h): its build-id, else
- * 'm' and its mtime.
+ * 'm' and its mtime. The first build is told by its identity key, so
+ * that it takes its plain name back when it comes again after its image
+ * was freed (its files are still there), and no other build does.
  */
 static void name_build(struct opd_images *images, int id)
 {
-	struct opd_image *img = &images->nodes[id]->img;
+	struct image_node *n = images->nodes[id];
+	struct opd_image *img = &n->img;
 	char key[4200], tag[OP_BUILD_ID_HEX_MAX + 24];
+	struct key_node *first;
 	size_t len;
-	int first;
 
 	snprintf(key, sizeof(key), "p:%s", img->name);
-	first = lookup(images, key);
-	if (first < 0) {
-		add_key(images, key, id);
+	first = find_key(images, key);
+	if (!first) {
+		first = add_key(images, key, id);
+		first->owner = op_xstrdup(n->key->key);
 		return;
 	}
-	if (first == id)
+	if (first->id == id)
 		return;
+	if (first->id < 0 && !strcmp(first->owner, n->key->key)) {
+		first->id = id;
+		return;
+	}
 	if (img->build_id[0])
 		snprintf(tag, sizeof(tag), "%s", img->build_id);
 	else
@@ -190,7 +239,7 @@ static int image_of_build(struct opd_images *images, char const *path,
 			proto.nr_segs = 0;
 	}
 	id = add_image(images, &proto);
-	add_key(images, key, id);
+	add_identity(images, key, id);
 	return id;
 }
 
@@ -320,21 +369,90 @@ int opd_image_kernel(struct opd_images *images, char const *name,
 	return intern(images, key, &proto);
 }
 
+static struct image_node *node_of(struct opd_images const *images, int id)
+{
+	return id >= 0 && (size_t)id < images->nr ? images->nodes[id] : NULL;
+}
+
 size_t opd_image_anon_count(struct opd_images *images, int id, size_t add)
 {
-	if (id < 0 || (size_t)id >= images->nr)
-		return 0;
-	return images->nodes[id]->nr_anon += add;
+	struct image_node *n = node_of(images, id);
+
+	return n ? n->nr_anon += add : 0;
 }
 
 struct opd_image const *opd_image_get(struct opd_images const *images, int id)
 {
-	return id >= 0 && (size_t)id < images->nr ? &images->nodes[id]->img : NULL;
+	struct image_node *n = node_of(images, id);
+
+	return n ? &n->img : NULL;
 }
 
 size_t opd_images_nr(struct opd_images const *images)
 {
 	return images->nr;
+}
+
+size_t opd_images_live(struct opd_images const *images)
+{
+	return images->live;
+}
+
+void opd_image_ref(struct opd_images *images, int id)
+{
+	struct image_node *n = node_of(images, id);
+
+	if (n)
+		n->refs++;
+}
+
+/* A freed first build keeps its "p:" record, by identity (name_build). */
+static void release_plain_name(struct opd_images *images,
+			       struct image_node const *n)
+{
+	char key[4200];
+	struct key_node *p;
+
+	if (n->img.kind != OPD_IMAGE_FILE || n->img.tagged)
+		return;
+	snprintf(key, sizeof(key), "p:%s", n->img.name);
+	p = find_key(images, key);
+	if (p && p->id == n->img.id)
+		p->id = -1;
+}
+
+void opd_image_unref(struct opd_images *images, int id)
+{
+	struct image_node *n = node_of(images, id);
+
+	if (!n || !n->refs || --n->refs)
+		return;
+	release_plain_name(images, n);
+	if (n->key) {
+		op_hashmap_remove(&images->by_key, &n->key->ent, n->key->key);
+		free_key(&n->key->ent);
+	}
+	images->nodes[id] = NULL;
+	images->live--;
+	free_node(n);
+}
+
+void opd_images_new_session(struct opd_images *images)
+{
+	struct op_hashmap_iter it;
+	struct op_hashmap_entry *e;
+
+	images->gen++;
+	/* the new session has no plain-named file of a freed first build */
+	for (e = op_hashmap_iter_first(&images->by_key, &it); e;
+	     e = op_hashmap_iter_next(&it)) {
+		struct key_node *k = OP_HASHMAP_ENTRY(e, struct key_node, ent);
+
+		if (k->id >= 0)
+			continue;
+		op_hashmap_remove(&images->by_key, e, k->key);
+		free_key(e);
+	}
 }
 
 /* The lines of img in the build-ids (or segments) file, malloc'd. */
@@ -391,6 +509,16 @@ int opd_image_append_build_id(struct opd_image const *img, char const *dir)
 	return rc;
 }
 
+int opd_image_record(struct opd_images *images, int id, char const *dir)
+{
+	struct image_node *n = node_of(images, id);
+
+	if (!n || n->gen == images->gen)
+		return 0;
+	n->gen = images->gen;
+	return opd_image_append_build_id(&n->img, dir);
+}
+
 int opd_images_write_build_ids(struct opd_images const *images,
 			       char const *dir, char *err, size_t errlen)
 {
@@ -402,7 +530,9 @@ int opd_images_write_build_ids(struct opd_images const *images,
 		FILE *mem = open_memstream(&text, &len);
 
 		for (size_t i = 0; i < images->nr; i++) {
-			char *lines = build_id_lines(&images->nodes[i]->img, k);
+			struct image_node const *n = images->nodes[i];
+			char *lines = n && n->gen == images->gen ?
+				build_id_lines(&n->img, k) : NULL;
 
 			if (lines)
 				fputs(lines, mem);

@@ -6,7 +6,10 @@
  * anonymous regions (tgid, range, name) and kernel images. A binary's
  * build-id is read when it is first interned. Sample files are
  * keyed by image ids, so the hot path compares integers, not strings.
- * Each daemon core owns one table (struct opd_images).
+ * Each daemon core owns one table (struct opd_images). Images are
+ * reference counted by what holds their ids (the core's cookies, the
+ * sample file entries) and freed with the last reference; an id is never
+ * given to another image.
  */
 #ifndef OPD_IMAGE_H
 #define OPD_IMAGE_H
@@ -87,20 +90,42 @@ int opd_image_kernel(struct opd_images *images, char const *name,
  * adding add (the core's bound on regions per app). */
 size_t opd_image_anon_count(struct opd_images *images, int id, size_t add);
 
-/* How many images there are (a new one has id nr - 1). */
+/* How many ids were given (a new image has id nr - 1). */
 size_t opd_images_nr(struct opd_images const *images);
+/* How many images are live (not freed). */
+size_t opd_images_live(struct opd_images const *images);
+
+/*
+ * Hold and let go of image id. A new image has no reference: whoever
+ * keeps its id takes one. The last unref frees it (opd_image_get then
+ * returns NULL); the same binary seen again is a new image with a new id,
+ * and a path's first build gets its plain sample file name back.
+ */
+void opd_image_ref(struct opd_images *images, int id);
+void opd_image_unref(struct opd_images *images, int id);
+
+/*
+ * A new session begins (a rotation or save): its build-ids and segments
+ * files list only the images recorded in it (opd_image_record), and the
+ * plain names of freed first builds are free again (the session has no
+ * file of theirs).
+ */
+void opd_images_new_session(struct opd_images *images);
 
 /*
  * The session's record of the binaries' build-ids and their segments
  * (op_build_id.h), so a binary rebuilt after sampling is detected and
  * symbolised from the sampled build's debug file: append the lines of
  * one image to the build-ids and segments files in the session's
- * metadata directory dir, or write the lines of them all (replacing
- * both). Images with no build-id have no line. 0, or -1 with errno.
+ * metadata directory dir, or write the lines of all the images recorded
+ * in this session (replacing both). Images with no build-id have no
+ * line. 0, or -1 with errno.
  */
 int opd_image_append_build_id(struct opd_image const *img, char const *dir);
 int opd_images_write_build_ids(struct opd_images const *images,
 			       char const *dir, char *err, size_t errlen);
+/* Image id has samples in this session: append its lines once a session. */
+int opd_image_record(struct opd_images *images, int id, char const *dir);
 
 /* The image of id, or NULL. */
 struct opd_image const *opd_image_get(struct opd_images const *images, int id);

@@ -15,6 +15,11 @@
  * build is an old one still running and its samples are dropped (counted
  * as errors) rather than mixed in.
  *
+ * An entry holds a reference to the images of its key (their names make
+ * the file's path) until it is freed: by the trim below, or when an
+ * image's cookie is forgotten (opd_sfile_release_image). Opening a file
+ * records its images in the session's build-ids (opd_image_record).
+ *
  * Two keys can name one file (two images with one name: a binary seen
  * from inside and outside a mount namespace, or with and without its
  * mtime): one handle a path, so an entry opening a file another entry
@@ -46,6 +51,7 @@
 #include "op_message.h"
 #include "op_sample_file.h"
 #include "op_session.h"
+#include "op_util.h"
 #include "opd_image.h"
 #include "opd_sfile.h"
 
@@ -76,8 +82,9 @@ struct agg_slot {
 
 struct opd_sfiles {
 	struct opd_config const *config;
-	struct opd_images const *images;
+	struct opd_images *images;    /* each entry holds its images */
 	char *samples_dir;
+	char *meta_dir;               /* where images are recorded */
 	size_t max_open;
 	size_t nr_open;
 	size_t trim_at;               /* entries that make a trim (trim_closed) */
@@ -112,7 +119,7 @@ static int path_cmp(void const *data, struct op_hashmap_entry const *a,
 }
 
 struct opd_sfiles *opd_sfiles_new(struct opd_config const *cfg,
-				  struct opd_images const *images,
+				  struct opd_images *images,
 				  char const *dir)
 {
 	struct opd_sfiles *sfs = op_xcalloc(1, sizeof(*sfs));
@@ -120,6 +127,7 @@ struct opd_sfiles *opd_sfiles_new(struct opd_config const *cfg,
 	sfs->config = cfg;
 	sfs->images = images;
 	sfs->samples_dir = op_xstrdup(dir);
+	sfs->meta_dir = op_xasprintf("%s/%s", dir, OP_META_DIR);
 	sfs->max_open = cfg->max_open_files ? cfg->max_open_files : DEFAULT_MAX_OPEN;
 	sfs->lru.lru_prev = sfs->lru.lru_next = &sfs->lru;
 	sfs->trim_at = 2 * sfs->max_open;
@@ -202,6 +210,35 @@ static void close_open_files(struct opd_sfiles *sfs)
 {
 	while (sfs->lru.lru_next != &sfs->lru)
 		close_file(sfs, sfs->lru.lru_next);
+}
+
+/* An entry holds the images its key names: the file name needs them. */
+static void hold_images(struct opd_sfiles *sfs, struct opd_sfile_key const *k,
+			void (*op)(struct opd_images *, int))
+{
+	op(sfs->images, k->app);
+	op(sfs->images, k->image);
+	if (k->cg >= 0)
+		op(sfs->images, k->cg);
+}
+
+static void free_entry(struct opd_sfiles *sfs, struct opd_sfile *sf)
+{
+	hold_images(sfs, &sf->key, opd_image_unref);
+	free(sf);
+}
+
+/* The session has samples of the images of sf: their build-ids in it. */
+static void record_images(struct opd_sfiles *sfs, struct opd_sfile const *sf)
+{
+	int ids[3] = { sf->key.app, sf->key.image, sf->key.cg };
+
+	for (int i = 0; i < 3; i++)
+		if (ids[i] >= 0 && opd_image_record(sfs->images, ids[i],
+						    sfs->meta_dir))
+			op_warn_errno("cannot record the build-id of '%s' in '%s'",
+				      opd_image_get(sfs->images, ids[i])->name,
+				      sfs->meta_dir);
 }
 
 /* One image as the mangler wants it. */
@@ -427,6 +464,7 @@ static int open_file(struct opd_sfiles *sfs, struct opd_sfile *sf)
 	}
 	if (!existed && sfs->no_space[0])
 		space_again(sfs);	/* a new file: space is back */
+	record_images(sfs, sf);
 	sf->is_open = 1;
 	sf->failed = 0;
 	sfs->nr_open++;
@@ -452,6 +490,7 @@ static struct opd_sfile *lookup_slow(struct opd_sfiles *sfs,
 	sf = op_xcalloc(1, sizeof(*sf));
 	sf->key = *k;
 	sf->db.fd = -1;
+	hold_images(sfs, k, opd_image_ref);
 	op_hashmap_entry_init(&sf->ent, probe.ent.hash);
 	op_hashmap_add(&sfs->files, &sf->ent);
 	return sfs->last = sf;
@@ -533,13 +572,37 @@ static void trim_closed(struct opd_sfiles *sfs)
 		if (sf->is_open || sf->stale || sf->failed)
 			continue;
 		op_hashmap_remove(&sfs->files, e, NULL);
-		free(sf);
+		free_entry(sfs, sf);
 	}
 	sfs->last = NULL;
 	/* what stays (open, stale, failed) does not make the next trim */
 	sfs->trim_at = op_hashmap_size(&sfs->files) + sfs->max_open;
 	if (sfs->trim_at < 2 * sfs->max_open)
 		sfs->trim_at = 2 * sfs->max_open;
+}
+
+static int names_image(struct opd_sfile_key const *k, int id)
+{
+	return k->app == id || k->image == id || k->cg == id;
+}
+
+void opd_sfile_release_image(struct opd_sfiles *sfs, int id)
+{
+	struct op_hashmap_iter it;
+	struct op_hashmap_entry *e;
+
+	opd_sfile_flush(sfs);       /* the aggregation table points at entries */
+	for (e = op_hashmap_iter_first(&sfs->files, &it); e;
+	     e = op_hashmap_iter_next(&it)) {
+		struct opd_sfile *sf = OP_HASHMAP_ENTRY(e, struct opd_sfile, ent);
+
+		if (!names_image(&sf->key, id))
+			continue;
+		close_file(sfs, sf);
+		op_hashmap_remove(&sfs->files, e, NULL);
+		free_entry(sfs, sf);
+	}
+	sfs->last = NULL;
 }
 
 void opd_sfile_flush(struct opd_sfiles *sfs)
@@ -645,18 +708,22 @@ void opd_sfile_close_all(struct opd_sfiles *sfs)
 		OP_HASHMAP_ENTRY(e, struct opd_sfile, ent)->stale = 0;
 }
 
-static void free_sfile(struct op_hashmap_entry *e)
-{
-	free(OP_HASHMAP_ENTRY(e, struct opd_sfile, ent));
-}
-
 void opd_sfiles_free(struct opd_sfiles *sfs)
 {
+	struct op_hashmap_iter it;
+	struct op_hashmap_entry *e;
+
 	if (!sfs)
 		return;
 	opd_sfile_close_all(sfs);
-	op_hashmap_clear(&sfs->files, free_sfile);
+	for (e = op_hashmap_iter_first(&sfs->files, &it); e;
+	     e = op_hashmap_iter_next(&it)) {
+		op_hashmap_remove(&sfs->files, e, NULL);
+		free_entry(sfs, OP_HASHMAP_ENTRY(e, struct opd_sfile, ent));
+	}
+	op_hashmap_clear(&sfs->files, NULL);
 	op_hashmap_clear(&sfs->open_paths, NULL);
+	free(sfs->meta_dir);
 	free(sfs->samples_dir);
 	free(sfs);
 }

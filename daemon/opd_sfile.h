@@ -29,10 +29,13 @@ struct opd_images;
 
 /*
  * A cache of the sample files under samples_dir (SESSION/samples/current),
- * named after the images of images. Keeps pointers to cfg and images.
+ * named after the images of images. Keeps pointers to cfg and images;
+ * each entry holds a reference to the images of its key (opd_image_ref),
+ * and records them in the session (opd_image_record) when it opens its
+ * file.
  */
 struct opd_sfiles *opd_sfiles_new(struct opd_config const *cfg,
-				  struct opd_images const *images,
+				  struct opd_images *images,
 				  char const *samples_dir);
 /* Flush, close the files and free the cache. */
 void opd_sfiles_free(struct opd_sfiles *sfs);
@@ -44,6 +47,13 @@ void opd_sfiles_free(struct opd_sfiles *sfs);
  */
 void opd_sfile_add(struct opd_sfiles *sfs, struct opd_sfile_key const *k,
 		   uint64_t key);
+/*
+ * Close and free the entries whose key names image id (its cookie was
+ * forgotten), so that they no longer hold it; pending samples are written
+ * first. A later sample makes the entry again (the file reopens).
+ */
+void opd_sfile_release_image(struct opd_sfiles *sfs, int id);
+
 /* Write every pending sample to its file. */
 void opd_sfile_flush(struct opd_sfiles *sfs);
 

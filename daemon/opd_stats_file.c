@@ -45,6 +45,7 @@ struct opd_stat_field const opd_stat_fields[] = {
 	FIELD("cg_arcs_dropped", arcs_dropped, 0)
 	FIELD("cookies_forgotten", cookies_forgotten, 0)
 	FIELD("decoder_cookies", decoder_cookies, 0)
+	FIELD("images_live", images_live, 0)
 	FIELD("anon_regions_folded", anon_regions_folded, 0)
 	/* lost before the stream, and producer counters (not samples):
 	 * op_stream.h's names */

@@ -255,6 +255,7 @@ static int do_reset(struct daemon *d)
 	d->total_received += opd_core_stats(d->core)->received;
 	opd_core_close_files(d->core);
 	ret = op_session_reset(d->session_dir);
+	opd_core_new_session(d->core);
 	opd_core_reset_stats(d->core);
 	write_stats(d);
 	log_msg("session reset");
@@ -275,7 +276,7 @@ static int do_save(struct daemon *d, char const *name, char *err, size_t errlen,
 	if (op_session_save(d->session_dir, name, err, errlen) < 0)
 		return -1;
 	d->total_received += opd_core_stats(d->core)->received;
-	opd_core_write_session(d->core);
+	opd_core_new_session(d->core);
 	opd_core_reset_stats(d->core);
 	write_stats(d);
 	if (!saved)

@@ -5,10 +5,12 @@
 # process maps it (10 s grace, then ESC COOKIE_FORGET), so while the
 # definitions handed out grow with every binary (cookies_defined =
 # decoder_cookies + cookies_forgotten), the definitions held and the
-# daemon's open files stay under a bound. Every binary's samples are in
+# daemon's open files stay under a bound, and so do the images the daemon
+# holds (stats/images_live: a binary's image is freed with its cookie). Every binary's samples are in
 # its own sample file (each copy reports the CPU it got: at 1 kHz that many
 # samples, less its kernel time, which is vmlinux's), a forgotten binary run again counts on in the same file, and
-# the stats balance.
+# the stats balance. After a save, each session's build-ids lists the
+# builds it has samples of, not every build the daemon saw.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
 N=${CHURN_BINARIES:-240}
@@ -37,13 +39,14 @@ pid=$(cat "$S/lock")
 fds() { ls "/proc/$pid/fd" | wc -l; }
 held() { counter "$C" decoder_cookies; }
 forgotten() { counter "$C" cookies_forgotten; }
+images() { counter "$C" images_live; }
 
 : >"$T/cpu"
 sleep 1
 ctl --dump || fail "--dump failed"
-h0=$(held)
-echo "before: definitions held $h0, open files $(fds)"
-echo "binaries_run definitions_held definitions_defined open_fds"
+h0=$(held) i0=$(images)
+echo "before: definitions held $h0, images live $i0, open files $(fds)"
+echo "binaries_run definitions_held definitions_defined images_live open_fds"
 i=0
 while [ $i -lt "$N" ]; do
 	"$BIN/b_$i" 0.02 cpu >>"$T/cpu" || fail "b_$i failed"
@@ -51,15 +54,15 @@ while [ $i -lt "$N" ]; do
 	if [ $((i % 50)) -eq 0 ]; then
 		ctl --dump || fail "--dump failed"
 		alive "$pid" || fail "the daemon died"
-		h=$(held) f=$(forgotten) o=$(fds)
-		echo "$i $h $((h + f)) $o" | tee -a "$T/rows"
+		h=$(held) f=$(forgotten) im=$(images) o=$(fds)
+		echo "$i $h $((h + f)) $im $o" | tee -a "$T/rows"
 	fi
 done
 # the grace period (10 s) and a sweep (1 s) pass
 sleep 13
 ctl --dump || fail "--dump failed"
-h=$(held) f=$(forgotten) o=$(fds)
-echo "after 13 s: $N definitions_held $h definitions_defined $((h + f)) open_fds $o" | tee -a "$T/rows"
+h=$(held) f=$(forgotten) im=$(images) o=$(fds)
+echo "after 13 s: $N definitions_held $h definitions_defined $((h + f)) images_live $im open_fds $o" | tee -a "$T/rows"
 
 max_held=$(awk '{ if ($2 > m) m = $2 } END { print m }' "$T/rows")
 max_fds=$(awk '{ f = $NF; if (f > m) m = f } END { print m }' "$T/rows")
@@ -74,6 +77,14 @@ test_ok "$((h + f)) definitions handed out for $N new binaries"
 [ "$h" -le $((h0 + N / 4)) ] ||
 	fail "$h definitions held after the binaries exited ($h0 before; $((h + f)) handed out)"
 test_ok "definitions held $h0 before, at most $max_held, $h at the end; $f forgotten"
+
+# images: freed with their cookies, so they follow the definitions held
+# (the same slack); before issue 27's fix every binary stayed, N or more
+max_images=$(awk '$1 ~ /^[0-9]+$/ { if ($4 > m) m = $4 } END { print m + 0 }' "$T/rows")
+[ "$im" -gt 0 ] || fail "stats/images_live is $im"
+[ "$im" -le $((i0 + N / 4)) ] ||
+	fail "$im images live after $N binaries exited ($i0 before)"
+test_ok "images live $i0 before, at most $max_images, $im at the end"
 
 # sample files: the LRU bound of 256, plus the daemon's own files
 [ "$max_fds" -le 300 ] || fail "the daemon had $max_fds files open"
@@ -110,5 +121,18 @@ test_ok "a forgotten binary run again counts on in its one sample file"
 
 "$SFCHECK" "$C" || fail "sample files fail the structural check"
 stats_balance "$C"
+
+# build-ids by session: b_0 (sampled above) in the saved one; the next
+# session lists b_1, run in it, and not b_0
+bid_of() { readelf -n "$1" | awk '/Build ID:/ { print $3 }'; }
+ctl --save=churn || fail "--save failed"
+"$BIN/b_1" 0.3 cpu >/dev/null || fail "b_1 failed"
+ctl --dump || fail "--dump failed"
+saved=$S/samples/churn/session/build-ids cur=$C/session/build-ids
+b0=$(bid_of "$BIN/b_0") b1=$(bid_of "$BIN/b_1")
+grep -q "^$b0 " "$saved" || fail "the saved session's build-ids has no line of b_0"
+grep -q "^$b1 " "$cur" || fail "the new session's build-ids has no line of b_1, run in it"
+! grep -q "^$b0 " "$cur" || fail "the new session's build-ids lists b_0, not run in it"
+test_ok "build-ids: the saved session $(wc -l <"$saved") lines (b_0's among them), the next one $(wc -l <"$cur") (b_1's, not b_0's)"
 ctl --shutdown || fail "--shutdown failed"
 test_done

@@ -1,0 +1,222 @@
+/*
+ * Unit tests of the images' life (issue 27): an image lives while a
+ * cookie or a sample file entry holds it and is freed with the last
+ * reference; a path's first build keeps its plain sample file name
+ * across a free (its files are still there) and no later build takes
+ * it; a session's build-ids lists the images it has samples of.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "op_cpu_type.h"
+#include "op_file.h"
+#include "op_message.h"
+#include "op_session.h"
+#include "op_util.h"
+#include "opd_core.h"
+#include "opd_image.h"
+#include "opd_sfile.h"
+
+static char dir[] = "/tmp/image-life-XXXXXX";
+static char bin[256];
+static struct opd_config cfg;
+
+static unsigned char const build_a[] = { 0xaa, 1, 2, 3 };
+static unsigned char const build_b[] = { 0xbb, 1, 2, 3 };
+
+static int build(struct opd_images *images, unsigned char const *id)
+{
+	return opd_image_binary(images, bin, NULL, id, sizeof(build_a));
+}
+
+static char const *sfname(struct opd_images *images, int id)
+{
+	struct opd_image const *img = opd_image_get(images, id);
+
+	return img ? opd_image_sfname(img) : "(freed)";
+}
+
+static void test_refs(void)
+{
+	struct opd_images *images = opd_images_new();
+	int a, again;
+
+	a = build(images, build_a);
+	opd_image_ref(images, a);
+	opd_image_ref(images, a);
+	check(opd_images_live(images) == 1, "one image live");
+	opd_image_unref(images, a);
+	check(opd_image_get(images, a) != NULL, "alive while one holds it");
+	opd_image_unref(images, a);
+	check(opd_image_get(images, a) == NULL && opd_images_live(images) == 0,
+	      "freed with the last reference");
+	again = build(images, build_a);
+	check(again != a && opd_image_get(images, again) != NULL,
+	      "seen again: a new image with a new id (%d, was %d)", again, a);
+	opd_image_unref(images, -1);      /* no image: nothing to do */
+	opd_image_unref(images, a);       /* freed already: nothing to do */
+	check(opd_images_live(images) == 1, "unref of no image changes nothing");
+	opd_images_free(images);
+}
+
+/* A seen, freed; B seen (tagged); A again (plain); B freed and again. */
+static void test_plain_name(void)
+{
+	struct opd_images *images = opd_images_new();
+	char tagged[512], tagged_a[512];
+	int a, b;
+
+	snprintf(tagged, sizeof(tagged), "%s/{build:bb010203}", bin);
+	snprintf(tagged_a, sizeof(tagged_a), "%s/{build:aa010203}", bin);
+	a = build(images, build_a);
+	opd_image_ref(images, a);
+	check_str(sfname(images, a), bin, "build A first: the plain name");
+	opd_image_unref(images, a);
+	b = build(images, build_b);
+	opd_image_ref(images, b);
+	check_str(sfname(images, b), tagged,
+		  "build B after A was freed: the tagged name, not A's files");
+	a = build(images, build_a);
+	opd_image_ref(images, a);
+	check_str(sfname(images, a), bin, "build A again: its plain name back");
+	opd_image_unref(images, b);
+	b = build(images, build_b);
+	opd_image_ref(images, b);
+	check_str(sfname(images, b), tagged, "build B again: tagged again");
+	opd_image_unref(images, a);
+	opd_image_unref(images, b);
+	check(opd_images_live(images) == 0, "both freed");
+
+	/* a new session has no file of A: the first build then seen owns
+	 * the plain name */
+	opd_images_new_session(images);
+	b = build(images, build_b);
+	opd_image_ref(images, b);
+	check_str(sfname(images, b), bin,
+		  "a new session: build B, seen first, has the plain name");
+	a = build(images, build_a);
+	opd_image_ref(images, a);
+	check_str(sfname(images, a), tagged_a, "... and build A the tagged one");
+	opd_images_free(images);
+}
+
+static void add(struct opd_sfiles *sfs, int image, uint64_t key)
+{
+	struct opd_sfile_key k = { .app = image, .image = image, .cg = -1,
+				   .tgid = -1, .tid = -1, .cpu = -1, .event = 0 };
+
+	opd_sfile_add(sfs, &k, key);
+}
+
+static char *build_ids(void)
+{
+	char path[512];
+	char *text;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, OP_META_DIR,
+		 OP_META_BUILD_IDS);
+	text = op_read_file(path, 0, NULL, NULL, 0);
+	return text ? text : op_xstrdup("");
+}
+
+/* Sample file entries hold their images; build-ids lists the sampled. */
+static void test_sfiles(void)
+{
+	struct opd_images *images = opd_images_new();
+	struct opd_sfiles *sfs;
+	char meta[512], err[256], *text;
+	int a, k;
+
+	snprintf(meta, sizeof(meta), "%s/%s", dir, OP_META_DIR);
+	check(!op_mkdir_p(meta), "the session's metadata directory");
+	cfg.max_open_files = 1;           /* entries trimmed past 2 */
+	sfs = opd_sfiles_new(&cfg, images, dir);
+	a = build(images, build_a);
+	opd_image_ref(images, a);         /* the cookie's */
+	add(sfs, a, 0x10);
+	opd_sfile_flush(sfs);
+	opd_image_unref(images, a);       /* the cookie forgotten */
+	check(opd_image_get(images, a) != NULL,
+	      "the sample file entry holds the image");
+	text = build_ids();
+	check(strstr(text, "aa010203") != NULL,
+	      "build-ids lists the sampled build: %s", text);
+	free(text);
+
+	/* a new session: nothing sampled in it yet, so nothing listed */
+	opd_images_new_session(images);
+	check(!opd_images_write_build_ids(images, meta, err, sizeof(err)),
+	      "build-ids rewritten");
+	text = build_ids();
+	check_str(text, "", "a new session lists no build yet");
+	free(text);
+
+	/* kernel images (no build-id) fill the cache: the closed entry of A
+	 * is trimmed and A freed */
+	for (k = 0; k < 4; k++) {
+		char name[32];
+		int id;
+
+		snprintf(name, sizeof(name), "/k%d", k);
+		id = opd_image_kernel(images, name, 0x1000u * (k + 1),
+				      0x1000u * (k + 2));
+		add(sfs, id, 0x10);
+		opd_sfile_flush(sfs);
+	}
+	check(opd_image_get(images, a) == NULL,
+	      "the trimmed entry let go of the image: freed");
+	opd_sfile_close_all(sfs);
+	text = build_ids();
+	check(strstr(text, "aa010203") == NULL,
+	      "an image not sampled in the session is not listed: %s", text);
+	free(text);
+
+	a = build(images, build_a);
+	opd_image_ref(images, a);
+	add(sfs, a, 0x10);
+	opd_sfile_flush(sfs);
+	text = build_ids();
+	check(strstr(text, "aa010203") != NULL,
+	      "sampled in the new session: listed once more: %s", text);
+	free(text);
+
+	/* the cookie forgotten, as the core does: the entries let go first,
+	 * writing the pending sample */
+	add(sfs, a, 0x20);
+	opd_sfile_release_image(sfs, a);
+	opd_image_unref(images, a);
+	check(opd_image_get(images, a) == NULL,
+	      "a forgotten cookie's image is freed at once");
+	check(opd_sfile_counts(sfs)->written == 7,
+	      "every sample written (%llu)",
+	      (unsigned long long)opd_sfile_counts(sfs)->written);
+	opd_sfiles_free(sfs);
+	check(opd_images_live(images) == 0,
+	      "no entry and no cookie: every image freed (%zu live)",
+	      opd_images_live(images));
+	opd_images_free(images);
+}
+
+int main(void)
+{
+	char cmd[600];
+
+	op_set_progname("image_life_test");
+	if (!mkdtemp(dir))
+		op_die("mkdtemp failed");
+	snprintf(bin, sizeof(bin), "%s/prog", dir);
+	cfg.cpu_type = CPU_TIMER_INT;
+	cfg.nr_events = 1;
+	strcpy(cfg.events[0].name, "CPU_CLOCK");
+	cfg.events[0].count = 1000000;
+
+	test_refs();
+	test_plain_name();
+	test_sfiles();
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	check(!system(cmd), "the scratch directory is removed");
+	return check_done();
+}
