@@ -156,13 +156,21 @@ a=$(sed -n 2p "$T/sessions")
 e=$(sed -n 5p "$T/sessions")
 : >"$T/each"
 for name in $(sed -n 2,4p "$T/sessions"); do
-	opreport --session-dir="$S" "session:$name" -l -n >>"$T/each" ||
+	opreport --session-dir="$S" "session:$name" -l >>"$T/each" ||
 		fail "opreport -l session:$name failed"
 done
-# samples by (image, app, symbol): the rest of each line after samples and %
-sum_rows() { awk '{ s = $1; $1 = ""; $2 = ""; t[$0] += s } END { for (k in t) print t[k], k }' "$1" | sort; }
+# samples by (image, app, symbol). A report shows the app name column
+# only when its sessions have samples of a binary under an app (as
+# OProfile's opreport does): without it, each image is its own app.
+sum_rows() {
+	awk '/symbol name/ { app = index($0, "app name") > 0; next }
+	     /^[0-9]/ { k = app ? $3 : $3 " " $3
+			for (i = 4; i <= NF; i++) k = k " " $i
+			t[k] += $1 }
+	     END { for (k in t) print t[k], k }' "$1" | sort
+}
 sum_rows "$T/each" >"$T/each.sum"
-opreport --session-dir="$S" "session:$a..$e" -l -n >"$T/range" ||
+opreport --session-dir="$S" "session:$a..$e" -l >"$T/range" ||
 	fail "opreport -l session:$a..$e failed"
 sum_rows "$T/range" >"$T/range.sum"
 diff "$T/each.sum" "$T/range.sum" >"$T/diff" ||
