@@ -252,7 +252,8 @@ static int cache_lookup(char const *cache_dir, char const *key, size_t klen,
 	old = slurp(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_KEY), &n);
 	range = slurp(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_RANGE), &n);
 	if (old && range && !strcmp(old, key) && strlen(old) == klen &&
-	    access(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_KALLSYMS), R_OK) == 0) {
+	    access(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_KALLSYMS), R_OK) == 0 &&
+	    access(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_KALLSYMS_INDEX), R_OK) == 0) {
 		*start = hex(range, &q);
 		*end = hex(q + (*q == ' '), &q);
 		rc = *start && *end > *start ? 0 : -1;
@@ -268,7 +269,7 @@ static void cache_store(char const *cache_dir, int cache_fd,
 			char const *text, size_t len, uint64_t start,
 			uint64_t end)
 {
-	char path[4200], range[64];
+	char path[4200], idx[4200], range[64];
 	uint64_t s, e;
 
 	if (!cache_dir || cache_fd < 0 || flock(cache_fd, LOCK_EX))
@@ -277,8 +278,10 @@ static void cache_store(char const *cache_dir, int cache_fd,
 	if (!cache_lookup(cache_dir, key, klen, &s, &e))
 		goto out;
 	unlink(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_KEY));
-	if (op_session_write_gz(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_KALLSYMS),
-				text, len))
+	cache_path(cache_dir, idx, sizeof(idx), OP_KCACHE_KALLSYMS_INDEX);
+	if (op_session_write_kallsyms(cache_path(cache_dir, path, sizeof(path),
+						 OP_KCACHE_KALLSYMS),
+				      idx, text, len))
 		goto out;
 	snprintf(range, sizeof(range), "%" PRIx64 " %" PRIx64 "\n", start, end);
 	cache_path(cache_dir, path, sizeof(path), OP_KCACHE_RANGE);
@@ -483,13 +486,15 @@ int opd_kernel_nr_ids(struct opd_kernel const *k)
 int opd_kernel_save(struct opd_kernel const *k, char const *dir, char *err,
 		    size_t errlen)
 {
-	char cached[4200];
+	char cached[4200], cached_idx[4200];
 	struct opd_kimage const *nv = k->no_vmlinux;
 	/* no-vmlinux: no kallsyms worth saving */
 	struct op_kernel_sources src = {
 		.kallsyms = nv ? NULL : k->kallsyms,
 		.kallsyms_gz = k->cache_dir && !nv ? cache_path(k->cache_dir,
 			cached, sizeof(cached), OP_KCACHE_KALLSYMS) : NULL,
+		.kallsyms_idx = k->cache_dir && !nv ? cache_path(k->cache_dir,
+			cached_idx, sizeof(cached_idx), OP_KCACHE_KALLSYMS_INDEX) : NULL,
 		.modules = MODULES,
 	};
 	struct op_kernel_image *v = op_xcalloc(k->nr_sorted + 1, sizeof(*v));
