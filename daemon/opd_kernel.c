@@ -31,9 +31,9 @@
  * /proc/self/fd/N: every later write is relative to what was checked.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
