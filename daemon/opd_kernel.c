@@ -21,17 +21,28 @@
  * the session another ~60 ms, most of a quiet daemon's CPU time. Both are
  * done once per boot: the gzipped copy and the text range are kept in a
  * cache directory keyed by the boot id and the module list, and each
- * session links to the cached copy.
+ * session links to the cached copy. The cache is the machine's
+ * (OP_KERNEL_CACHE_SYSTEM, or $OPROFILE_KERNEL_CACHE; empty: none), shared
+ * by every session dir of the boot (operf's fresh ./oprofile_data
+ * included); one that cannot be used (not root's nor ours, group or world
+ * writable, a link, not writable by us) leaves the session dir's own
+ * kernel-cache/. A new boot's or module list's entry replaces the old one.
+ * The directory is opened once, without following a link, and used as
+ * /proc/self/fd/N: every later write is relative to what was checked.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "op_config.h"
+#include "op_file.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_session_kernel.h"
@@ -41,6 +52,7 @@
 #define KALLSYMS OP_KALLSYMS_IMAGE
 #define KALLSYMS_ENV "OPROFILE_KALLSYMS"
 #define MODULES "/proc/modules"
+#define KCACHE_ENV "OPROFILE_KERNEL_CACHE"
 
 /*
  * All images ever seen, by id; `sorted` holds the live ones by start.
@@ -54,6 +66,7 @@ struct opd_kernel {
 	size_t nr_sorted, alloc_sorted;
 	char *vmlinux_name;
 	char *cache_dir;      /* per-boot cache of kallsyms.gz and the range */
+	int cache_fd;         /* cache_dir is /proc/self/fd/cache_fd; or -1 */
 	char const *kallsyms; /* the file read as /proc/kallsyms */
 	struct opd_kimage const *no_vmlinux;  /* every other kernel pc, or NULL */
 	uint64_t text_start, text_end;        /* the range read last (0: none) */
@@ -239,7 +252,8 @@ static int cache_lookup(char const *cache_dir, char const *key, size_t klen,
 	old = slurp(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_KEY), &n);
 	range = slurp(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_RANGE), &n);
 	if (old && range && !strcmp(old, key) && strlen(old) == klen &&
-	    access(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_KALLSYMS), R_OK) == 0) {
+	    access(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_KALLSYMS), R_OK) == 0 &&
+	    access(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_KALLSYMS_INDEX), R_OK) == 0) {
 		*start = hex(range, &q);
 		*end = hex(q + (*q == ' '), &q);
 		rc = *start && *end > *start ? 0 : -1;
@@ -250,28 +264,40 @@ static int cache_lookup(char const *cache_dir, char const *key, size_t klen,
 }
 
 /* Compress kallsyms into the cache; the key is written last, as the commit. */
-static void cache_store(char const *cache_dir, char const *key, size_t klen,
+static void cache_store(char const *cache_dir, int cache_fd,
+			char const *key, size_t klen,
 			char const *text, size_t len, uint64_t start,
 			uint64_t end)
 {
-	char path[4200], range[64];
+	char path[4200], idx[4200], range[64];
+	uint64_t s, e;
 
-	if (!cache_dir || (mkdir(cache_dir, 0755) && errno != EEXIST))
+	if (!cache_dir || cache_fd < 0 || flock(cache_fd, LOCK_EX))
 		return;
+	/* another daemon of this boot may have stored it meanwhile */
+	if (!cache_lookup(cache_dir, key, klen, &s, &e))
+		goto out;
 	unlink(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_KEY));
-	if (op_session_write_gz(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_KALLSYMS),
-				text, len))
-		return;
+	cache_path(cache_dir, idx, sizeof(idx), OP_KCACHE_KALLSYMS_INDEX);
+	if (op_session_write_kallsyms(cache_path(cache_dir, path, sizeof(path),
+						 OP_KCACHE_KALLSYMS),
+				      idx, text, len))
+		goto out;
 	snprintf(range, sizeof(range), "%" PRIx64 " %" PRIx64 "\n", start, end);
 	cache_path(cache_dir, path, sizeof(path), OP_KCACHE_RANGE);
 	if (op_write_file_atomic_mode(path, range, strlen(range), 0600, NULL, 0))
-		return;
-	op_write_file_atomic(cache_path(cache_dir, path, sizeof(path), OP_KCACHE_KEY),
-			     key, klen, NULL, 0);
+		goto out;
+	/* the module list has addresses: root's, as the rest */
+	op_write_file_atomic_mode(cache_path(cache_dir, path, sizeof(path),
+					     OP_KCACHE_KEY),
+				  key, klen, 0600, NULL, 0);
+out:
+	flock(cache_fd, LOCK_UN);
 }
 
 /* Kernel text range: from the cache, or by reading kallsyms (and caching it). */
-static int kernel_range(char const *cache_dir, char const *kallsyms,
+static int kernel_range(char const *cache_dir, int cache_fd,
+			char const *kallsyms,
 			uint64_t *start, uint64_t *end, char *err, size_t errlen)
 {
 	size_t klen = 0, len = 0;
@@ -289,7 +315,8 @@ static int kernel_range(char const *cache_dir, char const *kallsyms,
 	}
 	rc = parse_kernel_range(text, start, end, err, errlen);
 	if (!rc && key)
-		cache_store(cache_dir, key, klen, text, len, *start, *end);
+		cache_store(cache_dir, cache_fd, key, klen, text, len, *start,
+			    *end);
 	free(text);
 	free(key);
 	return rc;
@@ -318,8 +345,9 @@ static void load(struct opd_kernel *k)
 	char err[512] = "";
 
 	k->nr_sorted = 0;
-	if (!k->no_vmlinux && !kernel_range(k->cache_dir, k->kallsyms, &start,
-					    &end, err, sizeof(err))) {
+	if (!k->no_vmlinux && !kernel_range(k->cache_dir, k->cache_fd,
+					    k->kallsyms, &start, &end, err,
+					    sizeof(err))) {
 		k->text_start = start;
 		k->text_end = end;
 	} else if (!k->no_vmlinux && k->text_end) {
@@ -334,16 +362,58 @@ static void load(struct opd_kernel *k)
 	clip_overlaps(k);
 }
 
-/* A cache that is a symbolic link is not ours: not read, not written. */
-static int usable_cache(char const *dir)
+/*
+ * The cache directory dir, made if missing (mode 0700: kernel addresses
+ * are root's), opened without following a link and checked: owned by us
+ * or root, writable by no one else, writable by us. Its fd, or -1 after
+ * saying why when it is refused (quiet: missing and cannot be made).
+ */
+static int open_cache(char const *dir)
 {
+	int fd;
 	struct stat st;
+	char const *why = NULL;
 
-	if (lstat(dir, &st) || !S_ISLNK(st.st_mode))
-		return 1;
-	op_warn("kernel cache '%s' is a symbolic link: refusing to follow it, "
-		"kallsyms is read without the cache", dir);
-	return 0;
+	if (mkdir(dir, 0700) && errno == ENOENT && !op_mkdir_parents(dir))
+		mkdir(dir, 0700);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (!lstat(dir, &st) && S_ISLNK(st.st_mode))
+			op_warn("kernel cache '%s' is a symbolic link: "
+				"refusing to follow it", dir);
+		return -1;
+	}
+	if (fstat(fd, &st))
+		why = strerror(errno);
+	else if (st.st_uid != geteuid() && st.st_uid != 0)
+		why = "owned by another user";
+	else if (st.st_mode & 022)
+		why = "writable by group or others";
+	if (why)
+		op_warn("kernel cache '%s' is %s: refusing it", dir, why);
+	/* root's cache and a user's daemon: its session dir's, quietly */
+	if (why || faccessat(fd, ".", R_OK | W_OK | X_OK, AT_EACCESS)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The machine's cache if usable, else the session dir's (or none). */
+static void choose_cache(struct opd_kernel *k, char const *session_cache)
+{
+	char const *sys = getenv(KCACHE_ENV);
+
+	if (!sys)
+		sys = OP_KERNEL_CACHE_SYSTEM;
+	k->cache_fd = *sys ? open_cache(sys) : -1;
+	if (k->cache_fd < 0 && session_cache)
+		k->cache_fd = open_cache(session_cache);
+	if (k->cache_fd >= 0)
+		k->cache_dir = op_xasprintf("/proc/self/fd/%d", k->cache_fd);
+	else
+		op_warn("no usable kernel cache: kallsyms is read and "
+			"compressed for each session");
 }
 
 struct opd_kernel *opd_kernel_new(char const *vmlinux, char const *cache,
@@ -358,7 +428,9 @@ struct opd_kernel *opd_kernel_new(char const *vmlinux, char const *cache,
 		k->kallsyms = KALLSYMS;
 	else
 		cache = NULL;  /* the cache holds /proc/kallsyms's copy */
-	k->cache_dir = cache && usable_cache(cache) ? op_xstrdup(cache) : NULL;
+	k->cache_fd = -1;
+	if (cache)
+		choose_cache(k, cache);
 	(void)err;
 	(void)errlen;
 	load(k);
@@ -414,13 +486,15 @@ int opd_kernel_nr_ids(struct opd_kernel const *k)
 int opd_kernel_save(struct opd_kernel const *k, char const *dir, char *err,
 		    size_t errlen)
 {
-	char cached[4200];
+	char cached[4200], cached_idx[4200];
 	struct opd_kimage const *nv = k->no_vmlinux;
 	/* no-vmlinux: no kallsyms worth saving */
 	struct op_kernel_sources src = {
 		.kallsyms = nv ? NULL : k->kallsyms,
 		.kallsyms_gz = k->cache_dir && !nv ? cache_path(k->cache_dir,
 			cached, sizeof(cached), OP_KCACHE_KALLSYMS) : NULL,
+		.kallsyms_idx = k->cache_dir && !nv ? cache_path(k->cache_dir,
+			cached_idx, sizeof(cached_idx), OP_KCACHE_KALLSYMS_INDEX) : NULL,
 		.modules = MODULES,
 	};
 	struct op_kernel_image *v = op_xcalloc(k->nr_sorted + 1, sizeof(*v));
@@ -452,5 +526,7 @@ void opd_kernel_free(struct opd_kernel *k)
 	free(k->sorted);
 	free(k->vmlinux_name);
 	free(k->cache_dir);
+	if (k->cache_fd >= 0)
+		close(k->cache_fd);
 	free(k);
 }

@@ -11,7 +11,7 @@
  *   SESSION/control_reply         last command reply
  *   SESSION/reply.ID              the reply to one sender's command ID
  *   SESSION/kernel-cache/         kallsyms gzipped once per boot (key,
- *                                 kernel_range, kallsyms.gz)
+ *                                 kernel_range, kallsyms.gz, kallsyms.idx)
  *   SESSION/samples/oprofiled.log the daemon's log
  *   SESSION/samples/current/      the live session: session.conf,
  *                                 session/ (op_session_kernel.h),
@@ -55,6 +55,8 @@
 /* Entries of session/ (the kernel of the sampled boot). */
 #define OP_META_KALLSYMS "kallsyms.gz"
 #define OP_META_KALLSYMS_PLAIN "kallsyms"      /* read too, never written */
+/* kallsyms.gz's symbols, ready to use (op_session_kernel.h; ours) */
+#define OP_META_KALLSYMS_INDEX "kallsyms.idx"
 #define OP_META_MODULES "modules"
 #define OP_META_KERNEL_IMAGES "kernel_images"
 /* and of the binaries sampled: their build-ids (op_build_id.h) */
@@ -68,6 +70,7 @@
 #define OP_KCACHE_KEY "key"
 #define OP_KCACHE_RANGE "kernel_range"
 #define OP_KCACHE_KALLSYMS "kallsyms.gz"
+#define OP_KCACHE_KALLSYMS_INDEX OP_META_KALLSYMS_INDEX
 
 /*
  * The one rule for what a session holds: a top-level entry whose name

@@ -364,6 +364,8 @@ int main(void)
 
 	if (geteuid() != 0 || !(ktext = kallsyms_text()))
 		check_skip("needs root to read kernel addresses from /proc/kallsyms");
+	/* the session dir's kernel-cache/, not the machine's */
+	setenv("OPROFILE_KERNEL_CACHE", "", 1);
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
 	find_lib();

@@ -422,6 +422,68 @@ static void collect(struct op_ksym const *sym, void *arg)
 	k->nr++;
 }
 
+/* The messages of the code under test, the last one kept. */
+static char last_warning[1024];
+
+static void keep_warning(void *ctx, enum op_message_kind kind, char const *text)
+{
+	(void)ctx;
+	(void)kind;
+	snprintf(last_warning, sizeof(last_warning), "%s", text);
+}
+
+/*
+ * kallsyms.idx: written with kallsyms.gz, read in its place with the same
+ * symbols; ignored (quietly) when kallsyms.gz is another, and when damaged
+ * (said, naming it); the text is read then.
+ */
+static void test_kallsyms_index(char const *dir, char const *kallsyms)
+{
+	char *gz = op_session_path(dir, OP_META_KALLSYMS);
+	char *idx = op_session_path(dir, OP_META_KALLSYMS_INDEX);
+	struct ksyms ks = { 0 };
+	size_t len = 0;
+	char *buf;
+	bool any;
+
+	buf = op_read_file(idx, 0, &len, NULL, 0);
+	check(buf && len > 40 && !memcmp(buf, "OPKSYMIX", 8),
+	      "kallsyms.idx written beside kallsyms.gz");
+	free(buf);
+	/* the same symbols from the index alone: the text would say "other" */
+	check(op_session_write_gz(gz, "ffffffff81000000 T other\n", 25) == 0,
+	      "another kallsyms.gz");
+	check(op_session_kallsyms(dir, collect, &ks, &any) == 0 && ks.nr == 1 &&
+	      !strcmp(ks.names[0], "T other"),
+	      "an index of another kallsyms.gz is ignored");
+	check(op_session_write_kallsyms(gz, idx, kallsyms, strlen(kallsyms)) == 0,
+	      "op_session_write_kallsyms");
+	memset(&ks, 0, sizeof(ks));
+	check(op_session_kallsyms(dir, collect, &ks, &any) == 0 && any &&
+	      ks.nr == 3 && !strcmp(ks.names[2], "t ext4_read") &&
+	      !strcmp(ks.modules[2], "ext4") && !strcmp(ks.modules[0], "-"),
+	      "the index gives the text's symbols and modules");
+	/* damaged: a name offset past the pool */
+	buf = op_read_file(idx, 0, &len, NULL, 0);
+	if (buf && len > 60) {
+		memset(buf + 40 + 8, 0xff, 4);
+		check(op_write_file_atomic_mode(idx, buf, len, 0600, NULL, 0) == 0,
+		      "damage the index");
+		op_set_message_sink(keep_warning, NULL);
+		memset(&ks, 0, sizeof(ks));
+		check(op_session_kallsyms(dir, collect, &ks, &any) == 0 &&
+		      ks.nr == 3 && !strcmp(ks.names[1], "t helper"),
+		      "a damaged index: the text is read");
+		op_set_message_sink(NULL, NULL);
+		check(strstr(last_warning, OP_META_KALLSYMS_INDEX) &&
+		      strstr(last_warning, "outside the pool"),
+		      "a damaged index is named: %s", last_warning);
+	}
+	free(buf);
+	free(gz);
+	free(idx);
+}
+
 static void test_kernel_metadata(void)
 {
 	static char const kallsyms[] =
@@ -468,6 +530,8 @@ static void test_kernel_metadata(void)
 	check_str(ks.modules[1], "-", "kernel symbol has no module");
 	check_str(ks.names[2], "t ext4_read", "module symbol");
 	check_str(ks.modules[2], "ext4", "module name without brackets");
+
+	test_kallsyms_index(dir, kallsyms);
 
 	touch("samples/current/session/kernel_images", "vmlinux 0x10\n");
 	check(op_session_kernel_images(dir, &back, &n, err, sizeof(err)) < 0 &&

@@ -229,6 +229,14 @@ rotated >"$T/sessions"
 n=$(wc -l <"$T/sessions")
 # room for the newest 4 (and a little): the others must go, oldest first.
 # An hourly rotation: no new session comes while this is checked.
+# The kernel data the sessions share (session/kallsyms.gz and .idx, hard
+# links to one file) would count 1/N, N falling as sessions go: each
+# session gets its own copy, so the newest 4 take then what they take now.
+for name in $(cat "$T/sessions"); do
+	for f in "$SAMPLES/$name/session/kallsyms.gz" "$SAMPLES/$name/session/kallsyms.idx"; do
+		[ ! -f "$f" ] || { cp "$f" "$f.own" && mv "$f.own" "$f"; } || fail "cannot copy $f"
+	done
+done
 keep=0
 for name in $(tail -4 "$T/sessions"); do keep=$((keep + $(usage "$SAMPLES/$name"))); done
 keep=$((keep + 2048))
