@@ -154,29 +154,40 @@ step "a time range reports the sum of its sessions"
 # three sessions from the middle: the range from the 2nd up to the 5th
 a=$(sed -n 2p "$T/sessions")
 e=$(sed -n 5p "$T/sessions")
-: >"$T/each"
-for name in $(sed -n 2,4p "$T/sessions"); do
-	opreport --session-dir="$S" "session:$name" -l >>"$T/each" ||
-		fail "opreport -l session:$name failed"
-done
-# samples by (image, app, symbol). A report shows the app name column
-# only when its sessions have samples of a binary under an app (as
-# OProfile's opreport does): without it, each image is its own app.
+# samples by (binary, module, symbol) from opreport's XML: the text
+# report shows an app name column only when its sessions have samples of
+# a binary under an app, and names may hold spaces ("prog (build ID)")
 sum_rows() {
-	awk '/symbol name/ { app = index($0, "app name") > 0; next }
-	     /^[0-9]/ { k = app ? $3 : $3 " " $3
-			for (i = 4; i <= NF; i++) k = k " " $i
-			t[k] += $1 }
-	     END { for (k in t) print t[k], k }' "$1" | sort
+	python3 - "$@" <<'PY' | sort
+import sys, xml.etree.ElementTree as ET
+tot = {}
+for path in sys.argv[1:]:
+    root = ET.parse(path).getroot()
+    names = {d.get("id"): d.get("name") for d in root.iter("symboldata")}
+    for b in root.iter("binary"):
+        for owner in [b] + b.findall("module"):
+            for sym in owner.findall("symbol"):
+                k = (b.get("name"), owner.get("name"), names.get(sym.get("idref")))
+                tot[k] = tot.get(k, 0) + sum(int(c.text) for c in sym.findall("count"))
+for k, v in tot.items():
+    print(v, " | ".join(k))
+PY
 }
-sum_rows "$T/each" >"$T/each.sum"
-opreport --session-dir="$S" "session:$a..$e" -l >"$T/range" ||
-	fail "opreport -l session:$a..$e failed"
-sum_rows "$T/range" >"$T/range.sum"
+n=0
+for name in $(sed -n 2,4p "$T/sessions"); do
+	n=$((n + 1))
+	opreport --session-dir="$S" "session:$name" -l -X >"$T/each.$n" ||
+		fail "opreport -l -X session:$name failed"
+done
+sum_rows "$T/each.1" "$T/each.2" "$T/each.3" >"$T/each.sum" ||
+	fail "cannot read the sessions' XML reports"
+opreport --session-dir="$S" "session:$a..$e" -l -X >"$T/range" ||
+	fail "opreport -l -X session:$a..$e failed"
+sum_rows "$T/range" >"$T/range.sum" || fail "cannot read the range's XML report"
 diff "$T/each.sum" "$T/range.sum" >"$T/diff" ||
 	{ cat "$T/diff"; fail "session:$a..$e is not the sum of its three sessions"; }
 test_ok "opreport -l session:$a..$e = the sum of 3 sessions ($(wc -l <"$T/range.sum") symbols, $(awk '{ s += $1 } END { print s }' "$T/range.sum") samples)"
-opreport --session-dir="$S" --since="$a" --until="$e" -l -n >"$T/opts" ||
+opreport --session-dir="$S" --since="$a" --until="$e" -l -X >"$T/opts" ||
 	fail "--since/--until failed"
 sum_rows "$T/opts" | diff - "$T/range.sum" >/dev/null ||
 	fail "--since=$a --until=$e differs from session:$a..$e"
