@@ -215,6 +215,56 @@ static void hex_of(unsigned char const *bytes, size_t n,
 		snprintf(hex + 2 * i, 3, "%02x", bytes[i]);
 }
 
+/*
+ * A binary gone from disk whose build was never told (no build-id from
+ * the kernel, none to read: another test's program deleted before a
+ * replay, a process older than the daemon) is an unknown build, not
+ * another one: the path's live image of unknown build, if it owns the
+ * plain name, becomes build hex (its identity key changes), and an
+ * unknown build meeting a live first build of its path is that build.
+ * In the daemon's own mount namespace only: under another root the host's
+ * file at that path may be another program.
+ */
+static struct image_node *plain_owner(struct opd_images const *images,
+				      char const *path)
+{
+	char key[4200];
+	struct key_node *p;
+
+	snprintf(key, sizeof(key), "p:%s", path);
+	p = find_key(images, key);
+	if (!p || p->id < 0 || (size_t)p->id >= images->nr)
+		return NULL;
+	return images->nodes[p->id];
+}
+
+static bool unknown_build(struct image_node const *n)
+{
+	return n->img.kind == OPD_IMAGE_FILE && !n->img.build_id[0] &&
+	       !n->img.mtime && !n->img.root && n->key &&
+	       !strncmp(n->key->key, "f:0:0:0:", 8);
+}
+
+static int adopt_unknown(struct opd_images *images, char const *path,
+			 char const *key, char const *hex)
+{
+	struct image_node *n = plain_owner(images, path);
+	char pkey[4200];
+	struct key_node *p;
+
+	if (!n || !unknown_build(n))
+		return -1;
+	snprintf(pkey, sizeof(pkey), "p:%s", path);
+	p = find_key(images, pkey);
+	op_hashmap_remove(&images->by_key, &n->key->ent, n->key->key);
+	free_key(&n->key->ent);
+	add_identity(images, key, n->img.id);
+	free(p->owner);
+	p->owner = op_xstrdup(key);
+	snprintf(n->img.build_id, sizeof(n->img.build_id), "%s", hex);
+	return n->img.id;
+}
+
 /* Build hex of path (the kernel's, or the file's when file_is_it): the
  * file at the path gives its mtime and segments only when it is that
  * build. */
@@ -228,6 +278,9 @@ static int image_of_build(struct opd_images *images, char const *path,
 
 	snprintf(key, sizeof(key), "b:%s:%s", hex, path);
 	id = lookup(images, key);
+	if (id >= 0)
+		return id;
+	id = strcmp(file, path) ? -1 : adopt_unknown(images, path, key, hex);
 	if (id >= 0)
 		return id;
 	snprintf(proto.build_id, sizeof(proto.build_id), "%s", hex);
@@ -257,6 +310,12 @@ static int image_of_file(struct opd_images *images, char const *path,
 
 	if (!op_build_id_of(file, hex))
 		return image_of_build(images, path, file, st, hex, true);
+	if (!st->st_ino && !st->st_mtime && !strcmp(file, path)) {
+		struct image_node *n = plain_owner(images, path);
+
+		if (n)		/* gone, build unknown: the path's first build */
+			return n->img.id;
+	}
 	proto.mtime = (uint64_t)st->st_mtime;
 	snprintf(key, sizeof(key), "f:%" PRIu64 ":%llu:%llu:%s", proto.mtime,
 		 (unsigned long long)st->st_dev,

@@ -102,6 +102,40 @@ static void test_plain_name(void)
 	opd_images_free(images);
 }
 
+/* A gone binary whose build no one told (no build-id from the kernel,
+ * no file to read) is an unknown build: it is the path's first build,
+ * whichever of the two is seen first (t0004's replay of another test's
+ * deleted program). */
+static void test_unknown_build(void)
+{
+	struct opd_images *images = opd_images_new();
+	struct opd_image const *img;
+	int u, a, b;
+
+	u = opd_image_binary(images, bin, NULL, NULL, 0);
+	opd_image_ref(images, u);
+	a = build(images, build_a);
+	img = opd_image_get(images, a);
+	check(a == u, "unknown, then build A: one image (%d, %d)", u, a);
+	check_str(img ? img->build_id : "", "aa010203",
+		  "the unknown build took A's build-id");
+	check_str(sfname(images, a), bin, "... and keeps the plain name");
+	check(opd_image_binary(images, bin, NULL, NULL, 0) == a,
+	      "unknown again: build A");
+	b = build(images, build_b);
+	opd_image_ref(images, b);
+	check(b != a, "another build is another image");
+	opd_images_free(images);
+
+	images = opd_images_new();
+	a = build(images, build_a);
+	opd_image_ref(images, a);
+	u = opd_image_binary(images, bin, NULL, NULL, 0);
+	check(u == a, "build A, then unknown: build A (%d, %d)", a, u);
+	check_str(sfname(images, u), bin, "... under the plain name");
+	opd_images_free(images);
+}
+
 static void add(struct opd_sfiles *sfs, int image, uint64_t key)
 {
 	struct opd_sfile_key k = { .app = image, .image = image, .cg = -1,
@@ -214,6 +248,7 @@ int main(void)
 
 	test_refs();
 	test_plain_name();
+	test_unknown_build();
 	test_sfiles();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
