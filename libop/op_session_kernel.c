@@ -422,7 +422,8 @@ static int build_index(struct kidx_build *b, char const *text, size_t len)
 	bool any = false;
 	int rc = 0;
 
-	memcpy(copy, text, len);
+	if (len)
+		memcpy(copy, text, len);
 	copy[len] = '\0';
 	for (line = copy; *line && !rc; line = next) {
 		int mod;
@@ -468,10 +469,15 @@ static int write_index(char const *path, char const *text, size_t len,
 		mods = b.nr_mods * sizeof(*b.mods);
 		size = sizeof(h) + syms + mods + b.pool_size;
 		buf = op_xmalloc(size);
+		/* an empty kallsyms has no arrays: memcpy from NULL is UB */
 		memcpy(buf, &h, sizeof(h));
-		memcpy(buf + sizeof(h), b.syms, syms);
-		memcpy(buf + sizeof(h) + syms, b.mods, mods);
-		memcpy(buf + sizeof(h) + syms + mods, b.pool, b.pool_size);
+		if (syms)
+			memcpy(buf + sizeof(h), b.syms, syms);
+		if (mods)
+			memcpy(buf + sizeof(h) + syms, b.mods, mods);
+		if (b.pool_size)
+			memcpy(buf + sizeof(h) + syms + mods, b.pool,
+			       b.pool_size);
 		rc = op_write_file_atomic_mode(path, buf, size, KERNEL_DATA_MODE,
 					       NULL, 0);
 		free(buf);
