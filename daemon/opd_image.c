@@ -225,8 +225,9 @@ static void hex_of(unsigned char const *bytes, size_t n,
  * In the daemon's own mount namespace only: under another root the host's
  * file at that path may be another program.
  */
+/* The live image that owns path's plain name, and its "p:" record. */
 static struct image_node *plain_owner(struct opd_images const *images,
-				      char const *path)
+				      char const *path, struct key_node **rec)
 {
 	char key[4200];
 	struct key_node *p;
@@ -235,6 +236,8 @@ static struct image_node *plain_owner(struct opd_images const *images,
 	p = find_key(images, key);
 	if (!p || p->id < 0 || (size_t)p->id >= images->nr)
 		return NULL;
+	if (rec)
+		*rec = p;
 	return images->nodes[p->id];
 }
 
@@ -248,14 +251,11 @@ static bool unknown_build(struct image_node const *n)
 static int adopt_unknown(struct opd_images *images, char const *path,
 			 char const *key, char const *hex)
 {
-	struct image_node *n = plain_owner(images, path);
-	char pkey[4200];
-	struct key_node *p;
+	struct key_node *p = NULL;
+	struct image_node *n = plain_owner(images, path, &p);
 
 	if (!n || !unknown_build(n))
 		return -1;
-	snprintf(pkey, sizeof(pkey), "p:%s", path);
-	p = find_key(images, pkey);
 	op_hashmap_remove(&images->by_key, &n->key->ent, n->key->key);
 	free_key(&n->key->ent);
 	add_identity(images, key, n->img.id);
@@ -311,7 +311,7 @@ static int image_of_file(struct opd_images *images, char const *path,
 	if (!op_build_id_of(file, hex))
 		return image_of_build(images, path, file, st, hex, true);
 	if (!st->st_ino && !st->st_mtime && !strcmp(file, path)) {
-		struct image_node *n = plain_owner(images, path);
+		struct image_node *n = plain_owner(images, path, NULL);
 
 		if (n)		/* gone, build unknown: the path's first build */
 			return n->img.id;
