@@ -31,6 +31,15 @@ static int build(struct opd_images *images, unsigned char const *id)
 	return opd_image_binary(images, bin, NULL, id, sizeof(build_a));
 }
 
+/* Build id seen and held, as a cookie holds its image. */
+static int held(struct opd_images *images, unsigned char const *id)
+{
+	int img = build(images, id);
+
+	opd_image_ref(images, img);
+	return img;
+}
+
 static char const *sfname(struct opd_images *images, int id)
 {
 	struct opd_image const *img = opd_image_get(images, id);
@@ -43,8 +52,7 @@ static void test_refs(void)
 	struct opd_images *images = opd_images_new();
 	int a, again;
 
-	a = build(images, build_a);
-	opd_image_ref(images, a);
+	a = held(images, build_a);
 	opd_image_ref(images, a);
 	check(opd_images_live(images) == 1, "one image live");
 	opd_image_unref(images, a);
@@ -70,20 +78,16 @@ static void test_plain_name(void)
 
 	snprintf(tagged, sizeof(tagged), "%s/{build:bb010203}", bin);
 	snprintf(tagged_a, sizeof(tagged_a), "%s/{build:aa010203}", bin);
-	a = build(images, build_a);
-	opd_image_ref(images, a);
+	a = held(images, build_a);
 	check_str(sfname(images, a), bin, "build A first: the plain name");
 	opd_image_unref(images, a);
-	b = build(images, build_b);
-	opd_image_ref(images, b);
+	b = held(images, build_b);
 	check_str(sfname(images, b), tagged,
 		  "build B after A was freed: the tagged name, not A's files");
-	a = build(images, build_a);
-	opd_image_ref(images, a);
+	a = held(images, build_a);
 	check_str(sfname(images, a), bin, "build A again: its plain name back");
 	opd_image_unref(images, b);
-	b = build(images, build_b);
-	opd_image_ref(images, b);
+	b = held(images, build_b);
 	check_str(sfname(images, b), tagged, "build B again: tagged again");
 	opd_image_unref(images, a);
 	opd_image_unref(images, b);
@@ -92,12 +96,10 @@ static void test_plain_name(void)
 	/* a new session has no file of A: the first build then seen owns
 	 * the plain name */
 	opd_images_new_session(images);
-	b = build(images, build_b);
-	opd_image_ref(images, b);
+	b = held(images, build_b);
 	check_str(sfname(images, b), bin,
 		  "a new session: build B, seen first, has the plain name");
-	a = build(images, build_a);
-	opd_image_ref(images, a);
+	a = held(images, build_a);
 	check_str(sfname(images, a), tagged_a, "... and build A the tagged one");
 	opd_images_free(images);
 }
@@ -122,14 +124,12 @@ static void test_unknown_build(void)
 	check_str(sfname(images, a), bin, "... and keeps the plain name");
 	check(opd_image_binary(images, bin, NULL, NULL, 0) == a,
 	      "unknown again: build A");
-	b = build(images, build_b);
-	opd_image_ref(images, b);
+	b = held(images, build_b);
 	check(b != a, "another build is another image");
 	opd_images_free(images);
 
 	images = opd_images_new();
-	a = build(images, build_a);
-	opd_image_ref(images, a);
+	a = held(images, build_a);
 	u = opd_image_binary(images, bin, NULL, NULL, 0);
 	check(u == a, "build A, then unknown: build A (%d, %d)", a, u);
 	check_str(sfname(images, u), bin, "... under the plain name");
@@ -207,8 +207,7 @@ static void test_sfiles(void)
 	      "an image not sampled in the session is not listed: %s", text);
 	free(text);
 
-	a = build(images, build_a);
-	opd_image_ref(images, a);
+	a = held(images, build_a);
 	add(sfs, a, 0x10);
 	opd_sfile_flush(sfs);
 	text = build_ids();
