@@ -59,6 +59,15 @@ test_fail_hook() {
 }
 
 step() { test_note "--- $*"; }
+# run_times N CMD...: CMD N times (output dropped); fail naming CMD if it fails
+run_times() {
+	local n=$1 i=0
+	shift
+	while [ $i -lt "$n" ]; do
+		"$@" >/dev/null || fail "$(basename "$1") failed (run $((i + 1)) of $n)"
+		i=$((i + 1))
+	done
+}
 
 # The sum of doc/formats.md section 5: every sample received is written,
 # saturated or dropped for one of these reasons. Named one by one, so a

@@ -18,11 +18,7 @@ EV=CPU_CLOCK.1000000.0
 
 step "60 short processes in clock_gettime: one [vdso] file"
 ctl --separate=lib --start >"$T/out" 2>&1 || { cat "$T/out"; fail "--start failed"; }
-i=0
-while [ $i -lt 60 ]; do
-	"$T/vdso_loop" 30 || fail "vdso_loop failed"
-	i=$((i + 1))
-done
+run_times 60 "$T/vdso_loop" 30
 ctl --dump || fail "--dump failed"
 find "$C/{root}$T/vdso_loop" -type f >"$T/files"
 cat "$T/files" | sed "s|^$C/||"
@@ -44,11 +40,7 @@ n=$(awk '$3 == "[vdso]" && $NF ~ /clock_gettime/ { n += $1 } END { print n + 0 }
 [ "$n" -ge $(($1 / 2)) ] || fail "opreport -l shows $n [vdso] samples in clock_gettime symbols, the file has $1"
 
 step "90 processes with JIT code: at most 64 regions of their own, the rest folded"
-i=0
-while [ $i -lt 90 ]; do
-	"$T/jit_spin" 0.03 >/dev/null || fail "jit_spin failed"
-	i=$((i + 1))
-done
+run_times 90 "$T/jit_spin" 0.03
 ctl --dump || fail "--dump failed"
 d=$C/{root}$T/jit_spin/{dep}
 own=$(find "$d" -path "$d/{anon:*}/*" -type f ! -path "*/0.0x0.0x0/*" | wc -l)

@@ -84,11 +84,7 @@ two_builds() {
 	# and 80 quick starts: the loader's share of one start is ~0.1 ms, so
 	# 8 starts often give no library sample at 1 kHz (about half the runs
 	# on a busy machine); 88 all but never (p ~ 0.1%)
-	i=0
-	while [ $i -lt 80 ]; do
-		"$P" 0.001 >/dev/null || fail "build 2 failed"
-		i=$((i + 1))
-	done
+	run_times 80 "$P" 0.001
 	ctl --dump || fail "--dump failed"
 	C=$S/samples/current
 	find "$C" -path "*$P*" -type f | sed "s|^$C/||" >"$T/files"
