@@ -568,16 +568,21 @@ static void daemonise(int *ready_fd)
 	*ready_fd = p[1];
 }
 
-static void detach_stdio(struct daemon *d, int ready_fd)
+static void detach_stdio(struct daemon *d)
 {
 	int null = open("/dev/null", O_RDONLY);
-	char ok = 0;
 
 	if (null >= 0) {
 		dup2(null, STDIN_FILENO);
 		close(null);
 	}
 	log_redirect(d);
+}
+
+static void tell_ready(int ready_fd)
+{
+	char ok = 0;
+
 	if (write(ready_fd, &ok, 1) != 1)
 		op_warn("cannot tell the starting process that the daemon is ready");
 	close(ready_fd);
@@ -700,11 +705,18 @@ static int run(struct daemon *d)
 	/* stats/ exists from the start: on a full disk it is rewritten in place */
 	write_stats(d);
 	if (ready_fd >= 0)
-		detach_stdio(d, ready_fd);
+		detach_stdio(d);
 	log_msg("daemon started: pid %ld, session '%s', %s source, sampling %s, callgraph depth %u",
 		(long)getpid(), d->session_dir, d->src.ops->name, d->opt.events_text,
 		d->opt.callgraph);
 	rotate_setup(d);
+	/*
+	 * Only now is the starting process let go: what the daemon says at
+	 * start is in the log when `oprofiled` returns, not written later
+	 * beside what the caller writes next.
+	 */
+	if (ready_fd >= 0)
+		tell_ready(ready_fd);
 	if (main_loop(d) < 0)
 		op_error("main loop failed; shutting down");
 	shutdown_daemon(d);

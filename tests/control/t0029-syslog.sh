@@ -5,7 +5,7 @@
 # namespace (unshare -m) a small tmpfs on /dev (the device nodes the
 # daemon uses bound in from the real /dev) gets a datagram socket at
 # /dev/log, served by a perl listener; the session is on a 2 MB tmpfs.
-# The log is padded to a page boundary and the disk filled, so the next
+# The disk is filled and the log padded to a page boundary, so the next
 # line cannot be written: the daemon says so and every message after it
 # reaches the listener, as glibc's syslog(3) sends it.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
@@ -46,12 +46,19 @@ mount -t tmpfs -o size=2m tmpfs "$T/small" || exit 2
 S=$T/small/s
 "$OPROFILED" --session-dir="$S" --events=CPU_CLOCK:1000000 || { log "oprofiled did not start"; exit 1; }
 pid=$(cat "$S/lock")
-# the log's last page full, then the disk: its next line needs a page
+# the disk full, then the log's last page (already its own, so padding
+# it needs no space): its next line needs a page. In this order a line
+# the daemon writes meanwhile cannot leave room in the page.
 L=$S/samples/oprofiled.log
-size=$(stat -c %s "$L")
-pad=$(( (4096 - size % 4096) % 4096 ))
-[ $pad -eq 0 ] || head -c $pad /dev/zero | tr '\0' '#' >>"$L"
+grep -q "daemon started" "$L" || { log "the start line was not in the log when oprofiled returned"; exit 1; }
 dd if=/dev/zero of="$T/small/filler" bs=4k 2>/dev/null
+for _ in 1 2 3; do
+	pad=$(( (4096 - $(stat -c %s "$L") % 4096) % 4096 ))
+	[ $pad -eq 0 ] && break
+	# a line the daemon adds meanwhile makes this write short: again
+	head -c $pad /dev/zero | tr '\0' '#' >>"$L" 2>/dev/null
+done
+[ $pad -eq 0 ] || { log "cannot pad the log to a page boundary"; exit 1; }
 kill -HUP "$pid"
 for _ in $(seq 100); do grep -q "SIGHUP: sample files closed" "$T/syslog" 2>/dev/null && break; sleep 0.1; done
 cp "$L" "$T/log.copy"
