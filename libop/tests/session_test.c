@@ -170,19 +170,34 @@ static void test_fifo(void)
 	test_own_replies();
 }
 
-/* A child whose command name is oprofiled, to own a lock. */
+/*
+ * A child whose command name is oprofiled, to own a lock. It says when
+ * the name is set: a fixed wait was too short on a loaded machine.
+ */
 static pid_t fake_daemon(void)
 {
-	pid_t pid = fork();
+	int p[2];
+	char b;
+	pid_t pid;
 
+	if (pipe(p) < 0)
+		check_bail("cannot create a pipe: %s", strerror(errno));
+	pid = fork();
 	if (pid < 0)
 		check_bail("cannot fork: %s", strerror(errno));
 	if (pid == 0) {
+		close(p[0]);
 		prctl(PR_SET_NAME, "oprofiled");
+		if (write(p[1], "", 1) != 1)
+			_exit(1);
+		close(p[1]);
 		pause();
 		_exit(0);
 	}
-	usleep(50000);
+	close(p[1]);
+	if (read(p[0], &b, 1) != 1)
+		check_bail("the fake daemon did not start");
+	close(p[0]);
 	return pid;
 }
 
