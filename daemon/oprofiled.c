@@ -84,6 +84,7 @@ struct daemon {
 	struct opd_retention retain;    /* --keep, --keep-size, off the loop */
 	uint64_t total_received;        /* samples of the sessions saved or reset */
 	rlim_t nofile;                  /* the open-file limit it runs with */
+	int fds_released;               /* sample files closed for want of fds */
 };
 
 static void log_msg(char const *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -706,9 +707,15 @@ static void log_fd_limit(struct daemon *d)
 static void release_fds(void *arg)
 {
 	struct daemon *d = arg;
+	size_t n;
 
-	if (d->core)
-		opd_core_release_fds(d->core);
+	if (!d->core)
+		return;
+	n = opd_core_release_fds(d->core);
+	if (!d->fds_released++)	/* said once: it may recur every sync */
+		op_warn("out of file descriptors (limit %llu): %zu sample files "
+			"closed to write a file of the session; they reopen on "
+			"their next sample", (unsigned long long)d->nofile, n);
 }
 
 /*
