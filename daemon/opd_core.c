@@ -732,6 +732,11 @@ void opd_core_sync(struct opd_core *core)
 	opd_stacks_sync(core->stacks);
 }
 
+size_t opd_core_release_fds(struct opd_core *core)
+{
+	return opd_sfile_release_fds(core->sfiles);
+}
+
 void opd_core_close_files(struct opd_core *core)
 {
 	opd_sfile_close_all(core->sfiles);

@@ -133,6 +133,10 @@ int opd_core_new_session(struct opd_core *core);
 /* Close every sample file (HUP, reset, save); they reopen lazily. */
 void opd_core_close_files(struct opd_core *core);
 
+/* Out of descriptors: close the sample files, pending samples kept
+ * (opd_sfile_release_fds); the number closed. */
+size_t opd_core_release_fds(struct opd_core *core);
+
 /* Re-read kernel images (module list) now. */
 void opd_core_reload_kernel(struct opd_core *core);
 

@@ -4,7 +4,8 @@
  * Entries live in a hash map (op_hashmap) keyed by struct opd_sfile_key;
  * the last entry used is checked first, since consecutive samples mostly hit the
  * same file. Open files are on an LRU list; past the bound (or on EMFILE)
- * the least recently used is closed. Each file is created with its header
+ * the least recently used is closed; when another file of the session
+ * finds no descriptor, all are (opd_sfile_release_fds). Each file is created with its header
  * (OProfile 1.x layout, op_sample_file.h) the first time it is opened.
  *
  * A file holds the samples of one build of its binary: the one whose
@@ -684,6 +685,14 @@ void opd_sfile_reset_counts(struct opd_sfiles *sfs)
 {
 	opd_sfile_flush(sfs);
 	memset(&sfs->counts, 0, sizeof(sfs->counts));
+}
+
+size_t opd_sfile_release_fds(struct opd_sfiles *sfs)
+{
+	size_t had = sfs->nr_open;
+
+	close_open_files(sfs);
+	return had;
 }
 
 void opd_sfile_sync_all(struct opd_sfiles *sfs)

@@ -81,6 +81,14 @@ void opd_sfile_reset_counts(struct opd_sfiles *sfs);
 /* "No space left on device on DEV..." while the device is full, else NULL. */
 char const *opd_sfile_no_space(struct opd_sfiles const *sfs);
 
+/*
+ * Out of descriptors: close every open sample file, without writing the
+ * pending samples (they are written when their file reopens), so that
+ * another file can be opened. Safe from within the cache's own opens
+ * (no file is opened, no entry freed). Returns the files closed.
+ */
+size_t opd_sfile_release_fds(struct opd_sfiles *sfs);
+
 void opd_sfile_sync_all(struct opd_sfiles *sfs);
 void opd_sfile_close_all(struct opd_sfiles *sfs);
 

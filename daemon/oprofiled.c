@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
@@ -82,6 +83,8 @@ struct daemon {
 	struct opd_rotation rot;        /* --rotate's clock */
 	struct opd_retention retain;    /* --keep, --keep-size, off the loop */
 	uint64_t total_received;        /* samples of the sessions saved or reset */
+	rlim_t nofile;                  /* the open-file limit it runs with */
+	int fds_released;               /* sample files closed for want of fds */
 };
 
 static void log_msg(char const *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -352,7 +355,9 @@ static void do_dump(struct daemon *d, char const *id)
 	full = opd_core_no_space(d->core);
 	if (!full && stats < 0)
 		full = "cannot write the statistics (stats/): see the log";
-	op_control_dump_done(d->session_dir, id, full);
+	if (op_control_dump_done(d->session_dir, id, full) < 0)
+		op_error("cannot answer dump %s in '%s': opcontrol waits for "
+			 "it in vain", id, d->session_dir);
 	if (d->opt.verbose)
 		log_msg("dump %s complete", id);
 }
@@ -607,7 +612,9 @@ static void shutdown_daemon(struct daemon *d)
 		(unsigned long long)(d->total_received +
 				     opd_core_stats(d->core)->received),
 		d->rot.nr_rotated);
+	op_file_set_fd_release(NULL, NULL);
 	opd_core_free(d->core);
+	d->core = NULL;
 	if (d->recording && stream_writer_close(&d->rec) == 0)
 		log_msg("recorded the stream to '%s'", d->opt.record_stream);
 	op_control_close(&d->ctl);
@@ -649,6 +656,69 @@ out:
 }
 
 /*
+ * Issue 21: the soft open-file limit raised to the hard one, as perf and
+ * systemd-era daemons do: the daemon holds a descriptor per open sample
+ * file, per cpu and event, and briefly one per binary it reads.
+ */
+static void raise_fd_limit(struct daemon *d)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl)) {
+		d->nofile = RLIM_INFINITY;
+		return;
+	}
+	if (rl.rlim_cur < rl.rlim_max) {
+		rlim_t was = rl.rlim_cur;
+
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			rl.rlim_cur = was;
+	}
+	d->nofile = rl.rlim_cur;
+}
+
+#define LOW_FD_LIMIT 1024
+
+/* Under a low limit, sample files keep at most half of it open: the rest
+ * is for the source, the binaries read and the session's other files. */
+static void fit_fd_limit(struct daemon *d)
+{
+	size_t half;
+
+	if (d->nofile >= LOW_FD_LIMIT)
+		return;
+	half = d->nofile / 2 > 4 ? (size_t)(d->nofile / 2) : 4;
+	if (!d->cfg.max_open_files || d->cfg.max_open_files > half)
+		d->cfg.max_open_files = half;
+}
+
+static void log_fd_limit(struct daemon *d)
+{
+	if (d->nofile < LOW_FD_LIMIT)
+		log_msg("running with a low open-file limit: %llu (its hard "
+			"limit; ulimit -n, LimitNOFILE=): at most %zu sample "
+			"files are kept open, others reopen as needed",
+			(unsigned long long)d->nofile, d->cfg.max_open_files);
+}
+
+/* Out of descriptors, a file of the session to write: the sample files
+ * make room (op_file_set_fd_release). */
+static void release_fds(void *arg)
+{
+	struct daemon *d = arg;
+	size_t n;
+
+	if (!d->core)
+		return;
+	n = opd_core_release_fds(d->core);
+	if (!d->fds_released++)	/* said once: it may recur every sync */
+		op_warn("out of file descriptors (limit %llu): %zu sample files "
+			"closed to write a file of the session; they reopen on "
+			"their next sample", (unsigned long long)d->nofile, n);
+}
+
+/*
  * Everything after the options: the lock, the log, the core, the source,
  * then the loop. Returns the exit status.
  */
@@ -682,8 +752,10 @@ static int run(struct daemon *d)
 		close(d->log_fd);
 		d->log_fd = -1;
 	}
+	fit_fd_limit(d);
 	if (!(d->core = opd_core_new(&d->cfg)))
 		goto fail_unlock;
+	op_file_set_fd_release(release_fds, d);
 	if (d->opt.record_stream) {
 		if (stream_writer_open(&d->rec, d->opt.record_stream) < 0)
 			goto fail_core;
@@ -709,6 +781,7 @@ static int run(struct daemon *d)
 	log_msg("daemon started: pid %ld, session '%s', %s source, sampling %s, callgraph depth %u",
 		(long)getpid(), d->session_dir, d->src.ops->name, d->opt.events_text,
 		d->opt.callgraph);
+	log_fd_limit(d);
 	rotate_setup(d);
 	/*
 	 * Only now is the starting process let go: what the daemon says at
@@ -727,6 +800,7 @@ fail_source:
 fail_core:
 	if (d->recording)
 		stream_writer_close(&d->rec);
+	op_file_set_fd_release(NULL, NULL);
 	opd_core_free(d->core);
 fail_unlock:
 	op_lock_release(d->session_dir, d->lock_pid);
@@ -742,6 +816,7 @@ int main(int argc, char const **argv)
 	d.log_fd = -1;
 	d.sigfd = d.timerfd = -1;
 	op_set_progname("oprofiled");
+	raise_fd_limit(&d);
 	umask(022);	/* modes are ours (0644, 0755), not the caller's */
 	opd_options_parse(&d.opt, &d.cfg, argc, argv);
 	op_set_message_sink(log_sink, &d);

@@ -1,7 +1,10 @@
 /*
  * CFI unwinding of user stacks (unwind.h). One entry per binary: its ELF
  * handle, loadable segments (file offset -> link-time address) and CFI,
- * opened at the binary's first frame and kept.
+ * opened at the binary's first frame and kept. No descriptor is kept: the
+ * ELF handles are mmap'ed (or read whole) at their open, and the file is
+ * closed at once (issue 21: a descriptor per binary ran a daemon under a
+ * low RLIMIT_NOFILE out of them).
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -21,8 +24,8 @@
 
 #define MAX_SEGS 16
 /*
- * Bounds: binaries kept open (each holds one or two fds and its ELF and
- * CFI handles; the least recently used one is closed for a new one), and
+ * Bounds: binaries kept open (each holds its ELF and CFI handles and their
+ * mappings, no fd; the least recently used one is closed for a new one), and
  * compiled rows per binary (a full table is emptied and refilled from
  * the rows in use). Counted in stats/: unwind_binaries_evicted,
  * unwind_rules_flushed. Qsort_cb's stacks use ~40 rows, a system-wide
@@ -65,7 +68,6 @@ struct binary {
 	size_t nrules, rules_cap;
 	uint64_t used;		/* the cache's clock at its last step */
 	unsigned long key;
-	int fd, dbg_fd;
 	Elf *elf, *dbg_elf;
 	Dwarf *dbg;		/* .debug_frame: the binary's or its debug file's */
 	Dwarf_CFI *eh;		/* .eh_frame */
@@ -85,6 +87,7 @@ struct unwind_cache {
 	uint64_t clock;		/* steps, for the least recently used binary */
 	struct unwind_stats stats;
 	uint64_t taken_binaries, taken_rules;	/* evictions already taken */
+	uint64_t taken_no_mapping;
 	size_t max_binaries, max_rules;
 };
 
@@ -132,14 +135,9 @@ static void bin_close(struct binary *b)
 		elf_end(b->dbg_elf);
 	if (b->elf)
 		elf_end(b->elf);
-	if (b->dbg_fd >= 0)
-		close(b->dbg_fd);
-	if (b->fd >= 0)
-		close(b->fd);
 	b->eh = b->df = NULL;
 	b->dbg = NULL;
 	b->elf = b->dbg_elf = NULL;
-	b->fd = b->dbg_fd = -1;
 	b->nsegs = 0;
 }
 
@@ -158,6 +156,14 @@ void unwind_cache_free(struct unwind_cache *uc)
 		return;
 	op_hashmap_clear(&uc->bins, bin_free);
 	free(uc);
+}
+
+uint64_t unwind_cache_take_no_mapping(struct unwind_cache *uc)
+{
+	uint64_t n = uc->stats.no_mapping - uc->taken_no_mapping;
+
+	uc->taken_no_mapping = uc->stats.no_mapping;
+	return n;
 }
 
 /* issue 27 (helper s4c): the perf source forgets unmapped binaries */
@@ -253,7 +259,31 @@ static char *by_debuglink(Elf *elf, char const *path)
 	return op_debug_file_by_debuglink(path, name, crc);
 }
 
-/* .debug_frame of elf (fd kept by the caller), or false. */
+/*
+ * The ELF handle of path, holding no descriptor: ELF_C_FDREAD leaves an
+ * mmap'ed file as it is (the mapping outlives the fd) and reads a file
+ * that could not be mapped whole, so libelf never reads the fd again and
+ * it is closed here. NULL with errno set (0: not readable as ELF).
+ */
+static Elf *elf_open(char const *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+
+	if (fd < 0)
+		return NULL;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_cntl(elf, ELF_C_FDREAD)) {
+		elf_end(elf);
+		elf = NULL;
+	}
+	close(fd);
+	if (!elf)
+		errno = 0;
+	return elf;
+}
+
+/* .debug_frame of elf, or false. */
 static bool open_debug_frame(struct binary *b, Elf *elf)
 {
 	if (!has_section(elf, ".debug_frame"))
@@ -277,11 +307,8 @@ static void open_debug_file(struct binary *b, char const *path)
 		dpath = by_debuglink(b->elf, path);
 	if (!dpath)
 		return;
-	b->dbg_fd = open(dpath, O_RDONLY | O_CLOEXEC);
+	b->dbg_elf = elf_open(dpath);
 	free(dpath);
-	if (b->dbg_fd < 0)
-		return;
-	b->dbg_elf = elf_begin(b->dbg_fd, ELF_C_READ_MMAP, NULL);
 	if (b->dbg_elf && !open_debug_frame(b, b->dbg_elf) && b->dbg) {
 		dwarf_end(b->dbg);
 		b->dbg = NULL;
@@ -325,15 +352,12 @@ static void bin_load(struct unwind_cache *uc, struct binary *b,
 	b->unreadable = false;
 	if (!path)
 		return;		/* no file (JIT): no CFI, for good */
-	b->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (b->fd >= 0)
-		b->elf = elf_begin(b->fd, ELF_C_READ_MMAP, NULL);
+	b->elf = elf_open(path);
 	if (!b->elf) {
 		if (!b->retry_at)
 			op_warn("cannot read '%s' for its CFI (%s): its stacks "
 				"stop there (no_cfi) until it is read again",
-				path, b->fd < 0 ? strerror(errno) :
-				elf_errmsg(-1));
+				path, errno ? strerror(errno) : elf_errmsg(-1));
 		b->unreadable = true;
 		if (!b->retry_at)
 			b->retry_at = 1;
@@ -359,7 +383,6 @@ static struct binary *bin_open(struct unwind_cache *uc,
 	b = op_xcalloc(1, sizeof(*b));
 
 	b->key = m->key;
-	b->fd = b->dbg_fd = -1;
 	op_hashmap_entry_init(&b->ent, op_hash_u64(m->key));
 	op_hashmap_add(&uc->bins, &b->ent);
 	uc->stats.binaries++;
@@ -892,6 +915,8 @@ unsigned unwind_user(struct unwind_cache *uc, struct unwind_regs const *regs,
 
 		if (r == OP_UNWIND_ROOT)
 			count_root(uc, st.reg[1] - regs->sp);
+		if (r == OP_UNWIND_NO_MAPPING)
+			uc->stats.no_mapping++;
 		if (r != STEP_OK)
 			return r;
 		pcs[(*n)++] = st.reg[2];

@@ -57,6 +57,7 @@ struct unwind_stats {
 	uint64_t rules;		/* CFI rows compiled */
 	uint64_t rules_flushed;	/* a binary's full rule table emptied */
 	uint64_t binaries_evicted; /* least recently used binaries closed */
+	uint64_t no_mapping;	/* walks stopped at a pc in no mapping */
 	/* stacks that reached the root, by the bytes of stack copy they
 	 * needed (the root frame's CFA - sp): <= 1, 2, 4, 8, 16, 32, 64 KiB */
 	uint64_t root_bytes[7];
@@ -73,6 +74,10 @@ struct unwind_stats const *unwind_cache_stats(struct unwind_cache const *uc);
 /* Cache evictions since the last call (for the stream's counters). */
 void unwind_cache_take_evictions(struct unwind_cache *uc, uint64_t *binaries,
 				 uint64_t *rules);
+
+/* Walks stopped at a pc in no mapping (no_mapping) since the last call:
+ * backtraces cut short, for the stream's bt_lost_no_mapping. */
+uint64_t unwind_cache_take_no_mapping(struct unwind_cache *uc);
 
 /* The binary of key is unmapped for good (its cookie forgotten): close
  * it and free its CFI. uc NULL or key not cached: nothing. */

@@ -16,6 +16,14 @@
 #include "op_file.h"
 
 static char *guard;
+static void (*fd_release)(void *);
+static void *fd_release_arg;
+
+void op_file_set_fd_release(void (*release)(void *arg), void *arg)
+{
+	fd_release = release;
+	fd_release_arg = arg;
+}
 
 void op_file_set_guard(char const *dir)
 {
@@ -35,7 +43,7 @@ static char const *below_guard(char const *path)
 	return path[n] == '/' && path[n + 1] ? path + n + 1 : NULL;
 }
 
-int op_open_safe(char const *path, int flags, mode_t mode)
+static int open_safe(char const *path, int flags, mode_t mode)
 {
 	char const *rel = below_guard(path);
 	struct open_how how;
@@ -58,6 +66,20 @@ int op_open_safe(char const *path, int flags, mode_t mode)
 	close(dfd);
 	errno = err;
 	return fd;
+}
+
+int op_open_safe(char const *path, int flags, mode_t mode)
+{
+	static int releasing;
+	int fd = open_safe(path, flags, mode);
+
+	if (fd >= 0 || (errno != EMFILE && errno != ENFILE) || !fd_release ||
+	    releasing)
+		return fd;
+	releasing = 1;
+	fd_release(fd_release_arg);
+	releasing = 0;
+	return open_safe(path, flags, mode);
 }
 
 char const *op_file_strerror(int err)

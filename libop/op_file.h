@@ -30,6 +30,16 @@ void op_file_set_guard(char const *dir);
  */
 int op_open_safe(char const *path, int flags, mode_t mode);
 
+/*
+ * Out of descriptors (EMFILE, ENFILE), op_open_safe calls release(arg)
+ * once, to close what its owner can spare (the daemon: sample files, which
+ * reopen on their next sample), and tries again once: a session file the
+ * daemon must write (a control reply, stats, session/, stacks/, the log)
+ * is not lost to the files it keeps open. release must not open a file;
+ * it is not called again from within itself. NULL: none.
+ */
+void op_file_set_fd_release(void (*release)(void *arg), void *arg);
+
 /* strerror(err), but ELOOP says what it means here. */
 char const *op_file_strerror(int err);
 

@@ -88,6 +88,35 @@ static bool no_map(void *arg, uint64_t pc, struct unwind_map *m)
 	return false;
 }
 
+/* self_map for this test's own executable only: its callers in libc are
+ * in no mapping. */
+static bool exe_map(void *arg, uint64_t pc, struct unwind_map *m)
+{
+	static char exe[4096];
+	ssize_t n;
+
+	if (!exe[0]) {
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n <= 0)
+			return false;
+		exe[n] = '\0';
+	}
+	return self_map(arg, pc, m) && m->path && !strcmp(m->path, exe);
+}
+
+/* The descriptors this process has open. */
+static int open_fds(void)
+{
+	int n = 0;
+	char path[64];
+
+	for (int fd = 0; fd < 4096; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n += !access(path, F_OK);
+	}
+	return n;
+}
+
 /* The end of the mapping holding the stack pointer (the stack's top). */
 static uint64_t stack_top(uint64_t sp)
 {
@@ -220,6 +249,63 @@ static void test_unreadable(void)
 	      pcs[2] == truth[1] && pcs[3] == truth[2],
 	      "fds back: the next walk opens the binary again and reaches "
 	      "the root (%s, %u frames)", op_unwind_stop_name(reason), n);
+	unwind_cache_free(uc);
+}
+
+/*
+ * Issue 21: a binary kept in the cache holds no descriptor (its ELF is
+ * mmap'ed and the file closed), so a daemon under a low fd limit is not
+ * run out of them by the binaries it unwinds through.
+ */
+static void test_no_fds_held(void)
+{
+	struct unwind_cache *uc = unwind_cache_new();
+	struct unwind_stack stk = { regs.sp, copy, copied };
+	uint64_t pcs[64];
+	unsigned n, reason;
+	int before = open_fds(), after;
+
+	reason = unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
+	after = open_fds();
+	check(reason == OP_UNWIND_ROOT &&
+	      unwind_cache_stats(uc)->binaries >= 2,
+	      "the walk opened its binaries (%llu) and reached the root (%s)",
+	      (unsigned long long)unwind_cache_stats(uc)->binaries,
+	      op_unwind_stop_name(reason));
+	check(after == before, "the cached binaries hold no fd (%d open "
+	      "before the walk, %d after)", before, after);
+	reason = unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
+	check(reason == OP_UNWIND_ROOT && pcs[1] == truth[0] &&
+	      pcs[3] == truth[2], "their CFI is read from the mappings "
+	      "after the fds are closed (%s, %u frames)",
+	      op_unwind_stop_name(reason), n);
+	unwind_cache_free(uc);
+}
+
+/*
+ * A walk that reaches a caller in no mapping stops with no_mapping, the
+ * frames before it kept, and is counted for bt_lost_no_mapping once.
+ */
+static void test_no_mapping_counted(void)
+{
+	struct unwind_cache *uc = unwind_cache_new();
+	struct unwind_stack stk = { regs.sp, copy, copied };
+	uint64_t pcs[64], taken;
+	unsigned n, reason;
+
+	reason = unwind_user(uc, &regs, &stk, exe_map, NULL, pcs, 64, &n);
+	check(reason == OP_UNWIND_NO_MAPPING && n >= 4 &&
+	      pcs[1] == truth[0] && pcs[2] == truth[1] && pcs[3] == truth[2],
+	      "libc unmapped: the walk keeps chain_2, chain_1, main and stops "
+	      "with no_mapping (%s, %u frames)", op_unwind_stop_name(reason),
+	      n);
+	unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
+	taken = unwind_cache_take_no_mapping(uc);
+	check(taken == 1 && unwind_cache_stats(uc)->no_mapping == 1,
+	      "one no_mapping stop counted (%llu), none for the walk to the "
+	      "root", (unsigned long long)taken);
+	check(unwind_cache_take_no_mapping(uc) == 0,
+	      "a taken count is not taken again");
 	unwind_cache_free(uc);
 }
 
@@ -432,6 +518,8 @@ int main(void)
 
 	test_bounds();
 	test_unreadable();
+	test_no_fds_held();
+	test_no_mapping_counted();
 	test_lost_caller_mapping();
 	return check_done();
 }

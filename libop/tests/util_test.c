@@ -4,11 +4,13 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "op_file.h"
 #include "op_util.h"
 
 static char dir[] = "/tmp/op-util-test-XXXXXX";
@@ -251,6 +253,72 @@ static void test_partition_point(void)
 	      "an empty array's partition point is 0");
 }
 
+static int spare = -1, releases;
+
+/* The daemon's sample files, in short: one fd it can spare. */
+static void release_spare(void *arg)
+{
+	(void)arg;
+	releases++;
+	if (spare >= 0)
+		close(spare);
+	spare = -1;
+}
+
+static void release_nothing(void *arg)
+{
+	(void)arg;
+	releases++;
+}
+
+/*
+ * Issue 21: out of fds, a file written through op_open_safe (an atomic
+ * write's temporary file) first lets the owner close what it can spare,
+ * once, and is then opened; with nothing to spare it fails with EMFILE,
+ * after one call.
+ */
+static void test_fd_release(void)
+{
+	char *a = path_in("fds"), err[512], *s;
+	struct rlimit was, low;
+	size_t len = 0;
+	int rc;
+
+	spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (spare < 0 || getrlimit(RLIMIT_NOFILE, &was))
+		check_bail("open /dev/null, getrlimit: %s", strerror(errno));
+	low = was;
+	low.rlim_cur = (rlim_t)spare + 1;	/* spare is the last fd left */
+	if (setrlimit(RLIMIT_NOFILE, &low))
+		check_bail("setrlimit: %s", strerror(errno));
+	op_file_set_fd_release(release_spare, NULL);
+	rc = op_write_file_atomic(a, "x\n", 2, err, sizeof(err));
+	check(rc == 0 && releases == 1 && spare < 0,
+	      "no fd left: the owner closes its spare one (%d call), and the "
+	      "write succeeds (%d: %s)", releases, rc, rc ? err : "ok");
+	spare = open("/dev/null", O_RDONLY | O_CLOEXEC);	/* taken again */
+	op_file_set_fd_release(release_spare, NULL);
+	releases = 0;
+	rc = op_write_file_atomic(a, "y\n", 2, err, sizeof(err));
+	check(rc == 0 && releases == 1, "the same again (%d)", rc);
+	spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	op_file_set_fd_release(release_nothing, NULL);
+	releases = 0;
+	rc = op_write_file_atomic(a, "z\n", 2, err, sizeof(err));
+	check(rc < 0 && releases == 1 && strstr(err, "Too many open files"),
+	      "nothing to spare: one call, then the write fails with EMFILE "
+	      "(%d, %d calls: %s)", rc, releases, rc ? err : "ok");
+	close(spare);
+	spare = -1;
+	setrlimit(RLIMIT_NOFILE, &was);
+	op_file_set_fd_release(NULL, NULL);
+	s = op_read_file(a, 0, &len, NULL, 0);
+	check_str(s, "y\n", "the file holds the last write that succeeded");
+	free(s);
+	unlink(a);
+	free(a);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -263,6 +331,7 @@ int main(void)
 	test_messages();
 	test_usage_error();
 	test_partition_point();
+	test_fd_release();
 	rmdir(dir);
 	return check_done();
 }
