@@ -132,7 +132,9 @@ bool op_pid_is_daemon(pid_t pid);
 
 /*
  * Reset the live session on disk: remove its profile data (sample trees
- * and stats/), keeping session.conf and session/.
+ * and stats/), keeping session.conf and session/ but for the record of
+ * the removed samples' binaries (session/build-ids and segments: a
+ * daemon started on the session would keep them).
  */
 int op_session_reset(char const *session_dir);
 
