@@ -365,7 +365,12 @@ static void test_reset_save(void)
 	mkd("samples/current/{kern}");
 	touch("samples/current/{kern}/v", "sample");
 	mkd("samples/current/stats.new");
+	touch("samples/current/session/build-ids", "ab 1 /bin/x\n");
+	touch("samples/current/session/segments", "ab 0x0 0x0 0x10\n");
 	check(op_session_reset(session) == 0, "reset");
+	check(!exists("samples/current/session/build-ids") &&
+	      !exists("samples/current/session/segments"),
+	      "reset removes the build-ids of the samples it removes");
 	check(!exists("samples/current/{kern}"), "reset removes samples");
 	check(!exists("samples/current/stats.new"), "reset removes stats.new");
 	check(exists("samples/current/session.conf") &&
