@@ -9,7 +9,10 @@
  * never reused (a freed one is a NULL slot, 8 bytes): caches keyed by id
  * (the stack table's) stay right. A freed first build leaves its "p:PATH"
  * record behind, with its identity instead of its id, so that the plain
- * name stays with that build while its files are in the session.
+ * name stays with that build while its files are in the session. The
+ * lines of the session's build-ids and segments files are a second map,
+ * so that each is written once and those of a session the daemon is
+ * started on again are kept.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,9 +63,9 @@ struct line_node {
 enum { RECORD_BUILD_IDS, RECORD_SEGMENTS, RECORD_FILES };
 
 /* The lines of one of those files, in order. */
-struct record_text {
-	char *text;
-	size_t len, alloc;
+struct record_lines {
+	struct line_node **v;
+	size_t nr, alloc;
 };
 
 struct opd_images {
@@ -73,7 +76,7 @@ struct opd_images {
 	unsigned gen;                 /* the session's (opd_images_new_session) */
 	/* the session's build-ids and segments files: each line once */
 	struct op_hashmap lines;      /* line_node by file and text */
-	struct record_text record[RECORD_FILES];
+	struct record_lines record[RECORD_FILES];
 	char *dir;                    /* where they are (the last write) */
 	bool started;                 /* written once, or a new session */
 };
@@ -136,8 +139,8 @@ static void forget_lines(struct opd_images *images)
 {
 	op_hashmap_clear(&images->lines, free_line);
 	for (int k = 0; k < RECORD_FILES; k++) {
-		free(images->record[k].text);
-		images->record[k] = (struct record_text){ NULL, 0, 0 };
+		free(images->record[k].v);
+		images->record[k] = (struct record_lines){ NULL, 0, 0 };
 	}
 }
 
@@ -581,7 +584,7 @@ static bool add_line(struct opd_images *images, int k, char const *line)
 {
 	size_t n = strlen(line);
 	struct line_node *l = op_xmalloc(sizeof(*l) + n + 1);
-	struct record_text *r = &images->record[k];
+	struct record_lines *r = &images->record[k];
 
 	l->file = k;
 	memcpy(l->text, line, n + 1);
@@ -591,11 +594,8 @@ static bool add_line(struct opd_images *images, int k, char const *line)
 		return false;
 	}
 	op_hashmap_add(&images->lines, &l->ent);
-	OP_ALLOC_GROW(r->text, r->len + n + 2, r->alloc);
-	memcpy(r->text + r->len, line, n);
-	r->len += n;
-	r->text[r->len++] = '\n';
-	r->text[r->len] = '\0';
+	OP_ALLOC_GROW(r->v, r->nr + 1, r->alloc);
+	r->v[r->nr++] = l;
 	return true;
 }
 
@@ -694,8 +694,8 @@ static void keep_session_lines(struct opd_images *images, char const *dir)
 		char *text = op_build_id_file_read(path, k == RECORD_SEGMENTS);
 		char *save = NULL;
 
-		if (!text)
-			op_warn_errno("cannot read '%s': its build-ids are lost",
+		if (!text)	/* rewritten without them: say so */
+			op_warn_errno("cannot read '%s': its lines are not kept",
 				      path);
 		for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l;
 		     l = strtok_r(NULL, "\n", &save))
@@ -722,11 +722,17 @@ int opd_images_write_build_ids(struct opd_images *images, char const *dir,
 			free(new_lines(images, &n->img, k));
 	}
 	for (int k = 0; k < RECORD_FILES && !rc; k++) {
-		struct record_text const *r = &images->record[k];
+		struct record_lines const *r = &images->record[k];
 		char *path = op_xasprintf("%s/%s", dir, record_names[k]);
+		char *text = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&text, &len);
 
-		rc = op_write_file_atomic(path, r->text ? r->text : "", r->len,
-					  err, errlen);
+		for (size_t i = 0; i < r->nr; i++)
+			fprintf(mem, "%s\n", r->v[i]->text);
+		fclose(mem);
+		rc = op_write_file_atomic(path, text, len, err, errlen);
+		free(text);
 		free(path);
 	}
 	return rc;

@@ -494,6 +494,12 @@ int op_session_save(char const *session_dir, char const *name,
 			   saved, current);
 		goto out;
 	}
+	/* the build-ids are the saved samples', not the new session's */
+	if (forget_build_ids(current) < 0) {
+		save_error(err, errlen, "cannot empty the build-ids of '%s'",
+			   current);
+		goto out;
+	}
 	ret = 0;
 out:
 	free(saved);
