@@ -76,6 +76,11 @@ ctl --dump || fail "--dump failed"
 listed_once "$id1" "$P1"
 listed_once "$id2" "$P2"
 no_duplicates
+segs=$C/session/segments
+grep -q "^$id1 0x" "$segs" && grep -q "^$id2 0x" "$segs" ||
+	{ cat "$segs"; fail "session/segments lacks the segments of prog1 or prog2"; }
+[ -z "$(sort "$segs" | uniq -d)" ] || fail "lines listed twice in segments"
+test_ok "segments keeps prog1's segments and has prog2's, each line once"
 n1=$(samples_of "$P1")
 n2=$(samples_of "$P2")
 echo "opreport: prog1 $n1 samples, prog2 $n2 (0.4 s of CPU each, 1 per ms)"
