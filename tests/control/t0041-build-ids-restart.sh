@@ -6,7 +6,8 @@
 # shows the samples of both. Then the daemon is killed (-9) and its
 # build-ids cut in the middle of its last line, as a torn append leaves
 # it: the next start warns naming the file and the line, keeps every line
-# before it, and both programs sampled again are listed once.
+# before it, and both programs sampled again are listed once. A reset
+# (no daemon running) leaves nothing of them for the next start.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
 command -v cc >/dev/null || skip "no C compiler to build the workloads"
@@ -114,5 +115,14 @@ ctl --dump || fail "--dump failed"
 listed_once "$id1" "$P1"
 listed_once "$id2" "$P2"
 no_duplicates
+ctl --shutdown || fail "--shutdown failed"
+
+step "--reset with no daemon, started again: nothing kept"
+ctl --reset || fail "--reset failed"
+ctl --start >"$T/out" 2>&1 || { cat "$T/out"; fail "--start after --reset failed"; }
+ctl --dump || fail "--dump failed"
+! grep -q " $P1\$" "$IDS" && ! grep -q " $P2\$" "$IDS" ||
+	{ cat "$IDS"; fail "build-ids lists a program sampled before the reset"; }
+test_ok "a reset session lists no build sampled before"
 ctl --shutdown || fail "--shutdown failed"
 test_done
