@@ -9,7 +9,10 @@
  * never reused (a freed one is a NULL slot, 8 bytes): caches keyed by id
  * (the stack table's) stay right. A freed first build leaves its "p:PATH"
  * record behind, with its identity instead of its id, so that the plain
- * name stays with that build while its files are in the session.
+ * name stays with that build while its files are in the session. The
+ * lines of the session's build-ids and segments files are a second map,
+ * so that each is written once and those of a session the daemon is
+ * started on again are kept.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +26,7 @@
 
 #include "op_hashmap.h"
 #include "op_mangle.h"
+#include "op_message.h"
 #include "op_session.h"
 #include "op_util.h"
 #include "opd_image.h"
@@ -49,12 +53,32 @@ struct key_node {
 	int id;
 };
 
+/* A line of the session's build-ids or segments file. */
+struct line_node {
+	struct op_hashmap_entry ent;
+	int file;                     /* RECORD_BUILD_IDS, RECORD_SEGMENTS */
+	char text[];
+};
+
+enum { RECORD_BUILD_IDS, RECORD_SEGMENTS, RECORD_FILES };
+
+/* The lines of one of those files, in order. */
+struct record_lines {
+	struct line_node **v;
+	size_t nr, alloc;
+};
+
 struct opd_images {
 	struct op_hashmap by_key;     /* key_node by key */
 	struct image_node **nodes;    /* by id; NULL: freed */
 	size_t nr, alloc;
 	size_t live;
 	unsigned gen;                 /* the session's (opd_images_new_session) */
+	/* the session's build-ids and segments files: each line once */
+	struct op_hashmap lines;      /* line_node by file and text */
+	struct record_lines record[RECORD_FILES];
+	char *dir;                    /* where they are (the last write) */
+	bool started;                 /* written once, or a new session */
 };
 
 static int key_cmp(void const *data, struct op_hashmap_entry const *a,
@@ -65,11 +89,23 @@ static int key_cmp(void const *data, struct op_hashmap_entry const *a,
 	return strcmp(OP_HASHMAP_ENTRY(a, struct key_node, ent)->key, key);
 }
 
+static int line_cmp(void const *data, struct op_hashmap_entry const *a,
+		    struct op_hashmap_entry const *b, void const *key)
+{
+	struct line_node const *l = OP_HASHMAP_ENTRY(a, struct line_node, ent);
+	struct line_node const *k = key;
+
+	(void)data;
+	(void)b;
+	return l->file != k->file || strcmp(l->text, k->text);
+}
+
 struct opd_images *opd_images_new(void)
 {
 	struct opd_images *images = op_xcalloc(1, sizeof(*images));
 
 	op_hashmap_init(&images->by_key, key_cmp, NULL, 1024);
+	op_hashmap_init(&images->lines, line_cmp, NULL, 256);
 	images->gen = 1;
 	return images;
 }
@@ -93,12 +129,29 @@ static void free_node(struct image_node *n)
 	free(n);
 }
 
+static void free_line(struct op_hashmap_entry *e)
+{
+	free(OP_HASHMAP_ENTRY(e, struct line_node, ent));
+}
+
+/* The session's files begin anew: no line in them yet. */
+static void forget_lines(struct opd_images *images)
+{
+	op_hashmap_clear(&images->lines, free_line);
+	for (int k = 0; k < RECORD_FILES; k++) {
+		free(images->record[k].v);
+		images->record[k] = (struct record_lines){ NULL, 0, 0 };
+	}
+}
+
 void opd_images_free(struct opd_images *images)
 {
 	size_t i;
 
 	if (!images)
 		return;
+	forget_lines(images);
+	free(images->dir);
 	op_hashmap_clear(&images->by_key, free_key);
 	for (i = 0; i < images->nr; i++)
 		free_node(images->nodes[i]);
@@ -248,6 +301,9 @@ static bool unknown_build(struct image_node const *n)
 	       !strncmp(n->key->key, "f:0:0:0:", 8);
 }
 
+static void record_known_build(struct opd_images *images,
+			       struct image_node const *n);
+
 static int adopt_unknown(struct opd_images *images, char const *path,
 			 char const *key, char const *hex)
 {
@@ -262,6 +318,7 @@ static int adopt_unknown(struct opd_images *images, char const *path,
 	free(p->owner);
 	p->owner = op_xstrdup(key);
 	snprintf(n->img.build_id, sizeof(n->img.build_id), "%s", hex);
+	record_known_build(images, n);
 	return n->img.id;
 }
 
@@ -512,10 +569,42 @@ void opd_images_new_session(struct opd_images *images)
 		op_hashmap_remove(&images->by_key, e, k->key);
 		free_key(e);
 	}
+	/* ... and no build-ids: nothing of the last one is kept */
+	forget_lines(images);
+	op_hashmap_init(&images->lines, line_cmp, NULL, 256);
+	images->started = true;
 }
 
-/* The lines of img in the build-ids (or segments) file, malloc'd. */
-static char *build_id_lines(struct opd_image const *img, bool segments)
+static char const *const record_names[RECORD_FILES] = {
+	OP_META_BUILD_IDS, OP_META_SEGMENTS,
+};
+
+/* Line (no newline) in the session's file k: true if it was not yet. */
+static bool add_line(struct opd_images *images, int k, char const *line)
+{
+	size_t n = strlen(line);
+	struct line_node *l = op_xmalloc(sizeof(*l) + n + 1);
+	struct record_lines *r = &images->record[k];
+
+	l->file = k;
+	memcpy(l->text, line, n + 1);
+	op_hashmap_entry_init(&l->ent, op_hash_str(line) ^ (unsigned)k);
+	if (op_hashmap_get(&images->lines, &l->ent, l)) {
+		free(l);
+		return false;
+	}
+	op_hashmap_add(&images->lines, &l->ent);
+	OP_ALLOC_GROW(r->v, r->nr + 1, r->alloc);
+	r->v[r->nr++] = l;
+	return true;
+}
+
+/*
+ * The lines of img in the session's file k (build-ids or segments) that
+ * it has not yet, now counted in: malloc'd, NULL for none.
+ */
+static char *new_lines(struct opd_images *images,
+		       struct opd_image const *img, int k)
 {
 	char *text = NULL, *line;
 	size_t len = 0;
@@ -524,14 +613,20 @@ static char *build_id_lines(struct opd_image const *img, bool segments)
 	if (img->kind != OPD_IMAGE_FILE || !img->build_id[0])
 		return NULL;
 	mem = open_memstream(&text, &len);
-	for (int i = 0; i < (segments ? img->nr_segs : 1); i++) {
-		line = segments ? op_segment_line(img->build_id, &img->segs[i]) :
+	for (int i = 0; i < (k == RECORD_SEGMENTS ? img->nr_segs : 1); i++) {
+		line = k == RECORD_SEGMENTS ?
+			op_segment_line(img->build_id, &img->segs[i]) :
 			op_build_id_line(img->build_id, img->mtime,
 					 opd_image_sfname(img));
-		fprintf(mem, "%s\n", line);
+		if (add_line(images, k, line))
+			fprintf(mem, "%s\n", line);
 		free(line);
 	}
 	fclose(mem);
+	if (!len) {
+		free(text);
+		return NULL;
+	}
 	return text;
 }
 
@@ -547,21 +642,20 @@ static int append(char const *path, char const *text)
 	return rc;
 }
 
-static char const *const record_names[2] = {
-	OP_META_BUILD_IDS, OP_META_SEGMENTS,
-};
-
-int opd_image_append_build_id(struct opd_image const *img, char const *dir)
+/* Append the lines of img the session's files have not yet, in dir. */
+static int append_build_id(struct opd_images *images,
+			   struct opd_image const *img, char const *dir)
 {
 	int rc = 0;
 
-	for (int k = 0; k < 2 && !rc; k++) {
-		char *text = build_id_lines(img, k), *path;
+	for (int k = 0; k < RECORD_FILES; k++) {
+		char *text = new_lines(images, img, k), *path;
 
 		if (!text)
-			return 0;
+			continue;
 		path = op_xasprintf("%s/%s", dir, record_names[k]);
-		rc = text[0] ? append(path, text) : 0;
+		if (append(path, text) && !rc)
+			rc = -1;
 		free(path);
 		free(text);
 	}
@@ -575,33 +669,71 @@ int opd_image_record(struct opd_images *images, int id, char const *dir)
 	if (!n || n->gen == images->gen)
 		return 0;
 	n->gen = images->gen;
-	return opd_image_append_build_id(&n->img, dir);
+	return append_build_id(images, &n->img, dir);
 }
 
-int opd_images_write_build_ids(struct opd_images const *images,
-			       char const *dir, char *err, size_t errlen)
+/*
+ * The build of an image recorded in this session became known (an
+ * unknown build adopted): its line is due now, as its samples are in.
+ */
+static void record_known_build(struct opd_images *images,
+			       struct image_node const *n)
+{
+	if (n->gen != images->gen || !images->dir)
+		return;
+	if (append_build_id(images, &n->img, images->dir))
+		op_warn_errno("cannot record the build-id of '%s' in '%s'",
+			      n->img.name, images->dir);
+}
+
+/* The lines a session's files in dir have already (a restarted daemon). */
+static void keep_session_lines(struct opd_images *images, char const *dir)
+{
+	for (int k = 0; k < RECORD_FILES; k++) {
+		char *path = op_xasprintf("%s/%s", dir, record_names[k]);
+		char *text = op_build_id_file_read(path, k == RECORD_SEGMENTS);
+		char *save = NULL;
+
+		if (!text)	/* rewritten without them: say so */
+			op_warn_errno("cannot read '%s': its lines are not kept",
+				      path);
+		for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l;
+		     l = strtok_r(NULL, "\n", &save))
+			add_line(images, k, l);
+		free(text);
+		free(path);
+	}
+}
+
+int opd_images_write_build_ids(struct opd_images *images, char const *dir,
+			       char *err, size_t errlen)
 {
 	int rc = 0;
 
-	for (int k = 0; k < 2 && !rc; k++) {
-		char *text = NULL, *path;
+	if (!images->started)
+		keep_session_lines(images, dir);
+	images->started = true;
+	free(images->dir);
+	images->dir = op_xstrdup(dir);
+	for (size_t i = 0; i < images->nr; i++) {
+		struct image_node const *n = images->nodes[i];
+
+		for (int k = 0; n && n->gen == images->gen && k < RECORD_FILES; k++)
+			free(new_lines(images, &n->img, k));
+	}
+	for (int k = 0; k < RECORD_FILES && !rc; k++) {
+		struct record_lines const *r = &images->record[k];
+		char *path = op_xasprintf("%s/%s", dir, record_names[k]);
+		char *text = NULL;
 		size_t len = 0;
 		FILE *mem = open_memstream(&text, &len);
 
-		for (size_t i = 0; i < images->nr; i++) {
-			struct image_node const *n = images->nodes[i];
-			char *lines = n && n->gen == images->gen ?
-				build_id_lines(&n->img, k) : NULL;
-
-			if (lines)
-				fputs(lines, mem);
-			free(lines);
-		}
+		for (size_t i = 0; i < r->nr; i++)
+			fprintf(mem, "%s\n", r->v[i]->text);
 		fclose(mem);
-		path = op_xasprintf("%s/%s", dir, record_names[k]);
 		rc = op_write_file_atomic(path, text, len, err, errlen);
-		free(path);
 		free(text);
+		free(path);
 	}
 	return rc;
 }

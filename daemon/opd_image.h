@@ -105,26 +105,32 @@ void opd_image_ref(struct opd_images *images, int id);
 void opd_image_unref(struct opd_images *images, int id);
 
 /*
- * A new session begins (a rotation or save): its build-ids and segments
- * files list only the images recorded in it (opd_image_record), and the
- * plain names of freed first builds are free again (the session has no
- * file of theirs).
+ * A new session begins (a rotation, save or reset): its build-ids and
+ * segments files list only the images recorded in it (opd_image_record),
+ * and the plain names of freed first builds are free again (the session
+ * has no file of theirs).
  */
 void opd_images_new_session(struct opd_images *images);
 
 /*
  * The session's record of the binaries' build-ids and their segments
  * (op_build_id.h), so a binary rebuilt after sampling is detected and
- * symbolised from the sampled build's debug file: append the lines of
- * one image to the build-ids and segments files in the session's
- * metadata directory dir, or write the lines of all the images recorded
- * in this session (replacing both). Images with no build-id have no
- * line. 0, or -1 with errno.
+ * symbolised from the sampled build's debug file. Each line is in a
+ * file once. Write both files in the session's metadata directory dir:
+ * the lines of the images recorded in this session and, at the table's
+ * first write (a daemon started again on a session that has samples),
+ * the good lines the files had already (a torn or malformed line is left
+ * out with a warning naming the file and line); after
+ * opd_images_new_session, none of those. Images with no build-id have no
+ * line. 0, or -1 with err.
  */
-int opd_image_append_build_id(struct opd_image const *img, char const *dir);
-int opd_images_write_build_ids(struct opd_images const *images,
-			       char const *dir, char *err, size_t errlen);
-/* Image id has samples in this session: append its lines once a session. */
+int opd_images_write_build_ids(struct opd_images *images, char const *dir,
+			       char *err, size_t errlen);
+/*
+ * Image id has samples in this session: append its lines to the files
+ * in dir, once a session. An image recorded while its build was unknown
+ * has its line appended when it learns its build-id.
+ */
 int opd_image_record(struct opd_images *images, int id, char const *dir);
 
 /* The image of id, or NULL. */

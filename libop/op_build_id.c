@@ -1,5 +1,6 @@
 /* ELF build-id notes without libbfd; see op_build_id.h. */
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -10,6 +11,7 @@
 #include <zlib.h>
 
 #include "op_build_id.h"
+#include "op_message.h"
 #include "op_util.h"
 
 #define MAX_NOTES (64 * 1024)
@@ -223,6 +225,54 @@ int op_segment_parse_line(char const *line, char hex[OP_BUILD_ID_HEX_MAX],
 	hex[n] = '\0';
 	*seg = (struct op_segment){ f[0], f[1], f[2] };
 	return 0;
+}
+
+#define MAX_RECORD_FILE (64u << 20)
+#define MAX_LINE_WARNINGS 5
+
+/* One line of a build-ids (segments) file, its newline cut: it parses. */
+static bool good_line(char *line, bool segments)
+{
+	char hex[OP_BUILD_ID_HEX_MAX];
+	struct op_segment seg;
+	char const *path;
+	uint64_t mtime;
+
+	if (segments)
+		return !op_segment_parse_line(line, hex, &seg);
+	return !op_build_id_parse_line(line, hex, &mtime, &path);
+}
+
+char *op_build_id_file_read(char const *path, bool segments)
+{
+	size_t len, out = 0, lineno = 0, bad = 0;
+	char *text = op_read_file(path, MAX_RECORD_FILE, &len, NULL, 0);
+
+	if (!text)
+		return errno == ENOENT ? op_xstrdup("") : NULL;
+	for (size_t pos = 0; pos < len; lineno++) {
+		char *nl = memchr(text + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - text) - pos : len - pos;
+		char const *why = NULL;
+
+		text[pos + n] = '\0';
+		if (!nl)
+			why = "cut short (no newline: a torn write)";
+		else if (strlen(text + pos) != n || !good_line(text + pos, segments))
+			why = "malformed";
+		if (why && bad++ < MAX_LINE_WARNINGS)
+			op_warn("'%s' line %zu: %s, left out", path, lineno + 1, why);
+		if (!why) {
+			memmove(text + out, text + pos, n);
+			text[out + n] = '\n';
+			out += n + 1;
+		}
+		pos += n + 1;
+	}
+	if (bad > MAX_LINE_WARNINGS)
+		op_warn("'%s': %zu bad lines in all, left out", path, bad);
+	text[out] = '\0';
+	return text;
 }
 
 char *op_debug_file_by_build_id(char const *hex)

@@ -13,6 +13,7 @@
 #ifndef OP_BUILD_ID_H
 #define OP_BUILD_ID_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,6 +58,16 @@ char *op_segment_line(char const *hex, struct op_segment const *seg);
 /* Parse one line of a segments file: 0 with hex and seg, or -1. */
 int op_segment_parse_line(char const *line, char hex[OP_BUILD_ID_HEX_MAX],
 			  struct op_segment *seg);
+
+/*
+ * The good lines of a session's build-ids file (segments: of its
+ * segments file) at path, each ending in a newline, malloc'd; "" when
+ * there is no such file. A line that does not parse, or the last one
+ * without its newline (an append torn by a daemon killed mid-write), is
+ * left out with a warning naming the file and the line. NULL with errno
+ * when the file is there but cannot be read.
+ */
+char *op_build_id_file_read(char const *path, bool segments);
 
 /*
  * The separate debug file of build hex below the debug directories

@@ -324,6 +324,23 @@ bool op_session_is_profile_data(char const *name)
 	       !strcmp(name, OP_STACKS_DIR);
 }
 
+/* The build-ids of the binaries sampled in current: none now. */
+static int forget_build_ids(char const *current)
+{
+	char const *names[] = { OP_META_BUILD_IDS, OP_META_SEGMENTS };
+	int ret = 0;
+
+	for (size_t i = 0; i < 2; i++) {
+		char *p = op_xasprintf("%s/%s/%s", current, OP_META_DIR,
+				       names[i]);
+
+		if (unlink(p) < 0 && errno != ENOENT)
+			ret = op_error_errno("cannot remove '%s'", p);
+		free(p);
+	}
+	return ret;
+}
+
 int op_session_reset(char const *session_dir)
 {
 	char *current = op_session_samples(session_dir, OP_CURRENT_SESSION);
@@ -348,6 +365,8 @@ int op_session_reset(char const *session_dir)
 		free(p);
 	}
 	closedir(d);
+	if (forget_build_ids(current) < 0)
+		ret = -1;
 	free(current);
 	return ret;
 }
@@ -473,6 +492,12 @@ int op_session_save(char const *session_dir, char const *name,
 	if (copy_settings(saved, current, 1, 0) < 0) {
 		save_error(err, errlen, "cannot copy the session settings of '%s' into '%s'",
 			   saved, current);
+		goto out;
+	}
+	/* the build-ids are the saved samples', not the new session's */
+	if (forget_build_ids(current) < 0) {
+		save_error(err, errlen, "cannot empty the build-ids of '%s'",
+			   current);
 		goto out;
 	}
 	ret = 0;

@@ -132,7 +132,9 @@ bool op_pid_is_daemon(pid_t pid);
 
 /*
  * Reset the live session on disk: remove its profile data (sample trees
- * and stats/), keeping session.conf and session/.
+ * and stats/), keeping session.conf and session/ but for the record of
+ * the removed samples' binaries (session/build-ids and segments: a
+ * daemon started on the session would keep them).
  */
 int op_session_reset(char const *session_dir);
 
@@ -143,7 +145,8 @@ bool op_session_name_ok(char const *name, char *err, size_t errlen);
 /*
  * Save: rename samples/current to samples/NAME (an error if NAME exists)
  * and recreate samples/current holding copies of everything in the saved
- * session but its profile data (session.conf, session/). On failure err
+ * session but its profile data (session.conf, session/ but for build-ids
+ * and segments, the saved samples'). On failure err
  * (when not NULL) holds the message, which is also printed.
  */
 int op_session_save(char const *session_dir, char const *name,

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "op_cpu_type.h"
@@ -232,6 +233,142 @@ static void test_sfiles(void)
 	opd_images_free(images);
 }
 
+/* How many lines of text hold needle. */
+static int lines_with(char const *text, char const *needle)
+{
+	char const *l = text;
+	int n = 0;
+
+	while (*l) {
+		char const *nl = strchr(l, '\n'), *hit = strstr(l, needle);
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+
+		n += hit && hit < l + len;
+		l += len + (nl != NULL);
+	}
+	return n;
+}
+
+static char warned[1024];
+
+static void keep_warning(void *ctx, enum op_message_kind kind, char const *text)
+{
+	(void)ctx;
+	if (kind == OP_MSG_WARN)
+		snprintf(warned, sizeof(warned), "%s", text);
+}
+
+/* A table's first write: a daemon started on the session (meta) again. */
+static struct opd_images *restarted(char const *meta)
+{
+	struct opd_images *images = opd_images_new();
+	char err[256];
+
+	check(!opd_images_write_build_ids(images, meta, err, sizeof(err)),
+	      "build-ids written at the start: %s", err);
+	return images;
+}
+
+/*
+ * A daemon stopped and started again on a session keeps the build-ids of
+ * the binaries sampled before (their sample files are still there), and
+ * lists each line once; a torn last line is left out with a warning.
+ */
+static void test_restart(void)
+{
+	struct opd_images *images;
+	char meta[512], bin2[512], path[600], *text;
+	FILE *f;
+	int a, b;
+
+	snprintf(meta, sizeof(meta), "%s/%s", dir, OP_META_DIR);
+	snprintf(bin2, sizeof(bin2), "%s/prog2", dir);
+	snprintf(path, sizeof(path), "%s/%s", meta, OP_META_BUILD_IDS);
+	check(!op_mkdir_p(meta), "the session's metadata directory");
+	unlink(path);
+
+	images = restarted(meta);
+	a = build(images, build_a);
+	check(!opd_image_record(images, a, meta), "build A recorded");
+	opd_images_free(images);
+
+	images = restarted(meta);
+	text = build_ids();
+	check(lines_with(text, "aa010203") == 1,
+	      "started again: build A, sampled before, is still listed: '%s'",
+	      text);
+	free(text);
+	b = opd_image_binary(images, bin2, NULL, build_b, sizeof(build_b));
+	check(!opd_image_record(images, b, meta), "build B recorded");
+	a = build(images, build_a);
+	check(!opd_image_record(images, a, meta), "build A recorded again");
+	text = build_ids();
+	check(lines_with(text, "aa010203") == 1 && lines_with(text, "bb010203") == 1,
+	      "both listed, each once: '%s'", text);
+	free(text);
+	opd_images_free(images);
+
+	/* killed mid-append: the last line torn */
+	f = fopen(path, "a");
+	check(f && fputs("cc0102 0 /tm", f) >= 0 && !fclose(f),
+	      "a torn line appended");
+	op_set_message_sink(keep_warning, NULL);
+	images = restarted(meta);
+	op_set_message_sink(NULL, NULL);
+	check(strstr(warned, path) && strstr(warned, "line 3"),
+	      "the warning names the file and line: '%s'", warned);
+	text = build_ids();
+	check(lines_with(text, "aa010203") == 1 &&
+	      lines_with(text, "bb010203") == 1 && !strstr(text, "cc0102"),
+	      "the good lines kept, the torn one left out: '%s'", text);
+	free(text);
+
+	/* a new session (reset, rotation) starts empty */
+	opd_images_new_session(images);
+	opd_images_free(images);
+	images = opd_images_new();
+	opd_images_new_session(images);
+	check(!opd_images_write_build_ids(images, meta, warned, sizeof(warned)),
+	      "a new session's build-ids written");
+	text = build_ids();
+	check_str(text, "", "a new session keeps nothing");
+	free(text);
+	opd_images_free(images);
+}
+
+/* An unknown build recorded, then told its build-id: listed, once. */
+static void test_adopted_listed(void)
+{
+	struct opd_images *images;
+	char meta[512], err[256], *text;
+	int u, a;
+
+	snprintf(meta, sizeof(meta), "%s/%s", dir, OP_META_DIR);
+	images = opd_images_new();
+	opd_images_new_session(images);
+	check(!opd_images_write_build_ids(images, meta, err, sizeof(err)),
+	      "an empty session");
+	u = opd_image_binary(images, bin, NULL, NULL, 0);
+	opd_image_ref(images, u);
+	check(!opd_image_record(images, u, meta), "the unknown build recorded");
+	text = build_ids();
+	check_str(text, "", "an unknown build has no line");
+	free(text);
+	a = build(images, build_a);
+	check(!opd_image_record(images, a, meta), "recorded again");
+	text = build_ids();
+	check(a == u && lines_with(text, "aa010203") == 1,
+	      "the build it took is listed once: '%s'", text);
+	free(text);
+	check(!opd_images_write_build_ids(images, meta, err, sizeof(err)),
+	      "build-ids rewritten");
+	text = build_ids();
+	check(lines_with(text, "aa010203") == 1,
+	      "... and still once after a rewrite: '%s'", text);
+	free(text);
+	opd_images_free(images);
+}
+
 int main(void)
 {
 	char cmd[600];
@@ -249,6 +386,8 @@ int main(void)
 	test_plain_name();
 	test_unknown_build();
 	test_sfiles();
+	test_restart();
+	test_adopted_listed();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	check(!system(cmd), "the scratch directory is removed");

@@ -2,8 +2,9 @@
  * Build-ids without libbfd (op_build_id.h): this test's own executable
  * against readelf's "Build ID:" and its LOAD segments, a file that is not
  * ELF, and the lines of the session's build-ids and segments files both
- * ways.
+ * ways, and those files read back with their bad lines left out.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,43 @@ static void check_segments(char const *self)
 	for (int i = 0; i < n && i < nw; i++)
 		check(!memcmp(&v[i], &want[i], sizeof(v[i])),
 		      "segment %d: offset, vaddr and filesz are readelf's", i);
+}
+
+/*
+ * A session's build-ids and segments files as a restarted daemon reads
+ * them: the good lines kept, a malformed one, one with a NUL byte and a
+ * torn last line (no newline) left out.
+ */
+static void check_file_read(void)
+{
+	static char const ids[] = "ab01 1 /bin/a\nnot a line\nab02 2 /bin/\0b\n"
+				  "ab03 3 /bin/c\nab04 4 /bin/d";
+	static char const segs[] = "ab01 0x0 0x0 0x10\nab01 0x1000 0x1000 0x2";
+	char path[] = "/tmp/build_id_test.XXXXXX", *text;
+	int fd = mkstemp(path);
+
+	if (fd < 0 || write(fd, ids, sizeof(ids) - 1) != sizeof(ids) - 1)
+		check_bail("cannot write %s", path);
+	close(fd);
+	text = op_build_id_file_read(path, false);
+	check_str(text, "ab01 1 /bin/a\nab03 3 /bin/c\n",
+		  "build-ids: the good lines kept, the bad and the torn left out");
+	free(text);
+	text = op_build_id_file_read(path, true);
+	check_str(text, "", "build-ids read as segments: no line is one");
+	free(text);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0 || write(fd, segs, sizeof(segs) - 1) != sizeof(segs) - 1)
+		check_bail("cannot write %s", path);
+	close(fd);
+	text = op_build_id_file_read(path, true);
+	check_str(text, "ab01 0x0 0x0 0x10\n",
+		  "segments: a torn 0x2 (of 0x20, say) is not taken");
+	free(text);
+	unlink(path);
+	text = op_build_id_file_read(path, false);
+	check_str(text, "", "no file: no line, no error");
+	free(text);
 }
 
 int main(int argc, char **argv)
@@ -109,5 +147,6 @@ int main(int argc, char **argv)
 		check(op_build_id_parse_line(bad4, hex, &mtime, &p) == -1, "upper-case hex refused");
 		check(op_build_id_parse_line(bad5, hex, &mtime, &p) == -1, "an empty line refused");
 	}
+	check_file_read();
 	return check_done();
 }

@@ -359,6 +359,7 @@ static void test_reset_save(void)
 	touch("samples/current/session.conf", "events=X\n");
 	mkd("samples/current/session");
 	touch("samples/current/session/kallsyms", "0 T _text\n");
+	touch("samples/current/session/build-ids", "ab 1 /bin/x\n");
 	mkd("samples/current/{root}");
 	mkd("samples/current/{root}/bin");
 	touch("samples/current/{root}/bin/x", "sample");
@@ -373,6 +374,9 @@ static void test_reset_save(void)
 	      "new current keeps session.conf and session/");
 	check(!exists("samples/current/{root}") && !exists("samples/current/stats"),
 	      "new current has no samples");
+	check(exists("samples/one/session/build-ids") &&
+	      !exists("samples/current/session/build-ids"),
+	      "the build-ids stay with the saved samples");
 	check(op_session_save(session, "one", err, sizeof(err)) < 0 &&
 	      strstr(err, "already exists"), "saving over a session fails: %s", err);
 	check(op_session_save(session, "a/b", err, sizeof(err)) < 0, "bad name refused");
@@ -380,7 +384,12 @@ static void test_reset_save(void)
 	mkd("samples/current/{kern}");
 	touch("samples/current/{kern}/v", "sample");
 	mkd("samples/current/stats.new");
+	touch("samples/current/session/build-ids", "ab 1 /bin/x\n");
+	touch("samples/current/session/segments", "ab 0x0 0x0 0x10\n");
 	check(op_session_reset(session) == 0, "reset");
+	check(!exists("samples/current/session/build-ids") &&
+	      !exists("samples/current/session/segments"),
+	      "reset removes the build-ids of the samples it removes");
 	check(!exists("samples/current/{kern}"), "reset removes samples");
 	check(!exists("samples/current/stats.new"), "reset removes stats.new");
 	check(exists("samples/current/session.conf") &&

@@ -8,11 +8,14 @@
  *   3  session/kallsyms.idx   (op_kallsyms_index_parse, told the size and
  *                             CRC its header gives, so that the body is
  *                             read, not refused as another file's index)
+ *   4  session/build-ids      (op_build_id_file_read: the good lines a
+ *   5  session/segments        restarted daemon keeps)
  * $FUZZ_SESSION_META_CASE=N reads every input as case N (the in-memory
  * case 3 runs ~100 times faster than the file cases: a million inputs
  * in minutes). Readers must not crash, hang or leak; what they accept must be sane
  * (an image's end not below its start, a symbol with a name, a key
- * that can be looked up again). Anything else aborts.
+ * that can be looked up again, a kept build-ids line that parses again).
+ * Anything else aborts.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_build_id.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_session_kernel.h"
@@ -90,6 +94,30 @@ static void images(void)
 	}
 }
 
+/* Every line kept ends in a newline and parses again. */
+static void build_ids(char const *name, bool segments)
+{
+	char path[128], hex[OP_BUILD_ID_HEX_MAX], *text, *nl;
+	struct op_segment seg;
+	char const *file;
+	uint64_t mtime;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	text = op_build_id_file_read(path, segments);
+	if (!text)
+		abort();	/* the file is there and readable */
+	for (char *l = text; *l; l = nl + 1) {
+		nl = strchr(l, '\n');
+		if (!nl)
+			abort();
+		*nl = '\0';
+		if (segments ? op_segment_parse_line(l, hex, &seg) :
+		    op_build_id_parse_line(l, hex, &mtime, &file))
+			abort();
+	}
+	free(text);
+}
+
 static void kv(void)
 {
 	char path[128];
@@ -119,7 +147,7 @@ int LLVMFuzzerTestOneInput(uint8_t const *data, size_t size)
 	}
 	if (size < 1)
 		return 0;
-	switch (only >= 0 ? only : data[0] % 4) {
+	switch (only >= 0 ? only : data[0] % 6) {
 	case 0:
 		put(OP_META_KERNEL_IMAGES, data + 1, size - 1);
 		images();
@@ -130,6 +158,14 @@ int LLVMFuzzerTestOneInput(uint8_t const *data, size_t size)
 		break;
 	case 3:
 		kallsyms_index(data + 1, size - 1);
+		break;
+	case 4:
+		put(OP_META_BUILD_IDS, data + 1, size - 1);
+		build_ids(OP_META_BUILD_IDS, false);
+		break;
+	case 5:
+		put(OP_META_SEGMENTS, data + 1, size - 1);
+		build_ids(OP_META_SEGMENTS, true);
 		break;
 	default:
 		put(OP_SESSION_CONF, data + 1, size - 1);
