@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_file.h"
 #include "op_hashmap.h"
 #include "op_mangle.h"
 #include "op_message.h"
@@ -634,7 +635,9 @@ static int append(char const *path, char const *text)
 {
 	int fd, rc = 0;
 
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	/* as every file of the session: no planted link followed, and out of
+	 * descriptors the sample files make room */
+	fd = op_open_safe(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0 || op_write_full(fd, text, strlen(text)) < 0)
 		rc = -1;
 	if (fd >= 0 && close(fd) && !rc)
