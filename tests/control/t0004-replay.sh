@@ -39,12 +39,12 @@ own "$T/replayed" >"$T/replayed.own"
 diff -u "$T/live.own" "$T/replayed.own" || fail "replay differs from the live run for $SPIN"
 sed 's/ mtime [0-9]*//' "$T/live" >"$T/live.all"
 sed 's/ mtime [0-9]*//' "$T/replayed" >"$T/replayed.all"
-# Nor has such a binary its build at replay when the kernel's MMAP2
-# record gave none (the kernel reads the note only from a cached page):
-# the live daemon read it from the file, and a second build of the path
-# was tagged {build:ID}; the replay puts it with the path's first build.
-# So the others are compared per path, builds merged: (file, offset) ->
-# count.
+# Nor has such a binary its build at replay when the stream carries none
+# for it (the kernel's MMAP2 record gave none, or was lost and the
+# mapping re-read from /proc/PID/maps): the live daemon read it from the
+# file, and a second build of the path was tagged {build:ID}; the replay
+# puts it with the path's first build. So the others are compared per
+# path, builds merged: (file, offset) -> count.
 by_path() {
 	sed '/^file /s|/{build:[0-9a-f]*}||g' "$1" |
 		awk '/^file / { f = substr($0, 6); next }
