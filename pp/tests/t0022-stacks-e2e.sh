@@ -26,9 +26,15 @@ $CC -O2 -g -fomit-frame-pointer -o "$tmp/qsort_cb" \
 
 # On a failure, the evidence stays in the output: the report's notes,
 # the heaviest folded lines, the build-ids the session and the stack
-# table recorded for the program and the one it has.
+# table recorded for the program and the one it has, where the whole
+# session's profile put the programs' samples (another name for the
+# binary, "(deleted)", anonymous memory?) and what --start said.
 test_fail_hook() {
 	local f
+	[ -f "$tmp/start" ] && { test_note "opcontrol --start said:"
+		sed 's/^/#   /' "$tmp/start"; }
+	[ -f "$tmp/all" ] && { test_note "whole session (-l), lines of the programs:"
+		grep -e leaves -e qsort_cb "$tmp/all" | head -20 | sed 's/^/#   /'; }
 	for f in "$tmp/folded" "$tmp/allfolded"; do
 		[ -f "$f" ] || continue
 		test_note "${f##*/}: heaviest lines"
@@ -90,6 +96,11 @@ folded_sum() {
 		END { print s + 0 }' "$1"
 }
 
+# Margins: CPU_CLOCK samples whatever runs on the cpu, so a program's
+# samples follow its CPU time, not the wall time a loaded machine
+# stretches: each leaf's 6e8 iterations (0.3-0.6 s of CPU) give
+# 1800-2500 samples at 150 us, 36 times the 50 asked; qsort_cb's 1.5 s
+# give 3700 in the program itself (the rest is in libc), 18 times 200.
 for f in alpha beta gamma_fn; do
 	all=$(folded_sum "$tmp/folded" ";$f")
 	via=$(folded_sum "$tmp/folded" ";main;$f")

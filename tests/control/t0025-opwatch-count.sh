@@ -3,7 +3,7 @@
 # entry to return (per-thread groups: the counts are virtualised, not the
 # cpu's). tests/control/counted: c_sleep sleeps 5 ms (next to no CPU, at
 # least one context switch per call), c_spin burns 5 ms of thread CPU
-# time (task-clock within 2 % + 50 us of the time the program measured),
+# time (task-clock's median within 2 % + 50 us of the program's median),
 # c_fault touches 64 new pages (at least 64 page faults per call). Then
 # --count with --all or --pair, and an unknown event, are refused.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
@@ -28,14 +28,17 @@ tc=$(col c_sleep 13) cs=$(col c_sleep 16)
 awk -v t="$tc" 'BEGIN { exit !(t < 500000) }' || fail "c_sleep: task-clock $tc ns per call, not ~0"
 [ "$cs" -ge 1 ] || fail "c_sleep: $cs context switches in a call that sleeps"
 test_ok "c_sleep (5 ms asleep): task-clock $tc ns per call, at least $cs context switch"
-# the median call: under load one call in a few runs read about 2.6 ms
+# the median call against the program's median (not its mean: under load
+# a call can take 12 ms of thread CPU, seen alike by both, and lift the
+# mean alone): under load one call in a few runs read about 2.6 ms
 # high (not understood; see doc/opwatch.1), so the mean gets 10 %
-tc=$(col c_spin 12) mean=$(col c_spin 13) want=$(truth c_spin 5)
-awk -v t="$tc" -v w="$want" 'BEGIN { d = t - w; if (d < 0) d = -d; exit !(d <= 0.02 * w + 50000) }' ||
-	fail "c_spin: task-clock p50 $tc ns per call, the program measured $want ns"
+tc=$(col c_spin 12) mean=$(col c_spin 13)
+want50=$(truth c_spin 7) want=$(truth c_spin 5)
+awk -v t="$tc" -v w="$want50" 'BEGIN { d = t - w; if (d < 0) d = -d; exit !(d <= 0.02 * w + 50000) }' ||
+	fail "c_spin: task-clock p50 $tc ns per call, the program measured a median of $want50 ns"
 awk -v t="$mean" -v w="$want" 'BEGIN { d = t - w; if (d < 0) d = -d; exit !(d <= 0.1 * w) }' ||
 	fail "c_spin: task-clock mean $mean ns per call, the program measured $want ns"
-test_ok "c_spin (5 ms of CPU): task-clock p50 $tc, mean $mean ns per call; truth mean $want ns"
+test_ok "c_spin (5 ms of CPU): task-clock p50 $tc, mean $mean ns per call; the program's $want50 and $want ns"
 pf=$(col c_fault 21)
 [ "$pf" -ge 64 ] || fail "c_fault: $pf page faults in a call that touches 64 new pages"
 test_ok "c_fault: at least $pf page faults per call (64 pages touched)"
