@@ -66,6 +66,11 @@ static void dump_cookie(void *ctx, struct opd_cookie const *c)
 	fprintf(ctx, "  cookie %lu = %s\n", c->cookie, c->name);
 }
 
+static void dump_forget(void *ctx, struct opd_cookie const *c)
+{
+	fprintf(ctx, "  forget %lu = %s\n", c->cookie, c->name);
+}
+
 static void dump_anon(void *ctx, struct opd_cookie const *c)
 {
 	fprintf(ctx, "  anon %lu = tgid %lu %#lx-%#lx %s\n", c->cookie,
@@ -87,6 +92,7 @@ int opstream_dump(char const *path, FILE *out)
 		.lost = dump_lost,
 		.count = dump_count,
 		.cookie_def = dump_cookie,
+		.cookie_forget = dump_forget,
 		.anon_def = dump_anon,
 		.kernel_image = dump_image,
 		.escape = dump_escape,
