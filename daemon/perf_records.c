@@ -592,7 +592,10 @@ static void handle_task(struct perf_source *ps, void const *rec,
 		if (pid == ppid)
 			return;
 		ps->stats.forks++;
-		pm_fork(&ps->procs, ppid, pid);
+		/* its start time, as /proc will show it: the pid-reuse
+		 * guard of pm_exit_gone, without reading /proc per fork */
+		pm_fork(&ps->procs, ppid, pid)->start_ticks =
+			pm_ticks_at(ps_record_time(rec));
 	} else if (pid == tid) {
 		ps->stats.exits++;
 		pm_exit(&ps->procs, pid, (unsigned long)ps->stats.rounds + 1);
@@ -624,6 +627,8 @@ void ps_handle_record(struct perf_source *ps, void const *rec)
 		break;
 	case PERF_RECORD_LOST:
 		ps->lost[OP_LOST_OVERFLOW] += rd64(rec, HDR + 8);
+		/* EXIT records may be among them: the next sweep looks */
+		pm_records_lost(&ps->procs);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		ps->lost[OP_LOST_OVERFLOW] += rd64(rec, HDR);

@@ -497,6 +497,9 @@ static void sweep_cookies(struct perf_source *ps)
 	if (ps->now - ps->last_sweep < PERF_SOURCE_SWEEP_MS * 1000000ull)
 		return;
 	ps->last_sweep = ps->now;
+	/* after lost records: processes whose EXIT was lost (issue 27) */
+	ps->count[OP_COUNT_PROCS_EXIT_LOST] +=
+		pm_exit_gone(&ps->procs, (unsigned long)ps->stats.rounds);
 	ct_sweep_begin(&ps->cookies);
 	pm_mark_cookies(&ps->procs, &ps->cookies);
 	ct_sweep_idle(&ps->cookies, ps->now, ps->forget_ns, forget_cookie, ps);

@@ -3,6 +3,7 @@
  * Mapping changes are rare next to samples, so pm_map() may copy the
  * array; lookups (pm_lookup) are the hot path and stay a binary search.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,7 @@ void pm_init(struct proc_table *pt)
 	pt->nr_dead = 0;
 	pt->cap_dead = 0;
 	pt->proc_root = "/proc";
+	pt->records_lost = false;
 }
 
 static void proc_free(struct proc *p)
@@ -106,6 +108,7 @@ struct proc *pm_fork(struct proc_table *pt, unsigned long parent,
 	c->exec_pending = false;
 	c->exit_round = 0;	/* a reused pid is a new process */
 	c->reread_ns = 0;
+	c->start_ticks = 0;	/* the FORK's handler records it */
 	c->app_cookie = OP_NO_COOKIE;
 	pt->cache = c;
 	if (!p)
@@ -129,17 +132,70 @@ void pm_exec(struct proc *p)
 	p->exec_pending = true;
 }
 
+/* p exited in round: kept for pm_reap. The table's map is untouched. */
+static void mark_exit(struct proc_table *pt, struct proc *p,
+		      unsigned long round)
+{
+	p->exit_round = round;
+	OP_ALLOC_GROW(pt->dead, pt->nr_dead + 1, pt->cap_dead);
+	pt->dead[pt->nr_dead].tgid = p->tgid;
+	pt->dead[pt->nr_dead].round = round;
+	pt->nr_dead++;
+}
+
 void pm_exit(struct proc_table *pt, unsigned long tgid, unsigned long round)
 {
 	struct proc *p = pm_find(pt, tgid);
 
-	if (!p)
-		return;
-	p->exit_round = round;
-	OP_ALLOC_GROW(pt->dead, pt->nr_dead + 1, pt->cap_dead);
-	pt->dead[pt->nr_dead].tgid = tgid;
-	pt->dead[pt->nr_dead].round = round;
-	pt->nr_dead++;
+	if (p)
+		mark_exit(pt, p, round);
+}
+
+void pm_records_lost(struct proc_table *pt)
+{
+	pt->records_lost = true;
+}
+
+/* Is the process p, alive and not exited, gone from /proc? Records its
+ * start time if the table had none (a pid first seen through MMAP2 or
+ * COMM: reuse cannot be told then, but can from now on). */
+static bool proc_gone(struct proc_table const *pt, struct proc *p)
+{
+	uint64_t ticks;
+	int rc = pm_start_ticks(pt, p->tgid, &ticks);
+
+	if (rc == -ENOENT || rc == -ESRCH)
+		return true;
+	if (rc)
+		return false;	/* cannot tell: keep it */
+	if (!p->start_ticks) {
+		p->start_ticks = ticks;
+		return false;
+	}
+	/* an earlier start is clock trouble, not another process */
+	return ticks > p->start_ticks + PM_START_SLACK_TICKS;
+}
+
+size_t pm_exit_gone(struct proc_table *pt, unsigned long round)
+{
+	struct op_hashmap_iter it;
+	struct op_hashmap_entry *e;
+	size_t n = 0;
+
+	if (!pt->records_lost)
+		return 0;
+	pt->records_lost = false;
+	for (e = op_hashmap_iter_first(&pt->procs, &it); e;
+	     e = op_hashmap_iter_next(&it)) {
+		struct proc *p = OP_HASHMAP_ENTRY(e, struct proc, ent);
+
+		/* pid 0 is no process /proc shows */
+		if (p->exit_round || !p->tgid || !proc_gone(pt, p))
+			continue;
+		mark_exit(pt, p, round);
+		n++;
+	}
+	return n;
 }
 
 /* p is gone: its sampled anonymous regions' cookies are never used again. */

@@ -49,6 +49,7 @@ struct proc {
 	size_t last;		/* index of the last hit: samples cluster */
 	unsigned long exit_round;	/* 0: alive; else the round it exited */
 	uint64_t reread_ns;	/* last /proc/PID/maps re-read; 0: never */
+	uint64_t start_ticks;	/* /proc/PID/stat starttime; 0: unknown */
 };
 
 /* A process that exited, kept until pm_reap says it is old enough. */
@@ -65,6 +66,7 @@ struct proc_table {
 	size_t nr_dead;
 	size_t cap_dead;
 	char const *proc_root;	/* "/proc"; unit tests point it elsewhere */
+	bool records_lost;	/* since the last pm_exit_gone */
 };
 
 void pm_init(struct proc_table *pt);
@@ -98,6 +100,31 @@ struct proc *pm_fork(struct proc_table *pt, unsigned long parent,
 		     unsigned long child);
 /* exec: drop every mapping; the next file mapping names the app. */
 void pm_exec(struct proc *p);
+
+/*
+ * Lost EXIT records (issue 27). A process leaves the table only through
+ * pm_exit, and its mappings keep their cookies marked until then; when a
+ * ring overflows its EXIT may be lost with the other records, and the
+ * process would stay for the daemon's life. So the source says when
+ * records were lost (pm_records_lost), and the next pm_exit_gone checks
+ * each live process in /proc: one that is gone, a zombie (its EXIT was
+ * written already) or another process under a reused pid (a later start
+ * time than recorded) is treated as if its EXIT had come in round. Only
+ * after losses: a loss-free run pays nothing. Returns the processes so
+ * exited. pids are the daemon's pid namespace's (perf gives those), so
+ * its own /proc is the right one.
+ */
+void pm_records_lost(struct proc_table *pt);
+size_t pm_exit_gone(struct proc_table *pt, unsigned long round);
+/* pid's start time in clock ticks since boot (/proc/PID/stat field 22):
+ * 0, -ESRCH if the process has exited (a zombie too), or -errno. */
+int pm_start_ticks(struct proc_table const *pt, unsigned long pid,
+		   uint64_t *ticks);
+/* The start time /proc would show for a process started at mono_ns
+ * (CLOCK_MONOTONIC, the perf records' clock), to record a FORK. */
+uint64_t pm_ticks_at(uint64_t mono_ns);
+/* A start time later than recorded by more than this: another process. */
+#define PM_START_SLACK_TICKS 2
 
 /* Map [start, start + len) of the file or region name (length name_len).
  * Anonymous names ("//anon", "[vdso]", "", ...) make an anonymous VMA.

@@ -8,20 +8,24 @@
  *
  * Re-seeding (pm_refresh) reads the same files later, for one process
  * whose records were lost, under the limits of struct pm_reread; see
- * proc_maps.h for what it may change.
+ * proc_maps.h for what it may change. After lost records, /proc/PID/stat
+ * tells which processes are gone without an EXIT (pm_exit_gone).
  */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cookie_table.h"
 #include "op_stream.h"
+#include "op_util.h"
 #include "proc_maps.h"
 
 /* One /proc/PID/maps line: "start-end perms offset maj:min inode   path".
@@ -86,6 +90,76 @@ static void seed_lines(struct proc_table *pt, struct cookie_table *ct,
 	free(line);
 }
 
+int pm_start_ticks(struct proc_table const *pt, unsigned long pid,
+		   uint64_t *ticks)
+{
+	char file[PATH_MAX], buf[1024];
+	char *s, *end;
+	ssize_t n;
+	int fd;
+
+	proc_file(pt, pid, "stat", file, sizeof(file));
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = op_read_full(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return errno == ESRCH ? -ESRCH : -errno;
+	buf[n] = '\0';
+	/* "pid (comm) state ppid ...": comm may hold spaces and ')' */
+	s = strrchr(buf, ')');
+	if (!s || s[1] != ' ' || !s[2])
+		return -EINVAL;
+	s += 2;
+	if (*s == 'Z' || *s == 'X')
+		return -ESRCH;	/* exited: only its parent's wait is left */
+	for (int field = 3; field < 22; field++) {
+		s = strchr(s, ' ');
+		if (!s)
+			return -EINVAL;
+		s++;
+	}
+	*ticks = strtoull(s, &end, 10);
+	return end == s || (*end != ' ' && *end) ? -EINVAL : 0;
+}
+
+static uint64_t ns_of(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t pm_ticks_at(uint64_t mono_ns)
+{
+	static uint64_t ns_per_tick;
+	uint64_t mono, boot;
+
+	if (!ns_per_tick) {
+		long hz = sysconf(_SC_CLK_TCK);
+
+		ns_per_tick = 1000000000u / (uint64_t)(hz > 0 ? hz : 100);
+	}
+	/* the kernel's start time is CLOCK_BOOTTIME: monotonic plus the
+	 * time suspended, the same offset now as at the record's time
+	 * unless the machine slept in between (the check errs on keeping) */
+	mono = ns_of(CLOCK_MONOTONIC);
+	boot = ns_of(CLOCK_BOOTTIME);
+	return (mono_ns + (boot > mono ? boot - mono : 0)) / ns_per_tick;
+}
+
+/* p's start time, if the table has none yet (the pid-reuse guard of
+ * pm_exit_gone); a process already gone is left without. */
+static void note_start(struct proc_table const *pt, struct proc *p)
+{
+	uint64_t ticks;
+
+	if (!p->start_ticks && !pm_start_ticks(pt, p->tgid, &ticks))
+		p->start_ticks = ticks;
+}
+
 static FILE *open_maps(struct proc_table const *pt, unsigned long pid)
 {
 	char file[PATH_MAX];
@@ -110,6 +184,7 @@ int pm_seed(struct proc_table *pt, struct cookie_table *ct, unsigned long pid)
 		p->app_cookie = ct_intern(ct, exe, exe_len);
 	seed_lines(pt, ct, p, f, false);
 	fclose(f);
+	note_start(pt, p);
 	return 0;
 }
 
@@ -163,6 +238,7 @@ int pm_refresh(struct proc_table *pt, struct cookie_table *ct,
 	}
 	seed_lines(pt, ct, p, f, how == PM_REFRESH_FILLED);
 	fclose(f);
+	note_start(pt, p);
 	return how;
 }
 
