@@ -71,30 +71,6 @@ static void end_child(pid_t pid, int fd, bool reap)
 		waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT);
 }
 
-/* sweep_cookies of perf_source.c, without the unwinder */
-static void forget_one(void *arg, unsigned long cookie)
-{
-	se_forget(arg, cookie);
-}
-
-static size_t sweep(struct proc_table *pt, struct cookie_table *ct,
-		    struct stream_emit *se, unsigned long round, uint64_t now)
-{
-	pm_exit_gone(pt, round);
-	ct_sweep_begin(ct);
-	pm_mark_cookies(pt, ct);
-	return ct_sweep_idle(ct, now, 10, forget_one, se);
-}
-
-static bool has_forget(struct word_buffer const *wb, unsigned long cookie)
-{
-	for (size_t i = 0; i + 2 < wb->len; i++)
-		if (wb->w[i] == OP_ESCAPE_CODE &&
-		    wb->w[i + 1] == OP_CODE_COOKIE_FORGET && wb->w[i + 2] == cookie)
-			return true;
-	return false;
-}
-
 /* A reaped child without EXIT: exited at the sweep after a loss, its
  * binary and region forgotten after the grace; this process kept. */
 static void test_exit_lost__reaped(void)

@@ -3,12 +3,17 @@
 #ifndef PROC_LAYOUT_H
 #define PROC_LAYOUT_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
 #include "cookie_table.h"
+#include "op_stream.h"
 #include "proc_maps.h"
+#include "stream_emit.h"
+#include "word_buffer.h"
 
 /* pm_map of [start, end) at pgoff of file name (no device/inode). */
 static inline void map(struct proc_table *pt, struct cookie_table *ct,
@@ -45,6 +50,35 @@ static inline void check_layout(struct cookie_table *ct, struct proc *p,
 				char const *expect, char const *what)
 {
 	check_str(layout(ct, p), expect, "%s", what);
+}
+
+/* sweep_cookies of perf_source.c, without the unwinder: after lost
+ * records the processes gone are exited, then the cookies no process
+ * maps are forgotten once idle (a 10 ns grace). */
+static inline void forget_one(void *arg, unsigned long cookie)
+{
+	se_forget(arg, cookie);
+}
+
+static inline size_t sweep(struct proc_table *pt, struct cookie_table *ct,
+			   struct stream_emit *se, unsigned long round,
+			   uint64_t now)
+{
+	pm_exit_gone(pt, round);
+	ct_sweep_begin(ct);
+	pm_mark_cookies(pt, ct);
+	return ct_sweep_idle(ct, now, 10, forget_one, se);
+}
+
+/* wb holds ESC COOKIE_FORGET cookie */
+static inline bool has_forget(struct word_buffer const *wb,
+			      unsigned long cookie)
+{
+	for (size_t i = 0; i + 2 < wb->len; i++)
+		if (wb->w[i] == OP_ESCAPE_CODE &&
+		    wb->w[i + 1] == OP_CODE_COOKIE_FORGET && wb->w[i + 2] == cookie)
+			return true;
+	return false;
 }
 
 #endif

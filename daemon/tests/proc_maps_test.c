@@ -271,29 +271,6 @@ static void test_proc_maps__many_paths(void)
 	ct_free(&ct);
 }
 
-/* sweep_cookies of perf_source.c, without the unwinder */
-static void forget_one(void *arg, unsigned long cookie)
-{
-	se_forget(arg, cookie);
-}
-
-static size_t sweep(struct proc_table *pt, struct cookie_table *ct,
-		    struct stream_emit *se, uint64_t now)
-{
-	ct_sweep_begin(ct);
-	pm_mark_cookies(pt, ct);
-	return ct_sweep_idle(ct, now, 10, forget_one, se);
-}
-
-static bool has_forget(struct word_buffer const *wb, unsigned long cookie)
-{
-	for (size_t i = 0; i + 2 < wb->len; i++)
-		if (wb->w[i] == OP_ESCAPE_CODE &&
-		    wb->w[i + 1] == OP_CODE_COOKIE_FORGET && wb->w[i + 2] == cookie)
-			return true;
-	return false;
-}
-
 /* Issue 27: a binary no process maps any more is forgotten after the
  * grace period, and mapped again it gets a fresh cookie and definition. */
 static void test_proc_maps__forget_files(void)
@@ -319,9 +296,9 @@ static void test_proc_maps__forget_files(void)
 	pm_exec(p);	/* /t/a execs /t/b: /t/a and the library unmapped */
 	pm_map(&pt, &ct, p, 0x1000, 0x1000, 0, "/t/b", 4, (struct ct_file_id){ 0 });
 	b = p->app_cookie;
-	check(sweep(&pt, &ct, &se, 100) == 0 && sweep(&pt, &ct, &se, 105) == 0,
+	check(sweep(&pt, &ct, &se, 0, 100) == 0 && sweep(&pt, &ct, &se, 0, 105) == 0,
 	      "nothing is forgotten within the grace period");
-	check(sweep(&pt, &ct, &se, 111) == 2 && !ct_get(&ct, a) &&
+	check(sweep(&pt, &ct, &se, 0, 111) == 2 && !ct_get(&ct, a) &&
 	      !ct_get(&ct, lib) && ct_get(&ct, b) && ct.live == 1,
 	      "after it, the unmapped binary and library are forgotten, the mapped one kept");
 	check(has_forget(&wb, a) && !has_forget(&wb, lib),
@@ -330,11 +307,11 @@ static void test_proc_maps__forget_files(void)
 	check(a2 > b && ct_get(&ct, a2) && !strcmp(ct_get(&ct, a2)->name, "/t/a"),
 	      "mapped again, the path has a new cookie");
 	pm_exit(&pt, 10, 1);
-	check(sweep(&pt, &ct, &se, 200) == 0 && sweep(&pt, &ct, &se, 300) == 1 &&
+	check(sweep(&pt, &ct, &se, 0, 200) == 0 && sweep(&pt, &ct, &se, 0, 300) == 1 &&
 	      ct_get(&ct, b), "an exited process's binary stays until it is reaped");
 	pm_reap(&pt, 3, &se);
-	sweep(&pt, &ct, &se, 400);
-	check(sweep(&pt, &ct, &se, 500) == 1 && ct.live == 0, "then it goes too");
+	sweep(&pt, &ct, &se, 0, 400);
+	check(sweep(&pt, &ct, &se, 0, 500) == 1 && ct.live == 0, "then it goes too");
 	wb_free(&wb);
 	pm_free(&pt);
 	ct_free(&ct);
