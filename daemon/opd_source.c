@@ -121,7 +121,8 @@ static void perf_log_stats(struct perf_source_stats const *st)
 {
 	fprintf(stderr, "perf source: %llu records in %llu rounds, %llu samples "
 		"(%llu kernel, %llu user), %llu mmaps, %llu forks, %llu exits, "
-		"%llu processes seeded, %llu maps re-read (%llu resolved the "
+		"%llu processes seeded, %llu exited by a look after lost "
+		"records, %llu maps re-read (%llu resolved the "
 		"pc, %llu gone), %llu throttles, %llu bad records, "
 		"at most %llu records pending, %llu cookies forgotten "
 		"(%llu held at the last sweep)\n",
@@ -131,6 +132,7 @@ static void perf_log_stats(struct perf_source_stats const *st)
 		(unsigned long long)st->user_samples,
 		(unsigned long long)st->mmaps, (unsigned long long)st->forks,
 		(unsigned long long)st->exits, (unsigned long long)st->seeded,
+		(unsigned long long)st->count[OP_COUNT_PROCS_EXIT_LOST],
 		(unsigned long long)st->count[OP_COUNT_MAPS_REREAD],
 		(unsigned long long)st->count[OP_COUNT_MAPS_REREAD_HIT],
 		(unsigned long long)st->count[OP_COUNT_MAPS_REREAD_GONE],
