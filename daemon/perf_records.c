@@ -46,10 +46,10 @@
  */
 #include <linux/perf_event.h>
 #include <string.h>
-#include <time.h>
 
 #include "op_stacks.h"
 #include "op_stream.h"
+#include "op_util.h"
 #include "perf_source_int.h"
 
 #define HDR sizeof(struct perf_event_header)
@@ -454,28 +454,20 @@ static unsigned emit_unwound(struct perf_source *ps, struct proc *p,
 	return reason;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The backtrace words and why it ends (timed for doc/perf_source.md when
  * $OPROFILE_UNWIND_STATS is set). */
 static void emit_backtrace(struct perf_source *ps, struct proc *p,
 			   uint64_t ip, bool kernel, void const *rec,
 			   size_t size)
 {
-	uint64_t t0 = ps->time_unwind ? now_ns() : 0;
+	uint64_t t0 = ps->time_unwind ? op_monotonic_ns() : 0;
 	size_t len = ps->out.len;
 	unsigned reason = ps->stack_size ?
 		emit_unwound(ps, p, ip, kernel, rec, size) :
 		emit_callchain(ps, p, ip, rec, size);
 
 	if (ps->time_unwind) {
-		ps->unwind_ns += now_ns() - t0;
+		ps->unwind_ns += op_monotonic_ns() - t0;
 		ps->unwind_samples++;
 		ps->unwind_frames += (ps->out.len - len) / 2;
 	}

@@ -124,14 +124,6 @@ int pm_start_ticks(struct proc_table const *pt, unsigned long pid,
 	return end == s || (*end != ' ' && *end) ? -EINVAL : 0;
 }
 
-static uint64_t ns_of(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 uint64_t pm_ticks_at(uint64_t mono_ns)
 {
 	static uint64_t ns_per_tick;
@@ -145,8 +137,8 @@ uint64_t pm_ticks_at(uint64_t mono_ns)
 	/* the kernel's start time is CLOCK_BOOTTIME: monotonic plus the
 	 * time suspended, the same offset now as at the record's time
 	 * unless the machine slept in between (the check errs on keeping) */
-	mono = ns_of(CLOCK_MONOTONIC);
-	boot = ns_of(CLOCK_BOOTTIME);
+	mono = op_monotonic_ns();
+	boot = op_clock_ns(CLOCK_BOOTTIME);
 	return (mono_ns + (boot > mono ? boot - mono : 0)) / ns_per_tick;
 }
 

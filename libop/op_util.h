@@ -21,14 +21,20 @@
 /* The number of elements of an array (not a pointer). */
 #define OP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* clock in nanoseconds */
+static inline uint64_t op_clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* CLOCK_MONOTONIC in nanoseconds: the one clock of timeouts, flushes and
  * timed events. */
 static inline uint64_t op_monotonic_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return op_clock_ns(CLOCK_MONOTONIC);
 }
 
 /* Next capacity when nr elements are needed: at least nr, and 3/2 of

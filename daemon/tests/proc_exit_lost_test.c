@@ -28,14 +28,6 @@
 #include "stream_emit.h"
 #include "word_buffer.h"
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* A child that waits for *fd to be closed, then exits. */
 static pid_t blocked_child(int *fd)
 {
@@ -94,7 +86,7 @@ static void test_exit_lost__reaped(void)
 	kid = (unsigned long)blocked_child(&fd);
 	/* what the FORK handler does */
 	c = pm_fork(&pt, me, kid);
-	c->start_ticks = pm_ticks_at(mono_ns());
+	c->start_ticks = pm_ticks_at(op_monotonic_ns());
 	rc = pm_start_ticks(&pt, kid, &real);
 	check(rc == 0 && real <= c->start_ticks &&
 	      real + PM_START_SLACK_TICKS >= c->start_ticks,
@@ -270,7 +262,7 @@ static void test_exit_lost__records(void)
 
 	pm_init(&ps->procs);
 	kid = blocked_child(&fd);
-	fork_record(rec, (uint32_t)kid, (uint32_t)me, mono_ns());
+	fork_record(rec, (uint32_t)kid, (uint32_t)me, op_monotonic_ns());
 	ps_handle_record(ps, rec);
 	c = pm_find(&ps->procs, (unsigned long)kid);
 	pm_start_ticks(&ps->procs, (unsigned long)kid, &real);
