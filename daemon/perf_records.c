@@ -639,13 +639,15 @@ void ps_handle_record(struct perf_source *ps, void const *rec)
 
 void ps_emit_counts(struct perf_source *ps)
 {
-	/* the unwinder's cache evictions (unwind.h) */
+	/* what the unwinder counted (unwind.h) */
 	if (ps->unw) {
-		uint64_t bins, rules;
+		struct unwind_taken t;
 
-		unwind_cache_take_evictions(ps->unw, &bins, &rules);
-		ps->count[OP_COUNT_UNWIND_BINARIES_EVICTED] += bins;
-		ps->count[OP_COUNT_UNWIND_RULES_FLUSHED] += rules;
+		unwind_cache_take(ps->unw, &t);
+		ps->count[OP_COUNT_UNWIND_BINARIES_EVICTED] += t.binaries_evicted;
+		ps->count[OP_COUNT_UNWIND_RULES_FLUSHED] += t.rules_flushed;
+		/* the unwinder's own no_mapping stops cut backtraces too */
+		ps->lost[OP_LOST_BT_NO_MAPPING] += t.no_mapping;
 	}
 	for (unsigned c = 1; c < OP_LOST_CATEGORY_MAX; c++) {
 		if (!ps->lost[c])

@@ -515,10 +515,6 @@ static void process_until(struct perf_source *ps, uint64_t until)
 	n = rq_ready(&ps->q, until);
 	process_ready(ps, n);
 	rq_consume(&ps->q, n);
-	/* issue 21: the unwinder's own no_mapping stops cut backtraces too */
-	if (ps->unw)
-		ps->lost[OP_LOST_BT_NO_MAPPING] +=
-			unwind_cache_take_no_mapping(ps->unw);
 	ps_emit_counts(ps);
 	ps->stats.rounds++;
 	pm_reap(&ps->procs, (unsigned long)ps->stats.rounds, &ps->em);

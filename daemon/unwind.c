@@ -86,8 +86,7 @@ struct unwind_cache {
 	struct binary *last;	/* the binary of the last step */
 	uint64_t clock;		/* steps, for the least recently used binary */
 	struct unwind_stats stats;
-	uint64_t taken_binaries, taken_rules;	/* evictions already taken */
-	uint64_t taken_no_mapping;
+	struct unwind_taken taken;	/* stats already taken */
 	size_t max_binaries, max_rules;
 };
 
@@ -158,14 +157,6 @@ void unwind_cache_free(struct unwind_cache *uc)
 	free(uc);
 }
 
-uint64_t unwind_cache_take_no_mapping(struct unwind_cache *uc)
-{
-	uint64_t n = uc->stats.no_mapping - uc->taken_no_mapping;
-
-	uc->taken_no_mapping = uc->stats.no_mapping;
-	return n;
-}
-
 /* issue 27 (helper s4c): the perf source forgets unmapped binaries */
 void unwind_cache_forget(struct unwind_cache *uc, unsigned long key)
 {
@@ -188,13 +179,15 @@ struct unwind_stats const *unwind_cache_stats(struct unwind_cache const *uc)
 	return &uc->stats;
 }
 
-void unwind_cache_take_evictions(struct unwind_cache *uc, uint64_t *binaries,
-				 uint64_t *rules)
+void unwind_cache_take(struct unwind_cache *uc, struct unwind_taken *t)
 {
-	*binaries = uc->stats.binaries_evicted - uc->taken_binaries;
-	*rules = uc->stats.rules_flushed - uc->taken_rules;
-	uc->taken_binaries = uc->stats.binaries_evicted;
-	uc->taken_rules = uc->stats.rules_flushed;
+	t->binaries_evicted = uc->stats.binaries_evicted -
+			      uc->taken.binaries_evicted;
+	t->rules_flushed = uc->stats.rules_flushed - uc->taken.rules_flushed;
+	t->no_mapping = uc->stats.no_mapping - uc->taken.no_mapping;
+	uc->taken.binaries_evicted = uc->stats.binaries_evicted;
+	uc->taken.rules_flushed = uc->stats.rules_flushed;
+	uc->taken.no_mapping = uc->stats.no_mapping;
 }
 
 static void read_segments(struct binary *b)

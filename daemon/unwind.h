@@ -71,13 +71,15 @@ struct unwind_cache *unwind_cache_new(void);
 struct unwind_cache *unwind_cache_new_bounded(size_t binaries, size_t rules);
 void unwind_cache_free(struct unwind_cache *uc);
 struct unwind_stats const *unwind_cache_stats(struct unwind_cache const *uc);
-/* Cache evictions since the last call (for the stream's counters). */
-void unwind_cache_take_evictions(struct unwind_cache *uc, uint64_t *binaries,
-				 uint64_t *rules);
-
-/* Walks stopped at a pc in no mapping (no_mapping) since the last call:
- * backtraces cut short, for the stream's bt_lost_no_mapping. */
-uint64_t unwind_cache_take_no_mapping(struct unwind_cache *uc);
+/*
+ * Since the last call, for the stream: cache evictions (its counters), and
+ * walks stopped at a pc in no mapping (backtraces cut short, its
+ * bt_lost_no_mapping).
+ */
+struct unwind_taken {
+	uint64_t binaries_evicted, rules_flushed, no_mapping;
+};
+void unwind_cache_take(struct unwind_cache *uc, struct unwind_taken *t);
 
 /* The binary of key is unmapped for good (its cookie forgotten): close
  * it and free its CFI. uc NULL or key not cached: nothing. */

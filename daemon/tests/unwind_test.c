@@ -182,7 +182,8 @@ static void test_bounds(void)
 {
 	struct unwind_cache *uc = unwind_cache_new_bounded(1, 2);
 	struct unwind_stack stk = { regs.sp, copy, copied };
-	uint64_t pcs[64], bins, rules;
+	uint64_t pcs[64];
+	struct unwind_taken t;
 	unsigned n, reason;
 
 	for (int round = 0; round < 2; round++) {
@@ -195,14 +196,16 @@ static void test_bounds(void)
 		      "(%u frames, %s)", round + 1, n,
 		      op_unwind_stop_name(reason));
 	}
-	unwind_cache_take_evictions(uc, &bins, &rules);
-	check(bins >= 2 && bins == unwind_cache_stats(uc)->binaries_evicted,
+	unwind_cache_take(uc, &t);
+	check(t.binaries_evicted >= 2 &&
+	      t.binaries_evicted == unwind_cache_stats(uc)->binaries_evicted,
 	      "binaries closed for others are counted (%llu)",
-	      (unsigned long long)bins);
-	check(rules >= 1, "full rule tables emptied are counted (%llu)",
-	      (unsigned long long)rules);
-	unwind_cache_take_evictions(uc, &bins, &rules);
-	check(!bins && !rules, "taken evictions are not taken again");
+	      (unsigned long long)t.binaries_evicted);
+	check(t.rules_flushed >= 1, "full rule tables emptied are counted (%llu)",
+	      (unsigned long long)t.rules_flushed);
+	unwind_cache_take(uc, &t);
+	check(!t.binaries_evicted && !t.rules_flushed,
+	      "taken evictions are not taken again");
 	unwind_cache_free(uc);
 }
 
@@ -290,7 +293,8 @@ static void test_no_mapping_counted(void)
 {
 	struct unwind_cache *uc = unwind_cache_new();
 	struct unwind_stack stk = { regs.sp, copy, copied };
-	uint64_t pcs[64], taken;
+	uint64_t pcs[64];
+	struct unwind_taken t;
 	unsigned n, reason;
 
 	reason = unwind_user(uc, &regs, &stk, exe_map, NULL, pcs, 64, &n);
@@ -300,12 +304,12 @@ static void test_no_mapping_counted(void)
 	      "with no_mapping (%s, %u frames)", op_unwind_stop_name(reason),
 	      n);
 	unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
-	taken = unwind_cache_take_no_mapping(uc);
-	check(taken == 1 && unwind_cache_stats(uc)->no_mapping == 1,
+	unwind_cache_take(uc, &t);
+	check(t.no_mapping == 1 && unwind_cache_stats(uc)->no_mapping == 1,
 	      "one no_mapping stop counted (%llu), none for the walk to the "
-	      "root", (unsigned long long)taken);
-	check(unwind_cache_take_no_mapping(uc) == 0,
-	      "a taken count is not taken again");
+	      "root", (unsigned long long)t.no_mapping);
+	unwind_cache_take(uc, &t);
+	check(t.no_mapping == 0, "a taken count is not taken again");
 	unwind_cache_free(uc);
 }
 
