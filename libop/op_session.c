@@ -330,7 +330,7 @@ static int forget_build_ids(char const *current)
 	char const *names[] = { OP_META_BUILD_IDS, OP_META_SEGMENTS };
 	int ret = 0;
 
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < OP_ARRAY_SIZE(names); i++) {
 		char *p = op_xasprintf("%s/%s/%s", current, OP_META_DIR,
 				       names[i]);
 
