@@ -42,8 +42,7 @@ head -5 "$T/rep"
 sed -n '/symbol name$/{n;p;}' "$T/rep" | grep -q ' thread_hot$' ||
 	fail "opreport's top symbol of the rebuilt $P is not thread_hot"
 
-bid() { readelf -n "$1" | awk '/Build ID:/ { print $3; exit }'; }
-hot_id=$(bid "$HOT")
+hot_id=$(build_id_of "$HOT")
 [ -n "$hot_id" ] || fail "$HOT has no build-id"
 FT=$C/{root}$P/{build:$hot_id}/{dep}/{root}$P/{build:$hot_id}/CPU_CLOCK.1000000.0.all.all.all
 # mtime_is FILE MTIME: the header's mtime

@@ -10,10 +10,9 @@
 
 C=$S/samples/current
 SR=$B/tests/control/selfreplace
-bid() { readelf -n "$1" | awk '/Build ID:/ { print $3; exit }'; }
 cp "$SR" "$T/victim" && cp "$SR" "$T/gone" && cp "$SR" "$T/saved" &&
 	cp "$B/tests/control/spin" "$T/other" || fail "cannot copy the workloads"
-want=$(bid "$T/saved") other=$(bid "$T/other")
+want=$(build_id_of "$T/saved") other=$(build_id_of "$T/other")
 [ -n "$want" ] && [ -n "$other" ] && [ "$want" != "$other" ] ||
 	fail "workloads without distinct build-ids ('$want', '$other')"
 echo "selfreplace: build-id $want; its replacement (spin): $other"
@@ -27,7 +26,7 @@ if grep -q "gives no build-ids in mmap records" "$T/out" "$S/samples/oprofiled.l
 fi
 "$T/victim" 0.5 "$T/other" || fail "victim failed"
 "$T/gone" 0.5 || fail "gone failed"
-[ "$(bid "$T/victim")" = "$other" ] && [ ! -e "$T/gone" ] ||
+[ "$(build_id_of "$T/victim")" = "$other" ] && [ ! -e "$T/gone" ] ||
 	fail "the workloads did not replace and delete themselves"
 ctl --dump || fail "--dump failed"
 ctl --shutdown || fail "--shutdown failed"

@@ -43,7 +43,7 @@ objcopy --only-keep-debug "$T/qs_link" "$T/qs_link.debug" &&
 	fail "cannot make qs_link"
 # qs_bid: its debug file by build-id below our debug directory
 cp "$T/qs_full" "$T/qs_bid"
-bid=$(readelf -n "$T/qs_bid" | awk '/Build ID:/ { print $3 }')
+bid=$(build_id_of "$T/qs_bid")
 [ -n "$bid" ] || fail "qs has no build-id"
 rest=${bid#??}
 mkdir -p "$T/debug/.build-id/${bid%"$rest"}"

@@ -19,7 +19,7 @@ BIN=$T/bin
 mkdir -p "$BIN"
 
 # N copies of spin, build-id bytes 0-3 replaced by the copy's number
-bid=$(readelf -n "$SPIN" 2>/dev/null | awk '/Build ID:/ { print $3 }')
+bid=$(build_id_of "$SPIN")
 [ ${#bid} -eq 40 ] || skip "spin has no 20-byte build-id (readelf -n)"
 python3 - "$SPIN" "$BIN" "$N" "$bid" <<'EOF' || fail "cannot make the binaries"
 import os, sys
@@ -138,12 +138,11 @@ stats_balance "$C"
 
 # build-ids by session: b_0 (sampled above) in the saved one; the next
 # session lists b_1, run in it, and not b_0
-bid_of() { readelf -n "$1" | awk '/Build ID:/ { print $3 }'; }
 ctl --save=churn || fail "--save failed"
 "$BIN/b_1" 0.3 cpu >/dev/null || fail "b_1 failed"
 ctl --dump || fail "--dump failed"
 saved=$S/samples/churn/session/build-ids cur=$C/session/build-ids
-b0=$(bid_of "$BIN/b_0") b1=$(bid_of "$BIN/b_1")
+b0=$(build_id_of "$BIN/b_0") b1=$(build_id_of "$BIN/b_1")
 grep -q "^$b0 " "$saved" || fail "the saved session's build-ids has no line of b_0"
 grep -q "^$b1 " "$cur" || fail "the new session's build-ids has no line of b_1, run in it"
 ! grep -q "^$b0 " "$cur" || fail "the new session's build-ids lists b_0, not run in it"

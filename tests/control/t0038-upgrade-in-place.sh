@@ -19,7 +19,6 @@ HOT=$B/tests/workloads/hot_main
 TWO=$B/tests/control/twothreads
 SFSTRICT=$B/tests/control/sfstrict
 OPREPORT=$B/pp/opreport
-bid() { readelf -n "$1" | awk '/Build ID:/ { print $3; exit }'; }
 # install SRC: as dpkg upgrades a file: written beside it, renamed over it
 install_build() {
 	cp "$1" "$P.dpkg-new" && mv -f "$P.dpkg-new" "$P" ||
@@ -59,9 +58,9 @@ top_symbol() {
 }
 
 install_build "$HOT"
-id1=$(bid "$P")
+id1=$(build_id_of "$P")
 install_build "$TWO"
-id2=$(bid "$P")
+id2=$(build_id_of "$P")
 [ -n "$id1" ] && [ -n "$id2" ] && [ "$id1" != "$id2" ] ||
 	fail "the workloads have no distinct build-ids ('$id1', '$id2')"
 short2=$(printf %.12s "$id2")

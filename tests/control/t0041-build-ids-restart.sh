@@ -38,7 +38,6 @@ int main(int argc, char **argv)
 EOF
 	cc -O1 -g -Wl,--build-id -o "$T/$1" "$T/$1.c" || bail "cannot compile $1"
 }
-bid() { readelf -n "$1" | awk '/Build ID:/ { print $3; exit }'; }
 # listed_once ID PATH: build-ids has the line "ID MTIME PATH" exactly once
 listed_once() {
 	n=$(grep -c "^$1 [0-9]* $2\$" "$IDS")
@@ -60,8 +59,8 @@ samples_of() {
 
 compile prog1
 compile prog2
-id1=$(bid "$P1")
-id2=$(bid "$P2")
+id1=$(build_id_of "$P1")
+id2=$(build_id_of "$P2")
 [ -n "$id1" ] && [ -n "$id2" ] && [ "$id1" != "$id2" ] ||
 	fail "the workloads have no distinct build-ids ('$id1', '$id2')"
 

@@ -112,6 +112,12 @@ wait_for() {
 	return 1
 }
 
+# build_id_of FILE: FILE's GNU build-id in hex, as readelf -n prints it
+# (empty when it has none)
+build_id_of() {
+	readelf -n "$1" 2>/dev/null | awk '/Build ID:/ { print $3; exit }'
+}
+
 # test_tmpdir NAME: a fresh $tmp under $TMPDIR (or /tmp); at exit the
 # suite's test_cleanup_hook runs, then $tmp is removed.
 test_tmpdir() {
