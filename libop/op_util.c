@@ -107,7 +107,7 @@ fail:
 char *op_read_file(char const *path, size_t max, size_t *len, char *err,
 		   size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = op_open_regular(path, O_RDONLY);
 	size_t n = 0;
 	char *buf;
 
@@ -250,7 +250,7 @@ static int copy_fd(int in, char const *from, int out, char const *to,
 
 int op_copy_file(char const *from, char const *to, char *err, size_t errlen)
 {
-	int in = open(from, O_RDONLY | O_CLOEXEC), out, saved;
+	int in = op_open_regular(from, O_RDONLY), out, saved;
 	struct stat st;
 	mode_t mode;
 	char *tmp;
