@@ -657,8 +657,13 @@ static int append_build_id(struct opd_images *images,
 		if (!text)
 			continue;
 		path = op_xasprintf("%s/%s", dir, record_names[k]);
-		if (append(path, text) && !rc)
+		/* named: a FIFO or a device planted there is refused (not
+		 * waited on) and said, as a full disk is */
+		if (append(path, text) && !rc) {
+			op_warn_errno("cannot record the build-id of '%s' in '%s'",
+				      img->name, path);
 			rc = -1;
+		}
 		free(path);
 		free(text);
 	}
@@ -684,9 +689,7 @@ static void record_known_build(struct opd_images *images,
 {
 	if (n->gen != images->gen || !images->dir)
 		return;
-	if (append_build_id(images, &n->img, images->dir))
-		op_warn_errno("cannot record the build-id of '%s' in '%s'",
-			      n->img.name, images->dir);
+	append_build_id(images, &n->img, images->dir);	/* said there */
 }
 
 /* The lines a session's files in dir have already (a restarted daemon). */

@@ -129,7 +129,8 @@ int opd_images_write_build_ids(struct opd_images *images, char const *dir,
 /*
  * Image id has samples in this session: append its lines to the files
  * in dir, once a session. An image recorded while its build was unknown
- * has its line appended when it learns its build-id.
+ * has its line appended when it learns its build-id. -1 when a file
+ * could not be written (said, naming it).
  */
 int opd_image_record(struct opd_images *images, int id, char const *dir);
 

@@ -234,12 +234,10 @@ static void record_images(struct opd_sfiles *sfs, struct opd_sfile const *sf)
 {
 	int ids[3] = { sf->key.app, sf->key.image, sf->key.cg };
 
+	/* a failure is said there, naming the file */
 	for (int i = 0; i < 3; i++)
-		if (ids[i] >= 0 && opd_image_record(sfs->images, ids[i],
-						    sfs->meta_dir))
-			op_warn_errno("cannot record the build-id of '%s' in '%s'",
-				      opd_image_get(sfs->images, ids[i])->name,
-				      sfs->meta_dir);
+		if (ids[i] >= 0)
+			opd_image_record(sfs->images, ids[i], sfs->meta_dir);
 }
 
 /* One image as the mangler wants it. */

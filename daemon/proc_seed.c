@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cookie_table.h"
+#include "op_file.h"
 #include "op_stream.h"
 #include "op_util.h"
 #include "proc_maps.h"
@@ -99,7 +100,7 @@ int pm_start_ticks(struct proc_table const *pt, unsigned long pid,
 	int fd;
 
 	proc_file(pt, pid, "stat", file, sizeof(file));
-	fd = open(file, O_RDONLY | O_CLOEXEC);
+	fd = op_open_regular(file, O_RDONLY);
 	if (fd < 0)
 		return -errno;
 	n = op_read_full(fd, buf, sizeof(buf) - 1);
@@ -157,7 +158,7 @@ static FILE *open_maps(struct proc_table const *pt, unsigned long pid)
 	char file[PATH_MAX];
 
 	proc_file(pt, pid, "maps", file, sizeof(file));
-	return fopen(file, "re");
+	return op_fopen_regular(file);
 }
 
 int pm_seed(struct proc_table *pt, struct cookie_table *ct, unsigned long pid)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_file.h"
 #include "op_message.h"
 #include "opd_trans.h"
 #include "stream_file.h"
@@ -74,7 +75,9 @@ static int check_header(struct stream_reader *sr)
 int stream_reader_open(struct stream_reader *sr, char const *path)
 {
 	sr->words = 0;
-	sr->f = fopen(path, "re");
+	/* a recorded stream is a regular file: a FIFO is refused, not
+	 * waited on (the size is not bounded: it is read as it goes) */
+	sr->f = op_fopen_regular(path);
 	if (!sr->f)
 		return op_error_errno("cannot open stream file '%s'", path);
 	sr->path = op_xstrdup(path);

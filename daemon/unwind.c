@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "op_build_id.h"
+#include "op_file.h"
 #include "op_hashmap.h"
 #include "op_message.h"
 #include "op_stacks.h"
@@ -260,7 +261,8 @@ static char *by_debuglink(Elf *elf, char const *path)
  */
 static Elf *elf_open(char const *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a sampled binary or its debug file: never a FIFO or a device */
+	int fd = op_open_regular(path, O_RDONLY);
 	Elf *elf;
 
 	if (fd < 0)

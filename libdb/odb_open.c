@@ -277,8 +277,6 @@ static int odb_open_writer(struct odb *db)
 int odb_open(struct odb *db, char const *path, enum odb_mode mode,
 	     size_t header_size)
 {
-	/* O_NONBLOCK: a FIFO planted in a sample directory must not hang us */
-	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
 	int interrupted, rc;
 
 	memset(db, 0, sizeof(*db));
@@ -305,8 +303,8 @@ int odb_open(struct odb *db, char const *path, enum odb_mode mode,
 	 * the session must not redirect a write */
 	if (mode == ODB_RDWR)
 		db->fd = op_open_safe(db->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	else
-		db->fd = open(db->path, flags);
+	else	/* a FIFO or a device planted there is refused, never mapped */
+		db->fd = op_open_regular(db->path, O_RDONLY);
 	if (db->fd < 0) {
 		rc = odb_fail(db, -errno, "cannot open: %s",
 			      op_file_strerror(errno));

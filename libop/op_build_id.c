@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "op_build_id.h"
+#include "op_file.h"
 #include "op_message.h"
 #include "op_util.h"
 
@@ -125,7 +126,8 @@ static int phdr_get(struct phdrs const *p, unsigned i, uint32_t *type,
 
 int op_build_id_of(char const *path, char hex[OP_BUILD_ID_HEX_MAX])
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+	/* headers and notes only are read: no bound on the size */
+	int fd = op_open_regular(path, O_RDONLY), rc = -1;
 	struct op_segment seg;
 	struct phdrs p;
 	uint32_t type;
@@ -150,7 +152,7 @@ int op_build_id_of(char const *path, char hex[OP_BUILD_ID_HEX_MAX])
 
 int op_elf_segments(char const *path, struct op_segment *v, size_t max)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = op_open_regular(path, O_RDONLY);
 	struct op_segment seg;
 	struct phdrs p;
 	uint32_t type;
@@ -300,10 +302,14 @@ char *op_debug_file_by_build_id(char const *hex)
 	return found;
 }
 
-/* The CRC-32 (zlib's, as .gnu_debuglink uses) of the file at path. */
+/*
+ * The CRC-32 (zlib's, as .gnu_debuglink uses) of the file at path, read
+ * whole: a candidate debug file larger than MAX_DEBUG_FILE is not one.
+ */
+#define MAX_DEBUG_FILE ((off_t)8 << 30)
 static bool file_crc(char const *path, uint32_t *crc)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = op_open_regular_max(path, O_RDONLY, MAX_DEBUG_FILE);
 	unsigned char buf[65536];
 	uLong c = crc32(0, Z_NULL, 0);
 	ssize_t n;

@@ -29,6 +29,7 @@
 
 #include "op_config.h"
 #include "op_events_priv.h"
+#include "op_file.h"
 #include "op_message.h"
 #include "op_util.h"
 
@@ -72,7 +73,8 @@ static int skip_line(char const *line)
 int op_src_read(struct op_loader *l, struct op_src *src,
 		int (*fn)(struct op_loader *, struct op_src *, char *))
 {
-	FILE *f = fopen(src->path, "r");
+	/* an events or unit_masks file: tens of kB; 16 MB is not one */
+	FILE *f = op_fopen_regular_max(src->path, 16 << 20);
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -80,7 +82,7 @@ int op_src_read(struct op_loader *l, struct op_src *src,
 
 	if (!f) {
 		snprintf(l->err, l->errlen, "cannot open '%s': %s", src->path,
-			 strerror(errno));
+			 op_file_strerror(errno));
 		return OP_SRC_NO_FILE;
 	}
 	src->id = l->nr_files++;

@@ -44,6 +44,31 @@ static char const *below_guard(char const *path)
 	return path[n] == '/' && path[n + 1] ? path + n + 1 : NULL;
 }
 
+/* fd if it is a regular file, switched back to blocking reads; else
+ * closed, and -1 with errno OP_ENOTREG (or fstat's). */
+static int keep_regular(int fd, int flags)
+{
+	struct stat st;
+	int err;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st))
+		err = errno;
+	else if (!S_ISREG(st.st_mode))
+		err = OP_ENOTREG;
+	else
+		err = 0;
+	if (err) {
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	if (!(flags & O_NONBLOCK))
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
 static int open_safe(char const *path, int flags, mode_t mode)
 {
 	char const *rel = below_guard(path);
@@ -69,10 +94,28 @@ static int open_safe(char const *path, int flags, mode_t mode)
 	return fd;
 }
 
+/*
+ * A file (not a directory) is opened O_NONBLOCK and kept only when it is
+ * regular: a FIFO planted where the daemon appends or rewrites would
+ * otherwise stall the open until some reader came (ENXIO with
+ * O_NONBLOCK), and a device would take what was meant for a file.
+ */
+static int open_safe_file(char const *path, int flags, mode_t mode)
+{
+	int fd;
+
+	if (flags & (O_DIRECTORY | O_PATH))
+		return open_safe(path, flags, mode);
+	fd = open_safe(path, flags | O_NONBLOCK, mode);
+	if (fd < 0 && errno == ENXIO)
+		errno = OP_ENOTREG;
+	return keep_regular(fd, flags);
+}
+
 int op_open_safe(char const *path, int flags, mode_t mode)
 {
 	static int releasing;
-	int fd = open_safe(path, flags, mode);
+	int fd = open_safe_file(path, flags, mode);
 
 	if (fd >= 0 || (errno != EMFILE && errno != ENFILE) || !fd_release ||
 	    releasing)
@@ -80,7 +123,7 @@ int op_open_safe(char const *path, int flags, mode_t mode)
 	releasing = 1;
 	fd_release(fd_release_arg);
 	releasing = 0;
-	return open_safe(path, flags, mode);
+	return open_safe_file(path, flags, mode);
 }
 
 char const *op_file_strerror(int err)
@@ -91,27 +134,9 @@ char const *op_file_strerror(int err)
 		return "refusing a path that leaves its directory";
 	if (err == OP_ENOTREG)
 		return "not a regular file";
+	if (err == EFBIG)
+		return "larger than such a file may be";
 	return strerror(err);
-}
-
-/* fd if it is a regular file, switched back to blocking reads; else
- * closed, and -1 with errno OP_ENOTREG (or fstat's). */
-static int keep_regular(int fd, int flags)
-{
-	struct stat st;
-	int err;
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		err = S_ISREG(st.st_mode) ? errno : OP_ENOTREG;
-		close(fd);
-		errno = err;
-		return -1;
-	}
-	if (!(flags & O_NONBLOCK))
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	return fd;
 }
 
 int op_open_regular(char const *path, int flags)
@@ -119,15 +144,39 @@ int op_open_regular(char const *path, int flags)
 	int all = flags | O_NONBLOCK | O_CLOEXEC, fd;
 
 	if (below_guard(path))
-		fd = op_open_safe(path, all, 0);
-	else
-		fd = open(path, all);
+		return op_open_safe(path, flags | O_CLOEXEC, 0);
+	fd = open(path, all);
+	if (fd < 0 && errno == ENXIO)
+		errno = OP_ENOTREG;
 	return keep_regular(fd, flags);
+}
+
+int op_open_regular_max(char const *path, int flags, off_t max)
+{
+	int fd = op_open_regular(path, flags), err;
+	struct stat st;
+
+	if (fd < 0 || !max)
+		return fd;
+	if (fstat(fd, &st))
+		err = errno;
+	else if (st.st_size > max)
+		err = EFBIG;
+	else
+		return fd;
+	close(fd);
+	errno = err;
+	return -1;
 }
 
 FILE *op_fopen_regular(char const *path)
 {
-	int fd = op_open_regular(path, O_RDONLY), err;
+	return op_fopen_regular_max(path, 0);
+}
+
+FILE *op_fopen_regular_max(char const *path, off_t max)
+{
+	int fd = op_open_regular_max(path, O_RDONLY, max), err;
 	FILE *f;
 
 	if (fd < 0)

@@ -32,6 +32,8 @@ void op_file_set_guard(char const *dir);
  * component elsewhere (O_NOFOLLOW). A link fails with errno ELOOP.
  */
 int op_open_safe(char const *path, int flags, mode_t mode);
+/* Unless flags has O_DIRECTORY or O_PATH, op_open_safe opens a regular
+ * file only (OP_ENOTREG, below), without ever blocking on a FIFO. */
 
 /*
  * Out of descriptors (EMFILE, ENFILE), op_open_safe calls release(arg)
@@ -62,6 +64,15 @@ int op_open_regular(char const *path, int flags);
 FILE *op_fopen_regular(char const *path);
 
 /*
+ * The same with a bound on the file's size, checked (fstat) before a
+ * byte is read: a larger file fails with EFBIG, so a huge (or sparse)
+ * file planted where a small one belongs is refused at once. 0: none.
+ * Files of /proc have size 0: bound their reading (op_read_file) instead.
+ */
+int op_open_regular_max(char const *path, int flags, off_t max);
+FILE *op_fopen_regular_max(char const *path, off_t max);
+
+/*
  * Whether rel, a path from input to be placed inside some directory,
  * would leave it: it has a ".." component. A leading '/' does not make
  * it leave (op_open_beneath takes it as relative).
@@ -83,7 +94,8 @@ int op_open_beneath(char const *dir, char const *rel, int flags, mode_t mode);
 /* mkdir -p of rel inside dir with the rules of op_open_beneath. 0 or -errno. */
 int op_mkdir_beneath(char const *dir, char const *rel);
 
-/* strerror(err), but ELOOP, EXDEV and OP_ENOTREG say what they mean here. */
+/* strerror(err), but ELOOP, EXDEV, OP_ENOTREG and EFBIG (op_open_regular_max)
+ * say what they mean here. */
 char const *op_file_strerror(int err);
 
 /*

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "op_escape.h"
+#include "op_file.h"
 #include "op_message.h"
 
 static char const *progname = "oprofile";
@@ -139,9 +140,15 @@ void op_hint(char const *fmt, ...)
 	va_end(ap);
 }
 
+/* strerror, but OP_ENOTREG (EMEDIUMTYPE) is what op_file.h means by it */
+static char const *errno_text(int err)
+{
+	return err == OP_ENOTREG ? op_file_strerror(err) : strerror(err);
+}
+
 int op_error_errno(char const *fmt, ...)
 {
-	char const *why = strerror(errno);
+	char const *why = errno_text(errno);
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -152,7 +159,7 @@ int op_error_errno(char const *fmt, ...)
 
 void op_die_errno(char const *fmt, ...)
 {
-	char const *why = strerror(errno);
+	char const *why = errno_text(errno);
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -163,7 +170,7 @@ void op_die_errno(char const *fmt, ...)
 
 void op_warn_errno(char const *fmt, ...)
 {
-	char const *why = strerror(errno);
+	char const *why = errno_text(errno);
 	va_list ap;
 
 	va_start(ap, fmt);

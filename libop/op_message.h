@@ -55,7 +55,8 @@ int op_error(char const *fmt, ...) __attribute__((format(printf, 1, 2)));
 void op_warn(char const *fmt, ...) __attribute__((format(printf, 1, 2)));
 void op_info(char const *fmt, ...) __attribute__((format(printf, 1, 2)));
 void op_hint(char const *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* op_error/op_die/op_warn with ": strerror(errno)" appended. */
+/* op_error/op_die/op_warn with ": strerror(errno)" appended ("not a
+ * regular file" for OP_ENOTREG, op_file.h). */
 int op_error_errno(char const *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void op_die_errno(char const *fmt, ...) __attribute__((format(printf, 1, 2)));
 void op_warn_errno(char const *fmt, ...) __attribute__((format(printf, 1, 2)));

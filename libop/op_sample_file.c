@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_file.h"
 #include "op_sample_file.h"
 #include "op_util.h"
 
@@ -72,19 +73,16 @@ int op_header_validate(struct opd_header const *h, char const *path,
 int op_header_read(char const *path, struct opd_header *h,
 		   char *err, size_t errlen)
 {
-	struct stat st;
 	ssize_t n;
 	int fd, saved;
 
-	/* O_NONBLOCK: a FIFO planted in a sample directory must not hang us */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* a FIFO planted in a sample directory must not hang us */
+	fd = op_open_regular(path, O_RDONLY);
+	if (fd < 0 && errno == OP_ENOTREG)
+		return op_header_fail(err, errlen, path, "not a regular file");
 	if (fd < 0)
 		return op_header_fail(err, errlen, path, "cannot open: %s",
 				      strerror(errno));
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return op_header_fail(err, errlen, path, "not a regular file");
-	}
 	n = op_read_full(fd, h, sizeof(*h));
 	saved = errno;
 	close(fd);

@@ -43,7 +43,8 @@ char *op_session_samples(char const *session_dir, char const *name)
 
 ssize_t op_session_read_small(char const *path, char *buf, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a FIFO at the lock or an answer file must not stall opcontrol */
+	int fd = op_open_regular(path, O_RDONLY);
 	ssize_t n;
 
 	if (fd < 0)
@@ -196,14 +197,15 @@ bool op_pid_is_daemon(pid_t pid)
 	return strstr(comm, "oprofiled") != NULL;  /* also lt-oprofiled */
 }
 
-/* The pid in the lock file: >0, 0 if unparsable, -1 if absent. */
+/* The pid in the lock file: >0, 0 if unparsable (or not a regular file
+ * to read: a FIFO there is a stale lock), -1 if absent. */
 static pid_t lock_read(char const *lock)
 {
 	char buf[64], *end;
 	long v;
 
 	if (op_session_read_small(lock, buf, sizeof(buf)) < 0)
-		return -1;
+		return errno == OP_ENOTREG ? 0 : -1;
 	errno = 0;
 	v = strtol(buf, &end, 10);
 	if (errno || end == buf || v <= 0 || (*end && *end != '\n'))

@@ -159,7 +159,8 @@ int op_session_write_text(char const *path, char const *text);
 /* rm -rf path (a missing path is fine). 0 or -1. */
 int op_session_remove_tree(char const *path);
 
-/* Read a small file into buf (NUL-terminated, trailing newline kept).
+/* Read a small file (a regular file only, op_open_regular: never a FIFO)
+ * into buf (NUL-terminated, trailing newline kept), at most size - 1 bytes.
  * Returns bytes read or -1 (errno set, no message). */
 ssize_t op_session_read_small(char const *path, char *buf, size_t size);
 

@@ -14,6 +14,7 @@
 
 #include <zlib.h>
 
+#include "op_file.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_session_kernel.h"
@@ -22,12 +23,22 @@
 static int path_error(char *err, size_t errlen, char const *verb,
 		      char const *path)
 {
-	snprintf(err, errlen, "cannot %s '%s': %s", verb, path, strerror(errno));
+	snprintf(err, errlen, "cannot %s '%s': %s", verb, path,
+		 op_file_strerror(errno));
 	return -1;
 }
 
 /* Kernel addresses are for root only (doc/formats.md section 1). */
 #define KERNEL_DATA_MODE 0600
+
+/*
+ * Bounds of what is read (checked before reading where the file has a
+ * size): /proc/kallsyms is 5 to 20 MB of text, 1 to 3 MB gzipped, and
+ * /proc/modules a few kB; a file far beyond is not one of them.
+ */
+#define KALLSYMS_TEXT_MAX (256 << 20)
+#define KALLSYMS_GZ_MAX (64 << 20)
+#define MODULES_MAX (16 << 20)
 
 /* text gzipped (level 1: fast) into a malloc'ed buffer; NULL, errno set. */
 static Bytef *gzip_text(char const *text, size_t len, size_t *outlen)
@@ -127,7 +138,9 @@ static int write_kallsyms(char const *to, char const *idx,
 		return 0;
 	}
 	unlink(to);
-	text = src->kallsyms_gz ? op_read_file(src->kallsyms_gz, 0, &len, NULL, 0) : NULL;
+	text = src->kallsyms_gz ?
+		op_read_file(src->kallsyms_gz, KALLSYMS_GZ_MAX, &len, NULL, 0) :
+		NULL;
 	if (text) {
 		ret = op_write_file_atomic_mode(to, text, len, KERNEL_DATA_MODE,
 						err, errlen);
@@ -137,7 +150,7 @@ static int write_kallsyms(char const *to, char const *idx,
 			return 0;
 		}
 	}
-	text = op_read_file(src->kallsyms, 0, &len, NULL, 0);
+	text = op_read_file(src->kallsyms, KALLSYMS_TEXT_MAX, &len, NULL, 0);
 	if (!text)
 		return path_error(err, errlen, "read", src->kallsyms);
 	if (op_session_write_kallsyms(to, idx, text, len))
@@ -152,7 +165,7 @@ static int write_modules(char const *to, char const *modules,
 {
 	size_t len = 0;
 	char *text = access(modules, F_OK) ? op_xstrdup("") :
-		op_read_file(modules, 0, &len, err, errlen);
+		op_read_file(modules, MODULES_MAX, &len, err, errlen);
 	int ret;
 
 	if (!text)
@@ -231,7 +244,8 @@ int op_session_kernel_images(char const *dir, struct op_kernel_image **v,
 			     size_t *n, char *err, size_t errlen)
 {
 	char *path = op_session_path(dir, OP_META_KERNEL_IMAGES);
-	FILE *f = fopen(path, "r");
+	/* a line per module: a few kB; 4 MB is not such a file */
+	FILE *f = op_fopen_regular_max(path, 4 << 20);
 	char line[8192];
 	unsigned lineno = 0;
 	size_t alloc = 0;
@@ -567,10 +581,10 @@ int op_kallsyms_index_parse(void const *buf, size_t len, uint64_t gz_size,
 	return 0;
 }
 
-/* Size and CRC-32 of the file at path; -1 if it cannot be read. */
+/* Size and CRC-32 of the kallsyms.gz at path; -1 if it cannot be read. */
 static int file_crc(char const *path, uint64_t *size, uint32_t *crc)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = op_open_regular_max(path, O_RDONLY, KALLSYMS_GZ_MAX);
 	unsigned char buf[1 << 16];
 	uLong c = crc32(0, NULL, 0);
 	ssize_t n;
@@ -616,17 +630,42 @@ static int read_index(char const *dir, op_ksym_fn fn, void *arg,
 	return rc;
 }
 
-/* The daemon saves it gzipped; gzopen reads a plain copy as well. */
+/* A regular file of at most max bytes, for zlib; NULL, errno set. */
+static gzFile gz_open_regular(char const *path, off_t max)
+{
+	int fd = op_open_regular_max(path, O_RDONLY, max), err;
+	gzFile f;
+
+	if (fd < 0)
+		return NULL;
+	f = gzdopen(fd, "rb");
+	if (!f) {
+		err = errno ? errno : ENOMEM;
+		close(fd);
+		errno = err;
+	}
+	return f;
+}
+
+/*
+ * The daemon saves it gzipped; gzdopen reads a plain copy as well. A
+ * FIFO, a device or a file over the bound is said (naming it) and not
+ * read; a missing kallsyms.gz quietly falls back to the plain copy.
+ */
 static gzFile open_kallsyms(char const *dir)
 {
 	char *path = op_session_path(dir, OP_META_KALLSYMS);
-	gzFile f = gzopen(path, "rb");
+	gzFile f = gz_open_regular(path, KALLSYMS_GZ_MAX);
 
+	if (!f && errno != ENOENT)
+		op_warn_errno("cannot read '%s'", path);
 	free(path);
 	if (f)
 		return f;
 	path = op_session_path(dir, OP_META_KALLSYMS_PLAIN);
-	f = gzopen(path, "rb");
+	f = gz_open_regular(path, KALLSYMS_TEXT_MAX);
+	if (!f && errno != ENOENT)
+		op_warn_errno("cannot read '%s'", path);
 	free(path);
 	return f;
 }
@@ -647,12 +686,15 @@ int op_session_kallsyms(char const *dir, op_ksym_fn fn, void *arg,
 	if (!f)
 		return -1;
 	gzbuffer(f, 1 << 17);   /* 5 MB of text: fewer, bigger reads */
-	while (gzgets(f, line, sizeof(line)))
+	/* a gzip bomb stops at the bound of the text it may hold */
+	while (gzgets(f, line, sizeof(line)) && gztell(f) <= KALLSYMS_TEXT_MAX)
 		if (parse_ksym(line, &sym, any_address)) {
 			fn(&sym, arg);
 			good++;
 		}
 	gzerror(f, &zerr);
+	if (gztell(f) > KALLSYMS_TEXT_MAX)
+		zerr = Z_DATA_ERROR;
 	gzclose(f);
 	/* damaged gzip, or no kallsyms line at all: not a kallsyms file */
 	return zerr != Z_OK || !good ? -2 : 0;

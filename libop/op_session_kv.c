@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_file.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_session_kv.h"
@@ -31,7 +32,8 @@ int op_kv_read(struct op_kv *kv, char const *path)
 
 int op_kv_read_checked(struct op_kv *kv, char const *path, op_kv_check *check)
 {
-	FILE *f = fopen(path, "re");
+	/* session.conf, daemonrc: under a kB; 4 MB is not one of them */
+	FILE *f = op_fopen_regular_max(path, 4 << 20);
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned lineno = 0;

@@ -107,7 +107,9 @@ fail:
 char *op_read_file(char const *path, size_t max, size_t *len, char *err,
 		   size_t errlen)
 {
-	int fd = op_open_regular(path, O_RDONLY);
+	/* the size checked before reading (a huge file fails at once), and
+	 * the reading bounded too: files of /proc say size 0 */
+	int fd = op_open_regular_max(path, O_RDONLY, (off_t)max);
 	size_t n = 0;
 	char *buf;
 

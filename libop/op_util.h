@@ -74,7 +74,8 @@ ssize_t op_write_full(int fd, void const *buf, size_t len);
  * The whole of path (a regular file only: op_open_regular) in a malloc'ed
  * buffer, NUL-terminated (the NUL is not counted in *len, which may be
  * NULL). max: the largest size accepted
- * (0: no limit); a larger file fails with EFBIG. NULL on failure, with
+ * (0: no limit); a larger file fails with EFBIG, before any read when its
+ * size says so (op_open_regular_max). NULL on failure, with
  * errno set and err (may be NULL) naming path.
  */
 char *op_read_file(char const *path, size_t max, size_t *len, char *err,

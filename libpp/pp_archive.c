@@ -104,7 +104,8 @@ static void put_tree(struct archiver *a, char const *dir)
 /* The debug file of a binary: at its build-id path when it has one. */
 static void put_debug_file(struct archiver *a, char const *path)
 {
-	bfd *abfd = bfd_openr(path, NULL);
+	char const *why;
+	bfd *abfd = pp_bfd_openr(path, &why);
 	struct pp_build_id id;
 	enum pp_debug_how how;
 	char *dpath, *rel;

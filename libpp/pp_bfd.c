@@ -11,10 +11,13 @@
 #include "config.h"
 
 #include <bfd.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_file.h"
 #include "op_message.h"
 #include "op_util.h"
 #include "pp_binary.h"
@@ -138,11 +141,27 @@ static size_t count_code_symbols(asymbol **syms, long n)
 	return c;
 }
 
-static bfd *open_object(char const *path)
+bfd *pp_bfd_openr(char const *path, char const **why)
 {
-	bfd *abfd = bfd_openr(path, NULL);
+	int fd = op_open_regular(path, O_RDONLY);
+	bfd *abfd;
+
+	if (fd < 0) {
+		*why = op_file_strerror(errno);
+		return NULL;
+	}
+	abfd = bfd_fdopenr(path, NULL, fd);	/* owns fd, even on failure */
+	if (!abfd)
+		*why = bfd_errmsg(bfd_get_error());
+	return abfd;
+}
+
+static bfd *open_object(char const *path, char const **why)
+{
+	bfd *abfd = pp_bfd_openr(path, why);
 
 	if (abfd && !bfd_check_format(abfd, bfd_object)) {
+		*why = bfd_errmsg(bfd_get_error());
 		bfd_close(abfd);
 		return NULL;
 	}
@@ -156,6 +175,7 @@ static bfd *open_object(char const *path)
 static void attach_debug_file(struct pp_binary *b, char const *path,
 			      asymbol **syms, long nsyms)
 {
+	char const *why = NULL;
 	char *dpath;
 
 	if (count_code_symbols(syms, nsyms) && pp_bfd_has_dwarf(b->abfd))
@@ -163,10 +183,9 @@ static void attach_debug_file(struct pp_binary *b, char const *path,
 	dpath = pp_debuginfo_find(b->abfd, path, &b->build_id, &b->debug_how);
 	if (!dpath)
 		return;
-	b->debug_abfd = open_object(dpath);
+	b->debug_abfd = open_object(dpath, &why);
 	if (!b->debug_abfd) {
-		op_warn("debug file '%s' not used: %s", dpath,
-			bfd_errmsg(bfd_get_error()));
+		op_warn("debug file '%s' not used: %s", dpath, why);
 		free(dpath);
 		b->debug_how = PP_DEBUG_NONE;
 		return;
@@ -219,13 +238,14 @@ static int read_symbols(struct pp_binary *b, bfd *abfd, char const *path,
 int pp_bfd_open(struct pp_binary *b, char const *path, bool is_kernel,
 		char *err, size_t errlen)
 {
+	char const *why = NULL;
 	bfd *abfd;
 
 	memset(b, 0, sizeof(*b));
 	bfd_init();
-	abfd = bfd_openr(path, NULL);
+	abfd = pp_bfd_openr(path, &why);
 	if (!abfd) {
-		snprintf(err, errlen, "%s", bfd_errmsg(bfd_get_error()));
+		snprintf(err, errlen, "%s", why);
 		return -1;
 	}
 	if (!bfd_check_format(abfd, bfd_object)) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "op_build_id.h"
+#include "op_file.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_util.h"
@@ -138,10 +139,13 @@ bool pp_bfd_has_dwarf(bfd *abfd)
 	       (bfd_section_flags(line) & SEC_HAS_CONTENTS);
 }
 
+/* A debug file is read whole for its CRC: one over 8 GB is not one. */
+#define MAX_DEBUG_FILE ((off_t)8 << 30)
+
 static bool file_crc(char const *path, unsigned long *crc)
 {
 	unsigned char buf[65536];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = op_open_regular_max(path, O_RDONLY, MAX_DEBUG_FILE);
 	ssize_t n;
 
 	if (fd < 0)
@@ -164,6 +168,7 @@ static bool usable(char const *path, struct pp_build_id const *want,
 	struct pp_build_id have;
 	unsigned long got;
 	char hw[2 * PP_BUILD_ID_MAX + 1], hh[2 * PP_BUILD_ID_MAX + 1];
+	char const *why = NULL;
 	bfd *abfd;
 	bool ok;
 
@@ -173,10 +178,11 @@ static bool usable(char const *path, struct pp_build_id const *want,
 		op_warn_errno("debug file '%s' not used", path);
 		return false;
 	}
-	abfd = bfd_openr(path, NULL);
-	if (!abfd || !bfd_check_format(abfd, bfd_object)) {
-		op_warn("debug file '%s' not used: %s", path,
-			bfd_errmsg(bfd_get_error()));
+	abfd = pp_bfd_openr(path, &why);
+	if (abfd && !bfd_check_format(abfd, bfd_object))
+		why = bfd_errmsg(bfd_get_error());
+	if (!abfd || why) {
+		op_warn("debug file '%s' not used: %s", path, why);
 		if (abfd)
 			bfd_close(abfd);
 		return false;
@@ -191,7 +197,10 @@ static bool usable(char const *path, struct pp_build_id const *want,
 		ok = false;
 	}
 	bfd_close(abfd);
-	if (ok && crc && (!file_crc(path, &got) || got != *crc)) {
+	if (ok && crc && !file_crc(path, &got)) {
+		op_warn_errno("debug file '%s' not used", path);
+		ok = false;
+	} else if (ok && crc && got != *crc) {
 		op_warn("debug file '%s' not used: CRC %08lx, the binary's "
 			".gnu_debuglink wants %08lx", path, got, *crc);
 		ok = false;

@@ -91,4 +91,12 @@ bool pp_session_build_id(char const *session_dir, char const *path,
 /* True when abfd carries DWARF line info (.debug_info and .debug_line). */
 bool pp_bfd_has_dwarf(struct bfd *abfd);
 
+/*
+ * bfd_openr of a binary or debug file, opened through op_open_regular
+ * (op_file.h) and handed to bfd_fdopenr: a FIFO or a device there is
+ * refused, never waited on (and bfd never reopens it by name). NULL with
+ * *why saying why (op_file_strerror, or libbfd's message).
+ */
+struct bfd *pp_bfd_openr(char const *path, char const **why);
+
 #endif /* PP_DEBUGINFO_H */
