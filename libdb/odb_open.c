@@ -305,6 +305,10 @@ int odb_open(struct odb *db, char const *path, enum odb_mode mode,
 		db->fd = op_open_safe(db->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	else	/* a FIFO or a device planted there is refused, never mapped */
 		db->fd = op_open_regular(db->path, O_RDONLY);
+	if (db->fd < 0 && errno == OP_ENOTREG) {
+		rc = odb_fail(db, -EINVAL, "not a regular file");
+		goto out_free_path;
+	}
 	if (db->fd < 0) {
 		rc = odb_fail(db, -errno, "cannot open: %s",
 			      op_file_strerror(errno));
