@@ -701,8 +701,8 @@ static void keep_session_lines(struct opd_images *images, char const *dir)
 		char *save = NULL;
 
 		if (!text)	/* rewritten without them: say so */
-			op_warn_errno("cannot read '%s': its lines are not kept",
-				      path);
+			op_warn("cannot read '%s': %s: its lines are not kept",
+				path, op_file_strerror(errno));
 		for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l;
 		     l = strtok_r(NULL, "\n", &save))
 			add_line(images, k, l);

@@ -658,14 +658,14 @@ static gzFile open_kallsyms(char const *dir)
 	gzFile f = gz_open_regular(path, KALLSYMS_GZ_MAX);
 
 	if (!f && errno != ENOENT)
-		op_warn_errno("cannot read '%s'", path);
+		op_warn("cannot read '%s': %s", path, op_file_strerror(errno));
 	free(path);
 	if (f)
 		return f;
 	path = op_session_path(dir, OP_META_KALLSYMS_PLAIN);
 	f = gz_open_regular(path, KALLSYMS_TEXT_MAX);
 	if (!f && errno != ENOENT)
-		op_warn_errno("cannot read '%s'", path);
+		op_warn("cannot read '%s': %s", path, op_file_strerror(errno));
 	free(path);
 	return f;
 }

@@ -43,7 +43,8 @@ int op_kv_read_checked(struct op_kv *kv, char const *path, op_kv_check *check)
 	memset(kv, 0, sizeof(*kv));
 	if (!f)
 		return errno == ENOENT ? 0 :
-			op_error_errno("cannot open '%s'", path);
+			op_error("cannot open '%s': %s", path,
+				 op_file_strerror(errno));
 	while (getline(&line, &cap, f) > 0) {
 		char *s = trim(line), *eq;
 

@@ -5,6 +5,7 @@
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -362,12 +363,31 @@ char *pp_debuginfo_find_id(struct pp_build_id const *id,
 	return out;
 }
 
+/*
+ * The session's build-ids or segments (bounded: 64 MB is far more than
+ * any session lists). One that is there but cannot be read (a FIFO, a
+ * device, a directory, too large) is said once, naming it.
+ */
+static char *read_record_file(char const *file)
+{
+	static char *said;
+	char err[PATH_MAX + 128];
+	char *text = op_read_file(file, 64u << 20, NULL, err, sizeof(err));
+
+	if (!text && errno != ENOENT && (!said || strcmp(said, file))) {
+		op_warn("%s: the builds it records are not used", err);
+		free(said);
+		said = op_xstrdup(file);
+	}
+	return text;
+}
+
 size_t pp_session_segments(char const *session_dir, char const *hex,
 			   struct op_segment **out)
 {
 	char *file = op_xasprintf("%s/%s/%s", session_dir, OP_META_DIR,
 				  OP_META_SEGMENTS);
-	char *text = op_read_file(file, 64u << 20, NULL, NULL, 0), *save = NULL;
+	char *text = read_record_file(file), *save = NULL;
 	size_t n = 0, alloc = 0;
 
 	free(file);
@@ -399,7 +419,7 @@ bool pp_session_build_id(char const *session_dir, char const *path,
 {
 	char *file = op_xasprintf("%s/%s/%s", session_dir, OP_META_DIR,
 				  OP_META_BUILD_IDS);
-	char *text = op_read_file(file, 64u << 20, NULL, NULL, 0), *save = NULL;
+	char *text = read_record_file(file), *save = NULL;
 	bool found = false, exact = false;
 
 	free(file);

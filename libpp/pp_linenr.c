@@ -11,6 +11,7 @@
 #include "op_message.h"
 #include "op_util.h"
 #include "pp_binary.h"
+#include "pp_debuginfo.h"
 
 /* The code section of abfd holding vma, or NULL. */
 static asection *code_section(bfd *abfd, uint64_t vma)
@@ -25,6 +26,21 @@ static asection *code_section(bfd *abfd, uint64_t vma)
 	return NULL;
 }
 
+/*
+ * The bfd to ask for lines: the debug file's, or the binary's when it
+ * has DWARF itself. Without, libbfd's reader would look for a separate
+ * debug file on its own (its build-id path, its .gnu_debuglink) and
+ * fopen what it found, a FIFO planted there included: it would never
+ * return. Ours was looked for already, through op_open_regular
+ * (pp_debuginfo.c).
+ */
+static bfd *lines_bfd(struct pp_binary const *b)
+{
+	bfd *abfd = pp_binary_debug_bfd(b);
+
+	return abfd && pp_bfd_has_dwarf(abfd) ? abfd : NULL;
+}
+
 int pp_binary_linenr(struct pp_binary const *b, uint64_t vma, char **file,
 		     unsigned *line)
 {
@@ -33,7 +49,7 @@ int pp_binary_linenr(struct pp_binary const *b, uint64_t vma, char **file,
 
 	*file = NULL;
 	*line = 0;
-	bfd *abfd = pp_binary_debug_bfd(b);
+	bfd *abfd = lines_bfd(b);
 	asection *sec = abfd ? code_section(abfd, vma) : NULL;
 
 	if (!sec || !bfd_find_nearest_line(abfd, sec, b->bfd_syms,
@@ -50,7 +66,7 @@ int pp_binary_linenr(struct pp_binary const *b, uint64_t vma, char **file,
 size_t pp_binary_lines(struct pp_binary const *b, uint64_t vma,
 		       struct pp_lineinfo **out)
 {
-	bfd *abfd = pp_binary_debug_bfd(b);
+	bfd *abfd = lines_bfd(b);
 	asection *sec = abfd ? code_section(abfd, vma) : NULL;
 	char const *f = NULL, *func = NULL;
 	struct pp_lineinfo *v = NULL;
