@@ -1,6 +1,6 @@
 /*
- * op_open_regular, op_fopen_regular, op_path_escapes, op_open_beneath and
- * op_mkdir_beneath against the plants an attacker makes: FIFOs, devices,
+ * op_open_regular, op_fopen_regular (and their _max forms), op_open_safe,
+ * op_path_escapes, op_open_beneath and op_mkdir_beneath against the plants an attacker makes: FIFOs, devices,
  * directories, symbolic links in every component, ".." in every position.
  */
 #define _GNU_SOURCE
@@ -95,6 +95,72 @@ static void test_open_regular(void)
 	free(fifo);
 	free(file);
 	free(sub);
+}
+
+/* The size bound checked before reading, and op_open_safe's writes. */
+static void test_bounds_and_writes(void)
+{
+	char *huge = at("huge"), *fifo = at("fifo2"), *file = at("plain2");
+	char msg[256], *text;
+	FILE *f;
+	int fd;
+
+	put("plain2", "0123456789");
+	if (mkfifo(fifo, 0600) || truncate(file, 10))
+		check_bail("mkfifo/truncate: %s", strerror(errno));
+	fd = open(huge, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || ftruncate(fd, (off_t)100 << 30))	/* sparse: no block */
+		check_bail("cannot make a 100 GB sparse file: %s", strerror(errno));
+	close(fd);
+
+	errno = 0;
+	check(op_open_regular_max(huge, O_RDONLY, 1 << 20) < 0 && errno == EFBIG,
+	      "a 100 GB file at a 1 MB bound is refused (errno %d)", errno);
+	check_str(op_file_strerror(EFBIG), "larger than such a file may be",
+		  "and the refusal says why");
+	fd = op_open_regular_max(file, O_RDONLY, 10);
+	check(fd >= 0, "a file of exactly the bound opens");
+	if (fd >= 0)
+		close(fd);
+	check(op_open_regular_max(file, O_RDONLY, 9) < 0 && errno == EFBIG,
+	      "one byte over it does not");
+	fd = op_open_regular_max(huge, O_RDONLY, 0);
+	check(fd >= 0, "bound 0: none");
+	if (fd >= 0)
+		close(fd);
+	check(op_open_regular_max(fifo, O_RDONLY, 1 << 20) < 0 &&
+	      errno == OP_ENOTREG, "a FIFO is refused under a bound too");
+	f = op_fopen_regular_max(huge, 4 << 20);
+	check(!f && errno == EFBIG, "op_fopen_regular_max refuses the huge file");
+	f = op_fopen_regular_max(file, 4 << 20);
+	check(f && fgetc(f) == '0', "and reads a small one");
+	if (f)
+		fclose(f);
+	text = op_read_file(huge, 64 << 20, NULL, msg, sizeof(msg));
+	check(!text && errno == EFBIG && strstr(msg, "huge"),
+	      "op_read_file refuses it before reading: %s", msg);
+
+	/* a FIFO with no reader where a file is appended or rewritten */
+	fd = op_open_safe(fifo, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	check(fd < 0 && errno == OP_ENOTREG,
+	      "op_open_safe does not wait for a FIFO's reader (errno %d)", errno);
+	fd = op_open_safe(fifo, O_RDWR | O_CLOEXEC, 0);
+	check(fd < 0 && errno == OP_ENOTREG, "nor opens it read-write");
+	fd = op_open_safe("/dev/null", O_WRONLY | O_CLOEXEC, 0);
+	check(fd < 0 && errno == OP_ENOTREG, "nor writes a device");
+	fd = op_open_safe(file, O_WRONLY | O_APPEND | O_CLOEXEC, 0);
+	check(fd >= 0 && !(fcntl(fd, F_GETFL) & O_NONBLOCK),
+	      "a regular file opens, in blocking mode");
+	if (fd >= 0)
+		close(fd);
+	fd = op_open_safe(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	check(fd >= 0, "a directory asked for with O_DIRECTORY opens");
+	if (fd >= 0)
+		close(fd);
+	unlink(huge);
+	free(huge);
+	free(fifo);
+	free(file);
 }
 
 static void test_path_escapes(void)
@@ -195,6 +261,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		check_bail("mkdtemp: %s", strerror(errno));
 	test_open_regular();
+	test_bounds_and_writes();
 	test_path_escapes();
 	test_open_beneath();
 	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
