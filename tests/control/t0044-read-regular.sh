@@ -12,7 +12,9 @@
 # oparchive, opannotate and opgprof each finish within 20 s with a report
 # or an error naming the file; the daemon starts on the planted session,
 # meets the plant again while it runs, and answers --dump and --shutdown,
-# its log naming the files it refused.
+# its log naming the files it refused. Also a FIFO or a device at a
+# sample file, and a FIFO at the daemon's log, lock, complete_dump and
+# opcontrol's daemonrc.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
 command -v cc >/dev/null || skip "no C compiler to build the workload"
@@ -200,6 +202,43 @@ for kind in fifo dev dir huge; do
 	echo "$runs runs so far, $(($(date +%s) - t0)) s"
 done
 echo "$runs runs in $(($(date +%s) - t0)) s"
+
+step "a fifo and a device at prog's sample file"
+sf=$(find "$C" -path "*{root}$P/*" -type f | head -n 1)
+[ -n "$sf" ] || fail "no sample file of prog under $C"
+for kind in fifo dev; do
+	name=${sf#"$C/"} target=$sf
+	: >"$T/all.err"
+	plant "$kind" "$sf"
+	run "opreport -l" "$OPREPORT" --session-dir="$S" -l
+	run "opreport image:" "$OPREPORT" --session-dir="$S" -l "image:$P"
+	daemon_cycle
+	grep -F "$name" "$T/all.err" | grep -qF "not a regular file" ||
+		{ cat "$T/all.err"; fail "no tool said its sample file ($kind) is not a regular file"; }
+	rm -rf "$C"
+	cp -a "$T/pristine" "$C"
+	test_ok "a $kind at prog's sample file: refused, naming it"
+done
+
+step "a FIFO at the daemon's own files: the log, the lock, the answer, daemonrc"
+cp "$S/daemonrc" "$T/daemonrc"
+for f in samples/oprofiled.log lock complete_dump daemonrc; do
+	name=$f kind=fifo
+	plant fifo "$S/$f"
+	# a start refused must name the file (run checks); else it works
+	run "opcontrol --start" "$OPCONTROL" --session-dir="$S" --start
+	echo "a FIFO at $f: --start exit $rc $(grep -F "$f" "$T/run.err" | head -n 1)"
+	if [ $rc -eq 0 ]; then
+		"$P" 0.05
+		run "opcontrol --dump" "$OPCONTROL" --session-dir="$S" --dump
+		[ $rc -eq 0 ] || fail "--dump failed with a FIFO at $f"
+		run "opcontrol --shutdown" "$OPCONTROL" --session-dir="$S" --shutdown
+		[ $rc -eq 0 ] || fail "--shutdown failed with a FIFO at $f"
+	fi
+	[ ! -p "$S/$f" ] || rm -f "$S/$f"
+	[ -f "$S/daemonrc" ] || cp "$T/daemonrc" "$S/daemonrc"
+done
+test_ok "a FIFO at the log, the lock, complete_dump or daemonrc: no command waits"
 
 step "the debug file of prog: by build-id and by .gnu_debuglink"
 for kind in fifo dev dir; do
