@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "op_config.h"
+#include "op_file.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_util.h"
@@ -341,8 +342,9 @@ static int write_report(struct run *run, struct pp_profile const *p,
 	char err[512];
 	int rc = 0;
 
-	if (opts.output && !(out = fopen(opts.output, "w")))
-		return op_error_errno("cannot write '%s'", opts.output);
+	if (opts.output && !(out = op_fopen_output(opts.output)))
+		return op_error("cannot write '%s': %s", opts.output,
+				op_file_strerror(errno));
 	if (opts.xml)
 		rc = pp_output_xml(out, &r, &run->output, err, sizeof(err));
 	else
@@ -607,8 +609,9 @@ static int stacks_print(struct run *run, struct pp_stacks const *st,
 
 	if (!opts.stacks && !opts.folded)
 		return 0;
-	if (opts.output && !(out = fopen(opts.output, "w")))
-		return op_error_errno("cannot write '%s'", opts.output);
+	if (opts.output && !(out = op_fopen_output(opts.output)))
+		return op_error("cannot write '%s': %s", opts.output,
+				op_file_strerror(errno));
 	if (opts.stacks)
 		pp_stacks_report(out, st, p, &pr, &run->notes);
 	if (opts.folded)
