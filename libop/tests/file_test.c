@@ -92,6 +92,21 @@ static void test_open_regular(void)
 	err = op_read_file(file, 0, &len, msg, sizeof(msg));
 	check(err && len == 5, "a file within it is read");
 	free(err);
+	{
+		char *huge = at("huge");
+		int hfd = open(huge, O_WRONLY | O_CREAT, 0600);
+
+		if (hfd < 0 || ftruncate(hfd, 64ll << 30))
+			check_bail("cannot make a 64 GiB sparse file: %s", strerror(errno));
+		close(hfd);
+		err = op_read_file(huge, 1 << 20, &len, msg, sizeof(msg));
+		check(!err && errno == EFBIG,
+		      "a 64 GiB sparse file is refused by its size, unread");
+		unlink(huge);
+		free(huge);
+	}
+	err = NULL;
+	free(err);
 	free(fifo);
 	free(file);
 	free(sub);
