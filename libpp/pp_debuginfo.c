@@ -129,6 +129,23 @@ bool pp_build_id_parse(char const *hex, struct pp_build_id *id)
 	return true;
 }
 
+bfd *pp_bfd_open_object(char const *path)
+{
+	bfd *abfd = bfd_openr(path, NULL);
+
+	if (!abfd)
+		return NULL;
+	abfd->flags |= BFD_DECOMPRESS;
+	if (!bfd_check_format(abfd, bfd_object)) {
+		bfd_error_type e = bfd_get_error();
+
+		bfd_close(abfd);
+		bfd_set_error(e);
+		return NULL;
+	}
+	return abfd;
+}
+
 bool pp_bfd_has_dwarf(bfd *abfd)
 {
 	asection *info = bfd_get_section_by_name(abfd, ".debug_info");
@@ -173,12 +190,10 @@ static bool usable(char const *path, struct pp_build_id const *want,
 		op_warn_errno("debug file '%s' not used", path);
 		return false;
 	}
-	abfd = bfd_openr(path, NULL);
-	if (!abfd || !bfd_check_format(abfd, bfd_object)) {
+	abfd = pp_bfd_open_object(path);
+	if (!abfd) {
 		op_warn("debug file '%s' not used: %s", path,
 			bfd_errmsg(bfd_get_error()));
-		if (abfd)
-			bfd_close(abfd);
 		return false;
 	}
 	ok = true;
