@@ -143,6 +143,25 @@ static void make_session(char const *name, size_t bytes)
 	free(dir);
 }
 
+/* A session the daemon rotated: made, and marked as the daemon marks it. */
+static void make_rotated(char const *name, size_t bytes)
+{
+	make_session(name, bytes);
+	if (op_rotate_mark(session, name, 0) < 0)
+		check_bail("cannot mark '%s'", name);
+}
+
+/* samples/NAME/session.conf with text as its content. */
+static void write_session_conf(char const *name, char const *text)
+{
+	char *dir = op_session_samples(session, name);
+	char *file = op_session_path(dir, OP_SESSION_CONF);
+
+	write_conf(file, text);
+	free(file);
+	free(dir);
+}
+
 static bool has(char const *name)
 {
 	char *dir = op_session_samples(session, name);
@@ -161,12 +180,24 @@ static void test_list_retain(void)
 	uint64_t one;
 	size_t n;
 
-	make_session("2026-11-26T14:00:10", 65536);
-	make_session("2026-11-26T14", 65536);        /* 14:00:00: first */
-	make_session("2026-11-26T14:00:20", 65536);
-	make_session("2026-11-26T14:00:20.2", 65536); /* a restart in that second */
-	make_session("2026-11-26T14:00:30", 65536);
+	char *fifo = op_xasprintf("%s/samples/2019-01-01T00/%s", session,
+				  OP_SESSION_CONF);
+
+	make_rotated("2026-11-26T14:00:10", 65536);
+	make_rotated("2026-11-26T14", 65536);        /* 14:00:00: first */
+	make_rotated("2026-11-26T14:00:20", 65536);
+	make_rotated("2026-11-26T14:00:20.2", 65536); /* a restart in that second */
+	make_rotated("2026-11-26T14:00:30", 65536);
 	make_session("mysave", 65536);               /* by hand: never rotated */
+	/* saved by hand under names of the rotated form: never rotated either */
+	make_session("2021-05-05T05", 65536);
+	write_session_conf("2021-05-05T05", "events=default\n");
+	make_session("2020-01-01T00", 65536);        /* a copy of a rotated one */
+	write_session_conf("2020-01-01T00", "rotated=2026-11-26T14\nend_time=1795701610\n");
+	make_session("2019-01-01T00", 65536);        /* a FIFO: read, it would hang */
+	if (mkfifo(fifo, 0644) < 0)
+		check_bail("cannot make '%s'", fifo);
+	free(fifo);
 	check_that(op_rotated_list(session, &v, &n) == 0 && n == 5);
 	check_str(n ? v[0].name : "", "2026-11-26T14", "oldest first");
 	check_str(n > 3 ? v[3].name : "", "2026-11-26T14:00:20.2", "then by name");
@@ -186,6 +217,10 @@ static void test_list_retain(void)
 	/* the newest is never removed by age; other names never */
 	check_int(op_rotate_retain(session, t0 + 100000, 1, 0), 1, "all but the newest by age");
 	check_that(has("2026-11-26T14:00:30") && has("mysave") && has(OP_CURRENT_SESSION));
+	/* nor by size: it may be the session just saved at a stop */
+	check_int(op_rotate_retain(session, t0 + 100000, 0, 1), 0, "the newest kept over the size");
+	check_that(has("2026-11-26T14:00:30"));
+	check_that(has("2021-05-05T05") && has("2020-01-01T00") && has("2019-01-01T00"));
 	check_int(op_rotate_retain(session, t0 + 100000, 0, 0), 0, "no limits: nothing");
 }
 
@@ -205,7 +240,8 @@ static void test_retain_cut_short(void)
 
 	if (op_mkdir_p(deep) || op_mkdir_p(outside) || op_mkdir_p(old) ||
 	    !(f = fopen(keep, "w")) || fclose(f) ||
-	    symlink(outside, link) || symlink(outside, link2))
+	    symlink(outside, link) || symlink(outside, link2) ||
+	    op_rotate_mark(session, "2026-11-26T12", 0) < 0)
 		check_bail("cannot make the cut-short session");
 	/* the newest (14:00:30) stays; 12 goes by age */
 	check_int(op_rotate_retain(session, 1795701600 + 100000, 1, 0), 1,
