@@ -38,7 +38,7 @@ static int verbose_arg;
 static int summary_arg;
 static char *record_arg;
 static double threshold_arg = 1.0;
-static int stack_size_arg = -1;	/* -1: the perf source's default */
+static char *stack_size_arg;	/* NULL: the perf source's default */
 
 static struct poptOption const options[] = {
 	{ "events", 'e', POPT_ARG_STRING, &events_arg, 0,
@@ -46,7 +46,7 @@ static struct poptOption const options[] = {
 	  "NAME:count[:um[:kernel[:user]]],..." },
 	{ "callgraph", 'g', POPT_ARG_NONE, &callgraph_arg, 0,
 	  "record the callers of each sample (up to 32)", NULL },
-	{ "stack-size", 0, POPT_ARG_INT, &stack_size_arg, 0,
+	{ "stack-size", 0, POPT_ARG_STRING, &stack_size_arg, 0,
 	  "with -g: bytes of user stack copied per sample and unwound with "
 	  "the binaries' CFI (default 16384; 0: frame pointers only)", "BYTES" },
 	{ "separate-thread", 't', POPT_ARG_NONE, &sep_thread_arg, 0,
@@ -163,16 +163,17 @@ static void parse(struct operf_options *o, int argc, char const **argv)
 {
 	poptContext ctx = op_child_options("operf", argc, argv, options, NULL,
 					   NULL);
+	char err[512];
 
 	memset(o, 0, sizeof(*o));
 	parse_target(ctx, o);
 	o->verbose = verbose_arg;
 	o->callgraph = callgraph_arg ? OPERF_CALLGRAPH_DEPTH : 0;
-	if (stack_size_arg < -1 || stack_size_arg > 65528)
-		op_usage_error("operf --help lists the options",
-			       "invalid --stack-size %d: use 0 (frame pointers "
-			       "only) to 65528 bytes", stack_size_arg);
-	o->stack_size = stack_size_arg;
+	o->stack_size = -1;
+	if (stack_size_arg &&
+	    op_settings_stack_size("--stack-size", stack_size_arg, &o->stack_size,
+				   err, sizeof(err)) < 0)
+		usage_error("%s", err);
 	o->cfg.separate = (sep_thread_arg ? OPD_SEP_THREAD : 0) |
 			  (sep_cpu_arg ? OPD_SEP_CPU : 0);
 	/* the summary's rows are processes, each with its kernel samples */
