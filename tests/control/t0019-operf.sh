@@ -83,6 +83,17 @@ step "--separate-thread: one sample file per process"
 n=$(find "$T/sep/samples/current" -path "*{root}$T/hm_?/{dep}/*" -name '*.all' -type f |
 	grep -v anon | sed 's/.*\.\([0-9]*\)\.[0-9]*\.all$/\1/' | sort -u | wc -l)
 check_eq "$n" 3 "three processes of the copies, each its own tgid"
+# --processes with a specification that names the tag its per-process
+# profiles add (tgid:, image:): each process's profile, exit 0
+tg=$(find "$T/sep/samples/current" -path "*{root}$T/hm_a/{dep}/*" -name '*.all' -type f |
+	grep -v anon | sed 's/.*\.\([0-9]*\)\.[0-9]*\.all$/\1/' | head -1)
+"$OPREPORT" --session-dir="$T/sep" --processes "tgid:$tg" >"$T/proc" 2>&1
+check_eq "$?" 0 "--processes tgid:$tg: exit 0"
+check_grep "$T/proc" "^Process $tg $T/hm_a" "--processes tgid:$tg: the process's own profile"
+check_no_grep "$T/proc" 'given twice' "--processes tgid:$tg: no tag given twice"
+"$OPREPORT" --session-dir="$T/oprofile_data" --processes "image:$T/hm_b" >"$T/proc" 2>&1
+check_eq "$?" 0 "--processes image:hm_b on an unseparated session: exit 0"
+check_grep "$T/proc" "USER portion" "--processes image:hm_b: its profile"
 
 step "--pid: a running process until it exits"
 cp "$W/hot_main" "$T/hm_p"
