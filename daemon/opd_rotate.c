@@ -26,7 +26,8 @@ static time_t next_boundary(time_t t, uint64_t interval)
 
 void opd_rotation_start(struct opd_rotation *r, uint64_t interval, time_t now)
 {
-	char text[32];
+	char text[32], next[32];
+	struct tm tm;
 
 	r->interval = interval;
 	if (!interval)
@@ -35,8 +36,11 @@ void opd_rotation_start(struct opd_rotation *r, uint64_t interval, time_t now)
 		r->period_start = now;
 	r->next = next_boundary(now, interval);
 	op_settings_duration_text(interval, text, sizeof(text));
-	op_info("sessions rotate every %s (names in UTC), next at %lld", text,
-		(long long)r->next);
+	if (!gmtime_r(&r->next, &tm) ||
+	    !strftime(next, sizeof(next), "%Y-%m-%d %H:%M:%S UTC", &tm))
+		snprintf(next, sizeof(next), "%lld", (long long)r->next);
+	op_info("sessions rotate every %s (names in UTC), next at %s", text,
+		next);
 }
 
 time_t opd_rotation_due(struct opd_rotation *r, time_t now)

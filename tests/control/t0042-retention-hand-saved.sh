@@ -70,4 +70,9 @@ rotated_names >"$T/left"
 [ "$(cat "$T/left")" = "$newest" ] ||
 	{ cat "$T/left"; fail "after the stop, not only the newest rotated session '$newest' is left"; }
 test_ok "--keep-size=1K kept the newest rotated session '$newest' and those saved by hand"
+
+# the log: every line its prefix and time (the exit statistics too), the
+# next rotation as a UTC date, not epoch seconds
+check_no_grep "$LOG" '^[^o]|^o[^p]|^oprofiled: [^2]' "every log line starts 'oprofiled: DATE'"
+check_grep "$LOG" 'next at 20[0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9:]{8} UTC$' "the next rotation is a UTC date"
 test_done
