@@ -36,6 +36,7 @@ static int pid_arg;
 static int system_wide_arg;
 static int verbose_arg;
 static int summary_arg;
+static int keep_binaries_arg;
 static char *record_arg;
 static double threshold_arg = 1.0;
 static char *stack_size_arg;	/* NULL: the perf source's default */
@@ -72,6 +73,9 @@ static struct poptOption const options[] = {
 	{ "record-stream", 0, POPT_ARG_STRING, &record_arg, 0,
 	  "also keep the time-ordered event stream in FILE (oprofiled --replay "
 	  "rebuilds the session from it)", "FILE" },
+	{ "keep-binaries", 0, POPT_ARG_NONE, &keep_binaries_arg, 0,
+	  "copy each sampled binary into the session (session/binaries), so "
+	  "that reports name its symbols after it is rebuilt or removed", NULL },
 	{ "verbose", 'V', POPT_ARG_NONE, &verbose_arg, 0,
 	  "say more", NULL },
 	POPT_AUTOHELP
@@ -187,6 +191,7 @@ static void parse(struct operf_options *o, int argc, char const **argv)
 			op_die_errno("cannot use vmlinux '%s'", vmlinux_arg);
 	}
 	o->record_stream = record_arg;
+	o->cfg.keep_binaries = keep_binaries_arg;
 	if (o->target == OPERF_SYSTEM && op_settings_check_privilege() < 0)
 		exit(1);
 	setup_events(o);
