@@ -190,6 +190,44 @@ FILE *op_fopen_regular_max(char const *path, off_t max)
 	return f;
 }
 
+int op_open_output(char const *path, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+		      O_CLOEXEC, mode), err;
+	struct stat st;
+
+	if (fd < 0) {
+		if (errno == ENXIO)	/* a FIFO with no reader */
+			errno = OP_ENOTREG;
+		return -1;
+	}
+	if (fstat(fd, &st) || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)) ||
+	    (S_ISREG(st.st_mode) && ftruncate(fd, 0))) {
+		err = S_ISREG(st.st_mode) || S_ISCHR(st.st_mode) ? errno : OP_ENOTREG;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+FILE *op_fopen_output(char const *path)
+{
+	int fd = op_open_output(path, 0644), err;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "we");
+	if (!f) {
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	return f;
+}
+
 bool op_path_escapes(char const *rel)
 {
 	char const *p = rel;

@@ -91,6 +91,21 @@ bool op_path_escapes(char const *rel);
  */
 int op_open_beneath(char const *dir, char const *rel, int flags, mode_t mode);
 
+/*
+ * Create or truncate the file a tool's user named for its output (-o,
+ * --output, --pprof=, --flame=, --record-stream=), often in a shared
+ * directory such as /tmp where another user may have planted something:
+ * a symbolic link at the name is not followed (ELOOP: root's report must
+ * not overwrite the link's target), a FIFO is refused without blocking
+ * (OP_ENOTREG), and only a regular file is truncated; a character device
+ * the user names (/dev/null) is written as it is. The fd (O_CLOEXEC, in
+ * blocking mode), or -1 with errno set.
+ */
+int op_open_output(char const *path, mode_t mode);
+
+/* op_open_output as a stdio stream (mode "w", 0644); NULL + errno. */
+FILE *op_fopen_output(char const *path);
+
 /* mkdir -p of rel inside dir with the rules of op_open_beneath. 0 or -errno. */
 int op_mkdir_beneath(char const *dir, char const *rel);
 

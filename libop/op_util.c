@@ -107,14 +107,21 @@ fail:
 char *op_read_file(char const *path, size_t max, size_t *len, char *err,
 		   size_t errlen)
 {
-	/* the size checked before reading (a huge file fails at once), and
-	 * the reading bounded too: files of /proc say size 0 */
-	int fd = op_open_regular_max(path, O_RDONLY, (off_t)max);
+	int fd = op_open_regular(path, O_RDONLY);
+	struct stat st;
 	size_t n = 0;
 	char *buf;
 
 	if (fd < 0) {
 		set_err(err, errlen, "open", path);
+		return NULL;
+	}
+	/* a huge (sparse) file is refused before a byte is read; /proc's
+	 * files say 0 here, and read_all bounds them as it goes */
+	if (max && !fstat(fd, &st) && (uint64_t)st.st_size > max) {
+		close(fd);
+		errno = EFBIG;
+		set_err(err, errlen, "read", path);
 		return NULL;
 	}
 	buf = read_all(fd, max, &n);

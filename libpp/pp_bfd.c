@@ -141,33 +141,6 @@ static size_t count_code_symbols(asymbol **syms, long n)
 	return c;
 }
 
-bfd *pp_bfd_openr(char const *path, char const **why)
-{
-	int fd = op_open_regular(path, O_RDONLY);
-	bfd *abfd;
-
-	if (fd < 0) {
-		*why = op_file_strerror(errno);
-		return NULL;
-	}
-	abfd = bfd_fdopenr(path, NULL, fd);	/* owns fd, even on failure */
-	if (!abfd)
-		*why = bfd_errmsg(bfd_get_error());
-	return abfd;
-}
-
-static bfd *open_object(char const *path, char const **why)
-{
-	bfd *abfd = pp_bfd_openr(path, why);
-
-	if (abfd && !bfd_check_format(abfd, bfd_object)) {
-		*why = bfd_errmsg(bfd_get_error());
-		bfd_close(abfd);
-		return NULL;
-	}
-	return abfd;
-}
-
 /*
  * A binary with no code symbols or no DWARF of its own: use its separate
  * debug file when one is found (symbols and line info from there).
@@ -183,7 +156,7 @@ static void attach_debug_file(struct pp_binary *b, char const *path,
 	dpath = pp_debuginfo_find(b->abfd, path, &b->build_id, &b->debug_how);
 	if (!dpath)
 		return;
-	b->debug_abfd = open_object(dpath, &why);
+	b->debug_abfd = pp_bfd_open_object(dpath, &why);
 	if (!b->debug_abfd) {
 		op_warn("debug file '%s' not used: %s", dpath, why);
 		free(dpath);
@@ -243,14 +216,9 @@ int pp_bfd_open(struct pp_binary *b, char const *path, bool is_kernel,
 
 	memset(b, 0, sizeof(*b));
 	bfd_init();
-	abfd = pp_bfd_openr(path, &why);
+	abfd = pp_bfd_open_object(path, &why);
 	if (!abfd) {
 		snprintf(err, errlen, "%s", why);
-		return -1;
-	}
-	if (!bfd_check_format(abfd, bfd_object)) {
-		snprintf(err, errlen, "%s", bfd_errmsg(bfd_get_error()));
-		bfd_close(abfd);
 		return -1;
 	}
 	b->abfd = abfd;

@@ -131,6 +131,29 @@ bool pp_build_id_parse(char const *hex, struct pp_build_id *id)
 	return true;
 }
 
+bfd *pp_bfd_open_object(char const *path, char const **why)
+{
+	int fd = op_open_regular(path, O_RDONLY);
+	bfd *abfd;
+
+	if (fd < 0) {
+		*why = op_file_strerror(errno);
+		return NULL;
+	}
+	abfd = bfd_fdopenr(path, NULL, fd);	/* owns fd, even on failure */
+	if (!abfd) {
+		*why = bfd_errmsg(bfd_get_error());
+		return NULL;
+	}
+	abfd->flags |= BFD_DECOMPRESS;
+	if (!bfd_check_format(abfd, bfd_object)) {
+		*why = bfd_errmsg(bfd_get_error());
+		bfd_close(abfd);
+		return NULL;
+	}
+	return abfd;
+}
+
 bool pp_bfd_has_dwarf(bfd *abfd)
 {
 	asection *info = bfd_get_section_by_name(abfd, ".debug_info");
@@ -179,13 +202,9 @@ static bool usable(char const *path, struct pp_build_id const *want,
 		op_warn_errno("debug file '%s' not used", path);
 		return false;
 	}
-	abfd = pp_bfd_openr(path, &why);
-	if (abfd && !bfd_check_format(abfd, bfd_object))
-		why = bfd_errmsg(bfd_get_error());
-	if (!abfd || why) {
+	abfd = pp_bfd_open_object(path, &why);
+	if (!abfd) {
 		op_warn("debug file '%s' not used: %s", path, why);
-		if (abfd)
-			bfd_close(abfd);
 		return false;
 	}
 	ok = true;

@@ -92,11 +92,15 @@ bool pp_session_build_id(char const *session_dir, char const *path,
 bool pp_bfd_has_dwarf(struct bfd *abfd);
 
 /*
- * bfd_openr of a binary or debug file, opened through op_open_regular
- * (op_file.h) and handed to bfd_fdopenr: a FIFO or a device there is
- * refused, never waited on (and bfd never reopens it by name). NULL with
- * *why saying why (op_file_strerror, or libbfd's message).
+ * path opened with libbfd as an object file, its compressed debug
+ * sections (gcc -gz, objcopy --compress-debug-sections, Debian's -dbg
+ * packages: zlib and zstd, and the old .zdebug_*) read as plain ones, so
+ * that lines come from them as from any. It is opened through
+ * op_open_regular (op_file.h) and handed to bfd_fdopenr: a FIFO or a
+ * device there is refused, never waited on (and libbfd never reopens it
+ * by name). NULL when it cannot be opened or is not an object, with *why
+ * saying why (op_file_strerror, or libbfd's message).
  */
-struct bfd *pp_bfd_openr(char const *path, char const **why);
+struct bfd *pp_bfd_open_object(char const *path, char const **why);
 
 #endif /* PP_DEBUGINFO_H */

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "op_file.h"
 #include "op_child.h"
 #include "op_message.h"
 #include "op_util.h"
@@ -456,8 +457,8 @@ int main(int argc, char const **argv)
 	w.child.go_fd = w.child.err_fd = -1;
 	op_set_progname("opwatch");
 	parse(&w, argc, argv);
-	if (output_arg && !(out = fopen(output_arg, "w")))
-		op_die_errno("cannot write '%s'", output_arg);
+	if (output_arg && !(out = op_fopen_output(output_arg)))
+		op_die("cannot write '%s': %s", output_arg, op_file_strerror(errno));
 	op_child_catch_stop(w.argv != NULL);
 	rq_init(&w.q);
 	opwatch_stats_init(&w.stats, w.nr_probes, w.by);

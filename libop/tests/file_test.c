@@ -92,6 +92,21 @@ static void test_open_regular(void)
 	err = op_read_file(file, 0, &len, msg, sizeof(msg));
 	check(err && len == 5, "a file within it is read");
 	free(err);
+	{
+		char *huge = at("huge");
+		int hfd = open(huge, O_WRONLY | O_CREAT, 0600);
+
+		if (hfd < 0 || ftruncate(hfd, 64ll << 30))
+			check_bail("cannot make a 64 GiB sparse file: %s", strerror(errno));
+		close(hfd);
+		err = op_read_file(huge, 1 << 20, &len, msg, sizeof(msg));
+		check(!err && errno == EFBIG,
+		      "a 64 GiB sparse file is refused by its size, unread");
+		unlink(huge);
+		free(huge);
+	}
+	err = NULL;
+	free(err);
 	free(fifo);
 	free(file);
 	free(sub);
@@ -250,6 +265,40 @@ static void test_open_beneath(void)
 	free(victim);
 }
 
+static void test_open_output(void)
+{
+	char *out = at("report.txt"), *link = at("planted"), *fifo = at("outfifo");
+	char *victim = at("victim/target"), *text;
+	FILE *f;
+	int fd;
+
+	put("report.txt", "old contents\n");
+	f = op_fopen_output(out);
+	check(f && fputs("new\n", f) >= 0 && !fclose(f), "a regular output file is written");
+	text = op_read_file(out, 0, NULL, NULL, 0);
+	check(text && !strcmp(text, "new\n"), "and truncated first");
+	free(text);
+
+	if (symlink(victim, link) || mkfifo(fifo, 0600))
+		check_bail("symlink/mkfifo: %s", strerror(errno));
+	errno = 0;
+	check(op_open_output(link, 0644) < 0 && errno == ELOOP,
+	      "a link planted at the output name is not followed");
+	text = op_read_file(victim, 0, NULL, NULL, 0);
+	check(text && !strcmp(text, "precious"), "its target is intact");
+	free(text);
+	check(op_open_output(fifo, 0644) < 0 && errno == OP_ENOTREG,
+	      "a FIFO at the output name is refused without blocking");
+	fd = op_open_output("/dev/null", 0644);
+	check(fd >= 0, "/dev/null, named by the user, is written");
+	if (fd >= 0)
+		close(fd);
+	free(out);
+	free(link);
+	free(fifo);
+	free(victim);
+}
+
 static int rm_one(char const *path, struct stat const *st, int flag, struct FTW *ftw)
 {
 	(void)st; (void)flag; (void)ftw;
@@ -264,6 +313,7 @@ int main(void)
 	test_bounds_and_writes();
 	test_path_escapes();
 	test_open_beneath();
+	test_open_output();
 	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return check_done();
 }
