@@ -11,7 +11,6 @@
 #include "op_message.h"
 #include "op_util.h"
 #include "pp_binary.h"
-#include "pp_debuginfo.h"
 
 /* The code section of abfd holding vma, or NULL. */
 static asection *code_section(bfd *abfd, uint64_t vma)
@@ -28,17 +27,20 @@ static asection *code_section(bfd *abfd, uint64_t vma)
 
 /*
  * The bfd to ask for lines: the debug file's, or the binary's when it
- * has DWARF itself. Without, libbfd's reader would look for a separate
- * debug file on its own (its build-id path, its .gnu_debuglink) and
- * fopen what it found, a FIFO planted there included: it would never
- * return. Ours was looked for already, through op_open_regular
- * (pp_debuginfo.c).
+ * has DWARF itself (.debug_info, or the old compressed .zdebug_info).
+ * Without, libbfd's reader would look for a separate debug file on its
+ * own (its build-id path, its .gnu_debuglink) and fopen what it found,
+ * a FIFO planted there included: it would never return. Ours was looked
+ * for already, through op_open_regular (pp_debuginfo.c).
  */
 static bfd *lines_bfd(struct pp_binary const *b)
 {
 	bfd *abfd = pp_binary_debug_bfd(b);
 
-	return abfd && pp_bfd_has_dwarf(abfd) ? abfd : NULL;
+	if (abfd && (bfd_get_section_by_name(abfd, ".debug_info") ||
+		     bfd_get_section_by_name(abfd, ".zdebug_info")))
+		return abfd;
+	return NULL;
 }
 
 int pp_binary_linenr(struct pp_binary const *b, uint64_t vma, char **file,
