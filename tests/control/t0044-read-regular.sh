@@ -188,7 +188,7 @@ for kind in fifo dev dir huge; do
 		# each is read by some tool or the daemon, which said what it
 		# refused (the daemon replaces the files it writes whole)
 		case $kind in
-		huge) why="larger than such a file may be" ;;
+		huge) why="larger than" ;;
 		*) why="not a regular file" ;;
 		esac
 		grep -F "$f" "$T/all.err" | grep -qF "$why" ||
