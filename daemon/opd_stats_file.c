@@ -258,6 +258,6 @@ void opd_stats_log(struct opd_stats const *st, int all)
 		uint64_t v = field_value(st, f);
 
 		if (v || all)
-			fprintf(stderr, "%s %" PRIu64 "\n", f->name, v);
+			op_info("%s %" PRIu64, f->name, v);
 	}
 }
