@@ -44,6 +44,7 @@ static struct opreport_opts {
 	double threshold;
 	char *sort, *include, *exclude, *demangle, *merge, *output, *verbose;
 	char *session_dir, *image_path, *root;
+	int session_dir_given;
 	char *since, *until;   /* rotated sessions by time (pp_timerange.h) */
 	/* --stream (opreport_stream.h) */
 	char *stream, *time, *events, *separate;
@@ -154,7 +155,10 @@ static void take_string(poptContext ctx, int val)
 	case 'D': replace(&opts.demangle, arg); break;
 	case 'm': replace(&opts.merge, arg); break;
 	case 'o': replace(&opts.output, arg); break;
-	case OPT_SESSION_DIR: replace(&opts.session_dir, arg); break;
+	case OPT_SESSION_DIR:
+		replace(&opts.session_dir, arg);
+		opts.session_dir_given = 1;
+		break;
 	case OPT_SINCE: replace(&opts.since, arg); break;
 	case OPT_UNTIL: replace(&opts.until, arg); break;
 	case 'p': replace(&opts.image_path, arg); break;
@@ -455,6 +459,35 @@ static int processes(struct run *run, int argc, char const *const *argv)
 
 /* --- opreport --stream (opreport_stream.h, pp_timeline.h) ------------------ */
 
+static bool stacks_wanted(void);
+static int stacks_main(struct run *run, int diff, int const first[2],
+		       int const count[2], char const *const *argv, int argc);
+
+/* What chooses sessions on disk has none to choose with --stream: said,
+ * not ignored (archive:DIR would also look for the session in DIR). */
+static void stream_refusals(bool diff, int argc, char const *const *argv)
+{
+	struct pp_spec spec;
+	char err[1024];
+	bool sessions;
+
+	if (diff)
+		usage_error("%s", "--stream takes one profile specification, not a differential one");
+	if (opts.session_dir_given || opts.since || opts.until)
+		usage_error("%s", "--session-dir, --since and --until choose sessions on disk: not with --stream");
+	if (opts.timeline < 0 || (opts.timeline && (opts.processes || opts.xml ||
+						     opts.callgraph || opts.output ||
+						     stacks_wanted())))
+		usage_error("%s", "--timeline takes a positive MS and no --processes, --xml, --callgraph, --output-file, --stacks, --folded, --pprof or --flame");
+	if (pp_spec_parse(&spec, argc, argv, err, sizeof(err)))
+		usage_error("bad profile specification: %s", err);
+	sessions = spec.given[PP_TAG_SESSION] || spec.given[PP_TAG_SESSION_EXCLUDE] ||
+		   spec.given[PP_TAG_ARCHIVE];
+	pp_spec_free(&spec);
+	if (sessions)
+		usage_error("%s", "--stream is the session: no session:, session-exclude: or archive: (for binaries elsewhere use --root)");
+}
+
 static double rel_s(struct opreport_stream const *st, uint64_t t)
 {
 	return t <= st->first ? 0.0 : (double)(t - st->first) / 1e9;
@@ -493,7 +526,7 @@ static int timeline(struct run *run, struct opreport_stream *st,
 			rc = -1;
 		else if (written) {
 			replace(&opts.session_dir, op_xstrdup(dir));
-			run->output.session = opts.session_dir;
+			run->output.session = opts.stream;
 			rc = build(run, &s, argc, argv);
 			if (!rc)
 				pp_timeline_add(&tl, r, &s.profile);
@@ -531,11 +564,7 @@ static int stream_report(struct run *run, int argc, char const *const *argv,
 		usage_error("%s", "--timeline, --events and --separate need --stream");
 	if (!opts.stream)
 		return -1;
-	if (diff)
-		usage_error("%s", "--stream takes one profile specification, not a differential one");
-	if (opts.timeline < 0 || (opts.timeline && (opts.processes || opts.xml ||
-						     opts.callgraph)))
-		usage_error("%s", "--timeline takes a positive MS and no --processes, --xml or --callgraph");
+	stream_refusals(diff, argc, argv);
 	/* the process summary's rows are processes, with their kernel */
 	if (opts.processes && !opts.separate)
 		opts.separate = op_xstrdup("thread,kernel");
@@ -564,8 +593,11 @@ static int stream_report(struct run *run, int argc, char const *const *argv,
 				(unsigned long long)st.samples, rel_s(&st, start),
 				end == UINT64_MAX ? rel_s(&st, st.last) : rel_s(&st, end));
 		replace(&opts.session_dir, dir);
-		run->output.session = opts.session_dir;
-		*rc = opts.processes ? processes(run, argc, argv) :
+		/* the report's "session" (XML): the stream, not a directory
+		 * gone when we exit */
+		run->output.session = opts.stream;
+		*rc = stacks_wanted() ? stacks_main(run, 0, NULL, NULL, argv, argc) :
+		      opts.processes ? processes(run, argc, argv) :
 		      single(run, argc, argv);
 	}
 	opreport_stream_free(&st);

@@ -12,10 +12,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <sys/types.h>
+
 #include "opd_core.h"
+
+struct pp_memtree;
 
 struct opreport_stream {
 	char const *file;	/* the stream file */
+	int fd;			/* it, open (read from the start each pass) */
 	struct opd_config cfg;	/* events, cpu type, --separate */
 	uint64_t first, last;	/* its first and last ESC TIME (ns) */
 	bool has_time;		/* it has any */
@@ -23,6 +28,9 @@ struct opreport_stream {
 	char *tmp;		/* the temporary directory (made at the first
 				 * session, removed at free) */
 	unsigned nr_dirs;	/* sessions made in it so far */
+	struct pp_memtree *mem;	/* the last session's sample files */
+	int guard;		/* the pipe whose end tells the helper */
+	pid_t guard_pid;	/* the helper removing tmp (0: none) */
 };
 
 /*
@@ -48,7 +56,8 @@ int opreport_stream_window(struct opreport_stream const *s, char const *text,
  * A new session directory holding the stream's samples in [start, end)
  * (whole: false: every sample, time or not). *written: the samples it
  * holds. The directory (freed by the caller) lives until
- * opreport_stream_free, or NULL after a message.
+ * opreport_stream_free, its sample files (in memory) until the next
+ * session; or NULL after a message.
  */
 char *opreport_stream_session(struct opreport_stream *s, bool whole,
 			      uint64_t start, uint64_t end, uint64_t *written);
