@@ -421,6 +421,12 @@ static int process_profile(struct run *run, struct pp_proc const *proc,
 	return rc;
 }
 
+static void processes_usage(void)
+{
+	if (opts.xml || opts.callgraph || opts.output)
+		usage_error("%s", "--processes is a text report on stdout: no --xml, --callgraph or --output-file");
+}
+
 static int processes(struct run *run, int argc, char const *const *argv)
 {
 	struct pp_procsum sum;
@@ -429,8 +435,7 @@ static int processes(struct run *run, int argc, char const *const *argv)
 	char err[512];
 	int rc;
 
-	if (opts.xml || opts.callgraph || opts.output)
-		usage_error("%s", "--processes is a text report on stdout: no --xml, --callgraph or --output-file");
+	processes_usage();
 	run->merge = (struct pp_merge){ .cpu = true, .tid = true, .tgid = true,
 					.unitmask = true };
 	run->populate.symbols = true;
@@ -460,11 +465,13 @@ static int processes(struct run *run, int argc, char const *const *argv)
 /* --- opreport --stream (opreport_stream.h, pp_timeline.h) ------------------ */
 
 static bool stacks_wanted(void);
+static void stacks_usage(int diff);
 static int stacks_main(struct run *run, int diff, int const first[2],
 		       int const count[2], char const *const *argv, int argc);
 
 /* What chooses sessions on disk has none to choose with --stream: said,
- * not ignored (archive:DIR would also look for the session in DIR). */
+ * not ignored (archive:DIR would also look for the session in DIR). The
+ * reports' own usage errors too: before the replay, not after it. */
 static void stream_refusals(bool diff, int argc, char const *const *argv)
 {
 	struct pp_spec spec;
@@ -479,6 +486,10 @@ static void stream_refusals(bool diff, int argc, char const *const *argv)
 						     opts.callgraph || opts.output ||
 						     stacks_wanted())))
 		usage_error("%s", "--timeline takes a positive MS and no --processes, --xml, --callgraph, --output-file, --stacks, --folded, --pprof or --flame");
+	if (stacks_wanted())
+		stacks_usage(0);
+	else if (opts.processes)
+		processes_usage();
 	if (pp_spec_parse(&spec, argc, argv, err, sizeof(err)))
 		usage_error("bad profile specification: %s", err);
 	sessions = spec.given[PP_TAG_SESSION] || spec.given[PP_TAG_SESSION_EXCLUDE] ||
@@ -650,6 +661,18 @@ static int stacks_print(struct run *run, struct pp_stacks const *st,
 	return 0;
 }
 
+static void stacks_usage(int diff)
+{
+	if (opts.stacks && strcmp(opts.stacks, "pid") && strcmp(opts.stacks, "name"))
+		usage_error("--stacks: '%s' is not name or pid (before a profile specification write --stacks=name)", opts.stacks);
+	if (opts.stacks_limit < 0)
+		usage_error("%s", "--stacks-limit is a count, 0 for all");
+	if (opts.xml || opts.callgraph || opts.details || opts.processes)
+		usage_error("%s", "--stacks, --folded, --pprof and --flame cannot be shown with --xml, --callgraph, --details or --processes");
+	if (diff && (opts.stacks || opts.folded || opts.pprof))
+		usage_error("%s", "of the stack reports only --flame compares two profiles");
+}
+
 /* Single ("{ } { }": only --flame, coloured by the difference). */
 static int stacks_main(struct run *run, int diff, int const first[2],
 		       int const count[2], char const *const *argv, int argc)
@@ -661,16 +684,9 @@ static int stacks_main(struct run *run, int diff, int const first[2],
 	int n = diff ? 2 : 1, rc = 0;
 	char err[1024];
 
+	stacks_usage(diff);
 	if (opts.stacks && !strcmp(opts.stacks, "pid"))
 		group = PP_GROUP_PID;
-	else if (opts.stacks && strcmp(opts.stacks, "name"))
-		usage_error("--stacks: '%s' is not name or pid (before a profile specification write --stacks=name)", opts.stacks);
-	if (opts.stacks_limit < 0)
-		usage_error("%s", "--stacks-limit is a count, 0 for all");
-	if (opts.xml || opts.callgraph || opts.details || opts.processes)
-		usage_error("%s", "--stacks, --folded, --pprof and --flame cannot be shown with --xml, --callgraph, --details or --processes");
-	if (diff && (opts.stacks || opts.folded || opts.pprof))
-		usage_error("%s", "of the stack reports only --flame compares two profiles");
 	for (int i = 0; !rc && i < n; i++) {
 		rc = diff ? stacks_side(run, &s[i], &st[i], count[i], argv + first[i]) :
 			    stacks_side(run, &s[i], &st[i], argc, argv);

@@ -106,6 +106,11 @@ refused --timeline=1 --folded
 refused --timeline=1 --output-file="$tmp/o"
 refused --folded -c
 refused --pprof="$tmp/p.gz" -X
+refused --stacks=nobody
+refused --processes -X
+# refused before the replay: no temporary session was ever made
+empty "$T" || fail "a refusal left '$(ls "$T")' in TMPDIR"
+test_ok "the refusals leave nothing in TMPDIR"
 
 # --- TMPDIR: a many-binary stream replays in memory ------------------
 # Each binary: a definition, a switch, a sample (about 13 words). Into
