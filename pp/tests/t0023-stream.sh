@@ -227,6 +227,13 @@ check_eq "$(awk '/^[0-9]/ { n += $1 } END { print n + 0 }' "$tmp/esc.out")" 6 \
 	"the 6 samples of the escaped names are reported"
 check_grep "$tmp/esc.out" "evil.*'\.\.' path component" "the 3 under a .. name are dropped, and said"
 [ ! -e /etc/evil ] || fail "a path outside TMPDIR was made"
+# names too long for a sample file's path (4000 bytes; 1500 components)
+long=/$(printf '%4000s' '' | tr ' ' a)
+deep=/$(printf 'd/%.0s' $(seq 1500))x
+mkstream "$tmp/long.ops" cpu=0 "task=1,1,$long" user "in=$long" "sample=0x10*3" \
+	"in=$deep" "sample=0x20*2"
+hostile long "names too long for a path"
+check_grep "$tmp/long.out" "cannot name a sample file for '/d/d/d" "their samples are dropped, and said"
 # not a regular file: a FIFO would hang opreport (it reads the stream twice)
 mkfifo "$tmp/fifo.ops"
 (sleep 5; exec 3>"$tmp/fifo.ops") 2>/dev/null &
