@@ -87,7 +87,7 @@ static struct poptOption const options[] = {
 	{ "root", 'R', POPT_ARG_STRING, NULL, 'R', "prefix of the sampled paths (sysroot)", "dir" },
 	{ "processes", 0, POPT_ARG_NONE, &opts.processes, 0, "Prospect's process summary: samples and time per process, each one's user and kernel profile, the global kernel profile", NULL },
 	/* --stream: a recorded stream, any time window of it */
-	{ "stream", 0, POPT_ARG_STRING, NULL, OPT_STREAM, "report a recorded event stream (operf --record-stream) instead of a session", "file" },
+	{ "stream", 0, POPT_ARG_STRING, NULL, OPT_STREAM, "report a recorded event stream (operf --record-stream) instead of a session; - for standard input", "file" },
 	{ "time", 0, POPT_ARG_STRING, NULL, OPT_TIME, "--stream: only samples in [START, END): seconds from the stream's start, or NNNns CLOCK_MONOTONIC", "START,END" },
 	{ "timeline", 0, POPT_ARG_INT, &opts.timeline, 0, "--stream: samples per interval of MS milliseconds per symbol", "MS" },
 	{ "events", 0, POPT_ARG_STRING, NULL, OPT_EVENTS, "--stream: the events it was recorded with, as operf --events (default: the cpu's default event)", "name:count,..." },

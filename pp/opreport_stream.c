@@ -95,6 +95,9 @@ static int set_events(struct opd_config *cfg, char const *events,
 	return 0;
 }
 
+static int make_tmp(struct opreport_stream *s);
+static int copy_stdin(struct opreport_stream *s);
+
 int opreport_stream_open(struct opreport_stream *s, char const *file,
 			 char const *events, char const *separate)
 {
@@ -104,15 +107,22 @@ int opreport_stream_open(struct opreport_stream *s, char const *file,
 	memset(s, 0, sizeof(*s));
 	s->file = file;
 	s->guard = -1;
-	/* not blocking on a FIFO's open: it is refused below */
-	s->fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (s->fd < 0)
-		return op_error_errno("cannot open stream file '%s'", file);
-	if (fstat(s->fd, &st) || !S_ISREG(st.st_mode)) {
-		op_error("stream file '%s' is not a regular file: it is read "
-			 "twice, which a pipe or FIFO cannot be (save the stream "
-			 "to a file first)", file);
-		goto fail;
+	s->fd = -1;
+	if (!strcmp(file, "-")) {
+		s->file = "standard input";
+		if (copy_stdin(s) < 0)
+			goto fail;
+	} else {
+		/* not blocking on a FIFO's open: it is refused below */
+		s->fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (s->fd < 0)
+			return op_error_errno("cannot open stream file '%s'", file);
+		if (fstat(s->fd, &st) || !S_ISREG(st.st_mode)) {
+			op_error("stream file '%s' is not a regular file: it is "
+				 "read twice, which a pipe or FIFO cannot be (give "
+				 "a pipe as --stream=-)", file);
+			goto fail;
+		}
 	}
 	/* op_settings' and the core's --separate bits are the same */
 	if (op_settings_separate(separate ? separate : "none",
@@ -120,12 +130,11 @@ int opreport_stream_open(struct opreport_stream *s, char const *file,
 		op_error("--separate: %s", err);
 		goto fail;
 	}
-	if (set_events(&s->cfg, events, file) < 0 || scan(s) < 0)
+	if (set_events(&s->cfg, events, s->file) < 0 || scan(s) < 0)
 		goto fail;
 	return 0;
 fail:
-	close(s->fd);
-	s->fd = -1;
+	opreport_stream_free(s);
 	return -1;
 }
 
@@ -176,8 +185,8 @@ static int guard_tmp(struct opreport_stream *s)
 	_exit(0);
 }
 
-/* The temporary directory, made at the first session (so that a usage
- * error, which exits, leaves nothing behind). */
+/* The temporary directory, made at the first session or for standard
+ * input (removed by its helper however we end). */
 static int make_tmp(struct opreport_stream *s)
 {
 	char const *tmpdir = getenv("TMPDIR");
@@ -196,6 +205,52 @@ static int make_tmp(struct opreport_stream *s)
 	free(s->tmp);
 	s->tmp = NULL;
 	return -1;
+}
+
+/* --stream=-: standard input copied into the temporary directory, the
+ * file read twice then (a pipe can be read once). */
+static int copy_stdin(struct opreport_stream *s)
+{
+	static char buf[1 << 16];
+	char *path;
+	ssize_t n, done;
+
+	if (isatty(STDIN_FILENO))
+		return op_error("--stream=-: standard input is a terminal, not a stream");
+	if (make_tmp(s) < 0)
+		return -1;
+	path = op_xasprintf("%s/stdin.ops", s->tmp);
+	s->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (s->fd < 0) {
+		op_error_errno("cannot make '%s'", path);
+		free(path);
+		return -1;
+	}
+	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			op_error_errno("cannot read the stream from standard input");
+			break;
+		}
+		for (done = 0; done < n; ) {
+			ssize_t w = write(s->fd, buf + done, (size_t)(n - done));
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				op_error_errno("cannot copy standard input into '%s'",
+					       path);
+				n = -1;
+				break;
+			}
+			done += w;
+		}
+		if (n < 0)
+			break;
+	}
+	free(path);
+	return n < 0 ? -1 : 0;
 }
 
 void opreport_stream_free(struct opreport_stream *s)

@@ -8,7 +8,7 @@
 #   SIGKILL mid-way, an error;
 # - every output mode reads the stream (-l, -c, -X, --folded, --stacks,
 #   --pprof read back by go tool pprof, --flame, --processes,
-#   --timeline), or is refused with exit 2 and why;
+#   --timeline), or is refused with exit 2 and why; --stream=- a pipe;
 # - hostile streams: truncated, huge claimed sizes, escape bytes and ..
 #   in names, a FIFO, a directory, a device.
 . "$SRCDIR/tests/lib.sh"
@@ -85,7 +85,15 @@ check_grep "$tmp/tl" '^ +total +11 ' "--timeline: 11 samples"
 run_rs "$tmp/w" -l --time=0,0.0005
 check_eq "$(report_samples "$tmp/w" prog alpha)/$(report_samples "$tmp/w" prog beta)" 2/1 \
 	"--time: the first time code's samples only (alpha 2, beta 1)"
-empty "$T" || fail "the reports left '$(ls "$T")' in TMPDIR"
+# --stream=-: a pipe, copied (read twice as a file is)
+cat "$tmp/s.ops" | TMPDIR=$T "$OPREPORT" --stream=- -l >"$tmp/pipe" 2>"$tmp/pipe.err" ||
+	{ cat "$tmp/pipe.err"; fail "--stream=- failed"; }
+cmp -s "$tmp/pipe" "$tmp/l" || { diff "$tmp/l" "$tmp/pipe"; fail "--stream=- reports otherwise"; }
+test_ok "--stream=- reads a pipe: the file's report"
+head -c 100 "$tmp/s.ops" | TMPDIR=$T "$OPREPORT" --stream=- >"$tmp/pipe" 2>&1
+check_eq "$?" 1 "--stream=- of a cut stream fails"
+check_grep "$tmp/pipe" "stream file 'standard input' ends with a partial word" "and says where"
+wait_for empty "$T" || fail "the reports left '$(ls "$T")' in TMPDIR"
 test_ok "the reports leave nothing in TMPDIR"
 
 # refused: what has no meaning for a stream, exit 2 and why
