@@ -33,6 +33,10 @@
  * through a large mmap'ed file. The table is written to the files when it
  * is half full and on every sync, close or stats read, so a dump still
  * sees every sample taken before it.
+ *
+ * With a sample sink (cfg->sink, opreport --stream) no file is made: the
+ * same paths, headers and counts go to the caller, which keeps them in
+ * memory.
  */
 #define _GNU_SOURCE		/* FTW_ACTIONRETVAL */
 #include <errno.h>
