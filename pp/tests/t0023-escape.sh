@@ -22,7 +22,7 @@ mkdir "$dir" || fail "cannot make a directory with a hostile name"
 src="$dir/src$bad.c"
 cp "$SRCDIR/tests/funcs.c" "$src" || fail "cannot copy funcs.c"
 # source text that would clear the screen
-printf '/* \033[2J\233H */\n' >>"$src"
+printf '/* \033[2J\233H */\n/* crlf */\r\n' >>"$src"
 prog="$dir/prog$bad"
 $CC -O1 -g -fno-inline -o "$prog" "$src" || fail "cannot compile $src"
 o() { symoff "$prog" "$@"; }
@@ -151,6 +151,7 @@ shown "$tmp/as" "opannotate -a -s"
 mode "$tmp/s" "opannotate -s" "$OPANNOTATE" -s
 shown "$tmp/s" "opannotate -s"
 has "$tmp/s" '/\* \\x1b\[2J\\x9bH \*/' "opannotate -s: source text escaped too"
+has "$tmp/s" ':/\* crlf \*/$' "opannotate -s: a CR LF line ends before the CR"
 mode "$tmp/a" "opannotate -a" "$OPANNOTATE" -a
 shown "$tmp/a" "opannotate -a"
 mode "$tmp/li" "oparchive --list-files" "$OPARCHIVE" --list-files
