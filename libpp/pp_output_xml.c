@@ -90,7 +90,8 @@ static void attr(FILE *out, char const *name, char const *value)
 	fputc('"', out);
 }
 
-/* An NCName from s (OProfile's cputype and processor attributes). */
+/* An NCName from s (OProfile's cputype and processor attributes; the
+ * eventname, an xs:Name, is one too). */
 static void put_ncname(FILE *out, char const *name, char const *s, size_t n)
 {
 	fprintf(out, " %s=\"", name);
@@ -248,7 +249,9 @@ static void setup(struct xml *x)
 		if (!first_of_event(c, i))
 			continue;
 		fprintf(x->out, "    <eventsetup id=\"%zu\"", event_id(c, i));
-		attr(x->out, "eventname", c->v[i].event);
+		/* xs:Name: a hostile name loses what it cannot hold */
+		put_ncname(x->out, "eventname", c->v[i].event,
+			   strlen(c->v[i].event));
 		if (c->v[i].unit_mask >= 0)
 			fprintf(x->out, " unitmask=\"%d\"", c->v[i].unit_mask);
 		fprintf(x->out, " setupcount=\"%d\"/>\n", c->v[i].count);

@@ -37,6 +37,9 @@ EV=CPU_CLOCK.100000.0.all.all.all
 	"$A4=500" "$A0=100" "$B2=300" || fail mksample
 "$MKSAMPLE" "$SD/samples/current/$P/{dep}/$P/{cg}/$P/$EV" --mtime-of "$prog" \
 	"$M9:$A4=300" "$B6:$A0=40" || fail mksample
+# an event named with ESC and CJK, long enough for the summary to cut
+"$MKSAMPLE" "$(sfile "$prog" "$prog" "VV$(printf '\033')漢字漢字漢字漢字.100000.0.all.all.all")" \
+	--mtime-of "$prog" "$A4=5" || fail mksample
 "$MKSTACKS" "$SD/samples/current" CPU_CLOCK.100000.0 \
 	"500 4242 0 $P $P+$A4 $P+$M9" \
 	"100 4242 0 $P $P+$A0 $P+$B6 $P+$M13" \
