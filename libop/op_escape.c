@@ -25,8 +25,8 @@ static size_t utf8_len(unsigned char const *s, size_t len)
 		n = 3;
 	else if (in(s[0], 0xf0, 0xf4))
 		n = 4;
-	else
-		return 0;	/* continuation, 0xc0/0xc1 overlong, > U+10FFFF */
+	else	/* a continuation byte, 0xc0/0xc1 (overlong), > U+10FFFF */
+		return 0;
 	if (s[0] == 0xe0)
 		lo = 0xa0;	/* overlong */
 	else if (s[0] == 0xed)

@@ -91,7 +91,9 @@ static void emit(enum op_message_kind kind, char const *suffix,
 			sink(sink_ctx, kind, esc);
 			return;
 		}
-		for (size_t i = 0, k, len = strlen(text); i < len; i += k ? k : 1)
+		/* no stream to escape into: mask what the rule escapes */
+		for (size_t i = 0, k, len = strlen(text); i < len;
+		     i += k ? k : 1)
 			if (!(k = op_escape_kept(text + i, len - i)))
 				text[i] = '?';
 	}

@@ -438,8 +438,9 @@ static void put_header(struct writer *w, struct pp_classes const *c)
 	pp_header_write(mem, c);
 	fclose(mem);
 	fputs("/* \n", w->out);
+	/* lines pp_header_write has escaped */
 	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n"))
-		fprintf(w->out, " * %s\n", l);   /* escaped by pp_header_write */
+		fprintf(w->out, " * %s\n", l);
 	free(text);
 	if (w->a->source && !w->a->assembly) {
 		fputs(" * \n * Source files with samples:\n", w->out);
@@ -451,8 +452,7 @@ static void put_header(struct writer *w, struct pp_classes const *c)
 			fputc('\n', w->out);
 		}
 	}
-	for (size_t i = 0; i < w->a->notes.n; i++)
-	{
+	for (size_t i = 0; i < w->a->notes.n; i++) {
 		fputs(" * Note: ", w->out);
 		op_fputs_escaped(w->out, w->a->notes.v[i]);
 		fputc('\n', w->out);

@@ -46,7 +46,8 @@ static void block_header(struct summary *s, char const *indent)
 
 		if (strlen(l) > LABEL_WIDTH) {
 			/* not inside a UTF-8 character: still valid UTF-8 */
-			while (cut > 0 && ((unsigned char)l[cut] & 0xc0) == 0x80)
+			while (cut > 0 &&
+			       ((unsigned char)l[cut] & 0xc0) == 0x80)
 				cut--;
 			fprintf(s->out, "%.*s...|", cut, l);
 		} else
