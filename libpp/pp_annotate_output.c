@@ -9,12 +9,15 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "op_escape.h"
+#include "op_file.h"
 #include "op_message.h"
 #include "op_util.h"
 #include "pp_annotate.h"
@@ -367,37 +370,43 @@ static void put_missing(struct writer *w, FILE *out, struct src_file const *f)
 	fputc('\n', out);
 }
 
-static int mkdirs(char *path)
+/*
+ * --output-dir: DIR + the source path (less a --base-dirs prefix), opened
+ * beneath DIR (op_open_beneath): the source path comes from the binary's
+ * DWARF, which whoever built it chose, so a '..' in it, or a link in an
+ * existing DIR, must not send root's write elsewhere. A path that would
+ * leave DIR is not written: warned about, *skipped set.
+ */
+static FILE *open_copy(struct writer *w, char const *name, char **path,
+		       bool *skipped)
 {
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			*p = '/';
-			return -1;
-		}
-		*p = '/';
-	}
-	return 0;
-}
-
-/* --output-dir: DIR + the source path (less a --base-dirs prefix). */
-static FILE *open_copy(struct writer *w, char const *name, char **path)
-{
-	char const *rel = name;
+	char const *rel = name, *dir = w->o->output_dir;
 	struct pp_strlist const *bd = w->o->base_dirs;
-	FILE *f;
+	FILE *f = NULL;
+	int fd, rc;
 
 	for (size_t b = 0; bd && b < bd->n; b++)
 		if (!strncmp(name, bd->v[b], strlen(bd->v[b])))
 			rel = name + strlen(bd->v[b]);
-	*path = op_xasprintf("%s/%s", w->o->output_dir,
-			     rel + strspn(rel, "/"));
-	if (mkdirs(*path) || !(f = fopen(*path, "w"))) {
-		op_error_errno("cannot write '%s'", *path);
+	rel += strspn(rel, "/");
+	*path = op_xasprintf("%s/%s", dir, rel);
+	if (op_path_escapes(rel)) {
+		op_warn("source file '%s' not annotated into '%s': its path "
+			"has a '..' component, the copy would be outside it",
+			name, dir);
+		*skipped = true;
 		return NULL;
 	}
+	rc = op_mkdir_p(dir);
+	if (rc) {
+		op_error("cannot create '%s': %s", dir, op_file_strerror(-rc));
+		return NULL;
+	}
+	fd = op_open_beneath(dir, rel, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0 && !(f = fdopen(fd, "w")))
+		close(fd);
+	if (!f)
+		op_error("cannot write '%s': %s", *path, op_file_strerror(errno));
 	return f;
 }
 
@@ -406,14 +415,16 @@ static int put_file(struct writer *w, struct src_file *f)
 	char *src = find_source(w->o, f->name), *copy = NULL;
 	FILE *out = w->out;
 	struct text t;
+	bool skip = false;
 	int rc = 0;
 
 	if (f->nr_funcs > 1)
 		qsort_r(f->funcs, f->nr_funcs, sizeof(*f->funcs), cmp_func_line,
 			(void *)w->a);
-	if (w->o->output_dir && !(out = open_copy(w, f->name, &copy))) {
+	if (w->o->output_dir && !(out = open_copy(w, f->name, &copy, &skip))) {
+		free(copy);
 		free(src);
-		return -1;
+		return skip ? 0 : -1;
 	}
 	put_file_header(w, out, f);
 	if (src && !text_read(&t, src)) {

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 
 #include "op_build_id.h"
 #include "op_escape.h"
+#include "op_file.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_util.h"
@@ -26,31 +26,16 @@ struct archiver {
 	int rc;
 };
 
-static int mkdirs(char const *path)
-{
-	char *p = op_xstrdup(path);
-
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST) {
-			op_error_errno("cannot create '%s'", p);
-			free(p);
-			return -1;
-		}
-		*s = '/';
-	}
-	free(p);
-	return 0;
-}
-
-/* Copy from to DIR/to_rel, keeping its mtime; listed instead with list. */
+/*
+ * Copy from to DIR/to_rel, keeping its mtime; listed instead with list.
+ * Beneath DIR only (op_copy_file_beneath): to_rel comes from the session
+ * and from the binaries (a debug file's path), a '..' in it or a link
+ * planted in an existing DIR must not send root's copy elsewhere.
+ */
 static void put(struct archiver *a, char const *from, char const *to_rel)
 {
 	char *to = op_xasprintf("%s%s%s", a->o->dir, to_rel[0] == '/' ? "" : "/",
 				to_rel);
-	struct stat st;
 	char err[1024];
 
 	if (pp_strlist_has(&a->done, to)) {
@@ -64,17 +49,9 @@ static void put(struct archiver *a, char const *from, char const *to_rel)
 		free(to);
 		return;
 	}
-	if (mkdirs(to)) {
-		a->rc = -1;
-	} else if (op_copy_file(from, to, err, sizeof(err))) {
+	if (op_copy_file_beneath(from, a->o->dir, to_rel, err, sizeof(err))) {
 		op_error("%s", err);
 		a->rc = -1;
-	} else if (!stat(from, &st)) {
-		struct timeval tv[2] = {
-			{ st.st_atime, 0 }, { st.st_mtime, 0 },
-		};
-
-		utimes(to, tv);
 	}
 	free(to);
 }
@@ -208,6 +185,13 @@ int pp_archive(struct pp_filelist const *files,
 	struct stat st;
 
 	bfd_init();
+	if (!o->list) {
+		int rc = op_mkdir_p(o->dir);
+
+		if (rc)
+			return op_error("cannot create '%s': %s", o->dir,
+					op_file_strerror(-rc));
+	}
 	for (size_t i = 0; i < files->n; i++)
 		put_sample_file(&a, files, &files->v[i]);
 	for (size_t i = 0; i < files->nr_cg; i++)

@@ -280,6 +280,13 @@ static char *by_debuglink(struct pp_strlist const *dirs, bfd *abfd,
 
 	if (!name)
 		return NULL;
+	/* a file name, looked for in the places below only */
+	if (!op_debuglink_name_ok(name)) {
+		op_warn("binary '%s': its .gnu_debuglink '%s' is not a plain "
+			"file name: not used", path, name);
+		free(name);
+		return NULL;
+	}
 	here = op_xstrdup(path);
 	*(strrchr(here, '/') ? strrchr(here, '/') : here) = '\0';
 	dir = sampled_dir(path);

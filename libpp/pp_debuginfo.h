@@ -5,7 +5,8 @@
  *
  *   1. by build-id: DIR/.build-id/ab/cdef....debug
  *   2. by .gnu_debuglink NAME (CRC checked): next to the binary,
- *      in its .debug/, and DIR/<the binary's directory>/NAME
+ *      in its .debug/, and DIR/<the binary's directory>/NAME; NAME must
+ *      be a plain file name (a '/' or ".." is warned about, not used)
  *   3. from a debuginfod server when DEBUGINFOD_URLS is set (its cache
  *      first: libdebuginfod keeps one)
  *

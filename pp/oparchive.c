@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "op_config.h"
+#include "op_file.h"
 #include "op_message.h"
 #include "pp_archive.h"
 #include "pp_run.h"
@@ -89,6 +90,13 @@ int main(int argc, char const **argv)
 		usage_error("%s", "say where to: --output-directory=DIR (-o), or --list-files");
 	if (!opts.session_dir)
 		opts.session_dir = op_xstrdup(OP_SESSION_DIR_DEFAULT);
+	/* the session's files go to DIR at their own paths: a '..' would
+	 * put them outside DIR, which nothing is written to */
+	if (opts.output_dir && !opts.list_files &&
+	    op_path_escapes(opts.session_dir))
+		usage_error("--session-dir '%s' has a '..' component: its files "
+			    "would be archived outside '%s'", opts.session_dir,
+			    opts.output_dir);
 	rc = archive(nargs, args);
 	free(opts.output_dir);
 	free(opts.session_dir);

@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "op_child.h"
 #include "op_cpu_type.h"
+#include "op_file.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_session_settings.h"
@@ -143,16 +145,44 @@ static void setup_events(struct operf_options *o)
 		hide_kernel(o);
 }
 
+/*
+ * The default ./oprofile_data is named by no one: in a directory others
+ * can write (/tmp, a user's project seen by root) it may have been planted
+ * there, as a link to a directory of the victim's or as a directory of
+ * theirs. It must be a directory of the caller's own, or not exist.
+ */
+static void check_default_dir(char const *dir)
+{
+	struct stat st;
+
+	if (lstat(dir, &st) < 0) {
+		if (errno != ENOENT)
+			op_die_errno("cannot access session directory '%s'", dir);
+		return;
+	}
+	if (S_ISLNK(st.st_mode))
+		op_die("session directory '%s' is a symbolic link: refusing to "
+		       "follow it (name the directory with --session-dir)", dir);
+	if (st.st_uid != geteuid())
+		op_die("session directory '%s' belongs to uid %ld, not to you: "
+		       "refusing it (name the directory with --session-dir)",
+		       dir, (long)st.st_uid);
+}
+
 static void setup_session(struct operf_options *o)
 {
 	char const *dir = session_dir_arg ? session_dir_arg : OPERF_SESSION_DIR;
 	pid_t daemon;
 
+	if (!session_dir_arg)
+		check_default_dir(dir);
 	if (op_session_create(dir) < 0)
 		exit(1);
 	o->session_dir = realpath(dir, NULL);
 	if (!o->session_dir)
 		op_die_errno("cannot resolve session directory '%s'", dir);
+	/* as oprofiled: below the session directory no link is followed */
+	op_file_set_guard(o->session_dir);
 	daemon = op_session_daemon_pid(o->session_dir);
 	if (daemon)
 		op_die("oprofiled (pid %d) is sampling into '%s': use another --session-dir",
