@@ -197,6 +197,26 @@ static bool cache_ok(char const *hex)
 	return ok;
 }
 
+/*
+ * libdebuginfod remembers a lookup we stopped as a miss (an empty file,
+ * for cache_miss_s): forget it, or raising the limit that stopped it
+ * would find nothing until then.
+ */
+static void forget_miss(char const *hex)
+{
+	char *dir = cache_dir();
+	char *p = op_xasprintf("%s/%s/debuginfo", dir, hex);
+	struct stat st;
+
+	if (!lstat(p, &st) && S_ISREG(st.st_mode) && !st.st_size &&
+	    !unlink(p)) {
+		*strrchr(p, '/') = '\0';
+		rmdir(p);
+	}
+	free(p);
+	free(dir);
+}
+
 /* Why the lookup of hex failed, when it was a limit (rc: its -errno). */
 static void tell_failure(char const *hex, struct fetch const *f, int rc)
 {
@@ -296,6 +316,8 @@ char *pp_debuginfod_fetch(struct pp_build_id const *id)
 	fd = debuginfod_find_debuginfo(c, id->v, (int)id->len, &path);
 	debuginfod_end(c);
 	if (fd < 0) {
+		if (f.over != OVER_NONE)
+			forget_miss(hex);
 		tell_failure(hex, &f, fd);
 		free(path);
 		return NULL;

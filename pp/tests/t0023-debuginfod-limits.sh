@@ -117,6 +117,8 @@ bg=$!
 dind hang 8101 40 DEBUGINFOD_TIMEOUT=2
 ended hang 8
 says hang "$nb: less than 100 KiB in 2 s \(DEBUGINFOD_TIMEOUT\); debuginfod is not asked again"
+test_expect "hang: not remembered as a miss (a longer limit asks again)" \
+	[ ! -e "c.hang/$id/debuginfo" ]
 
 # one time limit hit, the next image's lookup does not wait again
 ARGS=-l dind hang_two 8101 40 DEBUGINFOD_TIMEOUT=2
@@ -131,6 +133,8 @@ ended trickle 8
 says trickle "$nb: less than 100 KiB in 2 s \(DEBUGINFOD_TIMEOUT\)"
 dind trickle_maxtime 8102 40 DEBUGINFOD_TIMEOUT=0 DEBUGINFOD_MAXTIME=3
 ended trickle_maxtime 9
+test_expect "trickle_maxtime: not remembered as a miss" \
+	[ ! -e "c.trickle_maxtime/$id/debuginfo" ]
 says trickle_maxtime "$nb: not complete in 3 s \(DEBUGINFOD_MAXTIME\)"
 
 # (c) 300 MB without a length, DEBUGINFOD_MAXSIZE=1000000: stopped soon
