@@ -8,6 +8,7 @@ Each PORT answers every connection by MODE:
   trickle  a 200 answer announcing 1 MB, then 20 bytes every 0.1 s
   big      300 MB of zeros without a length, until the connection closes
   biglen   the same with Content-Length: 300000000
+  headers  a 200 answer whose X-DEBUGINFOD- headers never end
   file     the bytes of FILE with their length (not ELF, another build...)
 Bodies are streamed, never held. Each connection appends the bytes of
 body it got into the kernel to DIR/sent.PORT; DIR/ready appears once
@@ -44,6 +45,12 @@ def answer(conn, mode, path, sent):
             conn.sendall(b'x' * 20)
             sent[0] += 20
             time.sleep(0.1)
+    if mode == 'headers':
+        conn.sendall(b'HTTP/1.1 200 OK\r\n')
+        line = b'X-DEBUGINFOD-JUNK: ' + b'j' * 1000 + b'\r\n'
+        while True:
+            conn.sendall(line * 64)
+            sent[0] += len(line) * 64
     if mode in ('big', 'biglen'):
         head = 'HTTP/1.0 200 OK\r\nConnection: close\r\n'
         if mode == 'biglen':

@@ -1,12 +1,12 @@
 #!/bin/sh
 # debuginfod servers that misbehave (dind_hostile.py: one that accepts and
-# never answers, one that trickles, 300 MB answers, answers that are not
-# the wanted debug file) and a debuginfod cache with FIFOs and symbolic
-# links in it: opreport -l ends within the limits (DEBUGINFOD_TIMEOUT,
-# DEBUGINFOD_MAXTIME, DEBUGINFOD_MAXSIZE, set or by default), writes no
-# more than the size limit, names what it refused, leaves no bad download
-# in the cache and writes nowhere else, and its report still has the
-# binary's own symbols.
+# never answers, one that trickles, 300 MB answers, endless headers,
+# answers that are not the wanted debug file) and a debuginfod cache with
+# FIFOs and symbolic links in it: opreport -l ends within the limits
+# (DEBUGINFOD_TIMEOUT, DEBUGINFOD_MAXTIME, DEBUGINFOD_MAXSIZE, set or by
+# default), writes no more than the size limit (and one burst of reads),
+# names what it refused, leaves no bad download in the cache and writes
+# nowhere else, and its report still has the binary's own symbols.
 #
 # Every opreport runs under timeout -s KILL and prlimit --fsize, so a
 # hang or an unbounded download fails the test instead of hanging it.
@@ -59,7 +59,8 @@ mkdir srv out
 timeout 300 python3 "$SRCDIR/tests/dind_hostile.py" "$tmp/srv" \
 	8101=hang 8102=trickle 8103=big 8104=biglen 8105=file:garbage.answer \
 	8106=file:other.debug 8107=file:truncated.debug \
-	8108=file:noid.debug 8109=file:good.debug >srv/log 2>&1 &
+	8108=file:noid.debug 8109=file:good.debug 8110=headers \
+	>srv/log 2>&1 &
 srv=$!
 test_cleanup_hook() { kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null; }
 wait_for test -e srv/ready || { cat srv/log; bail "the servers did not start"; }
@@ -156,6 +157,11 @@ FSIZE=$((272 * MIB)) dind big_default 8103 60
 ended big_default 40
 says big_default "$nb: larger than 268435456 bytes \(DEBUGINFOD_MAXSIZE\)"
 no_cached big_default
+
+# headers without end: libcurl stops them (300 KiB), nothing is kept
+dind headers 8110 40
+ended headers 10
+no_cached headers
 
 # (d) answers that are not the debug file: named, not used, removed
 for c in garbage:8105:'file format not recognized' \
