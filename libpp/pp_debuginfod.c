@@ -223,10 +223,16 @@ static void tell_failure(char const *hex, struct fetch const *f, int rc)
 	struct limits const *l = f->lim;
 	char const *more = "; debuginfod is not asked again in this run";
 
-	if (f->over == OVER_MAXSIZE || rc == -EFBIG) {
+	if (f->over == OVER_MAXSIZE) {
 		op_warn("cannot fetch the debug file of build-id %s from "
 			"debuginfod: larger than %ld bytes (DEBUGINFOD_MAXSIZE)",
 			hex, l->maxsize);
+		return;
+	}
+	/* libdebuginfod's own check of a Content-Length, or a server's 406 */
+	if (rc == -EFBIG) {
+		op_warn("cannot fetch the debug file of build-id %s from "
+			"debuginfod: too large (DEBUGINFOD_MAXSIZE)", hex);
 		return;
 	}
 	if (f->over == OVER_MAXTIME)
