@@ -5,6 +5,7 @@
 
 Each PORT answers every connection by MODE:
   hang     accept, never read, never answer
+  syn      never accept, with a full queue: a connect that never ends
   trickle  a 200 answer announcing 1 MB, then 20 bytes every 0.1 s
   big      300 MB of zeros without a length, until the connection closes
   biglen   the same with Content-Length: 300000000
@@ -85,6 +86,22 @@ def listen(port, mode, path, logdir):
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     s.bind(('127.0.0.1', port))
+    if mode == 'syn':
+        # a backlog of 0 holds one connection: fill it, SYNs then go
+        # unanswered
+        s.listen(0)
+        held = []
+        for _ in range(2):
+            c = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            c.setblocking(False)
+            c.connect_ex(('127.0.0.1', port))
+            held.append(c)
+        time.sleep(0.5)
+
+        def hold():
+            while held and s:
+                time.sleep(3600)
+        return hold
     s.listen(16)
 
     def loop():

@@ -1,8 +1,9 @@
 #!/bin/sh
-# debuginfod servers that misbehave (dind_hostile.py: one that accepts and
-# never answers, one that trickles, 300 MB answers, endless headers,
-# answers that are not the wanted debug file) and a debuginfod cache with
-# FIFOs and symbolic links in it: opreport -l ends within the limits
+# debuginfod servers that misbehave (dind_hostile.py: one that never lets
+# a connection complete, one that accepts and never answers, one that
+# trickles, 300 MB answers, endless headers, answers that are not the
+# wanted debug file) and a debuginfod cache with FIFOs and symbolic
+# links in it: opreport -l ends within the limits
 # (DEBUGINFOD_TIMEOUT, DEBUGINFOD_MAXTIME, DEBUGINFOD_MAXSIZE, set or by
 # default), writes no more than the size limit (and one burst of reads),
 # names what it refused, leaves no bad download in the cache and writes
@@ -59,7 +60,7 @@ mkdir srv out
 timeout 300 python3 "$SRCDIR/tests/dind_hostile.py" "$tmp/srv" \
 	8101=hang 8102=trickle 8103=big 8104=biglen 8105=file:garbage.answer \
 	8106=file:other.debug 8107=file:truncated.debug \
-	8108=file:noid.debug 8109=file:good.debug 8110=headers \
+	8108=file:noid.debug 8109=file:good.debug 8110=headers 8111=syn \
 	>srv/log 2>&1 &
 srv=$!
 test_cleanup_hook() { kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null; }
@@ -120,6 +121,11 @@ ended hang 8
 says hang "$nb: less than 100 KiB in 2 s \(DEBUGINFOD_TIMEOUT\); debuginfod is not asked again"
 test_expect "hang: not remembered as a miss (a longer limit asks again)" \
 	[ ! -e "c.hang/$id/debuginfo" ]
+
+# a connect that never ends (SYNs unanswered), DEBUGINFOD_TIMEOUT=2
+dind syn 8111 40 DEBUGINFOD_TIMEOUT=2
+ended syn 8
+says syn "$nb: less than 100 KiB in 2 s \(DEBUGINFOD_TIMEOUT\)"
 
 # one time limit hit, the next image's lookup does not wait again
 ARGS=-l dind hang_two 8101 40 DEBUGINFOD_TIMEOUT=2
