@@ -155,16 +155,24 @@ static char const *kind_name(mode_t mode)
 	}
 }
 
-/* path, when it exists, is of type want (S_IFREG, S_IFDIR); else warned */
+/*
+ * path, when it exists, is of type want (S_IFREG, S_IFDIR); else warned.
+ * hex: the build-id it is for; NULL: every lookup uses it.
+ */
 static bool entry_ok(char const *path, mode_t want, char const *hex)
 {
 	struct stat st;
 
 	if (lstat(path, &st) || (st.st_mode & S_IFMT) == want)
 		return true;
-	op_warn("debuginfod cache entry '%s' is %s, not %s: debuginfod not "
-		"asked for build-id %s", path, kind_name(st.st_mode),
-		kind_name(want), hex);
+	if (hex)
+		op_warn("debuginfod cache entry '%s' is %s, not %s: debuginfod "
+			"not asked for build-id %s", path, kind_name(st.st_mode),
+			kind_name(want), hex);
+	else
+		op_warn("debuginfod cache entry '%s' is %s, not %s: debuginfod "
+			"not asked in this run", path, kind_name(st.st_mode),
+			kind_name(want));
 	op_hint("remove it, or set DEBUGINFOD_CACHE_PATH to another directory");
 	return false;
 }
@@ -180,7 +188,8 @@ static bool cache_ok(char const *hex)
 
 	for (size_t i = 0; i < OP_ARRAY_SIZE(control) && ok; i++) {
 		p = op_xasprintf("%s/%s", dir, control[i]);
-		ok = entry_ok(p, S_IFREG, hex);
+		ok = entry_ok(p, S_IFREG, NULL);
+		given_up = !ok;
 		free(p);
 	}
 	if (ok) {

@@ -215,7 +215,7 @@ test_expect "flink: the link's target untouched" \
 	[ "$(cat secret)" = secret ]
 dind ctl 8109 20
 ended ctl 10
-says ctl "debuginfod cache entry '$tmp/c.ctl/cache_clean_interval_s' is a symbolic link, not a regular file"
+says ctl "debuginfod cache entry '$tmp/c.ctl/cache_clean_interval_s' is a symbolic link, not a regular file: debuginfod not asked in this run"
 test_expect "ctl: nothing created where the link points" [ ! -e victim ]
 
 # A FIFO in place of a local debug file: named, no hang.
