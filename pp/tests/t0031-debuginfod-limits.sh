@@ -13,13 +13,13 @@
 # hang or an unbounded download fails the test instead of hanging it.
 # The servers listen on loopback in a network namespace of the test's
 # own (unshare -n), as t0012's debuginfod does.
-if [ -z "${PP_T0023_NETNS:-}" ] && [ "$(id -u)" = 0 ] &&
+if [ -z "${PP_T0031_NETNS:-}" ] && [ "$(id -u)" = 0 ] &&
 	command -v ip >/dev/null && unshare -n true 2>/dev/null; then
-	PP_T0023_NETNS=1 exec unshare -n sh "$0" "$@"
+	PP_T0031_NETNS=1 exec unshare -n sh "$0" "$@"
 fi
 . "$SRCDIR/tests/lib.sh"
 
-[ -n "${PP_T0023_NETNS:-}" ] ||
+[ -n "${PP_T0031_NETNS:-}" ] ||
 	skip "needs root, ip and unshare -n (a network namespace of its own)"
 command -v python3 >/dev/null || skip "needs python3"
 command -v prlimit >/dev/null || skip "needs prlimit (util-linux)"
