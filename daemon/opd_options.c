@@ -33,7 +33,8 @@ static char *record_arg;
 static char *replay_arg;
 static int no_vmlinux_arg;
 static int no_daemon_arg;
-static int buffer_pages_arg = -1;	/* -1: not given, the source's default */
+static char *buffer_pages_arg;		/* NULL: not given, the source's default */
+static unsigned buffer_pages;		/* checked; 0: the source's default */
 static int max_open_files_arg;
 static int verbose_arg;
 static int version_arg;
@@ -46,6 +47,7 @@ static int foreground_arg;
 static char *rotate_arg;
 static char *keep_arg;
 static char *keep_size_arg;
+static unsigned events_line;	/* events from the settings file: its line */
 
 /* A bad command line: the error, a hint, exit 2. */
 #define usage_error(...) \
@@ -116,7 +118,8 @@ static unsigned apply_separate09(unsigned bits)
 }
 
 /* --- end of OProfile 0.9's daemon options --- */
-static int stack_size_arg = -1;	/* -1: not given, the source's default */
+static char *stack_size_arg;		/* NULL: not given, the source's default */
+static int stack_size = -1;		/* checked; -1: the source's default */
 
 static struct poptOption const options[] = {
 	{ "session-dir", 0, POPT_ARG_STRING, &session_dir_arg, 0,
@@ -154,7 +157,7 @@ static struct poptOption const options[] = {
 	  "also write the raw stream words to FILE", "FILE" },
 	{ "replay", 0, POPT_ARG_STRING, &replay_arg, 0,
 	  "process a recorded stream file instead of sampling, then exit", "FILE" },
-	{ "buffer-pages", 0, POPT_ARG_INT, &buffer_pages_arg, 0,
+	{ "buffer-pages", 0, POPT_ARG_STRING, &buffer_pages_arg, 0,
 	  "ring buffer size per cpu, in pages (a power of two)", "N" },
 	{ "max-open-files", 0, POPT_ARG_INT, &max_open_files_arg, 0,
 	  "sample files kept open at once", "N" },
@@ -163,7 +166,7 @@ static struct poptOption const options[] = {
 	{ "flush-interval", 0, POPT_ARG_INT, &flush_interval_arg, 0,
 	  "milliseconds samples may wait in memory before they reach the "
 	  "sample files: what a kill -9 can lose (default 500)", "MS" },
-	{ "stack-size", 0, POPT_ARG_INT, &stack_size_arg, 0,
+	{ "stack-size", 0, POPT_ARG_STRING, &stack_size_arg, 0,
 	  "with --callgraph: bytes of user stack copied per sample and unwound "
 	  "with the binaries' CFI (default 16384; 0: frame pointers only)",
 	  "BYTES" },
@@ -187,9 +190,10 @@ static struct poptOption const options[] = {
 static void parse_argv(poptContext ctx)
 {
 	int rc = poptGetNextOpt(ctx);
+	char err[512];
 
 	if (rc < -1)
-		usage_error("%s", poptStrerror(rc));
+		usage_error("%s: %s", poptBadOption(ctx, 0), poptStrerror(rc));
 	if (poptPeekArg(ctx))
 		usage_error("unexpected argument '%s'", poptPeekArg(ctx));
 	refuse_xen();
@@ -199,10 +203,14 @@ static void parse_argv(poptContext ctx)
 		usage_error("--vmlinux and --no-vmlinux exclude each other");
 	if (replay_arg && record_arg)
 		usage_error("--replay and --record-stream exclude each other");
-	if (buffer_pages_arg != -1 &&
-	    (buffer_pages_arg <= 0 || (buffer_pages_arg & (buffer_pages_arg - 1))))
-		usage_error("--buffer-pages=%d: must be a power of two (1, 2, 4, ...)",
-			    buffer_pages_arg);
+	if (buffer_pages_arg &&
+	    op_settings_ring_pages("--buffer-pages", buffer_pages_arg,
+				   &buffer_pages, err, sizeof(err)) < 0)
+		usage_error("%s", err);
+	if (stack_size_arg &&
+	    op_settings_stack_size("--stack-size", stack_size_arg, &stack_size,
+				   err, sizeof(err)) < 0)
+		usage_error("%s", err);
 	if (max_open_files_arg < 0)
 		usage_error("--max-open-files must not be negative");
 	if (sync_interval_arg < 1)
@@ -252,6 +260,8 @@ static void apply_config(struct opd_options *o)
 	if (op_settings_config_read(conf) < 0)
 		exit(1);
 	o->rotation_cmdline = rotate_arg || keep_arg || keep_size_arg;
+	if (!events_arg)
+		events_line = op_kv_line(conf, "events");
 	session_dir_arg = setting(session_dir_arg, conf, "session_dir");
 	events_arg = setting(events_arg, conf, "events");
 	separate_arg = setting(separate_arg, conf, "separate");
@@ -345,12 +355,12 @@ static void setup_config(struct opd_options *o, struct opd_config *cfg)
 	    op_settings_callgraph(callgraph_arg, &o->callgraph, err, sizeof(err)) < 0)
 		op_die("%s", err);
 	if (op_settings_events(events_arg, cpu, o->callgraph, &ev, err,
-			       sizeof(err)) < 0)
+			       sizeof(err)) < 0) {
+		if (events_line)	/* the settings file's */
+			op_die("%s:%u: %s", op_settings_config_path(), events_line, err);
 		op_die("%s", err);
-	if (stack_size_arg < -1 || stack_size_arg > 65528)
-		op_die("invalid --stack-size %d: use 0 (frame pointers only) to "
-		       "65528 bytes", stack_size_arg);
-	o->stack_size = stack_size_arg;
+	}
+	o->stack_size = stack_size;
 	opd_config_events(cfg, &ev);
 	snprintf(o->events_text, sizeof(o->events_text), "%s", ev.text);
 	if (op_settings_separate(separate_arg ? separate_arg : "none",
@@ -387,7 +397,7 @@ void opd_options_parse(struct opd_options *o, struct opd_config *cfg,
 	o->paused = paused_arg;
 	o->foreground = foreground_arg;
 	o->no_daemon = no_daemon_arg || foreground_arg || replay_arg;
-	o->buffer_pages = buffer_pages_arg < 0 ? 0 : (unsigned)buffer_pages_arg;
+	o->buffer_pages = buffer_pages;
 	o->verbose = verbose_arg;
 	o->sync_interval = sync_interval_arg;
 	o->flush_interval_ms = flush_interval_arg;

@@ -26,7 +26,8 @@ static time_t next_boundary(time_t t, uint64_t interval)
 
 void opd_rotation_start(struct opd_rotation *r, uint64_t interval, time_t now)
 {
-	char text[32];
+	char text[32], next[32];
+	struct tm tm;
 
 	r->interval = interval;
 	if (!interval)
@@ -35,8 +36,11 @@ void opd_rotation_start(struct opd_rotation *r, uint64_t interval, time_t now)
 		r->period_start = now;
 	r->next = next_boundary(now, interval);
 	op_settings_duration_text(interval, text, sizeof(text));
-	op_info("sessions rotate every %s (names in UTC), next at %lld", text,
-		(long long)r->next);
+	if (!gmtime_r(&r->next, &tm) ||
+	    !strftime(next, sizeof(next), "%Y-%m-%d %H:%M:%S UTC", &tm))
+		snprintf(next, sizeof(next), "%lld", (long long)r->next);
+	op_info("sessions rotate every %s (names in UTC), next at %s", text,
+		next);
 }
 
 time_t opd_rotation_due(struct opd_rotation *r, time_t now)
@@ -93,19 +97,9 @@ void opd_rotation_name(struct opd_rotation const *r, char const *session_dir,
 
 void opd_rotation_mark_end(char const *session_dir, char const *name, time_t end)
 {
-	char *dir = op_session_samples(session_dir, name);
-	char *path = op_session_path(dir, OP_SESSION_CONF);
-	struct op_kv kv;
-	char buf[32];
-
-	if (op_kv_read(&kv, path) == 0) {
-		snprintf(buf, sizeof(buf), "%lld", (long long)end);
-		op_kv_set(&kv, "end_time", buf);
-		op_kv_write(&kv, path);
-		op_kv_free(&kv);
-	}
-	free(path);
-	free(dir);
+	if (op_rotate_mark(session_dir, name, end) < 0)
+		op_warn("cannot mark session '%s' as rotated: retention will keep it",
+			name);
 }
 
 /* Whether a session directory holds sample trees. */
@@ -135,9 +129,12 @@ void opd_rotation_leftover(char const *session_dir)
 		start = op_kv_get(&kv, "start_time");
 		t = start ? (time_t)strtoll(start, NULL, 10) : 0;
 		unique_name(t > 0 ? t : time(NULL), 1, session_dir, name, sizeof(name));
-		if (op_session_save(session_dir, name, err, sizeof(err)) == 0)
+		if (op_session_save(session_dir, name, err, sizeof(err)) == 0) {
 			op_info("the live session held samples of an earlier run: saved as '%s'",
 				name);
+			/* a period of a rotating run: retention's to remove */
+			opd_rotation_mark_end(session_dir, name, 0);
+		}
 		op_kv_free(&kv);
 	}
 	free(conf);

@@ -41,8 +41,8 @@ int opd_rotation_timeout(struct opd_rotation const *r, time_t now);
 void opd_rotation_name(struct opd_rotation const *r, char const *session_dir,
 		       char *name, size_t size);
 
-/* Record end (seconds since the epoch) as end_time in session name's
- * session.conf. */
+/* Mark session name as rotated (op_rotate_mark), end (seconds since the
+ * epoch; 0: unknown) its end_time; a failure is a warning. */
 void opd_rotation_mark_end(char const *session_dir, char const *name, time_t end);
 
 /*

@@ -119,13 +119,13 @@ static int perf_flush(struct opd_source *src, uint64_t until_ns)
 /* The producer's own counters, for the log. */
 static void perf_log_stats(struct perf_source_stats const *st)
 {
-	fprintf(stderr, "perf source: %llu records in %llu rounds, %llu samples "
+	op_info("perf source: %llu records in %llu rounds, %llu samples "
 		"(%llu kernel, %llu user), %llu mmaps, %llu forks, %llu exits, "
 		"%llu processes seeded, %llu exited by a look after lost "
 		"records, %llu maps re-read (%llu resolved the "
 		"pc, %llu gone), %llu throttles, %llu bad records, "
 		"at most %llu records pending, %llu cookies forgotten "
-		"(%llu held at the last sweep)\n",
+		"(%llu held at the last sweep)",
 		(unsigned long long)st->records, (unsigned long long)st->rounds,
 		(unsigned long long)st->samples,
 		(unsigned long long)st->kernel_samples,

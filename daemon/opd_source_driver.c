@@ -217,7 +217,7 @@ static void driver_close(struct opd_source *src)
 
 		read_file("stats/sample_received", &recv);
 		read_file("stats/sample_emitted", &emitted);
-		fprintf(stderr, "driver source: %lu samples taken, %lu written to the stream\n",
+		op_info("driver source: %lu samples taken, %lu written to the stream",
 			recv, emitted);
 	}
 	close(p->fd);

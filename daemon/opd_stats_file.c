@@ -257,7 +257,8 @@ void opd_stats_log(struct opd_stats const *st, int all)
 	for (f = opd_stat_fields; f->name; f++) {
 		uint64_t v = field_value(st, f);
 
+		/* a message each, so every log line has its prefix and time */
 		if (v || all)
-			fprintf(stderr, "%s %" PRIu64 "\n", f->name, v);
+			op_info("statistic %s %" PRIu64, f->name, v);
 	}
 }

@@ -1,9 +1,12 @@
 /* Reading a perf mmap ring into the pending queue; see perf_ring.h. */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "perf_ring.h"
@@ -29,6 +32,51 @@ int perf_ring_map(struct perf_ring *r, int fd, int cpu, uint32_t index,
 	r->data = (unsigned char *)r->base + page;
 	r->size = (uint64_t)pages * page;
 	return 0;
+}
+
+/* Whether this process holds CAP_IPC_LOCK (bit 14 of CapEff). */
+static bool can_lock_memory(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	unsigned long long caps = 0;
+	bool found = false;
+
+	if (!f)
+		return geteuid() == 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "CapEff: %llx", &caps) == 1;
+	fclose(f);
+	return found ? (caps >> 14) & 1 : geteuid() == 0;
+}
+
+unsigned long perf_ring_lockable_pages(unsigned nr_online_cpus)
+{
+	unsigned long page = (unsigned long)sysconf(_SC_PAGESIZE), kb = 0;
+	FILE *f;
+	struct rlimit rl;
+
+	if (can_lock_memory() || getrlimit(RLIMIT_MEMLOCK, &rl) ||
+	    rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
+	if (f) {
+		if (fscanf(f, "%lu", &kb) != 1)
+			kb = 0;
+		fclose(f);
+	}
+	return kb * 1024 / page * nr_online_cpus + rl.rlim_cur / page;
+}
+
+unsigned perf_ring_fit(unsigned want, unsigned nr, unsigned long lockable)
+{
+	unsigned pages = want;
+
+	if (!lockable || !nr)
+		return want;
+	while (pages && (unsigned long)nr * (pages + 1ul) > lockable)
+		pages /= 2;
+	return pages;
 }
 
 void perf_ring_unmap(struct perf_ring *r)

@@ -46,6 +46,22 @@ int perf_ring_map(struct perf_ring *r, int fd, int cpu, uint32_t index,
 		  unsigned pages);
 void perf_ring_unmap(struct perf_ring *r);
 
+/*
+ * The locked memory a user without CAP_IPC_LOCK may give perf rings, in
+ * pages: kernel.perf_event_mlock_kb per online cpu (the kernel counts it
+ * per user) plus RLIMIT_MEMLOCK (counted per process). 0: no limit (root,
+ * or an unlimited ulimit -l).
+ */
+unsigned long perf_ring_lockable_pages(unsigned nr_online_cpus);
+
+/*
+ * The ring size to map nr rings of want data pages within lockable pages
+ * (0: no limit): want, or the largest power of two below it whose rings
+ * fit, each costing its data pages + 1 as the kernel counts them; 0 when
+ * not even one page does. perf record sizes its rings the same way.
+ */
+unsigned perf_ring_fit(unsigned want, unsigned nr, unsigned long lockable);
+
 /* Copy len bytes at ring position pos to dst, wrapping at the end. */
 void perf_ring_read(struct perf_ring const *r, uint64_t pos, void *dst,
 		    size_t len);

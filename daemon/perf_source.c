@@ -169,6 +169,26 @@ static int compare_ids(void const *a, void const *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/*
+ * The default ring size shrunk to the locked memory this user may give
+ * the rings (perf_event_mlock_kb, ulimit -l): unprivileged operf -g wants
+ * 2048 pages a cpu, which no default limit allows. Said once, with the
+ * limits, since a smaller ring loses samples sooner when busy.
+ */
+static void fit_rings(struct perf_source *ps)
+{
+	unsigned long lockable = perf_ring_lockable_pages(ps->nr_cpus);
+	unsigned fit = perf_ring_fit(ps->ring_pages, ps->nr_cpus, lockable);
+
+	if (fit == ps->ring_pages || !fit)
+		return;
+	op_warn("perf rings of %u pages a cpu instead of %u: the locked memory "
+		"this user may give them is %lu pages (kernel.perf_event_mlock_kb "
+		"per cpu and ulimit -l); raise either, or run as root, to lose "
+		"fewer samples when busy", fit, ps->ring_pages, lockable);
+	ps->ring_pages = fit;
+}
+
 /* Map the ring of cpu index ci's first event: the others write into it. */
 static int map_ring(struct perf_source *ps, unsigned ci)
 {
@@ -176,6 +196,13 @@ static int map_ring(struct perf_source *ps, unsigned ci)
 	int err = perf_ring_map(&ps->rings[ci], lead, ps->cpus[ci], ci,
 				ps->ring_pages);
 
+	if (err == -EPERM)
+		return op_error("cannot map the perf ring of cpu %d (%u pages): %s "
+				"(more than kernel.perf_event_mlock_kb and ulimit -l "
+				"allow this user: %lu pages in all)",
+				ps->cpus[ci], ps->ring_pages, strerror(-err),
+				perf_ring_lockable_pages(ps->nr_cpus)),
+		       err;
 	if (err)
 		return op_error("cannot map the perf ring of cpu %d (%u pages): %s",
 				ps->cpus[ci], ps->ring_pages, strerror(-err)),
@@ -339,6 +366,8 @@ int perf_source_open(struct perf_source **out,
 		return n;
 	}
 	ps->nr_cpus = (unsigned)n;
+	if (!cfg->ring_pages)
+		fit_rings(ps);
 	nr_fds = ps->nr_cpus * ps->nr_targets * ps->nr_events;
 	ps->fds = op_xmalloc(nr_fds * sizeof(*ps->fds));
 	memset(ps->fds, -1, nr_fds * sizeof(*ps->fds));
@@ -567,8 +596,8 @@ void perf_source_close(struct perf_source *ps)
 			close(ps->fds[i]);
 	rq_free(&ps->q);
 	if (ps->time_unwind && ps->unwind_samples)
-		fprintf(stderr, "backtraces: %llu samples, %.0f ns per sample, "
-			"%.1f stream words/2 per sample (%s)\n",
+		op_info("backtraces: %llu samples, %.0f ns per sample, "
+			"%.1f stream words/2 per sample (%s)",
 			(unsigned long long)ps->unwind_samples,
 			(double)ps->unwind_ns / ps->unwind_samples,
 			(double)ps->unwind_frames / ps->unwind_samples,
@@ -576,9 +605,9 @@ void perf_source_close(struct perf_source *ps)
 	if (ps->unw && ps->time_unwind) {
 		struct unwind_stats const *u = unwind_cache_stats(ps->unw);
 
-		fprintf(stderr, "unwind: %llu binaries (%llu without CFI, %llu failed reads), %llu steps (%llu by a compiled rule); "
+		op_info("unwind: %llu binaries (%llu without CFI, %llu failed reads), %llu steps (%llu by a compiled rule); "
 			"root stacks by bytes needed <=1K %llu 2K %llu 4K %llu 8K %llu "
-			"16K %llu 32K %llu 64K %llu\n",
+			"16K %llu 32K %llu 64K %llu",
 			(unsigned long long)u->binaries, (unsigned long long)u->no_cfi,
 			(unsigned long long)u->unreadable,
 			(unsigned long long)u->frames, (unsigned long long)u->rule_hits,

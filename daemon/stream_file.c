@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_file.h"
 #include "op_message.h"
 #include "opd_trans.h"
 #include "stream_file.h"
@@ -18,9 +19,10 @@ int stream_writer_open(struct stream_writer *sw, char const *path)
 
 	memcpy(h.magic, STREAM_FILE_MAGIC, sizeof(h.magic));
 	sw->words = 0;
-	sw->f = fopen(path, "we");
+	sw->f = op_fopen_output(path);
 	if (!sw->f)
-		return op_error_errno("cannot create stream file '%s'", path);
+		return op_error("cannot create stream file '%s': %s", path,
+				op_file_strerror(errno));
 	sw->path = op_xstrdup(path);
 	if (fwrite(&h, sizeof(h), 1, sw->f) != 1) {
 		op_error_errno("cannot write stream file '%s'", path);

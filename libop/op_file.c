@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdio.h>
@@ -86,7 +87,224 @@ char const *op_file_strerror(int err)
 {
 	if (err == ELOOP)
 		return "refusing to follow a symbolic link";
+	if (err == EXDEV)
+		return "refusing a path that leaves its directory";
+	if (err == OP_ENOTREG)
+		return "not a regular file";
 	return strerror(err);
+}
+
+/* fd if it is a regular file, switched back to blocking reads; else
+ * closed, and -1 with errno OP_ENOTREG (or fstat's). */
+static int keep_regular(int fd, int flags)
+{
+	struct stat st;
+	int err;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		err = S_ISREG(st.st_mode) ? errno : OP_ENOTREG;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	if (!(flags & O_NONBLOCK))
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+int op_open_regular(char const *path, int flags)
+{
+	int all = flags | O_NONBLOCK | O_CLOEXEC, fd;
+
+	if (below_guard(path))
+		fd = op_open_safe(path, all, 0);
+	else
+		fd = open(path, all);
+	return keep_regular(fd, flags);
+}
+
+FILE *op_fopen_regular(char const *path)
+{
+	int fd = op_open_regular(path, O_RDONLY), err;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "re");
+	if (!f) {
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	return f;
+}
+
+int op_open_output(char const *path, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+		      O_CLOEXEC, mode), err;
+	struct stat st;
+
+	if (fd < 0) {
+		if (errno == ENXIO)	/* a FIFO with no reader */
+			errno = OP_ENOTREG;
+		return -1;
+	}
+	if (fstat(fd, &st) || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)) ||
+	    (S_ISREG(st.st_mode) && ftruncate(fd, 0))) {
+		err = S_ISREG(st.st_mode) || S_ISCHR(st.st_mode) ? errno : OP_ENOTREG;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+FILE *op_fopen_output(char const *path)
+{
+	int fd = op_open_output(path, 0644), err;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "we");
+	if (!f) {
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	return f;
+}
+
+bool op_path_escapes(char const *rel)
+{
+	char const *p = rel;
+
+	while (*p) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return true;
+		p += n;
+		p += strspn(p, "/");
+	}
+	return false;
+}
+
+/*
+ * Walk rel from the directory fd dfd one component at a time, opening
+ * each with O_NOFOLLOW: a link anywhere fails with ELOOP, ".." with
+ * EXDEV. With make_dirs, missing directories are created on the way.
+ * The last component is opened with flags (a regular file only), or with
+ * last_dir as a directory (its O_PATH fd returned). Consumes dfd.
+ */
+static int walk_beneath(int dfd, char const *rel, int flags, mode_t mode,
+			bool make_dirs, bool last_dir)
+{
+	char name[NAME_MAX + 1];
+	char const *p = rel + strspn(rel, "/");
+	int fd, err;
+
+	for (;;) {
+		size_t n = strcspn(p, "/");
+		char const *next = p + n + strspn(p + n, "/");
+		bool last = !*next;
+
+		if (n > NAME_MAX) {
+			err = ENAMETOOLONG;
+			goto fail;
+		}
+		memcpy(name, p, n);
+		name[n] = '\0';
+		if (!strcmp(name, "..")) {
+			err = EXDEV;
+			goto fail;
+		}
+		if (n == 0 || !strcmp(name, ".")) {
+			if (!last) {
+				p = next;
+				continue;
+			}
+			if (!last_dir) {
+				err = EISDIR;
+				goto fail;
+			}
+			return dfd;
+		}
+		if (last && !last_dir) {
+			/* O_NONBLOCK: a FIFO must not stall the open (ENXIO
+			 * when written with no reader) */
+			fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC |
+				    O_NONBLOCK, mode);
+			err = errno == ENXIO ? OP_ENOTREG : errno;
+			close(dfd);
+			if (fd < 0) {
+				errno = err;
+				return -1;
+			}
+			return keep_regular(fd, flags);
+		}
+		if (make_dirs && mkdirat(dfd, name, 0755) && errno != EEXIST) {
+			err = errno;
+			goto fail;
+		}
+		fd = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			err = errno == ENOTDIR ? ELOOP : errno;
+			/* O_PATH|O_NOFOLLOW opens a link itself: ENOTDIR above */
+			if (errno == ENOTDIR) {
+				struct stat st;
+
+				if (!fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) &&
+				    !S_ISLNK(st.st_mode))
+					err = ENOTDIR;
+			}
+			goto fail;
+		}
+		close(dfd);
+		dfd = fd;
+		if (last)
+			return dfd;
+		p = next;
+	}
+fail:
+	close(dfd);
+	errno = err;
+	return -1;
+}
+
+int op_open_beneath(char const *dir, char const *rel, int flags, mode_t mode)
+{
+	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (dfd < 0)
+		return -1;
+	if (op_path_escapes(rel)) {
+		close(dfd);
+		errno = EXDEV;
+		return -1;
+	}
+	return walk_beneath(dfd, rel, flags, mode, flags & O_CREAT, false);
+}
+
+int op_mkdir_beneath(char const *dir, char const *rel)
+{
+	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (dfd < 0)
+		return -errno;
+	if (op_path_escapes(rel)) {
+		close(dfd);
+		return -EXDEV;
+	}
+	dfd = walk_beneath(dfd, rel, 0, 0, true, true);
+	if (dfd < 0)
+		return -errno;
+	close(dfd);
+	return 0;
 }
 
 /* A component of a path below the guard must not be a symbolic link. */

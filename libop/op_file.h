@@ -2,7 +2,10 @@
 #ifndef OP_FILE_H
 #define OP_FILE_H
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /*
@@ -40,7 +43,62 @@ int op_open_safe(char const *path, int flags, mode_t mode);
  */
 void op_file_set_fd_release(void (*release)(void *arg), void *arg);
 
-/* strerror(err), but ELOOP says what it means here. */
+/*
+ * Reading a file whose path input can influence (a session's files, an
+ * archive, a binary or its debug file, a settings file): only a regular
+ * file is ever read. The open itself cannot block (O_NONBLOCK: a FIFO
+ * with no writer, a tape or a terminal would stall it), and anything but
+ * a regular file is refused with errno OP_ENOTREG, which
+ * op_file_strerror names "not a regular file". Below the guard directory
+ * no symbolic link is followed (as op_open_safe); elsewhere links are
+ * followed, as readers of binaries must (/lib64/ld-linux-x86-64.so.2).
+ * flags: extra open flags (O_CLOEXEC is always set); the descriptor is
+ * returned in blocking mode. -1 with errno set on failure.
+ */
+#define OP_ENOTREG EMEDIUMTYPE
+int op_open_regular(char const *path, int flags);
+
+/* op_open_regular as a stdio stream for reading ("re"); NULL + errno. */
+FILE *op_fopen_regular(char const *path);
+
+/*
+ * Whether rel, a path from input to be placed inside some directory,
+ * would leave it: it has a ".." component. A leading '/' does not make
+ * it leave (op_open_beneath takes it as relative).
+ */
+bool op_path_escapes(char const *rel);
+
+/*
+ * Open rel inside the directory dir without ever leaving it: for a tool
+ * that writes a tree of files named by input (opannotate -o, oparchive
+ * -o). rel is taken as relative to dir (leading '/' dropped); a ".."
+ * component fails with EXDEV; no component from dir down may be a
+ * symbolic link (ELOOP), so a link planted in an existing output
+ * directory sends nothing elsewhere; with O_CREAT the missing parent
+ * directories are made (0755). Reads through it are regular files only
+ * (OP_ENOTREG), as op_open_regular. The fd, or -1 with errno set.
+ */
+int op_open_beneath(char const *dir, char const *rel, int flags, mode_t mode);
+
+/*
+ * Create or truncate the file a tool's user named for its output (-o,
+ * --output, --pprof=, --flame=, --record-stream=), often in a shared
+ * directory such as /tmp where another user may have planted something:
+ * a symbolic link at the name is not followed (ELOOP: root's report must
+ * not overwrite the link's target), a FIFO is refused without blocking
+ * (OP_ENOTREG), and only a regular file is truncated; a character device
+ * the user names (/dev/null) is written as it is. The fd (O_CLOEXEC, in
+ * blocking mode), or -1 with errno set.
+ */
+int op_open_output(char const *path, mode_t mode);
+
+/* op_open_output as a stdio stream (mode "w", 0644); NULL + errno. */
+FILE *op_fopen_output(char const *path);
+
+/* mkdir -p of rel inside dir with the rules of op_open_beneath. 0 or -errno. */
+int op_mkdir_beneath(char const *dir, char const *rel);
+
+/* strerror(err), but ELOOP, EXDEV and OP_ENOTREG say what they mean here. */
 char const *op_file_strerror(int err);
 
 /*

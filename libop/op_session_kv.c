@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_file.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_session_kv.h"
@@ -31,21 +32,34 @@ int op_kv_read(struct op_kv *kv, char const *path)
 
 int op_kv_read_checked(struct op_kv *kv, char const *path, op_kv_check *check)
 {
-	FILE *f = fopen(path, "re");
-	char *line = NULL;
-	size_t cap = 0;
+	char err[1024], *text, *line, *next;
 	unsigned lineno = 0;
-	char err[1024];
+	size_t len;
 	int ret = 0;
 
 	memset(kv, 0, sizeof(*kv));
-	if (!f)
-		return errno == ENOENT ? 0 :
-			op_error_errno("cannot open '%s'", path);
-	while (getline(&line, &cap, f) > 0) {
-		char *s = trim(line), *eq;
+	text = op_read_file(path, OP_KV_MAX_BYTES, &len, err, sizeof(err));
+	if (!text) {
+		if (errno == ENOENT)
+			return 0;
+		if (errno == EFBIG)
+			return op_error("'%s' is larger than %d KiB: not a settings file",
+					path, OP_KV_MAX_BYTES / 1024);
+		return op_error("%s", err);
+	}
+	for (line = text; !ret && line < text + len; line = next) {
+		char *nl = memchr(line, '\n', (size_t)(text + len - line));
+		char *s, *eq;
 
+		next = nl ? nl + 1 : text + len;
 		lineno++;
+		if (memchr(line, '\0', (size_t)(next - line))) {
+			ret = op_error("%s:%u: a NUL byte in the line", path, lineno);
+			break;
+		}
+		if (nl)
+			*nl = '\0';
+		s = trim(line);
 		if (!*s || *s == '#')
 			continue;
 		eq = strchr(s, '=');
@@ -62,12 +76,20 @@ int op_kv_read_checked(struct op_kv *kv, char const *path, op_kv_check *check)
 			break;
 		}
 		op_kv_set(kv, s, eq);
+		kv->lines[kv->nr - 1] = lineno;
 	}
-	free(line);
-	fclose(f);
+	free(text);
 	if (ret)
 		op_kv_free(kv);
 	return ret;
+}
+
+unsigned op_kv_line(struct op_kv const *kv, char const *key)
+{
+	for (size_t i = 0; i < kv->nr; i++)
+		if (!strcmp(kv->keys[i], key))
+			return kv->lines[i];
+	return 0;
 }
 
 char const *op_kv_get(struct op_kv const *kv, char const *key)
@@ -82,21 +104,25 @@ char const *op_kv_get(struct op_kv const *kv, char const *key)
 
 void op_kv_set(struct op_kv *kv, char const *key, char const *value)
 {
-	size_t i, alloc;
+	size_t i, alloc, lines_alloc;
 
 	for (i = 0; i < kv->nr; i++) {
 		if (!strcmp(kv->keys[i], key)) {
+			kv->lines[i] = 0;
 			free(kv->values[i]);
 			kv->values[i] = op_xstrdup(value);
 			return;
 		}
 	}
-	/* both arrays grow alike, so they share one capacity */
+	/* the arrays grow alike, so they share one capacity */
 	alloc = kv->alloc;
 	OP_ALLOC_GROW(kv->keys, kv->nr + 1, kv->alloc);
+	lines_alloc = alloc;
 	OP_ALLOC_GROW(kv->values, kv->nr + 1, alloc);
+	OP_ALLOC_GROW(kv->lines, kv->nr + 1, lines_alloc);
 	kv->keys[kv->nr] = op_xstrdup(key);
 	kv->values[kv->nr] = op_xstrdup(value);
+	kv->lines[kv->nr] = 0;
 	kv->nr++;
 }
 
@@ -127,5 +153,6 @@ void op_kv_free(struct op_kv *kv)
 	}
 	free(kv->keys);
 	free(kv->values);
+	free(kv->lines);
 	memset(kv, 0, sizeof(*kv));
 }

@@ -3,6 +3,12 @@
  * session.conf (the settings a session was sampled with). One pair a line,
  * blanks around key and value ignored, '#' starts a comment line; a value
  * may hold '='. Written atomically, keys in insertion order.
+ *
+ * Their paths may come from a user (--session-dir, $OPROFILE_CONFIG) and
+ * their bytes from anyone who can write there, so they are read as
+ * op_read_file reads (op_file.h: a regular file only, never blocking on a
+ * FIFO or device, no symbolic link below the guard directory) and at most
+ * OP_KV_MAX_BYTES of them: a larger file is an error, not read whole.
  */
 #ifndef OP_SESSION_KV_H
 #define OP_SESSION_KV_H
@@ -11,10 +17,14 @@
 
 struct op_kv {
 	size_t nr;
-	size_t alloc;	/* of keys and of values */
+	size_t alloc;	/* of keys, values and lines */
 	char **keys;
 	char **values;
+	unsigned *lines;	/* the line each pair was read from; 0: set */
 };
+
+/* The largest key=value file read (a settings file is a few lines). */
+#define OP_KV_MAX_BYTES (1024 * 1024)
 
 /* Read path into kv (empty when the file does not exist). 0, or -1 after
  * a message naming the file (and the line), kv left empty. */
@@ -26,6 +36,9 @@ typedef int op_kv_check(char const *key, char const *value, char *err,
 
 /* op_kv_read, each pair checked as read: a bad one is "PATH:LINE: err". */
 int op_kv_read_checked(struct op_kv *kv, char const *path, op_kv_check *check);
+
+/* The line of path key was read from: 0 when not read, or set since. */
+unsigned op_kv_line(struct op_kv const *kv, char const *key);
 
 /* The value of key, or NULL. */
 char const *op_kv_get(struct op_kv const *kv, char const *key);

@@ -17,8 +17,10 @@
 #include "op_file.h"
 #include "op_message.h"
 #include "op_session.h"
+#include "op_session_kv.h"
 #include "op_session_rotate.h"
 #include "op_session_settings.h"
+#include "op_util.h"
 
 void op_rotate_name(time_t t, uint64_t interval, char *buf, size_t size)
 {
@@ -116,6 +118,47 @@ bool op_rotate_is_name(char const *name, time_t *t)
 	       (!*rest || copy_suffix(rest));
 }
 
+int op_rotate_mark(char const *session_dir, char const *name, time_t end)
+{
+	char *dir = op_session_samples(session_dir, name);
+	char *path = op_session_path(dir, OP_SESSION_CONF);
+	struct op_kv kv;
+	char buf[32];
+	int ret = op_kv_read(&kv, path);
+
+	if (ret == 0) {
+		op_kv_set(&kv, OP_ROTATED_KEY, name);
+		if (end) {
+			snprintf(buf, sizeof(buf), "%lld", (long long)end);
+			op_kv_set(&kv, "end_time", buf);
+		}
+		ret = op_kv_write(&kv, path);
+		op_kv_free(&kv);
+	}
+	free(path);
+	free(dir);
+	return ret;
+}
+
+/* Whether samples/NAME carries the mark of its own rotation. Any doubt
+ * (no session.conf, a link, a FIFO, a huge file) is "no": retention then
+ * keeps the session, which errs on the safe side. */
+static bool is_marked(char const *samples, char const *name)
+{
+	char *conf = op_xasprintf("%s/%s/%s", samples, name, OP_SESSION_CONF);
+	struct op_kv kv;
+	char const *v;
+	bool yes = false;
+
+	if (op_kv_read(&kv, conf) == 0) {
+		v = op_kv_get(&kv, OP_ROTATED_KEY);
+		yes = v && !strcmp(v, name);
+		op_kv_free(&kv);
+	}
+	free(conf);
+	return yes;
+}
+
 static int rotated_cmp(void const *a, void const *b)
 {
 	struct op_rotated const *x = a, *y = b;
@@ -144,7 +187,8 @@ int op_rotated_list(char const *session_dir, struct op_rotated **v, size_t *n)
 	while ((de = readdir(d))) {
 		time_t t;
 
-		if (!op_rotate_is_name(de->d_name, &t))
+		if (!op_rotate_is_name(de->d_name, &t) ||
+		    !is_marked(samples, de->d_name))
 			continue;
 		if (*n == alloc) {
 			alloc = alloc ? 2 * alloc : 16;
@@ -317,7 +361,7 @@ int op_rotate_retain(char const *session_dir, time_t now, uint64_t keep,
 		return 0;
 	}
 	op_settings_duration_text(keep ? keep : 1, text, sizeof(text));
-	/* by age: a session ended when the next began */
+	/* by age: a session ended when the next began (so never the newest) */
 	for (; keep && i + 1 < n && (uint64_t)(now - v[i + 1].t) > keep; i++) {
 		snprintf(why, sizeof(why), "ended more than --keep=%s ago", text);
 		if (remove_rotated(samples_fd, session_dir, v[i].name, why) < 0)
@@ -333,7 +377,8 @@ int op_rotate_retain(char const *session_dir, time_t now, uint64_t keep,
 		total += size[j];
 		free(dir);
 	}
-	for (; keep_bytes && i < n && total > keep_bytes; i++) {
+	/* the newest stays whatever its size: it may be the one just saved */
+	for (; keep_bytes && i + 1 < n && total > keep_bytes; i++) {
 		snprintf(why, sizeof(why), "rotated sessions took %llu bytes, over --keep-size=%llu",
 			 (unsigned long long)total, (unsigned long long)keep_bytes);
 		if (remove_rotated(samples_fd, session_dir, v[i].name, why) < 0) {

@@ -4,6 +4,7 @@
  */
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "op_session_kv.h"
 #include "op_session_settings.h"
 #include "op_stream.h"
+#include "op_util.h"
 
 static struct {
 	char const *name;
@@ -330,32 +332,152 @@ char const *op_settings_config_path(void)
 	return env && *env ? env : OP_CONFIG_FILE_DEFAULT;
 }
 
+int op_settings_stack_size(char const *option, char const *text, int *bytes,
+			   char *err, size_t errlen)
+{
+	char const *p = text;
+	long v = 0;
+
+	for (; *p >= '0' && *p <= '9' && v <= OP_SETTINGS_STACK_MAX; p++)
+		v = v * 10 + (*p - '0');
+	if (p == text || *p || (v && v < OP_SETTINGS_STACK_MIN) ||
+	    v > OP_SETTINGS_STACK_MAX) {
+		snprintf(err, errlen, "%s: '%s' is not a stack size: give 0 (frame pointers only) or %d to %d bytes",
+			 option, text, OP_SETTINGS_STACK_MIN, OP_SETTINGS_STACK_MAX);
+		return -1;
+	}
+	*bytes = (int)v;
+	return 0;
+}
+
+int op_settings_ring_pages(char const *option, char const *text,
+			   unsigned *pages, char *err, size_t errlen)
+{
+	char const *p = text;
+	unsigned long v = 0;
+
+	for (; *p >= '0' && *p <= '9' && v <= OP_SETTINGS_RING_PAGES_MAX; p++)
+		v = v * 10 + (unsigned long)(*p - '0');
+	if (p == text || *p || !v || (v & (v - 1)) ||
+	    v > OP_SETTINGS_RING_PAGES_MAX) {
+		snprintf(err, errlen, "%s: '%s' is not a ring size: give a power of two of pages, 1 to %lu",
+			 option, text, OP_SETTINGS_RING_PAGES_MAX);
+		return -1;
+	}
+	*pages = (unsigned)v;
+	return 0;
+}
+
+int op_settings_entries(char const *option, char const *text,
+			unsigned long *n, char *err, size_t errlen)
+{
+	unsigned long v = 0;
+	bool ok = false;
+	char *end;
+
+	/* a digit first: strtoul would take blanks, a sign and a wrapped "-1" */
+	if (text[0] >= '0' && text[0] <= '9') {
+		errno = 0;
+		v = strtoul(text, &end, 0);
+		ok = !errno && !*end && v && v <= 0x7fffffffUL;
+	}
+	if (!ok) {
+		snprintf(err, errlen, "%s: '%s' is not a positive number of entries (1 to %lu)",
+			 option, text, 0x7fffffffUL);
+		return -1;
+	}
+	*n = v;
+	return 0;
+}
+
 /* "none"/"all" or absolute paths, comma separated (image), or one. */
 static int config_paths(char const *v, char const *none, int list)
 {
 	char *copy, *w, *save = NULL;
-	int ret = 0;
+	int ret = 0, words = 0;
 
 	if (!strcmp(v, none))
 		return 0;
 	if (!list)
 		return v[0] == '/' ? 0 : -1;
 	copy = op_xstrdup(v);
-	for (w = strtok_r(copy, ",", &save); w && !ret; w = strtok_r(NULL, ",", &save))
+	for (w = strtok_r(copy, ",", &save); w && !ret; w = strtok_r(NULL, ",", &save)) {
+		words++;
 		if (w[0] != '/')
 			ret = -1;
+	}
 	free(copy);
-	return ret;
+	return words ? ret : -1;
 }
 
-/* Check one key=value of the settings file; -1 with err. */
-static int config_check(char const *key, char const *v, char *err, size_t errlen)
+/* Event specifications as far as they can be checked without a cpu
+ * type (op_parse_event_spec: the syntax, the count, kernel and user);
+ * op_settings_events checks them against the cpu type's events. */
+static int check_events(char const *name, char const *v, char *err, size_t errlen)
+{
+	struct op_event_spec spec[OP_SETTINGS_MAX_EVENTS];
+	size_t nr;
+
+	if (!*v) {
+		snprintf(err, errlen, "%s is empty (give 'default' or NAME:count,...)", name);
+		return -1;
+	}
+	if (!strcmp(v, "default"))
+		return 0;
+	return parse_specs(v, spec, &nr, err, errlen);
+}
+
+/* --kernel-range=START,END (hex, as OProfile's). */
+static int check_kernel_range(char const *name, char const *v, char *err,
+			      size_t errlen)
+{
+	unsigned long long start, end;
+	char tail;
+
+	/* sscanf alone would take blanks and signs */
+	if (v[strspn(v, "0123456789abcdefABCDEFxX,")] ||
+	    sscanf(v, "%llx,%llx%c", &start, &end, &tail) != 2 || start >= end) {
+		snprintf(err, errlen, "%s: '%s' is not START,END in hex with START < END",
+			 name, v);
+		return -1;
+	}
+	return 0;
+}
+
+/* Where a key may be: the settings file, daemonrc. */
+enum { IN_CONFIG = 1, IN_DAEMONRC = 2 };
+
+static struct {
+	char const *key;
+	unsigned in;
+} const setting_keys[] = {
+	{ "session_dir", IN_CONFIG },
+	{ "events", IN_CONFIG | IN_DAEMONRC },
+	{ "separate", IN_CONFIG | IN_DAEMONRC },
+	{ "callgraph", IN_CONFIG | IN_DAEMONRC },
+	{ "vmlinux", IN_CONFIG | IN_DAEMONRC },
+	{ "image", IN_CONFIG | IN_DAEMONRC },
+	{ "keep_binaries", IN_CONFIG | IN_DAEMONRC },
+	{ "rotate", IN_CONFIG | IN_DAEMONRC },
+	{ "keep", IN_CONFIG | IN_DAEMONRC },
+	{ "keep_size", IN_CONFIG | IN_DAEMONRC },
+	{ "buffer_size", IN_DAEMONRC },
+	{ "buffer_watershed", IN_DAEMONRC },
+	{ "cpu_buffer_size", IN_DAEMONRC },
+	{ "kernel_range", IN_DAEMONRC },
+};
+
+int op_settings_check(char const *key, char const *name, char const *v,
+		      char *err, size_t errlen)
 {
 	unsigned bits, depth;
+	unsigned long entries;
 	uint64_t n;
 
+	if (!name)
+		name = key;
 	if (!strcmp(key, "events"))
-		return *v ? 0 : (snprintf(err, errlen, "events is empty (give 'default' or NAME:count,...)"), -1);
+		return check_events(name, v, err, errlen);
 	if (!strcmp(key, "separate"))
 		return op_settings_separate(v, &bits, err, errlen);
 	if (!strcmp(key, "callgraph"))
@@ -363,9 +485,14 @@ static int config_check(char const *key, char const *v, char *err, size_t errlen
 	if (!strcmp(key, "rotate") && !strcmp(v, "0"))
 		return 0;	/* no rotation */
 	if (!strcmp(key, "rotate") || !strcmp(key, "keep"))
-		return op_settings_duration(key, v, &n, err, errlen);
+		return op_settings_duration(name, v, &n, err, errlen);
 	if (!strcmp(key, "keep_size"))
-		return op_settings_size(key, v, &n, err, errlen);
+		return op_settings_size(name, v, &n, err, errlen);
+	if (!strcmp(key, "buffer_size") || !strcmp(key, "buffer_watershed") ||
+	    !strcmp(key, "cpu_buffer_size"))
+		return op_settings_entries(name, v, &entries, err, errlen);
+	if (!strcmp(key, "kernel_range"))
+		return check_kernel_range(name, v, err, errlen);
 	if (!strcmp(key, "keep_binaries") && (!strcmp(v, "yes") || !strcmp(v, "no")))
 		return 0;
 	if ((!strcmp(key, "session_dir") && config_paths(v, "", 0) == 0 && *v) ||
@@ -374,16 +501,55 @@ static int config_check(char const *key, char const *v, char *err, size_t errlen
 		return 0;
 	if (!strcmp(key, "keep_binaries") || !strcmp(key, "session_dir") ||
 	    !strcmp(key, "vmlinux") || !strcmp(key, "image")) {
-		snprintf(err, errlen, "%s: '%s' is not %s", key, v,
+		snprintf(err, errlen, "%s: '%s' is not %s", name, v,
 			 !strcmp(key, "keep_binaries") ? "yes or no" :
 			 !strcmp(key, "vmlinux") ? "'none' or an absolute path" :
 			 !strcmp(key, "image") ? "'all' or absolute paths" :
 			 "an absolute path");
 		return -1;
 	}
-	snprintf(err, errlen, "unknown key '%s' (keys: session_dir, events, separate, callgraph, vmlinux, image, keep_binaries, rotate, keep, keep_size)",
-		 key);
+	snprintf(err, errlen, "unknown setting '%s'", key);
 	return -1;
+}
+
+/* op_settings_check of a key allowed in the file of in (the list of its
+ * keys in the error when not). */
+static int check_in(unsigned in, char const *key, char const *v, char *err,
+		    size_t errlen)
+{
+	size_t i, len;
+
+	for (i = 0; i < OP_ARRAY_SIZE(setting_keys); i++)
+		if (!strcmp(key, setting_keys[i].key) && (setting_keys[i].in & in))
+			return op_settings_check(key, NULL, v, err, errlen);
+	len = (size_t)snprintf(err, errlen, "unknown key '%s' (keys:", key);
+	for (i = 0; i < OP_ARRAY_SIZE(setting_keys); i++)
+		if ((setting_keys[i].in & in) && len < errlen)
+			len += (size_t)snprintf(err + len, errlen - len, "%s %s",
+						len && err[len - 1] != ':' ? "," : "",
+						setting_keys[i].key);
+	if (len < errlen)
+		snprintf(err + len, errlen - len, ")");
+	return -1;
+}
+
+static int config_check(char const *key, char const *v, char *err, size_t errlen)
+{
+	return check_in(IN_CONFIG, key, v, err, errlen);
+}
+
+static int daemonrc_check(char const *key, char const *v, char *err, size_t errlen)
+{
+	return check_in(IN_DAEMONRC, key, v, err, errlen);
+}
+
+int op_settings_daemonrc_read(struct op_kv *kv, char const *session_dir)
+{
+	char *path = op_session_path(session_dir, OP_DAEMONRC_FILE);
+	int ret = op_kv_read_checked(kv, path, daemonrc_check);
+
+	free(path);
+	return ret;
 }
 
 int op_settings_config_read(struct op_kv *kv)

@@ -103,6 +103,56 @@ int op_settings_size(char const *option, char const *text, uint64_t *bytes,
 		     char *err, size_t errlen);
 
 /*
+ * --stack-size: 0 (frame pointers only) or OP_SETTINGS_STACK_MIN to
+ * OP_SETTINGS_STACK_MAX bytes of user stack copied per sample (the perf
+ * source rounds it up to a multiple of 8: the kernel copies 8-byte words;
+ * the maximum is the kernel's limit, 8-aligned). Decimal digits only.
+ * 0, or -1 with err naming option and the text.
+ */
+#define OP_SETTINGS_STACK_MIN 8
+#define OP_SETTINGS_STACK_MAX 65528
+int op_settings_stack_size(char const *option, char const *text, int *bytes,
+			   char *err, size_t errlen);
+
+/*
+ * --buffer-pages: a power of two of pages, 1 to OP_SETTINGS_RING_PAGES_MAX
+ * (perf_event_open takes a ring of 2^n data pages). 0, or -1 with err.
+ */
+#define OP_SETTINGS_RING_PAGES_MAX (1UL << 20)
+int op_settings_ring_pages(char const *option, char const *text,
+			   unsigned *pages, char *err, size_t errlen);
+
+/*
+ * A count of buffer entries (--buffer-size, --buffer-watershed,
+ * --cpu-buffer-size): decimal or 0x hex, 1 to 0x7fffffff. 0, or -1 with err.
+ */
+int op_settings_entries(char const *option, char const *text,
+			unsigned long *n, char *err, size_t errlen);
+
+/*
+ * One setting, checked the same way whichever way it comes: an option of
+ * the command line, a line of the settings file or of SESSION/daemonrc.
+ * key is the file's key (events, separate, callgraph, vmlinux, image,
+ * keep_binaries, rotate, keep, keep_size, session_dir, buffer_size,
+ * buffer_watershed, cpu_buffer_size, kernel_range); name is how the
+ * message calls it (the option, e.g. "--cpu-buffer-size"; NULL: key).
+ * Events are checked as far as no cpu type is needed (their syntax,
+ * count, kernel and user: op_parse_event_spec); op_settings_events does
+ * the rest. 0, or -1 with err.
+ */
+int op_settings_check(char const *key, char const *name, char const *value,
+		      char *err, size_t errlen);
+
+struct op_kv;
+
+/*
+ * SESSION/daemonrc (opcontrol's saved settings) into kv, each line checked
+ * with op_settings_check (a bad one: "PATH:LINE: ..."). Empty when it does
+ * not exist. 0, or -1 after a message.
+ */
+int op_settings_daemonrc_read(struct op_kv *kv, char const *session_dir);
+
+/*
  * The system's settings file, read by oprofiled (its defaults: the
  * command line wins) and by opcontrol (under SESSION/daemonrc): key=value
  * lines (op_session_kv.h) with the keys
@@ -115,12 +165,11 @@ int op_settings_size(char const *option, char const *text, uint64_t *bytes,
 
 char const *op_settings_config_path(void);
 
-struct op_kv;
-
 /*
  * Read the settings file into kv (empty when it does not exist) and check
- * every key and the values that need no cpu type (events are checked by
- * their user). 0, or -1 after a message naming the file, the line and the key.
+ * every key and value with op_settings_check (events against the cpu type
+ * are their user's, who names the file and the line: op_kv_line). 0, or
+ * -1 after a message naming the file, the line and the key.
  */
 int op_settings_config_read(struct op_kv *kv);
 /* --- the continuous default (issue 27; doc/continuous.md) ----------------

@@ -107,12 +107,21 @@ fail:
 char *op_read_file(char const *path, size_t max, size_t *len, char *err,
 		   size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = op_open_regular(path, O_RDONLY);
+	struct stat st;
 	size_t n = 0;
 	char *buf;
 
 	if (fd < 0) {
 		set_err(err, errlen, "open", path);
+		return NULL;
+	}
+	/* a huge (sparse) file is refused before a byte is read; /proc's
+	 * files say 0 here, and read_all bounds them as it goes */
+	if (max && !fstat(fd, &st) && (uint64_t)st.st_size > max) {
+		close(fd);
+		errno = EFBIG;
+		set_err(err, errlen, "read", path);
 		return NULL;
 	}
 	buf = read_all(fd, max, &n);
@@ -250,7 +259,7 @@ static int copy_fd(int in, char const *from, int out, char const *to,
 
 int op_copy_file(char const *from, char const *to, char *err, size_t errlen)
 {
-	int in = open(from, O_RDONLY | O_CLOEXEC), out, saved;
+	int in = op_open_regular(from, O_RDONLY), out, saved;
 	struct stat st;
 	mode_t mode;
 	char *tmp;

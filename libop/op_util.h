@@ -71,8 +71,9 @@ ssize_t op_read_full(int fd, void *buf, size_t len);
 ssize_t op_write_full(int fd, void const *buf, size_t len);
 
 /*
- * The whole of path in a malloc'ed buffer, NUL-terminated (the NUL is not
- * counted in *len, which may be NULL). max: the largest size accepted
+ * The whole of path (a regular file only: op_open_regular) in a malloc'ed
+ * buffer, NUL-terminated (the NUL is not counted in *len, which may be
+ * NULL). max: the largest size accepted
  * (0: no limit); a larger file fails with EFBIG. NULL on failure, with
  * errno set and err (may be NULL) naming path.
  */

@@ -104,17 +104,14 @@ static void put_tree(struct archiver *a, char const *dir)
 /* The debug file of a binary: at its build-id path when it has one. */
 static void put_debug_file(struct archiver *a, char const *path)
 {
-	bfd *abfd = bfd_openr(path, NULL);
+	bfd *abfd = pp_bfd_open_object(path);
 	struct pp_build_id id;
 	enum pp_debug_how how;
 	char *dpath, *rel;
 	char hex[2 * PP_BUILD_ID_MAX + 1];
 
-	if (!abfd || !bfd_check_format(abfd, bfd_object)) {
-		if (abfd)
-			bfd_close(abfd);
+	if (!abfd)
 		return;
-	}
 	if (pp_bfd_has_dwarf(abfd) ||
 	    !(dpath = pp_debuginfo_find(abfd, path, NULL, &how))) {
 		bfd_close(abfd);

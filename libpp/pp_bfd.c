@@ -138,17 +138,6 @@ static size_t count_code_symbols(asymbol **syms, long n)
 	return c;
 }
 
-static bfd *open_object(char const *path)
-{
-	bfd *abfd = bfd_openr(path, NULL);
-
-	if (abfd && !bfd_check_format(abfd, bfd_object)) {
-		bfd_close(abfd);
-		return NULL;
-	}
-	return abfd;
-}
-
 /*
  * A binary with no code symbols or no DWARF of its own: use its separate
  * debug file when one is found (symbols and line info from there).
@@ -163,7 +152,7 @@ static void attach_debug_file(struct pp_binary *b, char const *path,
 	dpath = pp_debuginfo_find(b->abfd, path, &b->build_id, &b->debug_how);
 	if (!dpath)
 		return;
-	b->debug_abfd = open_object(dpath);
+	b->debug_abfd = pp_bfd_open_object(dpath);
 	if (!b->debug_abfd) {
 		op_warn("debug file '%s' not used: %s", dpath,
 			bfd_errmsg(bfd_get_error()));
@@ -223,14 +212,9 @@ int pp_bfd_open(struct pp_binary *b, char const *path, bool is_kernel,
 
 	memset(b, 0, sizeof(*b));
 	bfd_init();
-	abfd = bfd_openr(path, NULL);
+	abfd = pp_bfd_open_object(path);
 	if (!abfd) {
 		snprintf(err, errlen, "%s", bfd_errmsg(bfd_get_error()));
-		return -1;
-	}
-	if (!bfd_check_format(abfd, bfd_object)) {
-		snprintf(err, errlen, "%s", bfd_errmsg(bfd_get_error()));
-		bfd_close(abfd);
 		return -1;
 	}
 	b->abfd = abfd;

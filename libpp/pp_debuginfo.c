@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "op_build_id.h"
+#include "op_file.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_util.h"
@@ -128,6 +129,23 @@ bool pp_build_id_parse(char const *hex, struct pp_build_id *id)
 	return true;
 }
 
+bfd *pp_bfd_open_object(char const *path)
+{
+	bfd *abfd = bfd_openr(path, NULL);
+
+	if (!abfd)
+		return NULL;
+	abfd->flags |= BFD_DECOMPRESS;
+	if (!bfd_check_format(abfd, bfd_object)) {
+		bfd_error_type e = bfd_get_error();
+
+		bfd_close(abfd);
+		bfd_set_error(e);
+		return NULL;
+	}
+	return abfd;
+}
+
 bool pp_bfd_has_dwarf(bfd *abfd)
 {
 	asection *info = bfd_get_section_by_name(abfd, ".debug_info");
@@ -140,7 +158,7 @@ bool pp_bfd_has_dwarf(bfd *abfd)
 static bool file_crc(char const *path, unsigned long *crc)
 {
 	unsigned char buf[65536];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = op_open_regular(path, O_RDONLY);
 	ssize_t n;
 
 	if (fd < 0)
@@ -155,22 +173,19 @@ static bool file_crc(char const *path, unsigned long *crc)
 /* path opened for bfd if it is a regular file; NULL, warned, if not */
 static bfd *open_regular(char const *path)
 {
-	/* O_NONBLOCK: a FIFO in place of a debug file must not hang us */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	struct stat st;
+	/* never blocks: a FIFO in place of a debug file must not hang us */
+	int fd = op_open_regular(path, O_RDONLY);
 	bfd *abfd;
 
 	if (fd < 0) {
 		if (errno != ENOENT && errno != ENOTDIR)
-			op_warn_errno("debug file '%s' not used", path);
-		return NULL;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		op_warn("debug file '%s' not used: not a regular file", path);
-		close(fd);
+			op_warn("debug file '%s' not used: %s", path,
+				op_file_strerror(errno));
 		return NULL;
 	}
 	abfd = bfd_fdopenr(path, NULL, fd);   /* closes fd when it fails */
+	if (abfd)
+		abfd->flags |= BFD_DECOMPRESS;
 	if (!abfd || !bfd_check_format(abfd, bfd_object)) {
 		op_warn("debug file '%s' not used: %s", path,
 			bfd_errmsg(bfd_get_error()));

@@ -108,4 +108,13 @@ char *pp_debuginfod_fetch(struct pp_build_id const *id);
 /* True when abfd carries DWARF line info (.debug_info and .debug_line). */
 bool pp_bfd_has_dwarf(struct bfd *abfd);
 
+/*
+ * path opened with libbfd as an object file, its compressed debug
+ * sections (gcc -gz, objcopy --compress-debug-sections, Debian's -dbg
+ * packages: zlib and zstd, and the old .zdebug_*) read as plain ones, so
+ * that lines come from them as from any. NULL when it cannot be opened
+ * or is not an object (bfd_get_error says why).
+ */
+struct bfd *pp_bfd_open_object(char const *path);
+
 #endif /* PP_DEBUGINFO_H */

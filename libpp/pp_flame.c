@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_file.h"
 #include "op_util.h"
 #include "pp_stacks_output.h"
 
@@ -153,10 +154,10 @@ int pp_flame_write(char const *path, char const *title,
 	add_paths(&t, st, p, false);
 	if (base)
 		add_paths(&t, base_st, base, true);
-	out = fopen(path, "w");
+	out = op_fopen_output(path);
 	if (!out) {
 		snprintf(err, errlen, "cannot write '%s': %s", path,
-			 strerror(errno));
+			 op_file_strerror(errno));
 		rc = -1;
 	} else {
 		write_page(out, title, st, &t, base ? base_st : NULL);

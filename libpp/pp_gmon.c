@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_file.h"
 #include "op_util.h"
 #include "pp_gmon.h"
 
@@ -60,11 +61,11 @@ int pp_gmon_write(struct pp_gmon const *g, char const *path,
 	int32_t version = 1;
 	char dimen[15] = "seconds";
 	uint64_t max = 0;
-	FILE *f = fopen(path, "wb");
+	FILE *f = op_fopen_output(path);
 
 	if (!f) {
 		snprintf(err, errlen, "cannot write '%s': %s", path,
-			 strerror(errno));
+			 op_file_strerror(errno));
 		return -1;
 	}
 	for (size_t i = 0; i < g->nr_bins; i++)

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "op_file.h"
 #include "op_hashmap.h"
 #include "op_util.h"
 #include "pp_stacks_output.h"
@@ -362,12 +363,14 @@ static void free_pb(struct pb *pb)
 static int write_gz(char const *path, uint8_t const *buf, size_t len,
 		    char *err, size_t errlen)
 {
-	gzFile gz = gzopen(path, "wb");
-	int zerr;
+	int fd = op_open_output(path, 0644), zerr;
+	gzFile gz = fd < 0 ? NULL : gzdopen(fd, "wb");
 
 	if (!gz) {
 		snprintf(err, errlen, "cannot write '%s': %s", path,
-			 strerror(errno ? errno : ENOMEM));
+			 op_file_strerror(errno ? errno : ENOMEM));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	while (len) {

@@ -58,15 +58,39 @@ void pp_run_free(struct pp_run *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/*
+ * An option between "{" and "}" would silently apply to both profiles
+ * (popt takes options anywhere, the last one wins): "{ --session-dir=old
+ * } { --session-dir=new }" compared new with itself. Refused instead.
+ */
+static void refuse_options_in_braces(int argc, char const **argv,
+				     char const *usage)
+{
+	int depth = 0;
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "{"))
+			depth++;
+		else if (!strcmp(argv[i], "}"))
+			depth -= depth > 0;
+		else if (depth && argv[i][0] == '-' && argv[i][1])
+			op_usage_error(usage, "'%s' is inside { }: a { } holds a "
+				       "profile specification, options go outside "
+				       "and apply to both sides", argv[i]);
+	}
+}
+
 poptContext pp_run_options(int argc, char const **argv,
 			   struct poptOption const *options, pp_take_fn *take,
 			   char const *usage, char const *const **args,
 			   int *nargs)
 {
-	poptContext ctx = poptGetContext(NULL, argc, argv, options, 0);
+	poptContext ctx;
 	int rc;
 
 	op_set_progname(argv[0]);
+	refuse_options_in_braces(argc, argv, usage);
+	ctx = poptGetContext(NULL, argc, argv, options, 0);
 	while ((rc = poptGetNextOpt(ctx)) > 0)
 		take(ctx, rc);
 	if (rc < -1)

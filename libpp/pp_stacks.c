@@ -28,6 +28,7 @@
 #include "pp_kernel.h"
 #include "pp_notes.h"
 #include "pp_profile.h"
+#include "pp_samples.h"
 #include "pp_stacks.h"
 
 /* An image of one session's table, parsed. */
@@ -103,6 +104,21 @@ static size_t intern_proc(struct pp_stacks *st, char const *name)
 	return st->nr_procs++;
 }
 
+/* g as the image of a parsed sample file name (kernel aliases applied). */
+static void fill_image(struct pp_simage *g, struct op_parsed_name const *pn,
+		       size_t session)
+{
+	g->display = pp_image_display(pn);
+	g->path = op_xstrdup(pn->image_name);
+	g->base = base_of(g->path);
+	g->kern = pn->image_is_kernel;
+	g->anon = pn->image_is_anon;
+	g->anon_tgid = pn->anon_tgid;
+	g->anon_start = pn->anon_start;
+	g->anon_end = pn->anon_end;
+	g->session = session;
+}
+
 /* A table image as a sample file's image: the same parser, same fields. */
 static void parse_image(struct load *l, uint32_t i, struct timage *t)
 {
@@ -133,19 +149,14 @@ static void parse_image(struct load *l, uint32_t i, struct timage *t)
 		g->unparsed = true;
 	} else {
 		pp_files_kernel_alias(&pn.image_name, &pn.image_is_kernel);
-		g->display = pp_image_display(&pn);
-		g->path = op_xstrdup(pn.image_name);
-		g->kern = pn.image_is_kernel;
-		g->anon = pn.image_is_anon;
-		g->anon_tgid = pn.anon_tgid;
-		g->anon_start = pn.anon_start;
-		g->anon_end = pn.anon_end;
+		fill_image(g, &pn, l->session);
 		t->key = image_key(pn.image_is_kernel, pn.image_is_anon,
 				   pn.image_name, pn.anon_tgid, pn.anon_start,
 				   pn.anon_end);
 		op_parsed_name_free(&pn);
 	}
-	g->base = base_of(g->path);
+	if (!g->base)
+		g->base = base_of(g->path);
 	g->session = l->session;
 	t->proc = intern_proc(st, g->base);
 }
@@ -427,13 +438,111 @@ static int64_t start_time(char const *dir)
 	return t;
 }
 
+/* The global image of a flat session's file: one per image key. */
+static size_t flat_image(struct load *l, struct op_parsed_name const *n,
+			 char ***keys, size_t *nr_keys)
+{
+	struct pp_stacks *st = l->st;
+	char *key = image_key(n->image_is_kernel, n->image_is_anon,
+			      n->image_name, n->anon_tgid, n->anon_start,
+			      n->anon_end);
+	size_t first = st->nr_images - *nr_keys;
+
+	for (size_t i = 0; i < *nr_keys; i++)
+		if (!strcmp((*keys)[i], key)) {
+			free(key);
+			return first + i;
+		}
+	*keys = op_xrealloc(*keys, (*nr_keys + 1) * sizeof(**keys));
+	(*keys)[(*nr_keys)++] = key;
+	st->images = op_xrealloc(st->images, (st->nr_images + 1) *
+				 sizeof(*st->images));
+	memset(&st->images[st->nr_images], 0, sizeof(*st->images));
+	fill_image(&st->images[st->nr_images], n, l->session);
+	return st->nr_images++;
+}
+
+/* A selected file's samples as one-frame stacks under its application. */
+static int flat_file(struct load *l, struct pp_sfile const *f, size_t image,
+		     char *err, size_t errlen)
+{
+	struct pp_stacks *st = l->st;
+	struct op_parsed_name const *n = &f->name;
+	struct pp_samples s = { 0 };
+	struct opd_header h;
+	char *app = base_of(n->app_name ? n->app_name : n->image_name);
+	size_t proc_index = intern_proc(st, app);	/* may move st->procs */
+	char const *proc = st->procs[proc_index];
+
+	free(app);
+	if (pp_samples_read(&s, f->path, &h, err, errlen))
+		return -1;
+	for (size_t i = 0; i < s.n; i++) {
+		struct pp_sstack *d;
+
+		if (!s.v[i].count)
+			continue;
+		OP_ALLOC_GROW(st->v, st->n + 1, l->alloc_stacks);
+		d = &st->v[st->n++];
+		*d = (struct pp_sstack){
+			.frames = alloc_frames(st, 1), .nr_frames = 1,
+			.tgid = n->tgid > 0 ? (uint32_t)n->tgid : 0,
+			.proc = proc, .count = s.v[i].count,
+		};
+		d->frames[0] = intern_raw(l, image, s.v[i].key);
+		st->total += s.v[i].count;
+		st->flat += s.v[i].count;
+	}
+	pp_samples_free(&s);
+	return 0;
+}
+
+/*
+ * A session recorded without stacks (no stack table): every selected
+ * sample file of the chosen event gives one-frame stacks, the sampled
+ * function under its process, so that --stacks, --folded, --pprof and
+ * --flame work on a flat profile as perf's and pprof's tools do (a flame
+ * graph two deep: process, then function).
+ */
+static int read_flat_session(struct load *l, char *err, size_t errlen)
+{
+	struct pp_filelist const *fl = l->files;
+	char **keys = NULL;
+	size_t nr_keys = 0;
+	int rc = 0;
+
+	if (!l->st->start_time)
+		l->st->start_time = start_time(fl->sessions[l->session].dir);
+	for (size_t i = 0; i < fl->n && !rc; i++) {
+		struct pp_sfile const *f = &fl->v[i];
+		char *ev;
+
+		if (f->session != l->session)
+			continue;
+		ev = file_event(&f->name);
+		if (!strcmp(ev, l->st->event))
+			rc = flat_file(l, f, flat_image(l, &f->name, &keys,
+							&nr_keys), err, errlen);
+		free(ev);
+	}
+	for (size_t i = 0; i < nr_keys; i++)
+		free(keys[i]);
+	free(keys);
+	if (!rc)
+		pp_note(l->notes, "session '%s' has no stack table (recorded "
+			"without --callgraph): each sample is shown as its "
+			"function under its process",
+			fl->sessions[l->session].name);
+	return rc;
+}
+
 static int read_session(struct load *l, char *err, size_t errlen)
 {
 	char const *dir = l->files->sessions[l->session].dir;
 	int rc = op_stacks_open(dir, &l->tab);
 
 	if (rc == -ENOENT)
-		return 1;
+		return read_flat_session(l, err, errlen);
 	if (rc) {
 		snprintf(err, errlen, "cannot read the stack table of "
 			 "session '%s' (%s)", l->files->sessions[l->session].name,
@@ -649,7 +758,6 @@ int pp_stacks_load(struct pp_stacks *st, struct pp_filelist const *files,
 		   char *err, size_t errlen)
 {
 	struct load l = { .st = st, .files = files, .o = o, .notes = notes };
-	size_t with = 0;
 
 	memset(st, 0, sizeof(*st));
 	op_hashmap_init(&l.raw_map, cmp_raw_ent, NULL, 0);
@@ -667,15 +775,6 @@ int pp_stacks_load(struct pp_stacks *st, struct pp_filelist const *files,
 			pp_stacks_free(st);
 			return -1;
 		}
-		with += !rc;
-	}
-	if (!with) {
-		snprintf(err, errlen, "the session has no stacks: record them "
-			 "with opcontrol --callgraph=DEPTH (stack tables are "
-			 "written by the perf source)");
-		free_raw(&l);
-		pp_stacks_free(st);
-		return 1;
 	}
 	if (l.nr_bad)
 		pp_note(notes, "%" PRIu64 " samples' stacks name an image the "

@@ -93,6 +93,8 @@ struct pp_stacks {
 	struct pp_sstack *v;
 	size_t n;
 	uint64_t total;          /* sum of the stacks' counts */
+	uint64_t flat;           /* of which from sessions without stacks
+				  * (one frame each, never unwound) */
 	struct pp_stop_total *stops;   /* stacks not unwound to their root */
 	size_t nr_stops;
 	char **procs;            /* process names, owned */
@@ -108,8 +110,9 @@ struct pp_stacks_opts {
 };
 
 /*
- * Read the stacks of the selected files' sessions. 0; 1 when no session
- * has stacks (err says how to record them); -1 with err.
+ * Read the stacks of the selected files' sessions; a session recorded
+ * without stacks gives each sample as a one-frame stack under its process
+ * (a note says so). 0, or -1 with err.
  */
 int pp_stacks_load(struct pp_stacks *st, struct pp_filelist const *files,
 		   struct pp_stacks_opts const *o, struct pp_strlist *notes,

@@ -49,9 +49,13 @@ static void header(FILE *out, struct pp_stacks const *st,
 		st->n, p->n);
 	for (size_t i = 0; i < st->nr_stops; i++)
 		stopped += st->stops[i].count;
-	if (!stopped)
+	if (st->flat)
+		fprintf(out, "Without stacks (recorded without --callgraph): %"
+			PRIu64 " samples (%.2f%%), each its function alone\n",
+			st->flat, share(st->flat, st->total));
+	if (!stopped && st->flat < st->total)
 		fprintf(out, "Every stack was unwound to its root.\n");
-	else
+	else if (stopped)
 		fprintf(out, "Unwinding stopped before the root: %" PRIu64
 			" samples (%.2f%%)\n", stopped,
 			share(stopped, st->total));

@@ -60,6 +60,16 @@ static bool same_image(char const *want, char const *name)
 	return !strchr(want, '/') && base && !strcmp(base + 1, want);
 }
 
+/* Whether a selected sample file is of the image: when none is, the
+ * error comes before every other binary is opened (and warned about). */
+static bool selected(struct pp_filelist const *files, char const *want)
+{
+	for (size_t i = 0; i < files->n; i++)
+		if (same_image(want, files->v[i].name.image_name))
+			return true;
+	return false;
+}
+
 static bool code_range(struct pp_binary const *bin, uint64_t *lo,
 		       uint64_t *hi)
 {
@@ -176,7 +186,10 @@ static int gprof(struct target *t, int argc, char const *const *argv)
 	t->classes = &r.classes;
 	rc = pp_run_select(&r, &ro, argc, argv,
 			   "opgprof --help lists the options");
-	if (!rc) {
+	if (!rc && !selected(&r.files, t->image))
+		rc = op_error("no samples of image '%s' in this profile",
+			      t->image);
+	else if (!rc) {
 		po.callgraph = r.files.nr_cg > 0;
 		rc = pp_run_populate(&r, &ro, &po);
 	}

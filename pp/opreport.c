@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "op_config.h"
+#include "op_file.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_util.h"
@@ -341,8 +342,9 @@ static int write_report(struct run *run, struct pp_profile const *p,
 	char err[512];
 	int rc = 0;
 
-	if (opts.output && !(out = fopen(opts.output, "w")))
-		return op_error_errno("cannot write '%s'", opts.output);
+	if (opts.output && !(out = op_fopen_output(opts.output)))
+		return op_error("cannot write '%s': %s", opts.output,
+				op_file_strerror(errno));
 	if (opts.xml)
 		rc = pp_output_xml(out, &r, &run->output, err, sizeof(err));
 	else
@@ -396,18 +398,26 @@ static int single(struct run *run, int argc, char const *const *argv)
 
 /* --- opreport --processes (pp_procsum.h) --------------------------------- */
 
-/* One process's profile: the specification and the process's words. */
+/*
+ * One process's profile: the specification and the process's word
+ * ("tgid:N" or "image:APP"), which takes the place of the user's own
+ * words of that tag: the process is one of those they select, and a tag
+ * may be given once.
+ */
 static int process_profile(struct run *run, struct pp_proc const *proc,
 			   int argc, char const *const *argv)
 {
 	char const **args = op_xcalloc((size_t)argc + 2, sizeof(*args));
 	char *word = pp_procsum_spec(proc);
+	size_t tag = strchr(word, ':') - word + 1;
 	struct side s = { 0 };
-	int rc;
+	int n = 0, rc;
 
-	memcpy(args, argv, (size_t)argc * sizeof(*args));
-	args[argc] = word;
-	rc = build(run, &s, argc + 1, args);
+	for (int i = 0; i < argc; i++)
+		if (strncmp(argv[i], word, tag))
+			args[n++] = argv[i];
+	args[n] = word;
+	rc = build(run, &s, n + 1, args);
 	if (!rc)
 		pp_procsum_print_portions(stdout, proc, &s.profile, &s.files,
 					  opts.threshold);
@@ -607,8 +617,9 @@ static int stacks_print(struct run *run, struct pp_stacks const *st,
 
 	if (!opts.stacks && !opts.folded)
 		return 0;
-	if (opts.output && !(out = fopen(opts.output, "w")))
-		return op_error_errno("cannot write '%s'", opts.output);
+	if (opts.output && !(out = op_fopen_output(opts.output)))
+		return op_error("cannot write '%s': %s", opts.output,
+				op_file_strerror(errno));
 	if (opts.stacks)
 		pp_stacks_report(out, st, p, &pr, &run->notes);
 	if (opts.folded)

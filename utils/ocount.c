@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "op_file.h"
 #include "op_child.h"
 #include "op_message.h"
 #include "op_util.h"
@@ -204,8 +205,8 @@ static void parse(struct ocount *o, int argc, char const **argv)
 	o->argv = op_child_argv(rest);
 	setup_targets(o);
 	o->out = stdout;
-	if (output_arg && !(o->out = fopen(output_arg, "w")))
-		op_die_errno("cannot write '%s'", output_arg);
+	if (output_arg && !(o->out = op_fopen_output(output_arg)))
+		op_die("cannot write '%s': %s", output_arg, op_file_strerror(errno));
 	poptFreeContext(ctx);
 }
 

@@ -249,77 +249,18 @@ static _Noreturn void exec_ophelp(void)
 	op_die_errno("cannot run '%s'", prog);
 }
 
-/* A count of entries: a positive number. 0, or -1 after a message. */
-static int set_entries(struct op_kv *kv, char const *key, char const *option,
+/* A setting given on the command line as option: checked as the files'
+ * lines are (op_settings_check), then set. 0, or -1 after a message. */
+static int set_checked(struct op_kv *kv, char const *key, char const *option,
 		       char const *text)
 {
-	char *end;
-	unsigned long v;
+	char err[1024];
 
 	if (!text)
 		return 0;
-	errno = 0;
-	v = strtoul(text, &end, 0);
-	if (errno || end == text || *end || v == 0 || v > 0x7fffffffUL || text[0] == '-')
-		return op_error("--%s: '%s' is not a positive number of entries", option, text);
+	if (op_settings_check(key, option, text, err, sizeof(err)) < 0)
+		return op_error("%s", err);
 	op_kv_set(kv, key, text);
-	return 0;
-}
-
-/* --image: "all", or absolute paths. 0, or -1 after a message. */
-static int set_image(struct op_kv *kv, char const *text)
-{
-	char *copy, *w, *save = NULL;
-	int ret = 0;
-
-	if (!text)
-		return 0;
-	if (!*text)
-		return op_error("--image: empty list (give 'all' to keep every image)");
-	copy = op_xstrdup(text);
-	for (w = strtok_r(copy, ",", &save); w && !ret; w = strtok_r(NULL, ",", &save))
-		if (strcmp(text, "all") && w[0] != '/')
-			ret = op_error("--image: '%s' is not an absolute path", w);
-	free(copy);
-	if (!ret)
-		op_kv_set(kv, "image", text);
-	return ret;
-}
-
-/* --kernel-range=START,END (hex, as OProfile's): recorded only. */
-static int set_kernel_range(struct op_kv *kv, char const *text)
-{
-	unsigned long long start, end;
-	char tail;
-
-	if (!text)
-		return 0;
-	if (sscanf(text, "%llx,%llx%c", &start, &end, &tail) != 2 || start >= end)
-		return op_error("--kernel-range: '%s' is not START,END in hex with START < END", text);
-	op_kv_set(kv, "kernel_range", text);
-	return 0;
-}
-
-/* --rotate, --keep, --keep-size: checked, kept as given. 0 or -1. */
-static int merge_rotation(struct op_kv *kv)
-{
-	char err[512];
-	uint64_t n;
-
-	if (opt.rotate && strcmp(opt.rotate, "0") &&
-	    op_settings_duration("--rotate", opt.rotate, &n, err, sizeof(err)) < 0)
-		return op_error("%s", err);
-	if (opt.keep && op_settings_duration("--keep", opt.keep, &n, err, sizeof(err)) < 0)
-		return op_error("%s", err);
-	if (opt.keep_size &&
-	    op_settings_size("--keep-size", opt.keep_size, &n, err, sizeof(err)) < 0)
-		return op_error("%s", err);
-	if (opt.rotate)
-		op_kv_set(kv, "rotate", opt.rotate);
-	if (opt.keep)
-		op_kv_set(kv, "keep", opt.keep);
-	if (opt.keep_size)
-		op_kv_set(kv, "keep_size", opt.keep_size);
 	return 0;
 }
 
@@ -333,31 +274,55 @@ static void merge_config(struct op_kv *kv)
 			op_kv_set(kv, opt.config.keys[i], opt.config.values[i]);
 }
 
-/* The settings OProfile 0.9 has and we only pass on or record. */
-static int merge_0_9_settings(struct op_kv *kv)
+/* The settings given as they are, checked: those of sessions by time,
+ * and those OProfile 0.9 has that we only pass on or record. */
+static int merge_given(struct op_kv *kv)
 {
-	if (set_entries(kv, "buffer_size", "buffer-size", opt.buffer_size) < 0 ||
-	    set_entries(kv, "buffer_watershed", "buffer-watershed", opt.buffer_watershed) < 0 ||
-	    set_entries(kv, "cpu_buffer_size", "cpu-buffer-size", opt.cpu_buffer_size) < 0 ||
-	    set_image(kv, opt.image) < 0 || set_kernel_range(kv, opt.kernel_range) < 0)
+	if (set_checked(kv, "rotate", "--rotate", opt.rotate) < 0 ||
+	    set_checked(kv, "keep", "--keep", opt.keep) < 0 ||
+	    set_checked(kv, "keep_size", "--keep-size", opt.keep_size) < 0 ||
+	    set_checked(kv, "buffer_size", "--buffer-size", opt.buffer_size) < 0 ||
+	    set_checked(kv, "buffer_watershed", "--buffer-watershed", opt.buffer_watershed) < 0 ||
+	    set_checked(kv, "cpu_buffer_size", "--cpu-buffer-size", opt.cpu_buffer_size) < 0 ||
+	    set_checked(kv, "image", "--image", opt.image) < 0 ||
+	    set_checked(kv, "kernel_range", "--kernel-range", opt.kernel_range) < 0)
 		return -1;
 	return 0;
 }
 
+/* "FILE:LINE: " of the file the events of kv came from (daemonrc, else
+ * the settings file), "" when given on the command line or by default. */
+static void events_origin(struct op_kv const *kv, char *buf, size_t size)
+{
+	unsigned line = op_kv_line(kv, "events");
+
+	buf[0] = '\0';
+	if (opt.events)
+		return;
+	if (line) {
+		snprintf(buf, size, "%s/%s:%u: ", opt.session_dir, OP_DAEMONRC_FILE, line);
+		return;
+	}
+	line = op_kv_line(&opt.config, "events");
+	if (line && op_kv_get(kv, "events") == NULL)
+		snprintf(buf, size, "%s:%u: ", op_settings_config_path(), line);
+}
+
 /*
  * The settings in SESSION/daemonrc with those given on the command line
- * merged in, each validated (events against this cpu's events/ files).
- * 0, or -1 after a message.
+ * merged in, then the settings file's for the rest, each checked as it
+ * comes in (op_settings_check). With check_events (a command that saves
+ * or starts), the events are checked against this cpu's events/ files
+ * too, wherever they come from: an error names the file and line. 0, or
+ * -1 after a message.
  */
-static int merge_settings(struct op_kv *kv)
+static int merge_settings(struct op_kv *kv, int check_events)
 {
-	char *rc_path = op_session_path(opt.session_dir, OP_DAEMONRC_FILE);
-	char err[1024], text[1024];
-	int ret = op_kv_read(kv, rc_path);
+	char err[1024], text[1024], origin[1200];
 
-	free(rc_path);
-	if (ret < 0 || merge_rotation(kv) < 0)
+	if (op_settings_daemonrc_read(kv, opt.session_dir) < 0 || merge_given(kv) < 0)
 		return -1;
+	events_origin(kv, origin, sizeof(origin));
 	merge_config(kv);
 	if (opt.callgraph) {
 		unsigned depth;
@@ -367,17 +332,18 @@ static int merge_settings(struct op_kv *kv)
 		snprintf(text, sizeof(text), "%u", depth);
 		op_kv_set(kv, "callgraph", text);
 	}
-	/* the events given, or the saved ones under a new depth (a callgraph
-	 * needs 15 times the minimum count) */
-	if (opt.events || opt.callgraph) {
+	/* the events given, or the saved ones (also under a new depth: a
+	 * callgraph needs 15 times the minimum count) */
+	if (opt.events || opt.callgraph || check_events) {
 		enum op_cpu cpu = op_settings_cpu(NULL, err, sizeof(err));
 		struct op_settings_events ev;
 		unsigned depth;
 
-		if (cpu == CPU_NO_GOOD || opc_callgraph(kv, &depth, err, sizeof(err)) < 0 ||
-		    op_settings_events(opt.events ? opt.events : op_kv_get(kv, "events"),
-				       cpu, depth, &ev, err, sizeof(err)) < 0)
+		if (cpu == CPU_NO_GOOD || opc_callgraph(kv, &depth, err, sizeof(err)) < 0)
 			return op_error("%s", err);
+		if (op_settings_events(opt.events ? opt.events : op_kv_get(kv, "events"),
+				       cpu, depth, &ev, err, sizeof(err)) < 0)
+			return op_error("%s%s", origin, err);
 		if (opt.events)
 			op_kv_set(kv, "events", ev.text);
 	}
@@ -401,7 +367,7 @@ static int merge_settings(struct op_kv *kv)
 		op_kv_set(kv, "vmlinux", "none");
 	if (opt.keep_binaries || opt.no_keep_binaries)
 		op_kv_set(kv, "keep_binaries", opt.keep_binaries ? "yes" : "no");
-	return merge_0_9_settings(kv);
+	return 0;
 }
 
 static int save_settings(struct op_kv const *kv)
@@ -527,13 +493,10 @@ static int do_status(pid_t pid)
 		       strncmp(state, "paused", 6) ? "running" : "paused", (long)pid);
 		opc_load_running(opt.session_dir, &kv);
 	} else {
-		char *rc_path = op_session_path(opt.session_dir, OP_DAEMONRC_FILE);
-
+		if (op_settings_daemonrc_read(&kv, opt.session_dir) < 0)
+			return -1;
 		printf("Daemon not running\n");
-		if (op_kv_read(&kv, rc_path) < 0)
-			memset(&kv, 0, sizeof(kv));
 		default_settings(&kv);
-		free(rc_path);
 	}
 	printf("Session dir: %s\n", opt.session_dir);
 	printf("Events: %s\n", op_kv_get(&kv, "events") ? op_kv_get(&kv, "events") : "default");
@@ -567,7 +530,7 @@ static int settings(struct op_kv *kv, pid_t pid)
 	memset(kv, 0, sizeof(*kv));
 	if ((given || starting || opt.setup) && op_session_create(opt.session_dir) < 0)
 		return -1;
-	if (merge_settings(kv) < 0)
+	if (merge_settings(kv, given || starting || opt.setup) < 0)
 		return -1;
 	default_settings(kv);
 	if (given && starting && pid && !opt.shutdown && opc_check_running(opt.session_dir, pid, kv) < 0)
@@ -637,8 +600,8 @@ int main(int argc, char const **argv)
 	}
 	if (!fail && opt.start && opc_start(opt.session_dir, opt.verbose, 0, pid, &kv) < 0)
 		fail = 1;
-	if (!fail && opt.status)
-		do_status(op_session_daemon_pid(opt.session_dir));
+	if (!fail && opt.status && do_status(op_session_daemon_pid(opt.session_dir)) < 0)
+		fail = 1;
 	op_kv_free(&kv);
 	return fail;
 }

@@ -36,9 +36,10 @@ static int pid_arg;
 static int system_wide_arg;
 static int verbose_arg;
 static int summary_arg;
+static int keep_binaries_arg;
 static char *record_arg;
 static double threshold_arg = 1.0;
-static int stack_size_arg = -1;	/* -1: the perf source's default */
+static char *stack_size_arg;	/* NULL: the perf source's default */
 
 static struct poptOption const options[] = {
 	{ "events", 'e', POPT_ARG_STRING, &events_arg, 0,
@@ -46,7 +47,7 @@ static struct poptOption const options[] = {
 	  "NAME:count[:um[:kernel[:user]]],..." },
 	{ "callgraph", 'g', POPT_ARG_NONE, &callgraph_arg, 0,
 	  "record the callers of each sample (up to 32)", NULL },
-	{ "stack-size", 0, POPT_ARG_INT, &stack_size_arg, 0,
+	{ "stack-size", 0, POPT_ARG_STRING, &stack_size_arg, 0,
 	  "with -g: bytes of user stack copied per sample and unwound with "
 	  "the binaries' CFI (default 16384; 0: frame pointers only)", "BYTES" },
 	{ "separate-thread", 't', POPT_ARG_NONE, &sep_thread_arg, 0,
@@ -72,6 +73,9 @@ static struct poptOption const options[] = {
 	{ "record-stream", 0, POPT_ARG_STRING, &record_arg, 0,
 	  "also keep the time-ordered event stream in FILE (oprofiled --replay "
 	  "rebuilds the session from it)", "FILE" },
+	{ "keep-binaries", 0, POPT_ARG_NONE, &keep_binaries_arg, 0,
+	  "copy each sampled binary into the session (session/binaries), so "
+	  "that reports name its symbols after it is rebuilt or removed", NULL },
 	{ "verbose", 'V', POPT_ARG_NONE, &verbose_arg, 0,
 	  "say more", NULL },
 	POPT_AUTOHELP
@@ -163,16 +167,17 @@ static void parse(struct operf_options *o, int argc, char const **argv)
 {
 	poptContext ctx = op_child_options("operf", argc, argv, options, NULL,
 					   NULL);
+	char err[512];
 
 	memset(o, 0, sizeof(*o));
 	parse_target(ctx, o);
 	o->verbose = verbose_arg;
 	o->callgraph = callgraph_arg ? OPERF_CALLGRAPH_DEPTH : 0;
-	if (stack_size_arg < -1 || stack_size_arg > 65528)
-		op_usage_error("operf --help lists the options",
-			       "invalid --stack-size %d: use 0 (frame pointers "
-			       "only) to 65528 bytes", stack_size_arg);
-	o->stack_size = stack_size_arg;
+	o->stack_size = -1;
+	if (stack_size_arg &&
+	    op_settings_stack_size("--stack-size", stack_size_arg, &o->stack_size,
+				   err, sizeof(err)) < 0)
+		usage_error("%s", err);
 	o->cfg.separate = (sep_thread_arg ? OPD_SEP_THREAD : 0) |
 			  (sep_cpu_arg ? OPD_SEP_CPU : 0);
 	/* the summary's rows are processes, each with its kernel samples */
@@ -186,6 +191,7 @@ static void parse(struct operf_options *o, int argc, char const **argv)
 			op_die_errno("cannot use vmlinux '%s'", vmlinux_arg);
 	}
 	o->record_stream = record_arg;
+	o->cfg.keep_binaries = keep_binaries_arg;
 	if (o->target == OPERF_SYSTEM && op_settings_check_privilege() < 0)
 		exit(1);
 	setup_events(o);

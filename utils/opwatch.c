@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "op_file.h"
 #include "op_child.h"
 #include "op_message.h"
 #include "op_util.h"
@@ -446,6 +447,24 @@ static int start(struct opwatch *w)
 	return 0;
 }
 
+/* Everything opwatch allocated, at its end on every path. */
+static void opwatch_free(struct opwatch *w)
+{
+	opwatch_count_close(&w->cnt);
+	opwatch_events_close(&w->ev);
+	opwatch_stats_free(&w->stats);
+	rq_free(&w->q);
+	free(w->tree);
+	for (int i = 0; i < w->nr_probes; i++)
+		opwatch_probe_free(&w->probes[i]);
+	for (char **a = w->argv; a && *a; a++)
+		free(*a);
+	free(w->argv);
+	free(w->ev.cpus);
+	free(w->ev.tasks);
+	free(w->watch);
+}
+
 int main(int argc, char const **argv)
 {
 	struct opwatch w;
@@ -456,8 +475,8 @@ int main(int argc, char const **argv)
 	w.child.go_fd = w.child.err_fd = -1;
 	op_set_progname("opwatch");
 	parse(&w, argc, argv);
-	if (output_arg && !(out = fopen(output_arg, "w")))
-		op_die_errno("cannot write '%s'", output_arg);
+	if (output_arg && !(out = op_fopen_output(output_arg)))
+		op_die("cannot write '%s': %s", output_arg, op_file_strerror(errno));
 	op_child_catch_stop(w.argv != NULL);
 	rq_init(&w.q);
 	opwatch_stats_init(&w.stats, w.nr_probes, w.by);
@@ -467,8 +486,12 @@ int main(int argc, char const **argv)
 		w.stats.count_unit[k] = w.count_ev[k].unit;
 	}
 	if (start(&w) < 0) {
+		ret = w.argv ? 127 : 1;
 		op_child_kill(&w.child);
-		return w.argv ? 127 : 1;
+		if (out != stdout)
+			fclose(out);
+		opwatch_free(&w);
+		return ret;
 	}
 	loop(&w);
 	opwatch_stats_finish(&w.stats);
@@ -476,14 +499,10 @@ int main(int argc, char const **argv)
 	if (out != stdout && fclose(out))
 		ret = op_error_errno("cannot write '%s'", output_arg);
 	op_child_kill(&w.child);
-	opwatch_count_close(&w.cnt);
-	opwatch_events_close(&w.ev);
-	opwatch_stats_free(&w.stats);
-	rq_free(&w.q);
-	free(w.tree);
-	for (int i = 0; i < w.nr_probes; i++)
-		opwatch_probe_free(&w.probes[i]);
-	if (ret)
-		return 1;
-	return w.argv ? op_child_exit_status(w.status) : 0;
+	if (!ret)
+		ret = w.argv ? op_child_exit_status(w.status) : 0;
+	else
+		ret = 1;
+	opwatch_free(&w);
+	return ret;
 }

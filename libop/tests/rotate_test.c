@@ -95,8 +95,87 @@ static void test_config(void)
 	check_that(op_settings_config_read(&kv) < 0);
 	write_conf(path, "separate = bogus\n");
 	check_that(op_settings_config_read(&kv) < 0);
+	/* events: their syntax is checked when the file is read */
+	write_conf(path, "# a comment\nevents = CPU_CLOCK:100000:0:0:0\n");
+	op_set_message_sink(keep_last, said);
+	check_that(op_settings_config_read(&kv) < 0);
+	op_set_message_sink(NULL, NULL);
+	snprintf(want, sizeof(want), "%s:2: invalid event specification", path);
+	check(!strncmp(said, want, strlen(want)), "events with kernel and user 0: %s", said);
+	write_conf(path, "events = CPU_CLOCK:1000000\nimage =\n");
+	check_that(op_settings_config_read(&kv) < 0);
+	/* daemonrc's own keys are not the settings file's */
+	write_conf(path, "cpu_buffer_size = 8192\n");
+	check_that(op_settings_config_read(&kv) < 0);
 	unsetenv(OP_CONFIG_ENV);
 	check_str(op_settings_config_path(), OP_CONFIG_FILE_DEFAULT, "default path");
+}
+
+/* One check of each setting, whichever way it comes in. */
+static void test_settings_check(void)
+{
+	static struct {
+		char const *key, *value;
+		int ok;
+	} const cases[] = {
+		{ "events", "default", 1 }, { "events", "CPU_CLOCK:100000", 1 },
+		{ "events", "CPU_CLOCK:100000:0:0:0", 0 }, { "events", "CPU_CLOCK:0", 0 },
+		{ "events", "", 0 }, { "events", "CPU_CLOCK", 0 },
+		{ "rotate", "0", 1 }, { "rotate", "1s", 1 }, { "rotate", "", 0 },
+		{ "keep", "0", 0 }, { "keep_size", "99999999999999999999", 0 },
+		{ "cpu_buffer_size", "8192", 1 }, { "cpu_buffer_size", "0x2000", 1 },
+		{ "cpu_buffer_size", "-1", 0 }, { "cpu_buffer_size", " 1", 0 },
+		{ "cpu_buffer_size", "99999999999999999999", 0 },
+		{ "cpu_buffer_size", "2147483648", 0 }, { "buffer_size", "", 0 },
+		{ "kernel_range", "ffffffff81000000,ffffffff82000000", 1 },
+		{ "kernel_range", "-1,5", 0 }, { "kernel_range", "5,1", 0 },
+		{ "kernel_range", "1, 5", 0 },
+		{ "image", "all", 1 }, { "image", "/a,/b", 1 }, { "image", "", 0 },
+		{ "image", ",", 0 }, { "image", "/a,b", 0 },
+		{ "vmlinux", "", 0 }, { "keep_binaries", "", 0 },
+		{ "no_such_key", "1", 0 },
+	};
+	static struct {
+		char const *text;
+		int bytes;             /* -1: refused */
+	} const stacks[] = {
+		{ "0", 0 }, { "8", 8 }, { "9", 9 }, { "65528", 65528 }, { "1", -1 },
+		{ "7", -1 }, { "-1", -1 }, { "", -1 }, { "65529", -1 }, { "abc", -1 },
+		{ "99999999999999999999", -1 }, { "16k", -1 },
+	};
+	static struct {
+		char const *text;
+		unsigned pages;        /* 0: refused */
+	} const rings[] = {
+		{ "1", 1 }, { "128", 128 }, { "1048576", 1048576 }, { "0", 0 },
+		{ "-1", 0 }, { "3", 0 }, { "2097152", 0 }, { "", 0 },
+		{ "99999999999999999999", 0 }, { "0x10", 0 },
+	};
+	char err[512];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check((op_settings_check(cases[i].key, NULL, cases[i].value, err,
+					 sizeof(err)) == 0) == cases[i].ok,
+		      "%s=%s %s", cases[i].key, cases[i].value,
+		      cases[i].ok ? "taken" : "refused");
+	for (size_t i = 0; i < sizeof(stacks) / sizeof(stacks[0]); i++) {
+		int bytes = -2, rc = op_settings_stack_size("--stack-size", stacks[i].text,
+							    &bytes, err, sizeof(err));
+
+		check(stacks[i].bytes < 0 ? rc < 0 : rc == 0 && bytes == stacks[i].bytes,
+		      "--stack-size=%s", stacks[i].text);
+	}
+	op_settings_stack_size("--stack-size", "7", &(int){ 0 }, err, sizeof(err));
+	check_str(err, "--stack-size: '7' is not a stack size: give 0 (frame pointers only) or 8 to 65528 bytes",
+		  "the stack size error names the option and the value");
+	for (size_t i = 0; i < sizeof(rings) / sizeof(rings[0]); i++) {
+		unsigned pages = 7;
+		int rc = op_settings_ring_pages("--buffer-pages", rings[i].text, &pages,
+						err, sizeof(err));
+
+		check(!rings[i].pages ? rc < 0 : rc == 0 && pages == rings[i].pages,
+		      "--buffer-pages=%s", rings[i].text);
+	}
 }
 
 static void test_names(void)
@@ -143,6 +222,25 @@ static void make_session(char const *name, size_t bytes)
 	free(dir);
 }
 
+/* A session the daemon rotated: made, and marked as the daemon marks it. */
+static void make_rotated(char const *name, size_t bytes)
+{
+	make_session(name, bytes);
+	if (op_rotate_mark(session, name, 0) < 0)
+		check_bail("cannot mark '%s'", name);
+}
+
+/* samples/NAME/session.conf with text as its content. */
+static void write_session_conf(char const *name, char const *text)
+{
+	char *dir = op_session_samples(session, name);
+	char *file = op_session_path(dir, OP_SESSION_CONF);
+
+	write_conf(file, text);
+	free(file);
+	free(dir);
+}
+
 static bool has(char const *name)
 {
 	char *dir = op_session_samples(session, name);
@@ -161,12 +259,24 @@ static void test_list_retain(void)
 	uint64_t one;
 	size_t n;
 
-	make_session("2026-11-26T14:00:10", 65536);
-	make_session("2026-11-26T14", 65536);        /* 14:00:00: first */
-	make_session("2026-11-26T14:00:20", 65536);
-	make_session("2026-11-26T14:00:20.2", 65536); /* a restart in that second */
-	make_session("2026-11-26T14:00:30", 65536);
+	char *fifo = op_xasprintf("%s/samples/2019-01-01T00/%s", session,
+				  OP_SESSION_CONF);
+
+	make_rotated("2026-11-26T14:00:10", 65536);
+	make_rotated("2026-11-26T14", 65536);        /* 14:00:00: first */
+	make_rotated("2026-11-26T14:00:20", 65536);
+	make_rotated("2026-11-26T14:00:20.2", 65536); /* a restart in that second */
+	make_rotated("2026-11-26T14:00:30", 65536);
 	make_session("mysave", 65536);               /* by hand: never rotated */
+	/* saved by hand under names of the rotated form: never rotated either */
+	make_session("2021-05-05T05", 65536);
+	write_session_conf("2021-05-05T05", "events=default\n");
+	make_session("2020-01-01T00", 65536);        /* a copy of a rotated one */
+	write_session_conf("2020-01-01T00", "rotated=2026-11-26T14\nend_time=1795701610\n");
+	make_session("2019-01-01T00", 65536);        /* a FIFO: read, it would hang */
+	if (mkfifo(fifo, 0644) < 0)
+		check_bail("cannot make '%s'", fifo);
+	free(fifo);
 	check_that(op_rotated_list(session, &v, &n) == 0 && n == 5);
 	check_str(n ? v[0].name : "", "2026-11-26T14", "oldest first");
 	check_str(n > 3 ? v[3].name : "", "2026-11-26T14:00:20.2", "then by name");
@@ -186,6 +296,10 @@ static void test_list_retain(void)
 	/* the newest is never removed by age; other names never */
 	check_int(op_rotate_retain(session, t0 + 100000, 1, 0), 1, "all but the newest by age");
 	check_that(has("2026-11-26T14:00:30") && has("mysave") && has(OP_CURRENT_SESSION));
+	/* nor by size: it may be the session just saved at a stop */
+	check_int(op_rotate_retain(session, t0 + 100000, 0, 1), 0, "the newest kept over the size");
+	check_that(has("2026-11-26T14:00:30"));
+	check_that(has("2021-05-05T05") && has("2020-01-01T00") && has("2019-01-01T00"));
 	check_int(op_rotate_retain(session, t0 + 100000, 0, 0), 0, "no limits: nothing");
 }
 
@@ -205,7 +319,8 @@ static void test_retain_cut_short(void)
 
 	if (op_mkdir_p(deep) || op_mkdir_p(outside) || op_mkdir_p(old) ||
 	    !(f = fopen(keep, "w")) || fclose(f) ||
-	    symlink(outside, link) || symlink(outside, link2))
+	    symlink(outside, link) || symlink(outside, link2) ||
+	    op_rotate_mark(session, "2026-11-26T12", 0) < 0)
 		check_bail("cannot make the cut-short session");
 	/* the newest (14:00:30) stays; 12 goes by age */
 	check_int(op_rotate_retain(session, 1795701600 + 100000, 1, 0), 1,
@@ -232,6 +347,7 @@ int main(void)
 		check_bail("cannot create '%s'", session);
 	test_duration_size();
 	test_config();
+	test_settings_check();
 	test_names();
 	test_list_retain();
 	test_retain_cut_short();

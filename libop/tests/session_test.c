@@ -252,6 +252,38 @@ static void test_kv(void)
 	touch("kv", "# settings\n  events = X \n\nbroken line\n");
 	check(op_kv_read(&back, path) < 0, "a line without '=' is refused");
 	op_kv_free(&back);
+	touch("kv", "# settings\n\n  events = X \nvmlinux=none");
+	check(op_kv_read(&back, path) == 0 && back.nr == 2, "read with lines");
+	check_int(op_kv_line(&back, "events"), 3, "events is on line 3");
+	check_int(op_kv_line(&back, "vmlinux"), 4, "a last line without a newline");
+	op_kv_set(&back, "events", "Y");
+	check_int(op_kv_line(&back, "events"), 0, "a value set is on no line");
+	op_kv_free(&back);
+	free(path);
+}
+
+/* key=value files are read as regular files only, bounded, without NULs */
+static void test_kv_hostile(void)
+{
+	char *path = op_session_path(session, "kv");
+	struct op_kv back;
+	FILE *f;
+
+	unlink(path);
+	check(mkfifo(path, 0644) == 0, "make a FIFO");
+	check(op_kv_read(&back, path) < 0 && back.nr == 0,
+	      "a FIFO is refused, without blocking");
+	unlink(path);
+	f = fopen(path, "w");
+	for (int i = 0; f && i < OP_KV_MAX_BYTES / 16 + 1; i++)
+		fputs("# 16 bytes line\n", f);
+	check(f && fclose(f) == 0, "write a big file");
+	check(op_kv_read(&back, path) < 0 && back.nr == 0, "a file over the bound is refused");
+	f = fopen(path, "w");
+	check(f && fwrite("a=b\nc=d\0e\n", 1, 11, f) == 11 && fclose(f) == 0,
+	      "write a NUL");
+	check(op_kv_read(&back, path) < 0 && back.nr == 0, "a NUL byte is refused");
+	unlink(path);
 	free(path);
 }
 
@@ -613,6 +645,7 @@ int main(void)
 	test_fifo();
 	test_lock();
 	test_kv();
+	test_kv_hostile();
 	test_separate();
 	test_callgraph();
 	test_events();

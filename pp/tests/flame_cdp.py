@@ -176,6 +176,11 @@ def main():
         tap(n > 0, "the flame graph renders (%d frames)" % n)
         tap(b.js("document.querySelectorAll('script[src],link[href]').length") == 0,
             "the page loads nothing from outside")
+        # a line taller than its frame is cut at the bottom: "leaf_a"
+        # read "leaf a" (the underscore below the frame's edge)
+        tall = b.js("Array.from(document.querySelectorAll('.frame'))"
+                    ".filter(f => f.scrollHeight > f.clientHeight).length")
+        tap(tall == 0, "every frame's text fits its height (%s taller)" % tall)
         if "click" in opts:
             name = opts["click"]
             r = rect(b, name)

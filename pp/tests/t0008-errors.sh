@@ -64,6 +64,12 @@ check_no_grep "$tmp/r.err" "session.conf" "top-level metadata (session.conf) is 
 check_grep "$tmp/r" ' alpha$' "the good files are still reported"
 check_eq "$(awk '$NF == "alpha" {print $1, $2}' "$tmp/r")" "10 66.6667" "alpha's share of what could be read (10 of 15)"
 
+# an option inside { } would apply to both sides (the last one winning):
+# "{ --session-dir=old } { --session-dir=new }" compared new with itself
+expect_fail 2 "'--session-dir=$tmp/other' is inside \{ \}" "an option inside { } is refused" \
+	"{" --session-dir="$tmp/other" "}" "{" "}"
+expect_fail 2 "'-l' is inside \{ \}" "a short option inside { } too" "{" "}" "{" -l "}"
+
 rm -f "$(sfile "$prog" "$prog")" "$(sfile /usr/bin/other /usr/bin/other)"
 expect_fail 1 "no sample file could be read \(3 skipped\)" "only bad files: exit 1" -l
 test_done

@@ -65,4 +65,12 @@ check_eq "$?" "2" "no image: a usage error"
 "$OPGPROF" --session-dir="$SD" /bin/nothing-like-this >/dev/null 2>"$tmp/none.err"
 check_eq "$?" "1" "an image without samples: a failure"
 check_grep "$tmp/none.err" "no samples of image '/bin/nothing-like-this'" "which is named"
+# other images of the session whose binaries are gone are not opened (nor
+# warned about) before that one error
+cp "$prog" "$tmp/gone"
+"$MKSAMPLE" "$(sfile "$tmp/gone" "$tmp/gone")" --mtime-of "$tmp/gone" "$(o $prog alpha)=10" || fail mksample
+rm "$tmp/gone"
+"$OPGPROF" --session-dir="$SD" nosuchimage >/dev/null 2>"$tmp/none.err"
+check_eq "$?" "1" "nosuchimage in a session with a removed binary: a failure"
+check_eq "$(wc -l <"$tmp/none.err")" 1 "... with its one error line alone"
 test_done

@@ -5,7 +5,8 @@
 # is rebuilt differently and the library removed: opreport -l and
 # opannotate -s -a give the reports made before, from the copies, and so
 # do the reports of an archive made after the change (oparchive takes
-# the copies with the session). Needs root and perf_event_open.
+# the copies with the session). operf --keep-binaries keeps them too.
+# Needs root and perf_event_open.
 . "$SRCDIR/tests/lib.sh"
 : "${abs_top_builddir:?}" "${OPANNOTATE:?}" "${OPARCHIVE:?}"
 live_session
@@ -81,4 +82,20 @@ check_eq "$(cat "$tmp/arch.l")" "$(cat "$tmp/before")" "opreport archive:DIR -l 
 "$OPANNOTATE" --session-dir="$SD" -s archive:"$tmp/arch" "$spec" >"$tmp/arch.s" 2>"$tmp/arch.s.err" ||
 	{ cat "$tmp/arch.s.err"; fail "opannotate archive:DIR -s failed"; }
 check_eq "$(cat "$tmp/arch.s")" "$(cat "$tmp/before.s")" "opannotate archive:DIR -s from the archived copies"
+
+# operf --keep-binaries: the same copies, in operf's own session
+OPERF=${abs_top_builddir}/utils/operf
+$CC -O1 -g -fno-inline -o "$tmp/again" "$SRCDIR/tests/funcs.c" \
+	-Wl,--build-id=0x${uniq}000000000000000000000003 || fail "cannot build funcs.c"
+"$OPERF" --keep-binaries -d "$tmp/operf" "$tmp/again" 100000000 >"$tmp/operf.out" 2>&1 ||
+	{ cat "$tmp/operf.out"; fail "operf --keep-binaries failed"; }
+k=$tmp/operf/samples/current/session/binaries/${uniq}000000000000000000000003
+cmp -s "$tmp/again" "$k" || fail "operf --keep-binaries: no copy of the program as $k"
+"$OPREPORT" --session-dir="$tmp/operf" -l "image:$tmp/again" >"$tmp/op.before" 2>&1 ||
+	{ cat "$tmp/op.before"; fail "opreport on operf's session"; }
+rm "$tmp/again"
+"$OPREPORT" --session-dir="$tmp/operf" -l "image:$tmp/again" >"$tmp/op.after" 2>"$tmp/op.after.err" ||
+	{ cat "$tmp/op.after.err"; fail "opreport after the program was removed"; }
+check_grep "$tmp/op.after" ' alpha$' "operf --keep-binaries: the removed program's symbols from its copy"
+check_eq "$(cat "$tmp/op.after")" "$(cat "$tmp/op.before")" "operf --keep-binaries: the same report after the removal"
 test_done

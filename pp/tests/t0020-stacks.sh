@@ -8,7 +8,8 @@
 # shares, the paths into each hot symbol, the stopped stack shown with its
 # frame and reason, the per-reason totals; --stacks=pid, --stacks-limit,
 # --threshold; another event's stacks left out; go tool pprof -top on --pprof equals
-# opreport -l; the flame graph page; the errors.
+# opreport -l; the flame graph page; the errors. A flat session (sample
+# files, no stack table) gives every output too, one frame a sample.
 . "$SRCDIR/tests/lib.sh"
 : "${MKSTACKS:?}"
 
@@ -125,12 +126,39 @@ run_report "$tmp/fl" --flame="$tmp/flame.html"
 check_grep "$tmp/flame.html" '"n":"alpha","v":500' "--flame: the tree is in the page"
 check_no_grep "$tmp/flame.html" 'http://\|https://\|<script src\|<link ' "--flame: no network"
 
-# --- errors
+# --- a flat session (no stack table): every stacks output still works,
+# each sample its function under its process, the counts -l's
 mkdir -p "$tmp/nostacks/samples/current"
 cp -r "$SD/samples/current/{root}" "$tmp/nostacks/samples/current/"
-"$OPREPORT" --session-dir="$tmp/nostacks" --stacks >"$tmp/e1" 2>&1
-check_eq "$?" 1 "a session without stacks: exit 1"
-check_grep "$tmp/e1" 'no stacks' "... saying why"
+NS=$tmp/nostacks
+"$OPREPORT" --session-dir="$NS" -l >"$tmp/nsl" 2>&1 || { cat "$tmp/nsl"; fail "-l on the flat session"; }
+awk '/^[0-9]/ { s[$NF] += $1 } END { for (f in s) print f, s[f] }' "$tmp/nsl" | sort >"$tmp/nsl.flat"
+"$OPREPORT" --session-dir="$NS" --folded >"$tmp/nsf" 2>"$tmp/nsf.err" ||
+	{ cat "$tmp/nsf.err"; fail "--folded on a flat session"; }
+cat "$tmp/nsf"
+check_no_grep "$tmp/nsf" '^[^;]*;[^;]*;' "--folded, flat: two frames deep (process;function)"
+awk '{ n = $NF; sub(/ [0-9]+$/, ""); sub(/^[^;]*;/, ""); s[$0] += n }
+     END { for (f in s) print f, s[f] }' "$tmp/nsf" | sort >"$tmp/nsf.flat"
+diff -u "$tmp/nsl.flat" "$tmp/nsf.flat" || fail "--folded of the flat session differs from -l"
+test_ok "--folded, flat: the functions and counts of -l"
+check_grep "$tmp/nsf.err" 'no stack table' "--folded, flat: a note says the session has no stacks"
+"$OPREPORT" --session-dir="$NS" --stacks >"$tmp/nss" 2>&1 || { cat "$tmp/nss"; fail "--stacks, flat"; }
+check_grep "$tmp/nss" '^Without stacks \(recorded without --callgraph\): 1050 samples \(100.00%\)' \
+	"--stacks, flat: says every sample is without a stack"
+check_no_grep "$tmp/nss" 'Every stack was unwound' "--stacks, flat: claims no unwinding"
+"$OPREPORT" --session-dir="$NS" --flame="$tmp/nsflame.html" >/dev/null 2>&1 || fail "--flame, flat"
+check_grep "$tmp/nsflame.html" '"n":"alpha","v":600' "--flame, flat: alpha's samples in the page"
+"$OPREPORT" --session-dir="$NS" --pprof="$tmp/ns.pb.gz" >/dev/null 2>&1 || fail "--pprof, flat"
+if command -v go >/dev/null 2>&1; then
+	go tool pprof -top -noinlines -nodecount=100000 -nodefraction=0 -edgefraction=0 -symbolize=none \
+		-sample_index=samples "$tmp/ns.pb.gz" >"$tmp/nstop" 2>"$tmp/nstop.err" ||
+		{ cat "$tmp/nstop.err"; fail "go tool pprof cannot read the flat profile"; }
+	awk '$1 ~ /^[0-9]+$/ && $1 > 0 { print $6, $1 }' "$tmp/nstop" | sort >"$tmp/nstop.flat"
+	diff -u "$tmp/nsl.flat" "$tmp/nstop.flat" || fail "pprof -top of the flat session differs from -l"
+	test_ok "--pprof, flat: go tool pprof -top gives -l's functions and counts"
+fi
+
+# --- errors
 "$OPREPORT" --session-dir="$SD" --stacks=tid >"$tmp/e2" 2>&1
 check_eq "$?" 2 "--stacks=tid: usage error"
 "$OPREPORT" --session-dir="$SD" --folded "{" "}" "{" "}" >"$tmp/e3" 2>&1

@@ -51,6 +51,15 @@ run_report "$tmp/o1" --flame="$tmp/flame.html"
 drive "$tmp/flame.html" "$shots/flame.png" --click beta --search 'alpha|gamma' \
 	--matches 2 --share '700 samples (70.00%)'
 
+# a flat session (its sample files alone, no stack table): the same page,
+# two deep (process, function), works the same
+mkdir -p "$tmp/flat/samples/current"
+cp -r "$SD/samples/current/{root}" "$tmp/flat/samples/current/"
+"$OPREPORT" --session-dir="$tmp/flat" --flame="$tmp/flat.html" >"$tmp/o3" 2>&1 ||
+	{ cat "$tmp/o3"; fail "--flame on a flat session"; }
+drive "$tmp/flat.html" "$shots/flame-flat.png" --click beta --search 'alpha|gamma' \
+	--matches 2 --share '700 samples (70.00%)'
+
 # alpha grew from 20% to 60%, gamma_fn shrank from 50% to 10%
 run_report "$tmp/o2" --flame="$tmp/diff.html" "{" session:old "}" "{" session:current "}"
 check_grep "$tmp/diff.html" '"diff":true,"baseTotal":1000' "the differential page has the base total"

@@ -4,7 +4,8 @@
 # and its exec followed, into a session opreport reads unchanged: each
 # copy's hot_main_loop holds its built-in share of the three (50/25/25 %,
 # +-3 points). operf exits with the command's status, names a command it
-# cannot run, and works for a new unprivileged user on user mode alone.
+# cannot run, and works for a new unprivileged user on user mode alone,
+# with -g too (rings sized to the user's locked-memory limits).
 # --summary and opreport --processes give a row per process; the stream
 # --record-stream keeps replays into the same report.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
@@ -82,6 +83,17 @@ step "--separate-thread: one sample file per process"
 n=$(find "$T/sep/samples/current" -path "*{root}$T/hm_?/{dep}/*" -name '*.all' -type f |
 	grep -v anon | sed 's/.*\.\([0-9]*\)\.[0-9]*\.all$/\1/' | sort -u | wc -l)
 check_eq "$n" 3 "three processes of the copies, each its own tgid"
+# --processes with a specification that names the tag its per-process
+# profiles add (tgid:, image:): each process's profile, exit 0
+tg=$(find "$T/sep/samples/current" -path "*{root}$T/hm_a/{dep}/*" -name '*.all' -type f |
+	grep -v anon | sed 's/.*\.\([0-9]*\)\.[0-9]*\.all$/\1/' | head -1)
+"$OPREPORT" --session-dir="$T/sep" --processes "tgid:$tg" >"$T/proc" 2>&1
+check_eq "$?" 0 "--processes tgid:$tg: exit 0"
+check_grep "$T/proc" "^Process $tg $T/hm_a" "--processes tgid:$tg: the process's own profile"
+check_no_grep "$T/proc" 'given twice' "--processes tgid:$tg: no tag given twice"
+"$OPREPORT" --session-dir="$T/oprofile_data" --processes "image:$T/hm_b" >"$T/proc" 2>&1
+check_eq "$?" 0 "--processes image:hm_b on an unseparated session: exit 0"
+check_grep "$T/proc" "USER portion" "--processes image:hm_b: its profile"
 
 step "--pid: a running process until it exits"
 cp "$W/hot_main" "$T/hm_p"
@@ -140,4 +152,22 @@ if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 1 ]; then
 		"says that the kernel is hidden, and why"
 fi
 check_shares "$T/user/oprofile_data"
+
+# -g as the same user: the default rings (2048 pages a cpu with stack
+# copies) exceed what kernel.perf_event_mlock_kb and Debian's default
+# ulimit -l (8 MiB) allow a user; operf maps smaller ones and says so
+rm -rf "$T/user/oprofile_data"
+(cd "$T/user" && ulimit -l 8192 && runuser -u "$U" -- env OPROFILE_EVENTS_DIR="$OPROFILE_EVENTS_DIR" \
+	"$OPERF" -g sh -c "$WORK") >"$T/out" 2>&1
+rc=$?
+sed 's/^/# /' "$T/out"
+check_eq "$rc" 0 "operf -g as $U succeeds"
+if [ "$(nproc)" -gt 1 ]; then
+	check_grep "$T/out" "perf rings of [0-9]+ pages a cpu instead of 2048" \
+		"-g: the smaller rings are said"
+fi
+check_shares "$T/user/oprofile_data"
+"$OPREPORT" --session-dir="$T/user/oprofile_data" --folded >"$T/folded" 2>"$T/folded.err" ||
+	{ cat "$T/folded.err"; fail "opreport --folded on the user's -g session"; }
+check_grep "$T/folded" '^hm_a;.*main;.*hot_main_loop [0-9]+$' "-g: hm_a's stacks reach hot_main_loop through main"
 test_done

@@ -1,0 +1,252 @@
+/*
+ * op_open_regular, op_fopen_regular, op_path_escapes, op_open_beneath and
+ * op_mkdir_beneath against the plants an attacker makes: FIFOs, devices,
+ * directories, symbolic links in every component, ".." in every position.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "op_file.h"
+#include "op_util.h"
+
+static char dir[] = "/tmp/op-file-test-XXXXXX";
+
+static char *at(char const *name)
+{
+	return op_xasprintf("%s/%s", dir, name);
+}
+
+static void put(char const *name, char const *text)
+{
+	char *p = at(name);
+	FILE *f = fopen(p, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		check_bail("cannot write '%s'", p);
+	free(p);
+}
+
+static bool exists(char const *name)
+{
+	char *p = at(name);
+	struct stat st;
+	bool yes = !lstat(p, &st);
+
+	free(p);
+	return yes;
+}
+
+static void test_open_regular(void)
+{
+	char *fifo = at("fifo"), *file = at("plain"), *sub = at("sub");
+	char *err = NULL;
+	size_t len;
+	FILE *f;
+	int fd;
+
+	put("plain", "text\n");
+	if (mkfifo(fifo, 0600) || mkdir(sub, 0755))
+		check_bail("mkfifo/mkdir: %s", strerror(errno));
+
+	fd = op_open_regular(file, O_RDONLY);
+	check(fd >= 0, "a regular file opens");
+	check(fd >= 0 && !(fcntl(fd, F_GETFL) & O_NONBLOCK),
+	      "and is handed back in blocking mode");
+	if (fd >= 0)
+		close(fd);
+
+	/* no writer: a plain open would block here for ever */
+	errno = 0;
+	check(op_open_regular(fifo, O_RDONLY) < 0 && errno == OP_ENOTREG,
+	      "a FIFO is refused without blocking (errno %d)", errno);
+	check(op_open_regular("/dev/zero", O_RDONLY) < 0 && errno == OP_ENOTREG,
+	      "a device is refused");
+	check(op_open_regular(sub, O_RDONLY) < 0 && errno == OP_ENOTREG,
+	      "a directory is refused");
+	check_str(op_file_strerror(OP_ENOTREG), "not a regular file",
+		  "the refusal says what it is");
+	f = op_fopen_regular(fifo);
+	check(!f && errno == OP_ENOTREG, "op_fopen_regular refuses a FIFO");
+	f = op_fopen_regular(file);
+	check(f && fgetc(f) == 't', "op_fopen_regular reads a file");
+	if (f)
+		fclose(f);
+
+	/* op_read_file goes through the same rule, and bounds the size */
+	char msg[256];
+	err = op_read_file(fifo, 0, &len, msg, sizeof(msg));
+	check(!err && errno == OP_ENOTREG && strstr(msg, "not a regular file"),
+	      "op_read_file refuses a FIFO: %s", msg);
+	err = op_read_file("/dev/zero", 1 << 20, &len, msg, sizeof(msg));
+	check(!err, "op_read_file refuses /dev/zero instead of reading it");
+	err = op_read_file(file, 2, &len, msg, sizeof(msg));
+	check(!err && errno == EFBIG, "a file over the limit is refused");
+	err = op_read_file(file, 0, &len, msg, sizeof(msg));
+	check(err && len == 5, "a file within it is read");
+	free(err);
+	{
+		char *huge = at("huge");
+		int hfd = open(huge, O_WRONLY | O_CREAT, 0600);
+
+		if (hfd < 0 || ftruncate(hfd, 64ll << 30))
+			check_bail("cannot make a 64 GiB sparse file: %s", strerror(errno));
+		close(hfd);
+		err = op_read_file(huge, 1 << 20, &len, msg, sizeof(msg));
+		check(!err && errno == EFBIG,
+		      "a 64 GiB sparse file is refused by its size, unread");
+		unlink(huge);
+		free(huge);
+	}
+	err = NULL;
+	free(err);
+	free(fifo);
+	free(file);
+	free(sub);
+}
+
+static void test_path_escapes(void)
+{
+	static struct { char const *rel; bool escapes; } const cases[] = {
+		{ "a/b.c", false }, { "/usr/src/a.c", false },
+		{ "..", true }, { "../x", true }, { "a/../b", true },
+		{ "a/..", true }, { "/tmp/x/../../../../etc/passwd", true },
+		{ "a//..//b", true }, { "..a/b", false }, { "a/b..", false },
+		{ "...", false }, { "./a", false }, { "", false },
+	};
+	size_t i;
+
+	for (i = 0; i < OP_ARRAY_SIZE(cases); i++)
+		check(op_path_escapes(cases[i].rel) == cases[i].escapes,
+		      "op_path_escapes(\"%s\") is %d", cases[i].rel,
+		      cases[i].escapes);
+}
+
+static void test_open_beneath(void)
+{
+	char *out = at("out"), *victim = at("victim"), *p;
+	int fd;
+
+	if (mkdir(out, 0755) || mkdir(victim, 0755))
+		check_bail("mkdir: %s", strerror(errno));
+	fd = op_open_beneath(out, "/usr/src/x/a.c", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	check(fd >= 0 && exists("out/usr/src/x/a.c"),
+	      "an absolute name is created inside the directory, parents made");
+	if (fd >= 0)
+		close(fd);
+
+	errno = 0;
+	fd = op_open_beneath(out, "/tmp/x/../../../../victim/owned", O_WRONLY | O_CREAT, 0644);
+	check(fd < 0 && errno == EXDEV && !exists("victim/owned"),
+	      "'..' is refused (EXDEV), nothing created outside");
+	check(!exists("out/tmp"), "and nothing created inside for it either");
+
+	/* links planted in an existing output directory: each component */
+	p = at("out/link");
+	if (symlink(victim, p))
+		check_bail("symlink: %s", strerror(errno));
+	free(p);
+	fd = op_open_beneath(out, "link/owned", O_WRONLY | O_CREAT, 0644);
+	check(fd < 0 && errno == ELOOP && !exists("victim/owned"),
+	      "a planted directory link is not followed (ELOOP)");
+	p = at("out/usr/src/x/b.c");
+	put("victim/target", "precious");
+	{
+		char *t = at("victim/target");
+
+		if (symlink(t, p))
+			check_bail("symlink: %s", strerror(errno));
+		free(t);
+	}
+	free(p);
+	fd = op_open_beneath(out, "usr/src/x/b.c", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	check(fd < 0 && errno == ELOOP, "a planted file link is not followed");
+	{
+		char *t = at("victim/target"), *text;
+
+		text = op_read_file(t, 0, NULL, NULL, 0);
+		check(text && !strcmp(text, "precious"), "its target is intact");
+		free(text);
+		free(t);
+	}
+	p = at("out/fifo");
+	if (mkfifo(p, 0600))
+		check_bail("mkfifo: %s", strerror(errno));
+	free(p);
+	fd = op_open_beneath(out, "fifo", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	check(fd < 0 && errno == OP_ENOTREG, "a planted FIFO is not written (no hang)");
+	fd = op_open_beneath(out, "fifo", O_RDONLY, 0);
+	check(fd < 0 && errno == OP_ENOTREG, "nor read");
+	fd = op_open_beneath(out, "usr/src/x/a.c", O_RDONLY, 0);
+	check(fd >= 0, "a regular file inside reads back");
+	if (fd >= 0)
+		close(fd);
+
+	check(op_mkdir_beneath(out, "d/e/f") == 0 && exists("out/d/e/f"),
+	      "op_mkdir_beneath makes the tree");
+	check(op_mkdir_beneath(out, "link/sub") == -ELOOP && !exists("victim/sub"),
+	      "op_mkdir_beneath refuses a planted link");
+	check(op_mkdir_beneath(out, "d/../../victim/sub") == -EXDEV,
+	      "op_mkdir_beneath refuses '..'");
+	free(out);
+	free(victim);
+}
+
+static void test_open_output(void)
+{
+	char *out = at("report.txt"), *link = at("planted"), *fifo = at("outfifo");
+	char *victim = at("victim/target"), *text;
+	FILE *f;
+	int fd;
+
+	put("report.txt", "old contents\n");
+	f = op_fopen_output(out);
+	check(f && fputs("new\n", f) >= 0 && !fclose(f), "a regular output file is written");
+	text = op_read_file(out, 0, NULL, NULL, 0);
+	check(text && !strcmp(text, "new\n"), "and truncated first");
+	free(text);
+
+	if (symlink(victim, link) || mkfifo(fifo, 0600))
+		check_bail("symlink/mkfifo: %s", strerror(errno));
+	errno = 0;
+	check(op_open_output(link, 0644) < 0 && errno == ELOOP,
+	      "a link planted at the output name is not followed");
+	text = op_read_file(victim, 0, NULL, NULL, 0);
+	check(text && !strcmp(text, "precious"), "its target is intact");
+	free(text);
+	check(op_open_output(fifo, 0644) < 0 && errno == OP_ENOTREG,
+	      "a FIFO at the output name is refused without blocking");
+	fd = op_open_output("/dev/null", 0644);
+	check(fd >= 0, "/dev/null, named by the user, is written");
+	if (fd >= 0)
+		close(fd);
+	free(out);
+	free(link);
+	free(fifo);
+	free(victim);
+}
+
+static int rm_one(char const *path, struct stat const *st, int flag, struct FTW *ftw)
+{
+	(void)st; (void)flag; (void)ftw;
+	return remove(path);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir))
+		check_bail("mkdtemp: %s", strerror(errno));
+	test_open_regular();
+	test_path_escapes();
+	test_open_beneath();
+	test_open_output();
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return check_done();
+}
