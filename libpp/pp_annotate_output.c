@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "op_escape.h"
 #include "op_message.h"
 #include "op_util.h"
 #include "pp_annotate.h"
@@ -257,6 +258,8 @@ static int text_read(struct text *t, char const *path)
 		if (!nl)
 			break;
 		*nl = '\0';
+		if (nl > p && nl[-1] == '\r')
+			nl[-1] = '\0';	/* CRLF: the line ends before it */
 		p = nl + 1;
 	}
 	return 0;
@@ -268,6 +271,21 @@ static void text_free(struct text *t)
 	free(t->lines);
 }
 
+/* A line of source or disassembly: text from input, so under the
+ * printing rule (op_escape.h), with its tabs kept. */
+static void put_text(FILE *out, char const *text)
+{
+	op_fput_escaped(out, text, strlen(text), OP_ESCAPE_KEEP_TAB);
+}
+
+/* " [IMAGE]" and the comment end, after a function's total. */
+static void put_image(FILE *out, char const *image)
+{
+	fputs(" [", out);
+	op_fputs_escaped(out, image);
+	fputs("] */\n", out);
+}
+
 static void put_func_totals(struct writer *w, FILE *out,
 			    struct src_file const *f, size_t *next,
 			    unsigned line)
@@ -276,7 +294,9 @@ static void put_func_totals(struct writer *w, FILE *out,
 	       (line == 0 || w->a->v[f->funcs[*next]].line <= line)) {
 		struct pp_annot_func const *fn = &w->a->v[f->funcs[(*next)++]];
 
-		fprintf(out, " /* %s total: ", fn->name);
+		fputs(" /* ", out);
+		op_fputs_escaped(out, fn->name);
+		fputs(" total: ", out);
 		put_total(w, out, fn->counts);
 		fputs(" */", out);
 	}
@@ -294,8 +314,9 @@ static int cmp_func_line(void const *pa, void const *pb, void *arg)
 static void put_file_header(struct writer *w, FILE *out,
 			    struct src_file const *f)
 {
-	fprintf(out, "/* \n * Total samples for file : \"%s\"\n * \n * ",
-		f->name);
+	fputs("/* \n * Total samples for file : \"", out);
+	op_fputs_escaped(out, f->name);
+	fputs("\"\n * \n * ", out);
 	put_total(w, out, f->totals);
 	fputs("\n */\n\n", out);
 }
@@ -317,7 +338,7 @@ static void put_source(struct writer *w, FILE *out, struct src_file const *f,
 			li++;
 		}
 		put_columns(w, out, c);
-		fputs(t->lines[n - 1], out);
+		put_text(out, t->lines[n - 1]);
 		put_func_totals(w, out, f, &fi, (unsigned)n);
 		fputc('\n', out);
 	}
@@ -336,7 +357,9 @@ static void put_missing(struct writer *w, FILE *out, struct src_file const *f)
 		"shown without its lines", f->name,
 		w->o->search_dirs && w->o->search_dirs->n ?
 		" (nor in --search-dirs)" : "");
-	fprintf(out, "/* opannotate: source file '%s' not found */\n", f->name);
+	fputs("/* opannotate: source file '", out);
+	op_fputs_escaped(out, f->name);
+	fputs("' not found */\n", out);
 	while (fi < f->nr_funcs) {
 		put_func_totals(w, out, f, &fi, 0);
 		fputc('\n', out);
@@ -415,6 +438,7 @@ static void put_header(struct writer *w, struct pp_classes const *c)
 	pp_header_write(mem, c);
 	fclose(mem);
 	fputs("/* \n", w->out);
+	/* lines pp_header_write has escaped */
 	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n"))
 		fprintf(w->out, " * %s\n", l);
 	free(text);
@@ -423,11 +447,16 @@ static void put_header(struct writer *w, struct pp_classes const *c)
 		for (size_t i = 0; i < w->nr_files; i++) {
 			fputs(" * ", w->out);
 			put_total(w, w->out, w->files[i].totals);
-			fprintf(w->out, "  %s\n", w->files[i].name);
+			fputs("  ", w->out);
+			op_fputs_escaped(w->out, w->files[i].name);
+			fputc('\n', w->out);
 		}
 	}
-	for (size_t i = 0; i < w->a->notes.n; i++)
-		fprintf(w->out, " * Note: %s\n", w->a->notes.v[i]);
+	for (size_t i = 0; i < w->a->notes.n; i++) {
+		fputs(" * Note: ", w->out);
+		op_fputs_escaped(w->out, w->a->notes.v[i]);
+		fputc('\n', w->out);
+	}
 	fputs(" */\n\n", w->out);
 }
 
@@ -446,9 +475,11 @@ static void put_no_lines(struct writer *w)
 			      "information (no debug info found):\n */\n",
 			      w->out);
 		said = true;
-		fprintf(w->out, " /* %s total: ", fn->name);
+		fputs(" /* ", w->out);
+		op_fputs_escaped(w->out, fn->name);
+		fputs(" total: ", w->out);
 		put_total(w, w->out, fn->counts);
-		fprintf(w->out, " [%s] */\n", fn->image);
+		put_image(w->out, fn->image);
 	}
 	if (said)
 		fputc('\n', w->out);
@@ -491,10 +522,13 @@ static void put_function_asm(struct writer *w, struct pp_annot_func const *f,
 	unsigned pline = 0;
 
 	put_columns(w, w->out, NULL);
-	fprintf(w->out, "%016" PRIx64 " <%s>: /* %s total: ", f->start,
-		f->name, f->name);
+	fprintf(w->out, "%016" PRIx64 " <", f->start);
+	op_fputs_escaped(w->out, f->name);
+	fputs(">: /* ", w->out);
+	op_fputs_escaped(w->out, f->name);
+	fputs(" total: ", w->out);
 	put_total(w, w->out, f->counts);
-	fprintf(w->out, " [%s] */\n", f->image);
+	put_image(w->out, f->image);
 	for (size_t i = 0; i < f->nr_insns; i++) {
 		struct pp_annot_insn const *in = &f->insns[i];
 
@@ -511,13 +545,18 @@ static void put_function_asm(struct writer *w, struct pp_annot_func const *f,
 			char const *b = strrchr(in->file, '/');
 
 			put_columns(w, w->out, NULL);
-			fprintf(w->out, "/* %s:%u */ %s\n", b ? b + 1 : in->file,
-				in->line, text ? text : "");
+			fputs("/* ", w->out);
+			op_fputs_escaped(w->out, b ? b + 1 : in->file);
+			fprintf(w->out, ":%u */ ", in->line);
+			put_text(w->out, text ? text : "");
+			fputc('\n', w->out);
 			pfile = in->file;
 			pline = in->line;
 		}
 		put_columns(w, w->out, in->counts);
-		fprintf(w->out, "%8" PRIx64 ":\t%s\n", in->vma, in->text);
+		fprintf(w->out, "%8" PRIx64 ":\t", in->vma);
+		put_text(w->out, in->text);
+		fputc('\n', w->out);
 	}
 	fputc('\n', w->out);
 }

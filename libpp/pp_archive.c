@@ -10,6 +10,7 @@
 #include <sys/time.h>
 
 #include "op_build_id.h"
+#include "op_escape.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_util.h"
@@ -58,7 +59,8 @@ static void put(struct archiver *a, char const *from, char const *to_rel)
 	}
 	pp_strlist_add(&a->done, to);
 	if (a->o->list) {
-		fprintf(a->o->list, "%s\n", from);
+		op_fputs_escaped(a->o->list, from);
+		fputc('\n', a->o->list);
 		free(to);
 		return;
 	}

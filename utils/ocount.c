@@ -19,6 +19,7 @@
 
 #include "op_file.h"
 #include "op_child.h"
+#include "op_escape.h"
 #include "op_message.h"
 #include "op_util.h"
 #include "ocount.h"
@@ -263,20 +264,22 @@ static void print_row(struct ocount *o, double t, int row, int e,
 		      uint64_t value, double pct, bool scaled)
 {
 	char label[32];
+	char *name = op_escape(o->ev[e].name);
 
 	row_label(o, row, brief_arg, label, sizeof(label));
 	if (brief_arg) {
 		if (t >= 0)
 			fprintf(o->out, "%.3f,", t);
-		fprintf(o->out, "%s%s,%llu,%.2f\n", label, o->ev[e].name,
+		fprintf(o->out, "%s%s,%llu,%.2f\n", label, name,
 			(unsigned long long)value, pct);
-		return;
+	} else {
+		if (t >= 0)
+			fprintf(o->out, "%10.3f  ", t);
+		fprintf(o->out, "%s%-22s %20llu  %6.2f%s\n", label, name,
+			(unsigned long long)value, pct,
+			scaled ? "  (scaled: multiplexed)" : "");
 	}
-	if (t >= 0)
-		fprintf(o->out, "%10.3f  ", t);
-	fprintf(o->out, "%s%-22s %20llu  %6.2f%s\n", label, o->ev[e].name,
-		(unsigned long long)value, pct,
-		scaled ? "  (scaled: multiplexed)" : "");
+	free(name);
 }
 
 /* Interval rows: each counter's change since the last. */
@@ -317,8 +320,11 @@ static void print_totals(struct ocount *o, double elapsed)
 	if (!brief_arg) {
 		fprintf(o->out, "%sEvents were counted for %.3f s", interval_arg ?
 			"\n" : "", elapsed);
-		if (o->argv)
-			fprintf(o->out, " while '%s' ran", o->argv[0]);
+		if (o->argv) {
+			fputs(" while '", o->out);
+			op_fputs_escaped(o->out, o->argv[0]);
+			fputs("' ran", o->out);
+		}
 		fprintf(o->out, ".\n%s%-22s %20s  %6s\n", sep_thread_arg ?
 			"tid          " : sep_cpu_arg ? "cpu      " : "",
 			"Event", "Count", "% time counted");

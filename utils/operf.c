@@ -264,9 +264,8 @@ int main(int argc, char const **argv)
 	parse(&o, argc, argv);
 	if (operf_run(&o, &res) < 0)
 		return o.target == OPERF_COMMAND ? 127 : 1;
-	fprintf(stderr, "operf: profile written to '%s'; "
-		"see it with: opreport --session-dir=%s\n",
-		o.session_dir, o.session_dir);
+	op_info("profile written to '%s'; see it with: opreport "
+		"--session-dir=%s", o.session_dir, o.session_dir);
 	if (summary_arg && summary(&o, &res) < 0 && o.target != OPERF_COMMAND)
 		return 1;
 	if (o.target != OPERF_COMMAND)

@@ -3,8 +3,8 @@
  * recursion pairs innermost first, a forked child's return pairs with
  * its parent's call and is reported apart, a pair's TO closes the oldest
  * item of its key, unmatched and open calls are counted, percentiles are
- * nearest-rank, and a function's file offset is found (or the error
- * names what is missing).
+ * nearest-rank, a function's file offset is found (or the error names
+ * what is missing), and names are escaped in every format.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -294,6 +294,39 @@ static void test_elf(void)
 	      "a missing binary is named: %s", err);
 }
 
+/* A probe on a path with ESC, a C1 control in UTF-8 and an invalid byte:
+ * escaped (op_escape.h) in every format. */
+static void test_hostile_names(void)
+{
+	static struct opwatch_probe bad[1] = {
+		{ .spec = "/tmp/E\033[2J\xc2\x9b\xff,x:f" },
+	};
+	static char const *const fmt_name[] = { "text", "csv", "json" };
+	enum opwatch_format fmt[] = { OPWATCH_TEXT, OPWATCH_CSV, OPWATCH_JSON };
+	struct opwatch_stats s;
+
+	opwatch_stats_init(&s, 1, OPWATCH_BY_NONE);
+	opwatch_stats_event(&s, 0, false, 1, 1, 0);
+	opwatch_stats_event(&s, 0, true, 1, 1, 10);
+	opwatch_stats_finish(&s);
+	for (size_t i = 0; i < 3; i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		opwatch_report(f, &s, bad, fmt[i]);
+		fclose(f);
+		/* JSON quotes the escape's backslash once more */
+		check(!strpbrk(buf, "\033\x9b\xff") &&
+		      strstr(buf, fmt[i] == OPWATCH_JSON ?
+			     "E\\\\x1b[2J\\\\xc2\\\\x9b\\\\xff" :
+			     "E\\x1b[2J\\xc2\\x9b\\xff"),
+		      "%s: the probe's path escaped", fmt_name[i]);
+		free(buf);
+	}
+	opwatch_stats_free(&s);
+}
+
 int main(void)
 {
 	test_recursion_and_fork();
@@ -304,6 +337,7 @@ int main(void)
 		check_bail("mkdtemp: %s", strerror(errno));
 	test_elf();
 	test_elf_not_regular();
+	test_hostile_names();
 	rmdir(tmpdir);
 	return check_done();
 }
