@@ -56,6 +56,29 @@ static void put(struct archiver *a, char const *from, char const *to_rel)
 	free(to);
 }
 
+/*
+ * The largest session file copied: the largest any reader takes (a stack
+ * table, 4 GiB). A session file past it (a planted 64 GiB sparse file)
+ * is refused by its size, before a byte is read, not copied for minutes.
+ */
+#define SESSION_FILE_MAX (1ull << 32)
+
+/* put of a file of the session itself (samples, stacks, metadata). */
+static void put_session_file(struct archiver *a, char const *from,
+			     char const *to_rel)
+{
+	struct stat st;
+
+	if (!stat(from, &st) && (uint64_t)st.st_size > SESSION_FILE_MAX) {
+		op_error("'%s' is %lld bytes, more than a session file holds "
+			 "(at most %llu): not archived", from,
+			 (long long)st.st_size, SESSION_FILE_MAX);
+		a->rc = -1;
+		return;
+	}
+	put(a, from, to_rel);
+}
+
 /* Every regular file below dir, at its own path below DIR. */
 static void put_tree(struct archiver *a, char const *dir)
 {
@@ -74,7 +97,7 @@ static void put_tree(struct archiver *a, char const *dir)
 		if (!lstat(p, &st) && S_ISDIR(st.st_mode))
 			put_tree(a, p);
 		else if (S_ISREG(st.st_mode))
-			put(a, p, p);
+			put_session_file(a, p, p);
 		free(p);
 	}
 	closedir(d);
@@ -169,7 +192,7 @@ static void put_sample_file(struct archiver *a, struct pp_filelist const *fl,
 	struct op_parsed_name const *n = &f->name;
 	char const *dir = fl->sessions[f->session].dir;
 
-	put(a, f->path, f->path);
+	put_session_file(a, f->path, f->path);
 	if (!n->image_is_kernel && !n->image_is_anon)
 		put_binary(a, n->image_name, dir);
 	if (n->is_callgraph && n->cg_image_name && !n->cg_is_kernel &&
@@ -207,7 +230,7 @@ int pp_archive(struct pp_filelist const *files,
 		free(stats);
 		conf = op_session_path(dir, OP_SESSION_CONF);
 		if (!stat(conf, &st))
-			put(&a, conf, conf);
+			put_session_file(&a, conf, conf);
 		free(conf);
 	}
 	pp_strlist_free(&a.done);
