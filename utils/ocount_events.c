@@ -196,10 +196,10 @@ static int parse_one(char const *spec, struct ocount_event *ev,
 	i = find_software(name);
 	if (i >= 0 && sw_unit(&sw.events[i]) && (modes.no_kernel || modes.no_user)) {
 		/* the kernel counts a clock's time whatever the mode bits say */
-		snprintf(err, errlen, "event '%s': %s counts time in both kernel "
-			 "and user mode (perf_events ignores the mode for "
+		snprintf(err, errlen, "event '%s': a clock counts time in both "
+			 "kernel and user mode (perf_events ignores the mode for "
 			 "clocks); counting one mode needs a hardware event",
-			 spec, sw.events[i].name);
+			 spec);
 		return -1;
 	}
 	if (i >= 0) {
