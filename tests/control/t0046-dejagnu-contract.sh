@@ -16,7 +16,7 @@ suite_version() {
 }
 
 step "-v and --version: OProfile's line, the OProfile version first"
-for tool in opcontrol opreport ophelp oprofiled operf ocount; do
+for tool in opcontrol opreport ophelp oprofiled operf ocount opannotate opgprof; do
 	"$tool" -v >"$T/v" 2>&1 || { cat "$T/v"; fail "$tool -v failed"; }
 	check_grep "$T/v" "^$tool: oprofile [0-9]+\.[0-9]+\.[0-9]+ compiled on .* [(]oprofile-ng [0-9][0-9.]*[)]$" "$tool -v"
 	"$tool" --version | cmp -s - "$T/v" || fail "$tool --version differs from -v"
