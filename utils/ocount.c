@@ -303,22 +303,19 @@ static void row_label(struct ocount const *o, int row, bool csv, char *buf,
 static void print_row(struct ocount *o, double t, int row, int e,
 		      uint64_t value, double pct, bool scaled)
 {
-	char label[32], name[96];
+	char label[32];
 
 	row_label(o, row, brief_arg, label, sizeof(label));
-	/* NAME:user, NAME:kernel for an event counted in one mode */
-	snprintf(name, sizeof(name), "%s%s", o->ev[e].name, o->ev[e].no_kernel ?
-		 ":user" : o->ev[e].no_user ? ":kernel" : "");
 	if (brief_arg) {
 		if (t >= 0)
 			fprintf(o->out, "%.3f,", t);
-		fprintf(o->out, "%s%s,%llu,%.2f\n", label, name,
+		fprintf(o->out, "%s%s,%llu,%.2f\n", label, o->ev[e].name,
 			(unsigned long long)value, pct);
 		return;
 	}
 	if (t >= 0)
 		fprintf(o->out, "%10.3f  ", t);
-	fprintf(o->out, "%s%-22s %20llu  %6.2f%s\n", label, name,
+	fprintf(o->out, "%s%-22s %20llu  %6.2f%s\n", label, o->ev[e].name,
 		(unsigned long long)value, pct,
 		scaled ? "  (scaled: multiplexed)" : "");
 }
@@ -361,10 +358,7 @@ static void print_totals(struct ocount *o, double elapsed)
 	if (!brief_arg) {
 		fprintf(o->out, "%sEvents were counted for %.3f s", interval_arg ?
 			"\n" : "", elapsed);
-		if (nr_intervals && !o->rows_left)
-			fprintf(o->out, ", %ld intervals%s", nr_intervals,
-				o->argv ? ", then the command was killed" : "");
-		else if (o->argv)
+		if (o->argv)
 			fprintf(o->out, " while '%s' ran", o->argv[0]);
 		fprintf(o->out, ".\n%s%-22s %20s  %6s\n", sep_thread_arg ?
 			"tid          " : sep_cpu_arg ? "cpu      " : "",
@@ -471,6 +465,9 @@ int main(int argc, char const **argv)
 	/* after COUNT intervals the rows already cover the whole run */
 	if (interval_arg && !(nr_intervals && !o.rows_left))
 		print_interval(&o, elapsed);
+	else if (interval_arg && !brief_arg)
+		fprintf(o.out, "\nStopped after %ld intervals%s.\n", nr_intervals,
+			o.argv ? ": the command was killed" : "");
 	print_totals(&o, elapsed);
 	if (o.out != stdout && fclose(o.out))
 		ret = op_error_errno("cannot write '%s'", output_arg);

@@ -177,6 +177,25 @@ static int parse_fields(char const *spec, char *name, struct ocount_event *ev,
 	return 0;
 }
 
+/*
+ * The name shown for an event counted in one mode, NAME:user or
+ * NAME:kernel; kept for the run (at most OCOUNT_MAX_EVENTS of them in one
+ * list, and a tool parses one list).
+ */
+static char const *mode_name(char const *name, struct ocount_event const *ev)
+{
+	static char names[2 * OCOUNT_MAX_EVENTS][96];
+	static size_t used;
+
+	if (!ev->no_kernel && !ev->no_user)
+		return name;
+	if (used == OP_ARRAY_SIZE(names))
+		return name;
+	snprintf(names[used], sizeof(names[used]), "%s:%s", name,
+		 ev->no_kernel ? "user" : "kernel");
+	return names[used++];
+}
+
 /* One event of the list into ev; 0, or -1 with err. */
 static int parse_one(char const *spec, struct ocount_event *ev,
 		     char *err, size_t errlen)
@@ -211,6 +230,7 @@ static int parse_one(char const *spec, struct ocount_event *ev,
 					     sw.events[i].code,
 					     sw_unit(&sw.events[i]),
 					     modes.no_kernel, modes.no_user };
+		ev->name = mode_name(ev->name, ev);
 		return 0;
 	}
 	n = find_hardware(name);
@@ -228,6 +248,7 @@ static int parse_one(char const *spec, struct ocount_event *ev,
 	}
 	*ev = (struct ocount_event){ n->name, PERF_TYPE_HARDWARE, n->config,
 				     NULL, modes.no_kernel, modes.no_user };
+	ev->name = mode_name(ev->name, ev);
 	return 0;
 }
 

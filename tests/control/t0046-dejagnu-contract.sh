@@ -89,7 +89,7 @@ start=$(date +%s%N)
 check_eq "$?" 0 "ocount -i 100:3 COMMAND exit status"
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 [ "$ms" -lt 5000 ] || fail "the command ran on: $ms ms"
-check_grep "$T/out" "3 intervals, then the command was killed" "the totals say so"
+check_grep "$T/out" "^Stopped after 3 intervals: the command was killed[.]$" "ocount says so"
 check_eq "$(grep -c '^ *[0-9.]*  TASK_CLOCK ' "$T/out")" 3 "three interval rows, no partial fourth"
 
 step "bad --time-interval and event forms: usage errors naming them"
