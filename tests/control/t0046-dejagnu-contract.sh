@@ -82,6 +82,10 @@ check_grep "$T/out" "^PAGE_FAULTS +[0-9]+ " "both modes row"
 check_eq "$?" 2 "a clock in one mode is refused (the kernel ignores the mode)"
 check_grep "$T/out" "counts time in both kernel and user mode" "it says why"
 kill $spin; wait $spin 2>/dev/null
+# opwatch --count takes ocount's names but counts both modes: refused
+"$B/utils/opwatch" --count cs:0:0:1 -P "$SPIN:main" "$SPIN" 0.1 >"$T/out" 2>&1
+check_eq "$?" 2 "opwatch --count NAME:um:0:1 refused"
+check_grep "$T/out" "counts one mode; opwatch counts both" "opwatch says why"
 
 step "a command: killed after COUNT intervals, ocount exits 0"
 start=$(date +%s%N)
