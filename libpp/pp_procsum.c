@@ -13,14 +13,36 @@
 #include "pp_samples.h"
 
 /*
+ * How much a file's application looks like its process's program: a
+ * session that does not separate libraries or the kernel files each
+ * image's samples under that image, so a process's files name the kernel,
+ * [vdso], anonymous regions and libraries as well as its program.
+ */
+static int app_rank(struct op_parsed_name const *n)
+{
+	char const *base = strrchr(n->app_name, '/'), *so;
+
+	base = base ? base + 1 : n->app_name;
+	so = strstr(base, ".so");
+	if (n->app_is_kernel)
+		return 0;
+	if (*base == '[' || n->image_is_anon)
+		return 1;
+	if (so && (so[3] == '\0' || so[3] == '.'))	/* libc.so.6, ld.so */
+		return 2;
+	return 3;
+}
+
+/*
  * The row of a file: its tgid when known (named after the process's own
- * application, not the kernel its kernel samples went under when the
- * session does not separate the kernel), else its application.
+ * program, the best ranked of its files' applications), else its
+ * application.
  */
 static struct pp_proc *find_proc(struct pp_procsum *ps,
 				 struct op_parsed_name const *n)
 {
 	struct pp_proc *p = NULL;
+	int rank = app_rank(n);
 
 	for (size_t i = 0; i < ps->n && !p; i++)
 		if (n->tgid >= 0 ? ps->v[i].tgid == n->tgid :
@@ -31,11 +53,13 @@ static struct pp_proc *find_proc(struct pp_procsum *ps,
 		p = &ps->v[ps->n++];
 		*p = (struct pp_proc){ .tgid = n->tgid,
 				       .app = op_xstrdup(n->app_name),
-				       .app_is_kernel = n->app_is_kernel };
-	} else if (p->app_is_kernel && !n->app_is_kernel) {
+				       .app_is_kernel = n->app_is_kernel,
+				       .app_rank = rank };
+	} else if (rank > p->app_rank) {
 		free(p->app);
 		p->app = op_xstrdup(n->app_name);
-		p->app_is_kernel = false;
+		p->app_is_kernel = n->app_is_kernel;
+		p->app_rank = rank;
 	}
 	return p;
 }
