@@ -62,7 +62,8 @@ static int archive(int argc, char const *const *argv)
 	};
 	struct pp_run r = { 0 };
 	struct pp_archive_opts ao = {
-		.dir = opts.output_dir, .locate = &r.locate,
+		.dir = opts.output_dir, .session_dir = opts.session_dir,
+		.locate = &r.locate,
 		.list = opts.list_files ? stdout : NULL,
 	};
 	int rc;

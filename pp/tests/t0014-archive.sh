@@ -56,7 +56,7 @@ check_eq "$(grep -c '{root}' "$tmp/list")" "2" "--list-files names both sample f
 	{ cat "$tmp/arch.out"; fail "oparchive -o failed"; }
 check_eq "$(cat "$tmp/arch.out")" "" "oparchive -o: silent"
 for f in "$prog" "$lib" "/usr/lib/debug/.build-id/${id%"${id#??}"}/${id#??}.debug" \
-	"$SD/samples/current/session/marker"; do
+	"/var/lib/oprofile/samples/current/session/marker"; do
 	test -f "$tmp/arch$f" || fail "not archived: $f"
 done
 test_ok "binaries at their paths, the debug file at its build-id path, the metadata"
