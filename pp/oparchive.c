@@ -1,8 +1,8 @@
 /*
  * oparchive -o DIR [spec]: the sample files a profile specification
  * selects, every binary they name, their debug files, the sessions'
- * saved kernel symbols and settings, copied into DIR at their own paths
- * (OProfile's archive layout), so that "opreport archive:DIR" and
+ * saved kernel symbols and settings, copied into DIR in OProfile's
+ * archive layout (pp_archive.h), so that "opreport archive:DIR" and
  * "opannotate archive:DIR" report the same on any machine. --list-files
  * names the files instead of copying them; -x leaves out libraries,
  * kernel and modules of applications. The work is libpp's pp_archive.
