@@ -90,13 +90,38 @@ static void put_tree(struct archiver *a, char const *dir, char const *to_rel)
 	closedir(d);
 }
 
-/* The debug file of a binary: at its build-id path when it has one. */
-static void put_debug_file(struct archiver *a, char const *path)
+/* Whether the file at path has the .gnu_debuglink CRC crc. */
+static bool crc_is(char const *path, unsigned long crc)
+{
+	unsigned long got = 0;
+	char buf[65536];
+	ssize_t n;
+	int fd = op_open_regular(path, O_RDONLY);
+
+	if (fd < 0)
+		return false;
+	while ((n = op_read_full(fd, buf, sizeof(buf))) > 0)
+		got = bfd_calc_gnu_debuglink_crc32(got, (bfd_byte *)buf,
+						   (bfd_size_type)n);
+	close(fd);
+	return !n && got == crc;
+}
+
+/*
+ * The debug file of the binary at path, archived as image: where
+ * OProfile 1.x's reports look in an archive, IMAGEDIR/.debug/NAME, when
+ * the binary's .gnu_debuglink names it and its CRC is that file's (a
+ * file found by build-id may be another copy; ours look there too); else at
+ * its build-id path when it has one; else at its own.
+ */
+static void put_debug_file(struct archiver *a, char const *path,
+			   char const *image)
 {
 	bfd *abfd = pp_bfd_open_object(path);
 	struct pp_build_id id;
 	enum pp_debug_how how;
-	char *dpath, *rel;
+	unsigned long crc = 0;
+	char *dpath, *rel, *link;
 	char hex[2 * PP_BUILD_ID_MAX + 1];
 
 	if (!abfd)
@@ -106,13 +131,20 @@ static void put_debug_file(struct archiver *a, char const *path)
 		bfd_close(abfd);
 		return;
 	}
-	if (pp_build_id_read(abfd, &id) && id.len > 1) {
+	link = bfd_get_debug_link_info(abfd, &crc);
+	if (link && op_debuglink_name_ok(link) && crc_is(dpath, crc)) {
+		char const *slash = strrchr(image, '/');
+
+		rel = op_xasprintf("%.*s/.debug/%s",
+				   slash ? (int)(slash - image) : 0, image, link);
+	} else if (pp_build_id_read(abfd, &id) && id.len > 1) {
 		pp_build_id_hex(&id, hex);
 		rel = op_xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug",
 				   hex, hex + 2);
 	} else {
 		rel = op_xstrdup(dpath);
 	}
+	free(link);
 	bfd_close(abfd);
 	put(a, dpath, rel);
 	free(rel);
@@ -175,7 +207,7 @@ static void put_rebuilt(struct archiver *a, char const *image,
 			"copy of the sampled build '%s' archived in its place",
 			loc, shown, want, kept);
 		put(a, kept, image);
-		put_debug_file(a, kept);
+		put_debug_file(a, kept, image);
 	} else if (pp_build_id_parse(want, &id) &&
 		   (dpath = pp_debuginfo_find_id(&id, &how))) {
 		op_warn("binary '%s' is another build than the one sampled "
@@ -225,7 +257,7 @@ static void put_binary(struct archiver *a, char const *image, size_t s)
 		return;
 	}
 	put(a, path, image);
-	put_debug_file(a, path);
+	put_debug_file(a, path, image);
 	free(path);
 }
 

@@ -13,8 +13,10 @@
  *     (-R, -p); a binary rebuilt since it was sampled is replaced by the
  *     sampled build (the session's kept copy, else its debug file) or
  *     left out, warned about,
- *   - each binary's separate debug file (pp_debuginfo.h), under
- *     DIR/usr/lib/debug/.build-id/ when it has a build-id,
+ *   - each binary's separate debug file (pp_debuginfo.h): as OProfile
+ *     puts it, at DIR/BINDIR/.debug/NAME when the binary's debuglink
+ *     names it, else under DIR/usr/lib/debug/.build-id/ when it has a
+ *     build-id,
  *   - DIR/oparchive.manifest: what the archive holds (below).
  * Reports then read it with archive:DIR, with no --session-dir.
  */

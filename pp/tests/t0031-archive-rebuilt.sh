@@ -11,6 +11,8 @@
 # FIFO, a huge file, a later format, a samples path with '..' or escape
 # bytes are warned about (named, escaped) and the layout is read instead;
 # a good manifest that names another samples directory is followed.
+# Last, a stripped library's debug file (found by build-id) is archived
+# where OProfile 1.x's reports look, LIBDIR/.debug/DEBUGLINK-NAME.
 . "$SRCDIR/tests/lib.sh"
 : "${OPARCHIVE:?}"
 unset DEBUGINFOD_URLS
@@ -155,4 +157,35 @@ mv "$A/var/lib/oprofile/samples" "$A/elsewhere/samples"
 sed 's|^samples=.*|samples=/elsewhere/samples|' "$tmp/manifest.good" >"$M"
 report "$tmp/m8" "samples=/elsewhere/samples"
 check_eq "$(cat "$tmp/m8.err")" "" "followed, nothing to say"
+
+# --- a debug file where OProfile 1.x's reports look in an archive ------------
+step "a stripped library with a .gnu_debuglink, its debug file found by build-id"
+SD=$tmp/sd2
+$CC -O1 -g -fno-inline -fPIC -shared -o "$tmp/libd.full" "$SRCDIR/tests/lib.c" ||
+	fail "cannot build lib.c"
+lib=$tmp/lib/libd.so
+mkdir -p "$tmp/lib"
+strip --strip-all -o "$tmp/libd.stripped" "$tmp/libd.full" || bail strip
+objcopy --only-keep-debug "$tmp/libd.full" "$tmp/libd.debug" || bail objcopy
+objcopy --add-gnu-debuglink="$tmp/libd.debug" "$tmp/libd.stripped" "$lib" ||
+	bail "objcopy --add-gnu-debuglink"
+lid=$(readelf -n "$lib" | awk '/Build ID:/ {print $3}')
+[ -n "$lid" ] || bail "the compiler wrote no build-id"
+ldbg=$tmp/dbg/.build-id/${lid%"${lid#??}"}/${lid#??}.debug
+mkdir -p "${ldbg%/*}"
+mv "$tmp/libd.debug" "$ldbg"
+"$MKSAMPLE" "$(sfile "$lib" "$lib")" --mtime-of "$lib" \
+	"$(symoff "$tmp/libd.full" lib_one 2)=20" "$(symoff "$tmp/libd.full" lib_two 1)=10" ||
+	fail mksample
+run_report "$tmp/d.before" -l
+check_grep "$tmp/d.before" '^20 .* lib_one$' "before: the library's names from its debug file"
+"$OPARCHIVE" --session-dir="$SD" -o "$tmp/a4" >"$tmp/a4.out" 2>&1 ||
+	{ cat "$tmp/a4.out"; fail "oparchive failed"; }
+cmp -s "$ldbg" "$tmp/a4$tmp/lib/.debug/libd.debug" ||
+	{ find "$tmp/a4" -type f >&2; fail "the debug file is not at LIBDIR/.debug/libd.debug"; }
+test_ok "the debug file at the binary's .debug/ under its debuglink name (OProfile 1.x looks there)"
+rm -rf "$tmp/dbg" "$lib"
+OPROFILE_DEBUG_DIRS=/usr/lib/debug "$OPREPORT" -l archive:"$tmp/a4" >"$tmp/d.after" 2>"$tmp/d.after.err" ||
+	{ cat "$tmp/d.after.err"; fail "opreport archive:DIR failed"; }
+check_eq "$(cat "$tmp/d.after")" "$(cat "$tmp/d.before")" "opreport archive:DIR -l: the report made before, from that debug file"
 test_done
