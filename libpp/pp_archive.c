@@ -234,6 +234,8 @@ static void put_binary(struct archiver *a, char const *image, size_t s)
 	char why[1024], want[OP_BUILD_ID_HEX_MAX], have[OP_BUILD_ID_HEX_MAX];
 	char const *id;
 	size_t plen, idlen;
+	uint64_t mtime = 0;
+	struct stat st;
 	char *path;
 
 	if (pp_strlist_has(&a->images, image))
@@ -249,7 +251,11 @@ static void put_binary(struct archiver *a, char const *image, size_t s)
 		op_warn("binary '%s' not archived: %s", image, why);
 		return;
 	}
-	if (pp_session_build_id(a->files->sessions[s].dir, image, 0, want,
+	/* the build the session recorded for the path, as the reports
+	 * look it up (the line of the binary's mtime, else the last) */
+	if (!stat(path, &st))
+		mtime = (uint64_t)st.st_mtime;
+	if (pp_session_build_id(a->files->sessions[s].dir, image, mtime, want,
 				sizeof(want)) &&
 	    (op_build_id_of(path, have) || strcmp(have, want))) {
 		put_rebuilt(a, image, path, have, want, s);
