@@ -556,14 +556,18 @@ char *pp_archive_session_base(char const *dir, char const *session_dir)
 	size_t tl = strlen("/" OP_SAMPLES_DIR);
 
 	/* the session directory is the samples directory's parent */
-	if (samples && sl > tl && !strcmp(samples + sl - tl, "/" OP_SAMPLES_DIR)) {
+	if (samples) {
 		probe = op_xasprintf("%s%s", dir, samples);
-		if (is_dir(probe)) {
+		if (sl > tl && !strcmp(samples + sl - tl, "/" OP_SAMPLES_DIR) &&
+		    is_dir(probe)) {
 			base = op_xasprintf("%s%.*s", dir, (int)(sl - tl), samples);
 			free(probe);
 			free(samples);
 			return base;
 		}
+		op_warn("archive manifest '%s/%s': samples '%s' is no '%s' "
+			"directory in the archive; ignored", dir,
+			PP_ARCHIVE_MANIFEST, samples, OP_SAMPLES_DIR);
 		free(probe);
 	}
 	free(samples);

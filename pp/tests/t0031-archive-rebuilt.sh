@@ -151,6 +151,12 @@ printf 'format=1\ngarbage\n' >"$M"
 report "$tmp/m7" "garbage"
 check_grep "$tmp/m7.err" "archive manifest '$M': line 2: not key=value; ignored" "garbage: the line named"
 
+step "samples naming no directory"
+sed 's|^samples=.*|samples=/nowhere/samples|' "$tmp/manifest.good" >"$M"
+report "$tmp/m9" "no such samples"
+check_grep "$tmp/m9.err" "archive manifest '$M': samples '/nowhere/samples' is no 'samples' directory in the archive; ignored" \
+	"samples naming no directory: said"
+
 step "a good manifest naming another samples directory is followed"
 mkdir -p "$A/elsewhere"
 mv "$A/var/lib/oprofile/samples" "$A/elsewhere/samples"
