@@ -7,7 +7,9 @@
 # OProfile 1.x's place, DIR/var/lib/oprofile/samples/current, and the
 # manifest DIR/oparchive.manifest says what the archive holds), and so
 # does an archive in the layout before (the session at its own path),
-# with --session-dir. --list-files, -x, the session's metadata, bad use.
+# with --session-dir. OProfile 1.x's opreport reads the archive too (run
+# when OPROFILE1_OPREPORT names it). --list-files, -x, the session's
+# metadata, bad use.
 . "$SRCDIR/tests/lib.sh"
 : "${OPARCHIVE:?}" "${OPANNOTATE:?}" "${OPGPROF:?}"
 unset DEBUGINFOD_URLS
@@ -107,6 +109,21 @@ check_eq "$(cat "$tmp/nosd.s")" "$(cat "$tmp/before.s")" "opannotate archive:DIR
 	{ cat "$tmp/g.out"; fail "opgprof archive:DIR without --session-dir failed"; }
 test -s "$tmp/gmon.out" || fail "opgprof archive:DIR wrote no gmon.out"
 test_ok "opgprof archive:DIR, no --session-dir: gmon.out written"
+
+# OProfile 1.x's opreport on the archive, when one is named (it is not
+# packaged any more: OPROFILE1_OPREPORT=/path/to/its/pp/opreport)
+if [ -x "${OPROFILE1_OPREPORT:-}" ]; then
+	"$OPREPORT" -l -x archive:"$tmp/arch" "image:*/${prog##*/}" >"$tmp/ours" 2>/dev/null ||
+		fail "opreport -l archive:DIR image:PROG failed"
+	"$OPROFILE1_OPREPORT" -l -x archive:"$tmp/arch" "image:*/${prog##*/}" >"$tmp/o1" 2>"$tmp/o1.err" ||
+		{ cat "$tmp/o1.err"; fail "OProfile 1.x's opreport failed on the archive"; }
+	cat "$tmp/o1"
+	rows() { awk '/^[0-9]+ / { print $1, $NF }' "$1"; }
+	[ -n "$(rows "$tmp/o1")" ] || fail "OProfile 1.x's opreport: no rows"
+	check_eq "$(rows "$tmp/o1")" "$(rows "$tmp/ours")" "OProfile 1.x's opreport archive:DIR: our symbols and counts"
+else
+	test_note "OPROFILE1_OPREPORT not set: OProfile 1.x's opreport not run on the archive"
+fi
 
 # an archive in the layout before: the session at its own path, no manifest
 cp -a "$tmp/arch" "$tmp/old"

@@ -12,7 +12,8 @@
 # bytes are warned about (named, escaped) and the layout is read instead;
 # a good manifest that names another samples directory is followed.
 # Last, a stripped library's debug file (found by build-id) is archived
-# where OProfile 1.x's reports look, LIBDIR/.debug/DEBUGLINK-NAME.
+# where OProfile 1.x's reports look, LIBDIR/.debug/DEBUGLINK-NAME (and,
+# when OPROFILE1_OPREPORT names OProfile 1.x's opreport, read by it).
 . "$SRCDIR/tests/lib.sh"
 : "${OPARCHIVE:?}"
 unset DEBUGINFOD_URLS
@@ -194,4 +195,13 @@ rm -rf "$tmp/dbg" "$lib"
 OPROFILE_DEBUG_DIRS=/usr/lib/debug "$OPREPORT" -l archive:"$tmp/a4" >"$tmp/d.after" 2>"$tmp/d.after.err" ||
 	{ cat "$tmp/d.after.err"; fail "opreport archive:DIR failed"; }
 check_eq "$(cat "$tmp/d.after")" "$(cat "$tmp/d.before")" "opreport archive:DIR -l: the report made before, from that debug file"
+if [ -x "${OPROFILE1_OPREPORT:-}" ]; then
+	"$OPROFILE1_OPREPORT" -l archive:"$tmp/a4" >"$tmp/d.o1" 2>"$tmp/d.o1.err" ||
+		{ cat "$tmp/d.o1.err"; fail "OProfile 1.x's opreport failed on the archive"; }
+	cat "$tmp/d.o1"
+	rows() { awk '/^[0-9]+ / { print $1, $NF }' "$1"; }
+	check_eq "$(rows "$tmp/d.o1")" "$(rows "$tmp/d.before")" "OProfile 1.x's opreport: the library's names from the archived debug file"
+else
+	test_note "OPROFILE1_OPREPORT not set: OProfile 1.x's opreport not run on the archive"
+fi
 test_done
