@@ -204,4 +204,19 @@ if [ -x "${OPROFILE1_OPREPORT:-}" ]; then
 else
 	test_note "OPROFILE1_OPREPORT not set: OProfile 1.x's opreport not run on the archive"
 fi
+# --- the manifest's values from input are escaped ----------------------------
+step "a session directory whose name holds a newline and an escape"
+nl=$(printf '%s/s\nsamples=/forged\033[2Jd' "$tmp")
+mkdir -p "$nl"
+cp -a "$SD/samples" "$nl/"
+"$OPARCHIVE" --session-dir="$nl" -o "$tmp/a5" >"$tmp/a5.out" 2>&1 ||
+	{ cat "$tmp/a5.out"; fail "oparchive failed"; }
+M5=$tmp/a5/oparchive.manifest
+cat "$M5"
+check_grep "$M5" "^session_dir=$tmp/s\\\\x0asamples=/forged\\\\x1b\\[2Jd\$" "the session dir escaped on its line"
+check_eq "$(grep -c '^samples=' "$M5")" 1 "no samples= line forged"
+check_no_grep "$M5" "$(printf '\033')" "no raw escape byte"
+"$OPREPORT" -l archive:"$tmp/a5" >"$tmp/a5.r" 2>"$tmp/a5.r.err" ||
+	{ cat "$tmp/a5.r.err"; fail "opreport archive:DIR failed"; }
+check_no_grep "$tmp/a5.r.err" "manifest" "the archive read, nothing said of its manifest"
 test_done
