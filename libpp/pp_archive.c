@@ -64,6 +64,29 @@ static void put(struct archiver *a, char const *from, char const *to_rel)
 	free(to);
 }
 
+/*
+ * The largest session file copied: the largest any reader takes (a stack
+ * table, 4 GiB). A session file past it (a planted 64 GiB sparse file)
+ * is refused by its size, before a byte is read, not copied for minutes.
+ */
+#define SESSION_FILE_MAX (1ull << 32)
+
+/* put of a file of the session itself (samples, stacks, metadata). */
+static void put_session_file(struct archiver *a, char const *from,
+			     char const *to_rel)
+{
+	struct stat st;
+
+	if (!stat(from, &st) && (uint64_t)st.st_size > SESSION_FILE_MAX) {
+		op_error("'%s' is %lld bytes, more than a session file holds "
+			 "(at most %llu): not archived", from,
+			 (long long)st.st_size, SESSION_FILE_MAX);
+		a->rc = -1;
+		return;
+	}
+	put(a, from, to_rel);
+}
+
 /* Every regular file below dir, at the same place below to_rel. */
 static void put_tree(struct archiver *a, char const *dir, char const *to_rel)
 {
@@ -83,7 +106,7 @@ static void put_tree(struct archiver *a, char const *dir, char const *to_rel)
 		if (!lstat(p, &st) && S_ISDIR(st.st_mode))
 			put_tree(a, p, to);
 		else if (S_ISREG(st.st_mode))
-			put(a, p, to);
+			put_session_file(a, p, to);
 		free(to);
 		free(p);
 	}
@@ -279,7 +302,7 @@ static void put_sample_file(struct archiver *a, struct pp_sfile const *f)
 		to = op_xstrdup(f->path);
 	else
 		to = op_xasprintf("%s%s", a->sess[f->session], f->path + dl);
-	put(a, f->path, to);
+	put_session_file(a, f->path, to);
 	free(to);
 	if (!n->image_is_kernel && !n->image_is_anon)
 		put_binary(a, n->image_name, f->session);
@@ -404,7 +427,7 @@ int pp_archive(struct pp_filelist const *files,
 		conf = op_session_path(dir, OP_SESSION_CONF);
 		to = op_xasprintf("%s/%s", a.sess[s], OP_SESSION_CONF);
 		if (!stat(conf, &st))
-			put(&a, conf, to);
+			put_session_file(&a, conf, to);
 		free(to);
 		free(conf);
 	}

@@ -22,6 +22,7 @@
 #include "op_session.h"
 #include "op_session_settings.h"
 #include "op_util.h"
+#include "op_version.h"
 #include "opd_config.h"
 #include "operf.h"
 
@@ -37,6 +38,7 @@ static int sep_cpu_arg;
 static int pid_arg;
 static int system_wide_arg;
 static int verbose_arg;
+static int version_arg;
 static int summary_arg;
 static int keep_binaries_arg;
 static char *record_arg;
@@ -80,6 +82,8 @@ static struct poptOption const options[] = {
 	  "that reports name its symbols after it is rebuilt or removed", NULL },
 	{ "verbose", 'V', POPT_ARG_NONE, &verbose_arg, 0,
 	  "say more", NULL },
+	{ "version", 'v', POPT_ARG_NONE, &version_arg, 0,
+	  "print the version and exit", NULL },
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };
@@ -199,6 +203,10 @@ static void parse(struct operf_options *o, int argc, char const **argv)
 					   NULL);
 	char err[512];
 
+	if (version_arg) {
+		op_print_version(stdout, "operf");
+		exit(0);
+	}
 	memset(o, 0, sizeof(*o));
 	parse_target(ctx, o);
 	o->verbose = verbose_arg;

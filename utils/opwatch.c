@@ -191,6 +191,11 @@ static void parse_count(struct opwatch *w)
 		usage_error("--count: %s", err);
 	w->cnt.nr = n;
 	for (int k = 0; k < n; k++) {
+		/* ocount's NAME:um:kernel:user: opwatch counts both modes */
+		if (w->count_ev[k].no_kernel || w->count_ev[k].no_user)
+			usage_error("--count: '%s' counts one mode; opwatch "
+				    "counts both (give the name alone)",
+				    w->count_ev[k].name);
 		w->cnt.type[k] = w->count_ev[k].type;
 		w->cnt.config[k] = w->count_ev[k].config;
 	}

@@ -122,4 +122,16 @@ check_grep "$o/arch4.out" "session-dir '$tmp/x/\.\./sd' has a '\.\.' component" 
 "$OPARCHIVE" --session-dir="$tmp/x/../${SD#"$tmp"/}" --list-files >"$o/list4" 2>&1 ||
 	{ cat "$o/list4"; fail "--list-files with such a --session-dir failed"; }
 test_ok "--list-files with such a --session-dir works (nothing is written)"
+
+step "a 64 GiB sparse file planted in the session: refused by its size, at once"
+mkdir -p "$SD/samples/current/session"
+truncate -s 64G "$SD/samples/current/session/segments"
+timeout 20 "$OPARCHIVE" --session-dir="$SD" -o "$tmp/arch5" >"$o/arch5.out" 2>&1
+rc=$?
+[ "$rc" -ne 124 ] || fail "oparchive copied for 20 s"
+check_eq "$rc" 1 "oparchive fails"
+check_grep "$o/arch5.out" "session/segments' is 68719476736 bytes, more than a session file holds" "the file is named, and why"
+[ ! -e "$tmp/arch5/var/lib/oprofile/samples/current/session/segments" ] || fail "the huge file was archived"
+test_ok "nothing of it in the archive"
+rm -f "$SD/samples/current/session/segments"
 test_done
