@@ -290,10 +290,12 @@ int op_copy_file(char const *from, char const *to, char *err, size_t errlen)
 	return commit_temp(out, tmp, to, mode, err, errlen);
 }
 
-/* Copy the regular file in into a new temporary file in the directory
- * dfd and rename it base there; -1 with err naming the path shown. */
-static int copy_into(int in, char const *from, int dfd, char const *base,
-		     char const *shown, char *err, size_t errlen)
+/* Copy the regular file in (or, when in < 0, write buf: mode 0644, the
+ * time now) into a new temporary file in the directory dfd and rename it
+ * base there; -1 with err naming the path shown. */
+static int copy_into(int in, char const *from, void const *buf, size_t len,
+		     int dfd, char const *base, char const *shown, char *err,
+		     size_t errlen)
 {
 	struct stat st;
 	struct timespec times[2];
@@ -317,18 +319,28 @@ static int copy_into(int in, char const *from, int dfd, char const *base,
 		set_err(err, errlen, "create a temporary file for", shown);
 		goto done;
 	}
-	if (copy_fd(in, from, out, tmp_shown, err, errlen))
+	if (in < 0) {
+		if (op_write_full(out, buf, len) < 0) {
+			set_err(err, errlen, "write", tmp_shown);
+			goto fail;
+		}
+		if (fchmod(out, 0644)) {
+			set_err(err, errlen, "set the mode of", tmp_shown);
+			goto fail;
+		}
+	} else if (copy_fd(in, from, out, tmp_shown, err, errlen)) {
 		goto fail;
-	/* no more readable than its source (kernel data: 0600); its times */
-	if (fstat(in, &st)) {
+	} else if (fstat(in, &st)) {
 		set_err(err, errlen, "stat", from);
 		goto fail;
-	}
-	times[0] = st.st_atim;
-	times[1] = st.st_mtim;
-	if (fchmod(out, st.st_mode & 0644) || futimens(out, times)) {
-		set_err(err, errlen, "set the mode and times of", tmp_shown);
-		goto fail;
+	} else {
+		/* no more readable than its source (kernel data: 0600); its times */
+		times[0] = st.st_atim;
+		times[1] = st.st_mtim;
+		if (fchmod(out, st.st_mode & 0644) || futimens(out, times)) {
+			set_err(err, errlen, "set the mode and times of", tmp_shown);
+			goto fail;
+		}
 	}
 	if (fsync(out)) {
 		set_err(err, errlen, "sync", tmp_shown);
@@ -363,8 +375,10 @@ done:
 	return rc;
 }
 
-int op_copy_file_beneath(char const *from, char const *dir, char const *rel,
-			 char *err, size_t errlen)
+/* op_copy_file_beneath of the file from, or (from NULL) of buf. */
+static int put_beneath(char const *from, void const *buf, size_t len,
+		       char const *dir, char const *rel, char *err,
+		       size_t errlen)
 {
 	char const *r = rel + strspn(rel, "/");
 	char const *slash = strrchr(r, '/');
@@ -383,8 +397,8 @@ int op_copy_file_beneath(char const *from, char const *dir, char const *rel,
 		set_err(err, errlen, "write", shown);
 		goto out;
 	}
-	in = op_open_regular(from, O_RDONLY);
-	if (in < 0) {
+	in = from ? op_open_regular(from, O_RDONLY) : -1;
+	if (from && in < 0) {
 		set_err(err, errlen, "open", from);
 		goto out;
 	}
@@ -393,7 +407,7 @@ int op_copy_file_beneath(char const *from, char const *dir, char const *rel,
 		set_err(err, errlen, "write", shown);
 		goto out;
 	}
-	rc = copy_into(in, from, dfd, base, shown, err, errlen);
+	rc = copy_into(in, from, buf, len, dfd, base, shown, err, errlen);
 out:
 	saved = errno;
 	if (in >= 0)
@@ -404,6 +418,18 @@ out:
 	free(shown);
 	errno = saved;
 	return rc;
+}
+
+int op_copy_file_beneath(char const *from, char const *dir, char const *rel,
+			 char *err, size_t errlen)
+{
+	return put_beneath(from, NULL, 0, dir, rel, err, errlen);
+}
+
+int op_write_file_beneath(char const *dir, char const *rel, void const *buf,
+			  size_t len, char *err, size_t errlen)
+{
+	return put_beneath(NULL, buf, len, dir, rel, err, errlen);
 }
 
 size_t op_partition_point(void const *base, size_t n, size_t size,

@@ -119,6 +119,11 @@ int op_copy_file(char const *from, char const *to, char *err, size_t errlen);
 int op_copy_file_beneath(char const *from, char const *dir, char const *rel,
 			 char *err, size_t errlen);
 
+/* The same for a file made of buf (len bytes, mode 0644): oparchive's
+ * manifest. 0, or -1 with errno set and err naming the file. */
+int op_write_file_beneath(char const *dir, char const *rel, void const *buf,
+			  size_t len, char *err, size_t errlen);
+
 /*
  * Binary search over n sorted elements of size bytes at base: the index
  * of the first element for which before(elem, key) is false (n if none).

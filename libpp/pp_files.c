@@ -18,6 +18,7 @@
 #include "op_message.h"
 #include "op_session.h"
 #include "op_util.h"
+#include "pp_archive.h"
 #include "pp_files.h"
 #include "pp_memtree.h"
 #include "pp_timerange.h"
@@ -47,7 +48,8 @@ char *pp_files_session_base(struct pp_spec const *spec,
 {
 	if (!spec->given[PP_TAG_ARCHIVE])
 		return op_xstrdup(session_dir);
-	return path_join(spec->v[PP_TAG_ARCHIVE].v[0], session_dir);
+	return pp_archive_session_base(spec->v[PP_TAG_ARCHIVE].v[0],
+				       session_dir);
 }
 
 static void add_session(struct pp_filelist *l, char const *name,

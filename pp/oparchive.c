@@ -1,8 +1,8 @@
 /*
  * oparchive -o DIR [spec]: the sample files a profile specification
  * selects, every binary they name, their debug files, the sessions'
- * saved kernel symbols and settings, copied into DIR at their own paths
- * (OProfile's archive layout), so that "opreport archive:DIR" and
+ * saved kernel symbols and settings, copied into DIR in OProfile's
+ * archive layout (pp_archive.h), so that "opreport archive:DIR" and
  * "opannotate archive:DIR" report the same on any machine. --list-files
  * names the files instead of copying them; -x leaves out libraries,
  * kernel and modules of applications. The work is libpp's pp_archive.
@@ -62,7 +62,8 @@ static int archive(int argc, char const *const *argv)
 	};
 	struct pp_run r = { 0 };
 	struct pp_archive_opts ao = {
-		.dir = opts.output_dir, .locate = &r.locate,
+		.dir = opts.output_dir, .session_dir = opts.session_dir,
+		.locate = &r.locate,
 		.list = opts.list_files ? stdout : NULL,
 	};
 	int rc;

@@ -319,6 +319,39 @@ static void test_copy_beneath(void)
 	free(lib);
 }
 
+static void test_write_beneath(void)
+{
+	char *arch = at("warch"), *link = at("warch/m"), *lnk2 = at("warch/d");
+	char err[512], *text;
+	struct stat st;
+
+	put("wvictim", "victim\n");
+	if (mkdir(arch, 0755) || symlink("../wvictim", link) || symlink("..", lnk2))
+		check_bail("setup: %s", strerror(errno));
+	check(!op_write_file_beneath(arch, "/m", "one\n", 4, err, sizeof(err)),
+	      "op_write_file_beneath over a link at its path");
+	text = slurp("warch/m");
+	check(text && !strcmp(text, "one\n") && !lstat(link, &st) &&
+	      S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0644,
+	      "the link replaced by the file, mode 0644");
+	free(text);
+	text = slurp("wvictim");
+	check(text && !strcmp(text, "victim\n"), "the link's target untouched");
+	free(text);
+	errno = 0;
+	check(op_write_file_beneath(arch, "d/m", "x", 1, err, sizeof(err)) &&
+	      errno == ELOOP && strstr(err, "symbolic link"),
+	      "a link in a directory component refused: %s", err);
+	errno = 0;
+	check(op_write_file_beneath(arch, "../m", "x", 1, err, sizeof(err)) &&
+	      errno == EXDEV && !exists("m"), "'..' refused");
+	check(!op_write_file_beneath(arch, "new/sub/m", "", 0, err, sizeof(err)) &&
+	      exists("warch/new/sub/m"), "parents made, an empty file written");
+	free(arch);
+	free(link);
+	free(lnk2);
+}
+
 static int rm_one(char const *path, struct stat const *st, int flag, struct FTW *ftw)
 {
 	(void)st; (void)flag; (void)ftw;
@@ -334,6 +367,7 @@ int main(void)
 	test_open_beneath();
 	test_open_output();
 	test_copy_beneath();
+	test_write_beneath();
 	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return check_done();
 }
