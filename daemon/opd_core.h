@@ -25,6 +25,24 @@ enum opd_separate {
 
 #define OPD_MAX_EVENTS 8
 
+struct opd_header;
+
+/*
+ * Sample files kept by the caller instead of written (opreport --stream:
+ * a replay into files costs a directory per path component and a page per
+ * file, hundreds of times the stream). A file is opened by its path and
+ * header, then counts are added to it; the session's other files (build
+ * ids, stacks) are still written.
+ */
+struct opd_sample_sink {
+	void *ctx;
+	/* the file of path, made with h if new: a handle, or NULL after a
+	 * message (its samples are then counted as sample file errors) */
+	void *(*open)(void *ctx, char const *path, struct opd_header const *h);
+	/* n more samples (or arcs) at key */
+	void (*add)(void *file, uint64_t key, uint32_t n);
+};
+
 /* One configured event; index i is the stream's event index i. */
 struct opd_event {
 	char name[64];
@@ -53,6 +71,7 @@ struct opd_config {
 	 * time 0. Off (all kept) unless time_window. */
 	bool time_window;
 	uint64_t time_start, time_end;
+	struct opd_sample_sink const *sink;  /* NULL: sample files on disk */
 };
 
 /* Counters the core keeps; stats/ files are written from these. */

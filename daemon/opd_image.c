@@ -613,6 +613,10 @@ static char *new_lines(struct opd_images *images,
 
 	if (img->kind != OPD_IMAGE_FILE || !img->build_id[0])
 		return NULL;
+	/* a line per binary: a newline in its name (perf hands names raw)
+	 * would forge another binary's build-id line; it goes unlisted */
+	if (k == RECORD_BUILD_IDS && strchr(opd_image_sfname(img), '\n'))
+		return NULL;
 	mem = open_memstream(&text, &len);
 	for (int i = 0; i < (k == RECORD_SEGMENTS ? img->nr_segs : 1); i++) {
 		line = k == RECORD_SEGMENTS ?

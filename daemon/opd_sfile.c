@@ -33,6 +33,10 @@
  * through a large mmap'ed file. The table is written to the files when it
  * is half full and on every sync, close or stats read, so a dump still
  * sees every sample taken before it.
+ *
+ * With a sample sink (cfg->sink, opreport --stream) no file is made: the
+ * same paths, headers and counts go to the caller, which keeps them in
+ * memory.
  */
 #define _GNU_SOURCE		/* FTW_ACTIONRETVAL */
 #include <errno.h>
@@ -67,6 +71,7 @@ struct opd_sfile {
 	int stale;                   /* an old build: dropped until close_all */
 	struct opd_sfile *lru_prev, *lru_next;
 	struct op_hashmap_entry path_ent;  /* in open_paths while open */
+	void *mem;                   /* its file in cfg->sink, once opened */
 };
 
 /*
@@ -505,6 +510,33 @@ static inline struct opd_sfile *lookup(struct opd_sfiles *sfs,
 	return lookup_slow(sfs, k);
 }
 
+/* n at key into sf's file in the caller's sink (cfg->sink): 0 or -EINVAL.
+ * A trimmed entry finds its file again by path. */
+static int sink_add(struct opd_sfiles *sfs, struct opd_sfile *sf,
+		    uint64_t key, uint32_t n)
+{
+	struct opd_sample_sink const *sink = sfs->config->sink;
+
+	if (!sf->mem) {
+		char path[PATH_MAX + 512];
+		struct opd_header h;
+
+		if (sf->failed || build_path(sfs, &sf->key, path, sizeof(path))) {
+			sf->failed = 1;
+			return -EINVAL;
+		}
+		fill_header(sfs, sf, &h);
+		sf->mem = sink->open(sink->ctx, path, &h);
+		if (!sf->mem) {
+			sf->failed = 1;
+			return -EINVAL;
+		}
+		record_images(sfs, sf);
+	}
+	sink->add(sf->mem, key, n);
+	return 0;
+}
+
 /*
  * Write n at key into sf's file and count the outcome. Callgraph ({cg})
  * files hold arcs, not samples: they have a counter of their own.
@@ -515,7 +547,9 @@ static void write_one(struct opd_sfiles *sfs, struct opd_sfile *sf,
 	struct opd_sfile_counts *c = &sfs->counts;
 	int rc;
 
-	if (!sf->is_open) {
+	if (sfs->config->sink) {
+		rc = sink_add(sfs, sf, key, n);
+	} else if (!sf->is_open) {
 		rc = open_file(sfs, sf);
 	} else {
 		rc = 0;
@@ -524,7 +558,7 @@ static void write_one(struct opd_sfiles *sfs, struct opd_sfile *sf,
 			lru_push_front(sfs, sf);
 		}
 	}
-	if (rc == 0) {
+	if (rc == 0 && !sfs->config->sink) {
 		size_t had = sf->db.map_size;
 
 		rc = odb_add(&sf->db, key, n);

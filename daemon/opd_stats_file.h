@@ -45,8 +45,8 @@ int opd_stats_write(char const *session_dir, struct opd_stats const *st);
  */
 int opd_stats_sync(char const *session_dir);
 
-/* Print "name value" lines of the non-zero counters (all when verbose) to
- * the log (stderr). */
+/* A "name value" message (op_info) per non-zero counter (all when verbose):
+ * each a whole line of the log. */
 void opd_stats_log(struct opd_stats const *st, int all);
 
 /* Sum of the dropped counters: received - written when the stats balance. */

@@ -115,6 +115,7 @@ static void log_sink(void *ctx, enum op_message_kind kind, char const *text)
 	FILE *m = fmemopen(line, sizeof(line), "w");
 	ssize_t n;
 	size_t len;
+	off_t end;
 	int is_log;
 
 	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", localtime(&now));
@@ -134,9 +135,18 @@ static void log_sink(void *ctx, enum op_message_kind kind, char const *text)
 	}
 	if (!is_log)
 		return;		/* a terminal or a pipe: nothing better to do */
-	/* a part of a line (full disk) is cut back off */
-	if (n >= 0 && ftruncate(STDERR_FILENO, st.st_size) == 0)
+	/*
+	 * A part of a line (full disk) is cut back off, from where this write
+	 * began: O_APPEND left the offset at its end. (The size before the
+	 * write could be stale: the retention child logs to the same file.)
+	 */
+	if (n >= 0) {
+		end = lseek(STDERR_FILENO, 0, SEEK_CUR);
+		if (n > 0 && end >= n && ftruncate(STDERR_FILENO, end - n) < 0)
+			syslog(LOG_ERR, "cannot cut a part line off the log: %s",
+			       strerror(errno));
 		errno = ENOSPC;
+	}
 	log_to_syslog(d, line, errno);
 }
 

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "op_escape.h"
 #include "op_message.h"
 #include "opd_trans.h"
 #include "opstream_dump.h"
@@ -61,26 +62,37 @@ static void dump_count(void *ctx, unsigned long counter, unsigned long n)
 	fprintf(ctx, "  count counter=%lu n=%lu\n", counter, n);
 }
 
+/* A name from the stream ends the line, escaped (op_escape.h). */
+static void put_name(FILE *out, char const *name)
+{
+	op_fputs_escaped(out, name);
+	fputc('\n', out);
+}
+
 static void dump_cookie(void *ctx, struct opd_cookie const *c)
 {
-	fprintf(ctx, "  cookie %lu = %s\n", c->cookie, c->name);
+	fprintf(ctx, "  cookie %lu = ", c->cookie);
+	put_name(ctx, c->name);
 }
 
 static void dump_forget(void *ctx, struct opd_cookie const *c)
 {
-	fprintf(ctx, "  forget %lu = %s\n", c->cookie, c->name);
+	fprintf(ctx, "  forget %lu = ", c->cookie);
+	put_name(ctx, c->name);
 }
 
 static void dump_anon(void *ctx, struct opd_cookie const *c)
 {
-	fprintf(ctx, "  anon %lu = tgid %lu %#lx-%#lx %s\n", c->cookie,
-		c->tgid, c->start, c->end, c->name);
+	fprintf(ctx, "  anon %lu = tgid %lu %#lx-%#lx ", c->cookie,
+		c->tgid, c->start, c->end);
+	put_name(ctx, c->name);
 }
 
 static void dump_image(void *ctx, unsigned long start, unsigned long end,
 		       char const *name)
 {
-	fprintf(ctx, "  kernel image %#lx-%#lx %s\n", start, end, name);
+	fprintf(ctx, "  kernel image %#lx-%#lx ", start, end);
+	put_name(ctx, name);
 }
 
 int opstream_dump(char const *path, FILE *out)

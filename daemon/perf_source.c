@@ -596,8 +596,8 @@ void perf_source_close(struct perf_source *ps)
 			close(ps->fds[i]);
 	rq_free(&ps->q);
 	if (ps->time_unwind && ps->unwind_samples)
-		fprintf(stderr, "backtraces: %llu samples, %.0f ns per sample, "
-			"%.1f stream words/2 per sample (%s)\n",
+		op_info("backtraces: %llu samples, %.0f ns per sample, "
+			"%.1f stream words/2 per sample (%s)",
 			(unsigned long long)ps->unwind_samples,
 			(double)ps->unwind_ns / ps->unwind_samples,
 			(double)ps->unwind_frames / ps->unwind_samples,
@@ -605,9 +605,9 @@ void perf_source_close(struct perf_source *ps)
 	if (ps->unw && ps->time_unwind) {
 		struct unwind_stats const *u = unwind_cache_stats(ps->unw);
 
-		fprintf(stderr, "unwind: %llu binaries (%llu without CFI, %llu failed reads), %llu steps (%llu by a compiled rule); "
+		op_info("unwind: %llu binaries (%llu without CFI, %llu failed reads), %llu steps (%llu by a compiled rule); "
 			"root stacks by bytes needed <=1K %llu 2K %llu 4K %llu 8K %llu "
-			"16K %llu 32K %llu 64K %llu\n",
+			"16K %llu 32K %llu 64K %llu",
 			(unsigned long long)u->binaries, (unsigned long long)u->no_cfi,
 			(unsigned long long)u->unreadable,
 			(unsigned long long)u->frames, (unsigned long long)u->rule_hits,

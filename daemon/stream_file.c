@@ -1,7 +1,9 @@
 /* Stream file writer and reader; see stream_file.h for the layout. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "op_file.h"
 #include "op_message.h"
@@ -82,6 +84,27 @@ int stream_reader_open(struct stream_reader *sr, char const *path)
 	if (!sr->f)
 		return op_error_errno("cannot open stream file '%s'", path);
 	sr->path = op_xstrdup(path);
+	if (check_header(sr)) {
+		stream_reader_close(sr);
+		return -1;
+	}
+	return 0;
+}
+
+int stream_reader_open_fd(struct stream_reader *sr, int fd, char const *name)
+{
+	int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+
+	sr->words = 0;
+	sr->f = NULL;
+	if (copy < 0 || lseek(copy, 0, SEEK_SET) < 0 ||
+	    !(sr->f = fdopen(copy, "r"))) {
+		op_error_errno("cannot read stream file '%s'", name);
+		if (copy >= 0)
+			close(copy);
+		return -1;
+	}
+	sr->path = op_xstrdup(name);
 	if (check_header(sr)) {
 		stream_reader_close(sr);
 		return -1;

@@ -56,6 +56,9 @@ struct stream_reader {
 
 /* Open path and check its header. 0 or -1 (reported). */
 int stream_reader_open(struct stream_reader *sr, char const *path);
+/* The same from the start of an open file fd (not taken: a copy is read),
+ * named name in messages. */
+int stream_reader_open_fd(struct stream_reader *sr, int fd, char const *name);
 /* Read up to max words into w: the count, 0 at the end, -1 on an error
  * (reported; a partial word at the end is one). */
 long stream_reader_read(struct stream_reader *sr, unsigned long *w,

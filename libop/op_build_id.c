@@ -323,6 +323,12 @@ static bool file_crc(char const *path, uint32_t *crc)
 	return n == 0;
 }
 
+bool op_debuglink_name_ok(char const *name)
+{
+	return name[0] && !strchr(name, '/') && strcmp(name, ".") &&
+	       strcmp(name, "..");
+}
+
 char *op_debug_file_by_debuglink(char const *path, char const *name,
 				 uint32_t crc)
 {
@@ -335,7 +341,7 @@ char *op_debug_file_by_debuglink(char const *path, char const *name,
 
 	if (slash)
 		*slash = '\0';
-	if (strchr(name, '/') || !*name)
+	if (!op_debuglink_name_ok(name))
 		goto out;
 	cand[n++] = op_xasprintf("%s/%s", dir, name);
 	cand[n++] = op_xasprintf("%s/.debug/%s", dir, name);

@@ -80,10 +80,18 @@ char *op_build_id_file_read(char const *path, bool segments);
 char *op_debug_file_by_build_id(char const *hex);
 
 /*
+ * Whether a .gnu_debuglink name may be looked for: a plain file name (not
+ * empty, no '/', not "." or ".."), as gdb takes it. With a '/' or as
+ * "..", a binary would name any file on the machine (read, archived).
+ */
+bool op_debuglink_name_ok(char const *name);
+
+/*
  * The separate debug file a .gnu_debuglink names (name, crc: the
  * section's contents) for the binary at path: path's directory, its
  * .debug/, then DIR/<path's directory> for each debug directory; the
- * first whose CRC-32 matches (malloc'd), else NULL.
+ * first whose CRC-32 matches (malloc'd), else NULL (also for a name
+ * op_debuglink_name_ok refuses).
  */
 char *op_debug_file_by_debuglink(char const *path, char const *name,
 				 uint32_t crc);

@@ -339,17 +339,24 @@ int op_open_beneath(char const *dir, char const *rel, int flags, mode_t mode)
 	return walk_beneath(dfd, rel, flags, mode, flags & O_CREAT, false);
 }
 
-int op_mkdir_beneath(char const *dir, char const *rel)
+int op_opendir_beneath(char const *dir, char const *rel, bool create)
 {
 	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 	if (dfd < 0)
-		return -errno;
+		return -1;
 	if (op_path_escapes(rel)) {
 		close(dfd);
-		return -EXDEV;
+		errno = EXDEV;
+		return -1;
 	}
-	dfd = walk_beneath(dfd, rel, 0, 0, true, true);
+	return walk_beneath(dfd, rel, 0, 0, create, true);
+}
+
+int op_mkdir_beneath(char const *dir, char const *rel)
+{
+	int dfd = op_opendir_beneath(dir, rel, true);
+
 	if (dfd < 0)
 		return -errno;
 	close(dfd);

@@ -109,6 +109,14 @@ FILE *op_fopen_output(char const *path);
 /* mkdir -p of rel inside dir with the rules of op_open_beneath. 0 or -errno. */
 int op_mkdir_beneath(char const *dir, char const *rel);
 
+/*
+ * The directory rel inside dir (dir itself for ""), reached with the
+ * rules of op_open_beneath and made first with create: an O_PATH
+ * descriptor, for the *at() calls that work on what is in it (the rename
+ * of op_copy_file_beneath). -1 with errno set.
+ */
+int op_opendir_beneath(char const *dir, char const *rel, bool create);
+
 /* strerror(err), but ELOOP, EXDEV, OP_ENOTREG and EFBIG (op_open_regular_max)
  * say what they mean here. */
 char const *op_file_strerror(int err);

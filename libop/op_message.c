@@ -78,17 +78,25 @@ static void emit(enum op_message_kind kind, char const *suffix,
 
 		snprintf(text + len, sizeof(text) - len, ": %s", suffix);
 	}
-	/* names in messages come from files and binaries: no raw controls */
+	/* names in messages come from input: the printing rule of
+	 * op_escape.h, newlines included (a message is one line); no
+	 * allocation here, op_die reports running out of memory */
 	if (op_needs_escape(text, strlen(text))) {
-		char esc[sizeof(text)];
+		char esc[4 * sizeof(text)];	/* \xNN for every byte */
 		FILE *m = fmemopen(esc, sizeof(esc), "w");
 
 		if (m) {
-			op_fput_escaped(m, text, strlen(text), true);
+			op_fput_escaped(m, text, strlen(text), 0);
 			fclose(m);
 			esc[sizeof(esc) - 1] = '\0';
-			memcpy(text, esc, sizeof(text));
+			sink(sink_ctx, kind, esc);
+			return;
 		}
+		/* no stream to escape into: mask what the rule escapes */
+		for (size_t i = 0, k, len = strlen(text); i < len;
+		     i += k ? k : 1)
+			if (!(k = op_escape_kept(text + i, len - i)))
+				text[i] = '?';
 	}
 	sink(sink_ctx, kind, text);
 }

@@ -330,16 +330,28 @@ bool op_session_is_profile_data(char const *name)
 static int forget_build_ids(char const *current)
 {
 	char const *names[] = { OP_META_BUILD_IDS, OP_META_SEGMENTS };
+	char *meta = op_session_path(current, OP_META_DIR);
+	/* a link planted at session/ would have us unlink elsewhere */
+	int dfd = op_open_safe(meta, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	struct stat st;
 	int ret = 0;
 
-	for (size_t i = 0; i < OP_ARRAY_SIZE(names); i++) {
-		char *p = op_xasprintf("%s/%s/%s", current, OP_META_DIR,
-				       names[i]);
-
-		if (unlink(p) < 0 && errno != ENOENT)
-			ret = op_error_errno("cannot remove '%s'", p);
-		free(p);
+	if (dfd < 0) {
+		/* O_DIRECTORY on a link: ENOTDIR before ELOOP */
+		if (errno == ENOTDIR && !lstat(meta, &st) && S_ISLNK(st.st_mode))
+			errno = ELOOP;
+		if (errno != ENOENT)
+			ret = op_error("cannot open '%s': %s", meta,
+				       op_file_strerror(errno));
+		free(meta);
+		return ret;
 	}
+	for (size_t i = 0; i < OP_ARRAY_SIZE(names); i++)
+		if (unlinkat(dfd, names[i], 0) < 0 && errno != ENOENT)
+			ret = op_error_errno("cannot remove '%s/%s'", meta,
+					     names[i]);
+	close(dfd);
+	free(meta);
 	return ret;
 }
 

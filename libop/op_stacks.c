@@ -304,9 +304,19 @@ static void put64(unsigned char *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
-static unsigned checksum(unsigned char const *p, size_t len)
+/*
+ * Part of the file format (doc/formats.md section 6), so spelled out here
+ * rather than borrowed from the hash map's hash, which may change: 32-bit
+ * FNV-1a, then its high bits folded down once.
+ */
+uint32_t op_stacks_checksum(void const *payload, size_t len)
 {
-	return op_hash_mem(p, len);
+	unsigned char const *p = payload;
+	uint32_t h = 2166136261u;
+
+	while (len--)
+		h = (h ^ *p++) * 16777619u;
+	return h ^ (h >> 15);
 }
 
 static int bad_record(struct table const *t, size_t off, char const *what)
@@ -419,7 +429,7 @@ static int table_parse(struct table *t, unsigned char const *buf, size_t len)
 		int ret;
 
 		if (rlen > len - off - REC_HEADER || rlen < 4 ||
-		    get32(buf + off + 4) != checksum(p, rlen))
+		    get32(buf + off + 4) != op_stacks_checksum(p, rlen))
 			break;
 		if (get32(p) == REC_IMAGE)
 			ret = parse_image(t, p, rlen, off);
@@ -731,7 +741,7 @@ void op_stacks_writer_close(struct op_stacks_writer *w)
 static void seal(unsigned char *rec, size_t len)
 {
 	put32(rec, (uint32_t)len);
-	put32(rec + 4, checksum(rec + REC_HEADER, len));
+	put32(rec + 4, op_stacks_checksum(rec + REC_HEADER, len));
 }
 
 /* Write len bytes of sealed records with one write(2). */

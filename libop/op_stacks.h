@@ -72,6 +72,9 @@ enum op_unwind_stop {
 /* "root", "no_cfi", ...; "unknown" for a value not in the list. */
 char const *op_unwind_stop_name(uint32_t reason);
 
+/* The checksum of a table record's payload (doc/formats.md section 6). */
+uint32_t op_stacks_checksum(void const *payload, size_t len);
+
 struct op_stack_frame {
 	uint32_t image;		/* index in the image table */
 	uint64_t offset;	/* as the keys of that image's sample files */

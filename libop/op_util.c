@@ -290,6 +290,148 @@ int op_copy_file(char const *from, char const *to, char *err, size_t errlen)
 	return commit_temp(out, tmp, to, mode, err, errlen);
 }
 
+/* Copy the regular file in (or, when in < 0, write buf: mode 0644, the
+ * time now) into a new temporary file in the directory dfd and rename it
+ * base there; -1 with err naming the path shown. */
+static int copy_into(int in, char const *from, void const *buf, size_t len,
+		     int dfd, char const *base, char const *shown, char *err,
+		     size_t errlen)
+{
+	struct stat st;
+	struct timespec times[2];
+	char *tmp = NULL, *tmp_shown;
+	int out = -1, tries, rc = -1;
+
+	for (tries = 0; out < 0 && tries < 100; tries++) {
+		unsigned long long r = 0;
+
+		if (getrandom(&r, sizeof(r), 0) < 0)
+			r = (unsigned long long)getpid() << 20 ^ (unsigned)tries;
+		free(tmp);
+		tmp = op_xasprintf("%s.tmp%06llx", base, r & 0xffffff);
+		out = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			     O_CLOEXEC, 0600);
+		if (out < 0 && errno != EEXIST)
+			break;
+	}
+	tmp_shown = op_xasprintf("%s.tmp", shown);
+	if (out < 0) {
+		set_err(err, errlen, "create a temporary file for", shown);
+		goto done;
+	}
+	if (in < 0) {
+		if (op_write_full(out, buf, len) < 0) {
+			set_err(err, errlen, "write", tmp_shown);
+			goto fail;
+		}
+		if (fchmod(out, 0644)) {
+			set_err(err, errlen, "set the mode of", tmp_shown);
+			goto fail;
+		}
+	} else if (copy_fd(in, from, out, tmp_shown, err, errlen)) {
+		goto fail;
+	} else if (fstat(in, &st)) {
+		set_err(err, errlen, "stat", from);
+		goto fail;
+	} else {
+		/* no more readable than its source (kernel data: 0600); its times */
+		times[0] = st.st_atim;
+		times[1] = st.st_mtim;
+		if (fchmod(out, st.st_mode & 0644) || futimens(out, times)) {
+			set_err(err, errlen, "set the mode and times of", tmp_shown);
+			goto fail;
+		}
+	}
+	if (fsync(out)) {
+		set_err(err, errlen, "sync", tmp_shown);
+		goto fail;
+	}
+	if (close(out)) {
+		out = -1;
+		set_err(err, errlen, "close", tmp_shown);
+		goto fail;
+	}
+	out = -1;
+	/* renameat replaces whatever is at base, a link included: never
+	 * writes through it */
+	if (renameat(dfd, tmp, dfd, base)) {
+		set_err(err, errlen, "rename a temporary file to", shown);
+		goto fail;
+	}
+	rc = 0;
+	goto done;
+fail:
+	{
+		int saved = errno;
+
+		if (out >= 0)
+			close(out);
+		unlinkat(dfd, tmp, 0);
+		errno = saved;
+	}
+done:
+	free(tmp_shown);
+	free(tmp);
+	return rc;
+}
+
+/* op_copy_file_beneath of the file from, or (from NULL) of buf. */
+static int put_beneath(char const *from, void const *buf, size_t len,
+		       char const *dir, char const *rel, char *err,
+		       size_t errlen)
+{
+	char const *r = rel + strspn(rel, "/");
+	char const *slash = strrchr(r, '/');
+	char const *base = slash ? slash + 1 : r;
+	char *parent = op_xasprintf("%.*s", slash ? (int)(slash - r) : 0, r);
+	char *shown = op_xasprintf("%s/%s", dir, r);
+	int in = -1, dfd = -1, rc = -1, saved;
+
+	if (op_path_escapes(r)) {
+		errno = EXDEV;
+		set_err(err, errlen, "write", shown);
+		goto out;
+	}
+	if (!*base || !strcmp(base, ".")) {
+		errno = EISDIR;
+		set_err(err, errlen, "write", shown);
+		goto out;
+	}
+	in = from ? op_open_regular(from, O_RDONLY) : -1;
+	if (from && in < 0) {
+		set_err(err, errlen, "open", from);
+		goto out;
+	}
+	dfd = op_opendir_beneath(dir, parent, true);
+	if (dfd < 0) {
+		set_err(err, errlen, "write", shown);
+		goto out;
+	}
+	rc = copy_into(in, from, buf, len, dfd, base, shown, err, errlen);
+out:
+	saved = errno;
+	if (in >= 0)
+		close(in);
+	if (dfd >= 0)
+		close(dfd);
+	free(parent);
+	free(shown);
+	errno = saved;
+	return rc;
+}
+
+int op_copy_file_beneath(char const *from, char const *dir, char const *rel,
+			 char *err, size_t errlen)
+{
+	return put_beneath(from, NULL, 0, dir, rel, err, errlen);
+}
+
+int op_write_file_beneath(char const *dir, char const *rel, void const *buf,
+			  size_t len, char *err, size_t errlen)
+{
+	return put_beneath(NULL, buf, len, dir, rel, err, errlen);
+}
+
 size_t op_partition_point(void const *base, size_t n, size_t size,
 			  int (*before)(void const *elem, void const *key),
 			  void const *key)

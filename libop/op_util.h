@@ -107,6 +107,25 @@ int op_rewrite_in_place(char const *path, void const *buf, size_t len,
 int op_copy_file(char const *from, char const *to, char *err, size_t errlen);
 
 /*
+ * Copy the file from to rel inside the directory dir, never outside it:
+ * rel and its parents are reached as op_open_beneath reaches them (a
+ * ".." component fails with EXDEV, a symbolic link in any component from
+ * dir down with ELOOP; missing parents are made), and the copy is written
+ * to a new temporary file there and renamed over rel, so a link (or
+ * anything else) already at rel is replaced, never written through.
+ * The copy keeps from's access and modification times and its mode, but
+ * never more than 0644 (for an archive: oparchive -o). 0, or -1 with
+ * errno set and err naming the file.
+ */
+int op_copy_file_beneath(char const *from, char const *dir, char const *rel,
+			 char *err, size_t errlen);
+
+/* The same for a file made of buf (len bytes, mode 0644): oparchive's
+ * manifest. 0, or -1 with errno set and err naming the file. */
+int op_write_file_beneath(char const *dir, char const *rel, void const *buf,
+			  size_t len, char *err, size_t errlen);
+
+/*
  * Binary search over n sorted elements of size bytes at base: the index
  * of the first element for which before(elem, key) is false (n if none).
  * before must be true for a prefix of the array and false after it.

@@ -12,7 +12,11 @@
 
 void op_print_version(FILE *out, char const *tool)
 {
-	/* OProfile's layout: the version is the third blank-separated word */
-	fprintf(out, "%s: %s %s compiled on %s %s\n", tool, PACKAGE_NAME,
-		PACKAGE_VERSION, __DATE__, __TIME__);
+	/*
+	 * OProfile's layout, the version the third blank-separated word;
+	 * ours after it, where no parser of OProfile's line looks
+	 */
+	fprintf(out, "%s: oprofile %s compiled on %s %s (%s %s)\n", tool,
+		OP_COMPAT_VERSION, __DATE__, __TIME__, PACKAGE_NAME,
+		PACKAGE_VERSION);
 }

@@ -9,11 +9,15 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "op_escape.h"
+#include "op_file.h"
 #include "op_message.h"
 #include "op_util.h"
 #include "pp_annotate.h"
@@ -257,6 +261,8 @@ static int text_read(struct text *t, char const *path)
 		if (!nl)
 			break;
 		*nl = '\0';
+		if (nl > p && nl[-1] == '\r')
+			nl[-1] = '\0';	/* CRLF: the line ends before it */
 		p = nl + 1;
 	}
 	return 0;
@@ -268,6 +274,21 @@ static void text_free(struct text *t)
 	free(t->lines);
 }
 
+/* A line of source or disassembly: text from input, so under the
+ * printing rule (op_escape.h), with its tabs kept. */
+static void put_text(FILE *out, char const *text)
+{
+	op_fput_escaped(out, text, strlen(text), OP_ESCAPE_KEEP_TAB);
+}
+
+/* " [IMAGE]" and the comment end, after a function's total. */
+static void put_image(FILE *out, char const *image)
+{
+	fputs(" [", out);
+	op_fputs_escaped(out, image);
+	fputs("] */\n", out);
+}
+
 static void put_func_totals(struct writer *w, FILE *out,
 			    struct src_file const *f, size_t *next,
 			    unsigned line)
@@ -276,7 +297,9 @@ static void put_func_totals(struct writer *w, FILE *out,
 	       (line == 0 || w->a->v[f->funcs[*next]].line <= line)) {
 		struct pp_annot_func const *fn = &w->a->v[f->funcs[(*next)++]];
 
-		fprintf(out, " /* %s total: ", fn->name);
+		fputs(" /* ", out);
+		op_fputs_escaped(out, fn->name);
+		fputs(" total: ", out);
 		put_total(w, out, fn->counts);
 		fputs(" */", out);
 	}
@@ -294,8 +317,9 @@ static int cmp_func_line(void const *pa, void const *pb, void *arg)
 static void put_file_header(struct writer *w, FILE *out,
 			    struct src_file const *f)
 {
-	fprintf(out, "/* \n * Total samples for file : \"%s\"\n * \n * ",
-		f->name);
+	fputs("/* \n * Total samples for file : \"", out);
+	op_fputs_escaped(out, f->name);
+	fputs("\"\n * \n * ", out);
 	put_total(w, out, f->totals);
 	fputs("\n */\n\n", out);
 }
@@ -317,7 +341,7 @@ static void put_source(struct writer *w, FILE *out, struct src_file const *f,
 			li++;
 		}
 		put_columns(w, out, c);
-		fputs(t->lines[n - 1], out);
+		put_text(out, t->lines[n - 1]);
 		put_func_totals(w, out, f, &fi, (unsigned)n);
 		fputc('\n', out);
 	}
@@ -336,7 +360,9 @@ static void put_missing(struct writer *w, FILE *out, struct src_file const *f)
 		"shown without its lines", f->name,
 		w->o->search_dirs && w->o->search_dirs->n ?
 		" (nor in --search-dirs)" : "");
-	fprintf(out, "/* opannotate: source file '%s' not found */\n", f->name);
+	fputs("/* opannotate: source file '", out);
+	op_fputs_escaped(out, f->name);
+	fputs("' not found */\n", out);
 	while (fi < f->nr_funcs) {
 		put_func_totals(w, out, f, &fi, 0);
 		fputc('\n', out);
@@ -344,37 +370,43 @@ static void put_missing(struct writer *w, FILE *out, struct src_file const *f)
 	fputc('\n', out);
 }
 
-static int mkdirs(char *path)
+/*
+ * --output-dir: DIR + the source path (less a --base-dirs prefix), opened
+ * beneath DIR (op_open_beneath): the source path comes from the binary's
+ * DWARF, which whoever built it chose, so a '..' in it, or a link in an
+ * existing DIR, must not send root's write elsewhere. A path that would
+ * leave DIR is not written: warned about, *skipped set.
+ */
+static FILE *open_copy(struct writer *w, char const *name, char **path,
+		       bool *skipped)
 {
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			*p = '/';
-			return -1;
-		}
-		*p = '/';
-	}
-	return 0;
-}
-
-/* --output-dir: DIR + the source path (less a --base-dirs prefix). */
-static FILE *open_copy(struct writer *w, char const *name, char **path)
-{
-	char const *rel = name;
+	char const *rel = name, *dir = w->o->output_dir;
 	struct pp_strlist const *bd = w->o->base_dirs;
-	FILE *f;
+	FILE *f = NULL;
+	int fd, rc;
 
 	for (size_t b = 0; bd && b < bd->n; b++)
 		if (!strncmp(name, bd->v[b], strlen(bd->v[b])))
 			rel = name + strlen(bd->v[b]);
-	*path = op_xasprintf("%s/%s", w->o->output_dir,
-			     rel + strspn(rel, "/"));
-	if (mkdirs(*path) || !(f = fopen(*path, "w"))) {
-		op_error_errno("cannot write '%s'", *path);
+	rel += strspn(rel, "/");
+	*path = op_xasprintf("%s/%s", dir, rel);
+	if (op_path_escapes(rel)) {
+		op_warn("source file '%s' not annotated into '%s': its path "
+			"has a '..' component, the copy would be outside it",
+			name, dir);
+		*skipped = true;
 		return NULL;
 	}
+	rc = op_mkdir_p(dir);
+	if (rc) {
+		op_error("cannot create '%s': %s", dir, op_file_strerror(-rc));
+		return NULL;
+	}
+	fd = op_open_beneath(dir, rel, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0 && !(f = fdopen(fd, "w")))
+		close(fd);
+	if (!f)
+		op_error("cannot write '%s': %s", *path, op_file_strerror(errno));
 	return f;
 }
 
@@ -383,14 +415,16 @@ static int put_file(struct writer *w, struct src_file *f)
 	char *src = find_source(w->o, f->name), *copy = NULL;
 	FILE *out = w->out;
 	struct text t;
+	bool skip = false;
 	int rc = 0;
 
 	if (f->nr_funcs > 1)
 		qsort_r(f->funcs, f->nr_funcs, sizeof(*f->funcs), cmp_func_line,
 			(void *)w->a);
-	if (w->o->output_dir && !(out = open_copy(w, f->name, &copy))) {
+	if (w->o->output_dir && !(out = open_copy(w, f->name, &copy, &skip))) {
+		free(copy);
 		free(src);
-		return -1;
+		return skip ? 0 : -1;
 	}
 	put_file_header(w, out, f);
 	if (src && !text_read(&t, src)) {
@@ -415,6 +449,7 @@ static void put_header(struct writer *w, struct pp_classes const *c)
 	pp_header_write(mem, c);
 	fclose(mem);
 	fputs("/* \n", w->out);
+	/* lines pp_header_write has escaped */
 	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n"))
 		fprintf(w->out, " * %s\n", l);
 	free(text);
@@ -423,11 +458,16 @@ static void put_header(struct writer *w, struct pp_classes const *c)
 		for (size_t i = 0; i < w->nr_files; i++) {
 			fputs(" * ", w->out);
 			put_total(w, w->out, w->files[i].totals);
-			fprintf(w->out, "  %s\n", w->files[i].name);
+			fputs("  ", w->out);
+			op_fputs_escaped(w->out, w->files[i].name);
+			fputc('\n', w->out);
 		}
 	}
-	for (size_t i = 0; i < w->a->notes.n; i++)
-		fprintf(w->out, " * Note: %s\n", w->a->notes.v[i]);
+	for (size_t i = 0; i < w->a->notes.n; i++) {
+		fputs(" * Note: ", w->out);
+		op_fputs_escaped(w->out, w->a->notes.v[i]);
+		fputc('\n', w->out);
+	}
 	fputs(" */\n\n", w->out);
 }
 
@@ -446,9 +486,11 @@ static void put_no_lines(struct writer *w)
 			      "information (no debug info found):\n */\n",
 			      w->out);
 		said = true;
-		fprintf(w->out, " /* %s total: ", fn->name);
+		fputs(" /* ", w->out);
+		op_fputs_escaped(w->out, fn->name);
+		fputs(" total: ", w->out);
 		put_total(w, w->out, fn->counts);
-		fprintf(w->out, " [%s] */\n", fn->image);
+		put_image(w->out, fn->image);
 	}
 	if (said)
 		fputc('\n', w->out);
@@ -491,10 +533,13 @@ static void put_function_asm(struct writer *w, struct pp_annot_func const *f,
 	unsigned pline = 0;
 
 	put_columns(w, w->out, NULL);
-	fprintf(w->out, "%016" PRIx64 " <%s>: /* %s total: ", f->start,
-		f->name, f->name);
+	fprintf(w->out, "%016" PRIx64 " <", f->start);
+	op_fputs_escaped(w->out, f->name);
+	fputs(">: /* ", w->out);
+	op_fputs_escaped(w->out, f->name);
+	fputs(" total: ", w->out);
 	put_total(w, w->out, f->counts);
-	fprintf(w->out, " [%s] */\n", f->image);
+	put_image(w->out, f->image);
 	for (size_t i = 0; i < f->nr_insns; i++) {
 		struct pp_annot_insn const *in = &f->insns[i];
 
@@ -511,13 +556,18 @@ static void put_function_asm(struct writer *w, struct pp_annot_func const *f,
 			char const *b = strrchr(in->file, '/');
 
 			put_columns(w, w->out, NULL);
-			fprintf(w->out, "/* %s:%u */ %s\n", b ? b + 1 : in->file,
-				in->line, text ? text : "");
+			fputs("/* ", w->out);
+			op_fputs_escaped(w->out, b ? b + 1 : in->file);
+			fprintf(w->out, ":%u */ ", in->line);
+			put_text(w->out, text ? text : "");
+			fputc('\n', w->out);
 			pfile = in->file;
 			pline = in->line;
 		}
 		put_columns(w, w->out, in->counts);
-		fprintf(w->out, "%8" PRIx64 ":\t%s\n", in->vma, in->text);
+		fprintf(w->out, "%8" PRIx64 ":\t", in->vma);
+		put_text(w->out, in->text);
+		fputc('\n', w->out);
 	}
 	fputc('\n', w->out);
 }

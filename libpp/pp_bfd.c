@@ -39,16 +39,25 @@ static bool is_code_symbol(asymbol const *s)
 	return !(s->name[0] == '.' && s->name[1] == 'L');
 }
 
-/* Functions before labels, global before weak before local. */
-static int symbol_rank(asymbol const *s)
-{
-	int r = s->flags & BSF_FUNCTION ? 4 : 0;
+#define RANK_ORDER_BITS 22
 
-	if (s->flags & BSF_GLOBAL)
-		r += 2;
-	else if (s->flags & BSF_WEAK)
-		r += 1;
-	return r;
+/*
+ * Which of the symbols at one address names it, as OProfile 1.x chooses
+ * (its reports and ours then agree row for row): "Letext" last; then a
+ * local symbol after a global or weak one; then a name starting with '_'
+ * after one that does not (mmap, not __mmap; fflush, not _IO_fflush);
+ * then a weak symbol after a strong one; then the first in the symbol
+ * table. Encoded as one rank, higher preferred: the criteria above the
+ * table position i (earlier is higher).
+ */
+static int symbol_rank(asymbol const *s, long i)
+{
+	long const order_max = (1L << RANK_ORDER_BITS) - 1;
+	bool local = (s->flags & BSF_LOCAL) && !(s->flags & BSF_GLOBAL);
+	int pref = (strcmp(s->name, "Letext") ? 8 : 0) | (local ? 0 : 4) |
+		   (s->name[0] == '_' ? 0 : 2) | (s->flags & BSF_WEAK ? 0 : 1);
+
+	return (pref << RANK_ORDER_BITS) + (int)(order_max - (i < order_max ? i : order_max));
 }
 
 static size_t add_symbols(struct pp_symtab *t, asymbol **syms, long n,
@@ -65,7 +74,7 @@ static size_t add_symbols(struct pp_symtab *t, asymbol **syms, long n,
 		sec = s->section;
 		pp_symtab_add(t, s->name, bfd_asymbol_value(s),
 			      bfd_section_vma(sec) + bfd_section_size(sec),
-			      symbol_rank(s), is_range);
+			      symbol_rank(s, i), is_range);
 		added++;
 	}
 	return added;

@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include <bfd.h>
-#include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -181,35 +180,48 @@ static bool file_crc(char const *path, unsigned long *crc)
 	return n == 0;
 }
 
-/*
- * Is path a usable debug file: readable ELF, with the wanted build-id
- * (when both have one) and the wanted CRC (crc != NULL)? A file that
- * does not exist is quietly not; any other problem is warned about.
- */
-static bool usable(char const *path, struct pp_build_id const *want,
-		   unsigned long const *crc)
+/* path opened for bfd if it is a regular file; NULL, warned, if not */
+static bfd *open_regular(char const *path)
 {
-	struct pp_build_id have;
+	/* never blocks: a FIFO in place of a debug file must not hang us */
+	int fd = op_open_regular(path, O_RDONLY);
+	bfd *abfd;
+
+	if (fd < 0) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			op_warn("debug file '%s' not used: %s", path,
+				op_file_strerror(errno));
+		return NULL;
+	}
+	abfd = bfd_fdopenr(path, NULL, fd);   /* closes fd when it fails */
+	if (abfd)
+		abfd->flags |= BFD_DECOMPRESS;
+	if (!abfd || !bfd_check_format(abfd, bfd_object)) {
+		op_warn("debug file '%s' not used: %s", path,
+			bfd_errmsg(bfd_get_error()));
+		if (abfd)
+			bfd_close(abfd);
+		return NULL;
+	}
+	return abfd;
+}
+
+bool pp_debug_file_usable(char const *path, struct pp_build_id const *want,
+			  unsigned long const *crc, bool need_id)
+{
+	struct pp_build_id have = { .len = 0 };
 	unsigned long got;
 	char hw[2 * PP_BUILD_ID_MAX + 1], hh[2 * PP_BUILD_ID_MAX + 1];
-	char const *why = NULL;
-	bfd *abfd;
-	bool ok;
+	bfd *abfd = open_regular(path);
+	bool ok = true;
 
-	if (access(path, F_OK))
+	if (!abfd)
 		return false;
-	if (access(path, R_OK)) {
-		op_warn_errno("debug file '%s' not used", path);
-		return false;
-	}
-	abfd = pp_bfd_open_object(path, &why);
-	if (!abfd) {
-		op_warn("debug file '%s' not used: %s", path, why);
-		return false;
-	}
-	ok = true;
-	if (want && want->len && pp_build_id_read(abfd, &have) &&
-	    (have.len != want->len || memcmp(have.v, want->v, have.len))) {
+	if (want && want->len && !pp_build_id_read(abfd, &have) && need_id) {
+		op_warn("debug file '%s' not used: it has no build-id", path);
+		ok = false;
+	} else if (want && want->len && have.len &&
+		   (have.len != want->len || memcmp(have.v, want->v, have.len))) {
 		pp_build_id_hex(want, hw);
 		pp_build_id_hex(&have, hh);
 		op_warn("debug file '%s' not used: its build-id %s is not the "
@@ -257,7 +269,7 @@ static char *by_build_id(struct pp_strlist const *dirs,
 		char *p = op_xasprintf("%s/.build-id/%.2s/%s.debug", dirs->v[i],
 				       hex, hex + 2);
 
-		if (usable(p, id, NULL))
+		if (pp_debug_file_usable(p, id, NULL, false))
 			return p;
 		free(p);
 	}
@@ -294,6 +306,13 @@ static char *by_debuglink(struct pp_strlist const *dirs, bfd *abfd,
 
 	if (!name)
 		return NULL;
+	/* a file name, looked for in the places below only */
+	if (!op_debuglink_name_ok(name)) {
+		op_warn("binary '%s': its .gnu_debuglink '%s' is not a plain "
+			"file name: not used", path, name);
+		free(name);
+		return NULL;
+	}
 	here = op_xstrdup(path);
 	*(strrchr(here, '/') ? strrchr(here, '/') : here) = '\0';
 	dir = sampled_dir(path);
@@ -308,36 +327,13 @@ static char *by_debuglink(struct pp_strlist const *dirs, bfd *abfd,
 		/* the binary itself may carry the same name: not a debug file */
 		if (!strcmp(cand.v[i], path))
 			continue;
-		if (usable(cand.v[i], id, &crc))
+		if (pp_debug_file_usable(cand.v[i], id, &crc, false))
 			out = op_xstrdup(cand.v[i]);
 	}
 	pp_strlist_free(&cand);
 	free(here);
 	free(dir);
 	free(name);
-	return out;
-}
-
-static char *by_debuginfod(struct pp_build_id const *id)
-{
-	char const *urls = getenv("DEBUGINFOD_URLS");
-	debuginfod_client *c;
-	char *path = NULL, *out = NULL;
-	int fd;
-
-	if (!urls || !urls[0] || !id->len)
-		return NULL;
-	c = debuginfod_begin();
-	if (!c)
-		return NULL;
-	fd = debuginfod_find_debuginfo(c, id->v, (int)id->len, &path);
-	debuginfod_end(c);
-	if (fd < 0)
-		return NULL;
-	close(fd);
-	if (usable(path, id, NULL))
-		out = op_xstrdup(path);
-	free(path);
 	return out;
 }
 
@@ -360,7 +356,7 @@ char *pp_debuginfo_find(bfd *abfd, char const *path,
 		*how = PP_DEBUG_BUILD_ID;
 	else if ((out = by_debuglink(&dirs, abfd, path, id)))
 		*how = PP_DEBUG_DEBUGLINK;
-	else if ((out = by_debuginfod(id)))
+	else if ((out = pp_debuginfod_fetch(id)))
 		*how = PP_DEBUG_DEBUGINFOD;
 	pp_strlist_free(&dirs);
 	return out;
@@ -376,7 +372,7 @@ char *pp_debuginfo_find_id(struct pp_build_id const *id,
 	debug_dirs(&dirs);
 	if ((out = by_build_id(&dirs, id)))
 		*how = PP_DEBUG_BUILD_ID;
-	else if ((out = by_debuginfod(id)))
+	else if ((out = pp_debuginfod_fetch(id)))
 		*how = PP_DEBUG_DEBUGINFOD;
 	pp_strlist_free(&dirs);
 	return out;

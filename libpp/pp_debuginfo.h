@@ -5,9 +5,11 @@
  *
  *   1. by build-id: DIR/.build-id/ab/cdef....debug
  *   2. by .gnu_debuglink NAME (CRC checked): next to the binary,
- *      in its .debug/, and DIR/<the binary's directory>/NAME
+ *      in its .debug/, and DIR/<the binary's directory>/NAME; NAME must
+ *      be a plain file name (a '/' or ".." is warned about, not used)
  *   3. from a debuginfod server when DEBUGINFOD_URLS is set (its cache
- *      first: libdebuginfod keeps one)
+ *      first: libdebuginfod keeps one), within limits of time and size
+ *      (pp_debuginfod.c)
  *
  * DIR is each of the debug directories: $OPROFILE_DEBUG_DIRS (a colon
  * list, like gdb's debug-file-directory), default /usr/lib/debug; each
@@ -87,6 +89,22 @@ size_t pp_session_segments(char const *session_dir, char const *hex,
  */
 bool pp_session_build_id(char const *session_dir, char const *path,
 			 uint64_t mtime, char *hex, size_t hexlen);
+
+/*
+ * Is path a usable debug file: a readable regular file, ELF, with the
+ * wanted build-id (when want has one and the file too; need_id: the file
+ * must have one) and the wanted CRC (crc != NULL)? A file that does not
+ * exist is quietly not; any other problem is warned about, naming it.
+ */
+bool pp_debug_file_usable(char const *path, struct pp_build_id const *want,
+			  unsigned long const *crc, bool need_id);
+
+/*
+ * The debug file of the build id from debuginfod (malloc'd: a path in
+ * libdebuginfod's cache), or NULL: DEBUGINFOD_URLS unset, not found, over
+ * a limit, or unusable (then removed from the cache). See pp_debuginfod.c.
+ */
+char *pp_debuginfod_fetch(struct pp_build_id const *id);
 
 /* True when abfd carries DWARF line info (.debug_info and .debug_line). */
 bool pp_bfd_has_dwarf(struct bfd *abfd);

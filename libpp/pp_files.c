@@ -18,7 +18,9 @@
 #include "op_message.h"
 #include "op_session.h"
 #include "op_util.h"
+#include "pp_archive.h"
 #include "pp_files.h"
+#include "pp_memtree.h"
 #include "pp_timerange.h"
 #include "pp_notes.h"
 
@@ -46,7 +48,8 @@ char *pp_files_session_base(struct pp_spec const *spec,
 {
 	if (!spec->given[PP_TAG_ARCHIVE])
 		return op_xstrdup(session_dir);
-	return path_join(spec->v[PP_TAG_ARCHIVE].v[0], session_dir);
+	return pp_archive_session_base(spec->v[PP_TAG_ARCHIVE].v[0],
+				       session_dir);
 }
 
 static void add_session(struct pp_filelist *l, char const *name,
@@ -317,6 +320,25 @@ static void walk(char const *dir, size_t root_len, size_t session,
 		free(p);
 	}
 	closedir(d);
+}
+
+/* A session's files: on disk, or the tree in memory standing for it. */
+static void list_session(char const *dir, size_t session,
+			 struct candidates *c, struct pp_strlist *notes)
+{
+	struct pp_memtree const *t = pp_memtree_at(dir);
+	char const *rel;
+
+	if (!t) {
+		walk(dir, strlen(dir), session, c, notes);
+		return;
+	}
+	for (size_t i = 0; (rel = pp_memtree_rel(t, i)); i++) {
+		char *p = path_join(dir, rel);
+
+		add_candidate(c, p, rel, session, notes);
+		free(p);
+	}
 }
 
 static int cmp_sfile(void const *a, void const *b)
@@ -637,8 +659,7 @@ int pp_files_select(struct pp_spec const *spec,
 		return -1;
 	}
 	for (size_t s = 0; s < out->nr_sessions; s++)
-		walk(out->sessions[s].dir, strlen(out->sessions[s].dir), s,
-		     &c, notes);
+		list_session(out->sessions[s].dir, s, &c, notes);
 	split_callgraph(&c, &cg, out, opts->callgraph);
 	rc = filter(spec, opts, &c, out, err, errlen);
 	if (rc) {

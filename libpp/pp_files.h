@@ -66,7 +66,8 @@ int pp_files_select(struct pp_spec const *spec,
 		    char *err, size_t errlen);
 void pp_files_free(struct pp_filelist *l);
 
-/* The session base a spec reads from: archive:DIR prefixes session_dir. */
+/* The session base a spec reads from: session_dir, or archive:DIR's
+ * (pp_archive_session_base). */
 char *pp_files_session_base(struct pp_spec const *spec,
 			    char const *session_dir);
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_escape.h"
 #include "op_file.h"
 #include "op_util.h"
 #include "pp_stacks_output.h"
@@ -73,11 +74,15 @@ static void add_paths(struct ftree *t, struct pp_stacks const *st,
 	}
 }
 
-/* A JSON string that is also safe inside a <script> element. */
-static void json_str(FILE *out, char const *s)
+/* A JSON string that is also safe inside a <script> element, of a name
+ * escaped by the printing rule (op_escape.h): valid UTF-8, no controls,
+ * shown as the text reports show it. */
+static void json_str(FILE *out, char const *name)
 {
+	char *e = op_escape(name);
+
 	fputc('"', out);
-	for (; *s; s++) {
+	for (char const *s = e; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		if (c == '"' || c == '\\')
@@ -88,6 +93,7 @@ static void json_str(FILE *out, char const *s)
 			fputc(c, out);
 	}
 	fputc('"', out);
+	free(e);
 }
 
 static int cmp_kid(void const *a, void const *b, void *arg)

@@ -28,7 +28,7 @@ bool pp_row_shown(uint64_t const *counts, uint64_t const *totals,
 void pp_output_line(FILE *out, char const *prefix, char const *text)
 {
 	fputs(prefix, out);
-	op_fput_escaped(out, text, strlen(text), false);
+	op_fputs_escaped(out, text);
 	fputc('\n', out);
 }
 

@@ -42,10 +42,15 @@ static void block_header(struct summary *s, char const *indent)
 	fputs(indent, s->out);
 	for (size_t c = 0; c < s->nr_classes; c++) {
 		char *l = op_escape(s->r->classes->v[c].label);
+		int cut = LABEL_WIDTH - 3;
 
-		if (strlen(l) > LABEL_WIDTH)
-			fprintf(s->out, "%.*s...|", LABEL_WIDTH - 3, l);
-		else
+		if (strlen(l) > LABEL_WIDTH) {
+			/* not inside a UTF-8 character: still valid UTF-8 */
+			while (cut > 0 &&
+			       ((unsigned char)l[cut] & 0xc0) == 0x80)
+				cut--;
+			fprintf(s->out, "%.*s...|", cut, l);
+		} else
 			fprintf(s->out, "%*s|", LABEL_WIDTH, l);
 		free(l);
 	}

@@ -68,7 +68,7 @@ static void line_end(struct text *t)
 	len = strlen(t->line);
 	while (len && t->line[len - 1] == ' ')
 		len--;
-	op_fput_escaped(t->dest, t->line, len, false);
+	op_fput_escaped(t->dest, t->line, len, 0);
 	fputc('\n', t->dest);
 	free(t->line);
 	t->line = NULL;

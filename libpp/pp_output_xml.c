@@ -11,8 +11,9 @@
  * <thread tid> per thread, each holding a <module> per image. As in
  * OProfile, -X always lists symbols and zero counts are left out. Notes
  * become XML comments (the schema has no place for them). Every string
- * from a sample file or a binary is escaped, and bytes that are not UTF-8
- * are replaced, so that hostile names cannot break the XML.
+ * from a sample file or a binary goes through the printing rule of
+ * op_escape.h before XML's quoting, so that hostile names (controls,
+ * bytes that are not UTF-8) cannot break the XML.
  */
 #include "config.h"
 
@@ -22,6 +23,7 @@
 #include <string.h>
 
 #include "op_cpu_type.h"
+#include "op_escape.h"
 #include "op_message.h"
 #include "pp_header.h"
 #include "pp_output.h"
@@ -43,23 +45,15 @@ struct xml {
 	uint64_t *sum_pub;                /* scratch: counts per class */
 };
 
-/* Length of the valid UTF-8 sequence at s, 0 if invalid. */
-static size_t utf8_len(unsigned char const *s)
+/* name under the printing rule (op_escape.h), then XML's quoting. The rule
+ * leaves no control and only valid UTF-8; of what it keeps, XML 1.0
+ * forbids U+FFFE and U+FFFF alone: they are written as the rule writes
+ * bytes it does not keep. */
+static void put_escaped(FILE *out, char const *name)
 {
-	size_t n = s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : s[0] >= 0xe0 ? 3 :
-		   s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+	char *e = op_escape(name);
 
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-static void put_escaped(FILE *out, char const *s)
-{
-	for (unsigned char const *p = (unsigned char const *)s; *p; p++) {
-		size_t n;
-
+	for (char const *p = e; *p; p++) {
 		switch (*p) {
 		case '&': fputs("&amp;", out); continue;
 		case '<': fputs("&lt;", out); continue;
@@ -67,18 +61,15 @@ static void put_escaped(FILE *out, char const *s)
 		case '"': fputs("&quot;", out); continue;
 		case '\'': fputs("&apos;", out); continue;
 		}
-		if (*p < 0x80) {
-			fputc(*p >= 0x20 || *p == '\t' ? *p : '?', out);
+		if (!strncmp(p, "\xef\xbf\xbe", 3) ||
+		    !strncmp(p, "\xef\xbf\xbf", 3)) {
+			fprintf(out, "\\xef\\xbf\\x%02x", (unsigned char)p[2]);
+			p += 2;
 			continue;
 		}
-		n = utf8_len(p);
-		if (!n) {
-			fputc('?', out);
-			continue;
-		}
-		fwrite(p, 1, n, out);
-		p += n - 1;
+		fputc(*p, out);
 	}
+	free(e);
 }
 
 /* The highest cpu number of the columns plus one (0: not separated). */
@@ -99,7 +90,8 @@ static void attr(FILE *out, char const *name, char const *value)
 	fputc('"', out);
 }
 
-/* An NCName from s (OProfile's cputype and processor attributes). */
+/* An NCName from s (OProfile's cputype and processor attributes; the
+ * eventname, an xs:Name, is one too). */
 static void put_ncname(FILE *out, char const *name, char const *s, size_t n)
 {
 	fprintf(out, " %s=\"", name);
@@ -257,7 +249,9 @@ static void setup(struct xml *x)
 		if (!first_of_event(c, i))
 			continue;
 		fprintf(x->out, "    <eventsetup id=\"%zu\"", event_id(c, i));
-		attr(x->out, "eventname", c->v[i].event);
+		/* xs:Name: a hostile name loses what it cannot hold */
+		put_ncname(x->out, "eventname", c->v[i].event,
+			   strlen(c->v[i].event));
 		if (c->v[i].unit_mask >= 0)
 			fprintf(x->out, " unitmask=\"%d\"", c->v[i].unit_mask);
 		fprintf(x->out, " setupcount=\"%d\"/>\n", c->v[i].count);

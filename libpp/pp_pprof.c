@@ -12,7 +12,9 @@
  * are its inline chain, innermost first, the outermost named as the
  * flat profile names the symbol; pprof needs no symbolisation of its
  * own (has_functions). A stack whose unwinding stopped early ends, at
- * its root, in a location named by its stop label.
+ * its root, in a location named by its stop label. Every string goes
+ * through the printing rule of op_escape.h: protobuf strings must be
+ * valid UTF-8, and pprof prints them to terminals.
  */
 #include "config.h"
 
@@ -21,6 +23,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "op_escape.h"
 #include "op_file.h"
 #include "op_hashmap.h"
 #include "op_util.h"
@@ -81,20 +84,23 @@ static int cmp_fn(void const *data, struct op_hashmap_entry const *a,
 	return x->name != y->name || x->file != y->file;
 }
 
-static int64_t str(struct pb *pb, char const *s)
+/* The index of s in the string table, escaped (op_escape.h): a protobuf
+ * string must be valid UTF-8, and pprof prints these to a terminal. */
+static int64_t str(struct pb *pb, char const *raw)
 {
 	struct str_ent key, *e;
 	struct op_hashmap_entry *hit;
+	char *s = op_escape(raw ? raw : "");
 
-	if (!s)
-		s = "";
 	op_hashmap_entry_init(&key.ent, op_hash_str(s));
 	hit = op_hashmap_get(&pb->strs, &key.ent, s);
-	if (hit)
+	if (hit) {
+		free(s);
 		return (int64_t)OP_HASHMAP_ENTRY(hit, struct str_ent, ent)->idx;
+	}
 	OP_ALLOC_GROW(pb->p.string_table, pb->p.n_string_table + 1,
 		      pb->alloc_strs);
-	pb->p.string_table[pb->p.n_string_table] = op_xstrdup(s);
+	pb->p.string_table[pb->p.n_string_table] = s;
 	e = op_xcalloc(1, sizeof(*e));
 	e->idx = pb->p.n_string_table++;
 	op_hashmap_entry_init(&e->ent, key.ent.hash);

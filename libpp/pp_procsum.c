@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_escape.h"
 #include "op_message.h"
 #include "op_util.h"
 #include "pp_invert.h"
@@ -12,14 +13,36 @@
 #include "pp_samples.h"
 
 /*
+ * How much a file's application looks like its process's program: a
+ * session that does not separate libraries or the kernel files each
+ * image's samples under that image, so a process's files name the kernel,
+ * [vdso], anonymous regions and libraries as well as its program.
+ */
+static int app_rank(struct op_parsed_name const *n)
+{
+	char const *base = strrchr(n->app_name, '/'), *so;
+
+	base = base ? base + 1 : n->app_name;
+	so = strstr(base, ".so");
+	if (n->app_is_kernel)
+		return 0;
+	if (*base == '[' || n->image_is_anon)
+		return 1;
+	if (so && (so[3] == '\0' || so[3] == '.'))	/* libc.so.6, ld.so */
+		return 2;
+	return 3;
+}
+
+/*
  * The row of a file: its tgid when known (named after the process's own
- * application, not the kernel its kernel samples went under when the
- * session does not separate the kernel), else its application.
+ * program, the best ranked of its files' applications), else its
+ * application.
  */
 static struct pp_proc *find_proc(struct pp_procsum *ps,
 				 struct op_parsed_name const *n)
 {
 	struct pp_proc *p = NULL;
+	int rank = app_rank(n);
 
 	for (size_t i = 0; i < ps->n && !p; i++)
 		if (n->tgid >= 0 ? ps->v[i].tgid == n->tgid :
@@ -30,11 +53,13 @@ static struct pp_proc *find_proc(struct pp_procsum *ps,
 		p = &ps->v[ps->n++];
 		*p = (struct pp_proc){ .tgid = n->tgid,
 				       .app = op_xstrdup(n->app_name),
-				       .app_is_kernel = n->app_is_kernel };
-	} else if (p->app_is_kernel && !n->app_is_kernel) {
+				       .app_is_kernel = n->app_is_kernel,
+				       .app_rank = rank };
+	} else if (rank > p->app_rank) {
 		free(p->app);
 		p->app = op_xstrdup(n->app_name);
-		p->app_is_kernel = false;
+		p->app_is_kernel = n->app_is_kernel;
+		p->app_rank = rank;
 	}
 	return p;
 }
@@ -116,6 +141,15 @@ static char const *base(char const *path)
 	return s ? s + 1 : path;
 }
 
+/* pp_path_display(path) under the printing rule (op_escape.h). */
+static char *escaped_display(char const *path)
+{
+	char *shown = pp_path_display(path), *e = op_escape(shown);
+
+	free(shown);
+	return e;
+}
+
 static void print_time(FILE *out, struct pp_procsum const *ps, uint64_t n)
 {
 	if (ps->period_ns)
@@ -130,9 +164,12 @@ void pp_procsum_print(FILE *out, struct pp_procsum const *ps,
 	uint64_t all = ps->user + ps->sys;
 	size_t hidden = 0;
 
-	fprintf(out, "Process summary (event %s%s)\n", ps->event,
+	char *event = op_escape(ps->event);
+
+	fprintf(out, "Process summary (event %s%s)\n", event,
 		ps->period_ns ? "; time = samples x period" :
 		": not a clock, no time");
+	free(event);
 	fprintf(out, "%8s %-20s %10s %10s %10s %10s %7s\n", "pid", "command",
 		"user", "user s", "system", "system s", "%");
 	for (size_t i = 0; i < ps->n; i++) {
@@ -149,7 +186,7 @@ void pp_procsum_print(FILE *out, struct pp_procsum const *ps,
 			fprintf(out, "%8d", p->tgid);
 		else
 			fprintf(out, "%8s", "all");
-		app = pp_path_display(p->app);  /* a later build: tagged */
+		app = escaped_display(p->app);  /* a later build: tagged */
 		fprintf(out, " %-20s %10llu", base(app),
 			(unsigned long long)p->user);
 		free(app);
@@ -237,12 +274,17 @@ static void print_portion(FILE *out, char const *title,
 	qsort(rows, n, sizeof(*rows), by_count);
 	for (size_t i = 0; i < n; i++) {
 		double share = 100.0 * (double)rows[i].n / (double)total;
+		char *sym, *image;
 
 		if (share < threshold)
 			break;
+		sym = op_escape(rows[i].symbol);
+		image = op_escape(rows[i].image);
+
 		fprintf(out, "  %10llu %7.2f  %-32s %s\n",
-			(unsigned long long)rows[i].n, share, rows[i].symbol,
-			rows[i].image);
+			(unsigned long long)rows[i].n, share, sym, image);
+		free(sym);
+		free(image);
 	}
 	free(rows);
 }
@@ -252,7 +294,7 @@ void pp_procsum_print_portions(FILE *out, struct pp_proc const *proc,
 			       struct pp_filelist const *files,
 			       double threshold)
 {
-	char *app = pp_path_display(proc->app);
+	char *app = escaped_display(proc->app);
 
 	if (proc->tgid >= 0)
 		fprintf(out, "\nProcess %d %s\n", proc->tgid, app);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "op_message.h"
+#include "op_version.h"
 #include "pp_run.h"
 
 int pp_run_select(struct pp_run *r, struct pp_run_opts const *o, int argc,
@@ -91,8 +92,15 @@ poptContext pp_run_options(int argc, char const **argv,
 	op_set_progname(argv[0]);
 	refuse_options_in_braces(argc, argv, usage);
 	ctx = poptGetContext(NULL, argc, argv, options, 0);
-	while ((rc = poptGetNextOpt(ctx)) > 0)
+	while ((rc = poptGetNextOpt(ctx)) > 0) {
+		if (rc == PP_RUN_VERSION) {
+			char const *slash = strrchr(argv[0], '/');
+
+			op_print_version(stdout, slash ? slash + 1 : argv[0]);
+			exit(0);
+		}
 		take(ctx, rc);
+	}
 	if (rc < -1)
 		op_usage_error(usage, "%s: %s",
 			       poptBadOption(ctx, POPT_BADOPTION_NOALIAS),

@@ -72,6 +72,11 @@ void pp_run_free(struct pp_run *r);
 #define PP_RUN_OPT_ROOT \
 	{ "root", 'R', POPT_ARG_STRING, NULL, 'R', \
 	  "prefix of the sampled paths (sysroot)", "dir" }
+/* -v, --version: pp_run_options prints the tool's version line and exits */
+#define PP_RUN_VERSION 0x7f00
+#define PP_RUN_OPT_VERSION \
+	{ "version", 'v', POPT_ARG_NONE, NULL, PP_RUN_VERSION, \
+	  "print the version and exit", NULL }
 
 /* A tool's string options come back from popt (val > 0): take keeps each. */
 typedef void pp_take_fn(poptContext ctx, int val);

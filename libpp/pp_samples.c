@@ -15,6 +15,7 @@
 
 #include "odb.h"
 #include "op_util.h"
+#include "pp_memtree.h"
 #include "pp_samples.h"
 
 #define CHECK_TRIES 3
@@ -58,6 +59,8 @@ int pp_samples_read(struct pp_samples *s, char const *path,
 	size_t before = s->n;
 	int rc;
 
+	if (pp_memtree_read(path, s, hdr))
+		return 0;
 	if (op_header_read(path, hdr, err, errlen))
 		return -1;
 	rc = odb_open(&db, path, ODB_RDONLY, sizeof(struct opd_header));

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_escape.h"
 #include "op_stacks.h"
 #include "op_util.h"
 #include "pp_output.h"
@@ -32,10 +33,12 @@ static bool shown(struct pp_stacks_print const *o, size_t rank,
 static void print_path(FILE *out, struct pp_stacks const *st,
 		       struct pp_spath const *p)
 {
-	fprintf(out, "%s:", p->proc);
-	for (size_t i = 0; i < p->nr_funcs; i++)
-		fprintf(out, "%s%s", i ? " -> " : " ",
-			st->funcs[p->funcs[i]].name);
+	op_fputs_escaped(out, p->proc);
+	fputc(':', out);
+	for (size_t i = 0; i < p->nr_funcs; i++) {
+		fputs(i ? " -> " : " ", out);
+		op_fputs_escaped(out, st->funcs[p->funcs[i]].name);
+	}
 	fputc('\n', out);
 }
 
@@ -43,10 +46,12 @@ static void header(FILE *out, struct pp_stacks const *st,
 		   struct pp_spaths const *p, struct pp_strlist const *notes)
 {
 	uint64_t stopped = 0;
+	char *event = op_escape(st->event);
 
 	fprintf(out, "Stacks of event %s: %" PRIu64 " samples, %zu stacks, "
-		"%zu distinct paths (root first)\n", st->event, st->total,
+		"%zu distinct paths (root first)\n", event, st->total,
 		st->n, p->n);
+	free(event);
 	for (size_t i = 0; i < st->nr_stops; i++)
 		stopped += st->stops[i].count;
 	if (st->flat)
@@ -121,8 +126,11 @@ static void paths_into(FILE *out, struct pp_stacks const *st,
 		struct pp_sfunc const *f = &st->funcs[h[k].func];
 		size_t rank = 0;
 
-		fprintf(out, "\n%s (%s): %" PRIu64 " samples (%.2f%%)\n",
-			f->name, *f->image ? f->image : "-", h[k].count,
+		fputc('\n', out);
+		op_fputs_escaped(out, f->name);
+		fputs(" (", out);
+		op_fputs_escaped(out, *f->image ? f->image : "-");
+		fprintf(out, "): %" PRIu64 " samples (%.2f%%)\n", h[k].count,
 			share(h[k].count, p->total));
 		for (size_t i = 0; i < p->n && rank < per; i++) {
 			if (!p->v[i].nr_funcs || leaf_of(&p->v[i]) != h[k].func)
@@ -154,11 +162,15 @@ void pp_stacks_report(FILE *out, struct pp_stacks const *st,
 	paths_into(out, st, p, o);
 }
 
-/* A name as one folded element: ';' separates them, so it becomes ':'. */
-static void folded_name(FILE *out, char const *s)
+/* A name as one folded element, escaped (op_escape.h) so that it stays
+ * on its line; ';' separates elements, so it becomes ':'. */
+static void folded_name(FILE *out, char const *name)
 {
-	for (; *s; s++)
-		fputc(*s == ';' || *s == '\n' ? ':' : *s, out);
+	char *e = op_escape(name);
+
+	for (char *s = e; *s; s++)
+		fputc(*s == ';' ? ':' : *s, out);
+	free(e);
 }
 
 void pp_stacks_folded(FILE *out, struct pp_stacks const *st,

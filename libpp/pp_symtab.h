@@ -53,7 +53,10 @@ void pp_symtab_copy(struct pp_symtab *dst, struct pp_symtab const *src);
 void pp_symtab_add(struct pp_symtab *t, char const *name, uint64_t start,
 		   uint64_t limit, int rank, bool is_range);
 
-/* Sort, drop duplicates (highest rank, then smallest name wins), set ends. */
+/*
+ * Sort, drop duplicates (highest rank, then smallest name wins: a source
+ * that wants its table order to decide puts it in the rank), set ends.
+ */
 void pp_symtab_finish(struct pp_symtab *t);
 
 /* The symbol whose range holds vma, or NULL. */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_escape.h"
 #include "op_util.h"
 #include "pp_profile.h"
 #include "pp_timeline.h"
@@ -114,17 +115,25 @@ void pp_timeline_print(FILE *out, struct pp_timeline *tl, double start_s,
 {
 	size_t top = tl->n < PP_TIMELINE_TOP ? tl->n : PP_TIMELINE_TOP;
 	uint64_t all = 0, shown_all = 0;
+	char *shown = op_escape(what);	/* it names the stream file */
 
 	qsort(tl->v, tl->n, sizeof(*tl->v), by_total);
 	for (size_t r = 0; r < tl->nr_rows; r++)
 		all += tl->row_total[r];
 	fprintf(out, "Timeline: %zu intervals of %.3f s from %.3f s, %s\n",
-		tl->nr_rows, step_s, start_s, what);
+		tl->nr_rows, step_s, start_s, shown);
+	free(shown);
 	fprintf(out, "Columns: the %zu symbols with the most samples "
 		"(other: the rest)\n", top);
-	for (size_t c = 0; c < top; c++)
-		fprintf(out, "  #%zu  %.*s  %s\n", c + 1, (int)tl->v[c]->sym_len,
-			tl->v[c]->name, tl->v[c]->name + tl->v[c]->sym_len + 1);
+	for (size_t c = 0; c < top; c++) {
+		char const *name = tl->v[c]->name;
+
+		fprintf(out, "  #%zu  ", c + 1);
+		op_fput_escaped(out, name, tl->v[c]->sym_len, 0);
+		fputs("  ", out);
+		op_fputs_escaped(out, name + tl->v[c]->sym_len + 1);
+		fputc('\n', out);
+	}
 	fprintf(out, "\n%10s %10s", "start(s)", "samples");
 	for (size_t c = 0; c < top; c++) {
 		char label[16];

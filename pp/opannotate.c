@@ -53,6 +53,7 @@ static struct poptOption const options[] = {
 	PP_RUN_OPT_IMAGE_PATH,
 	{ "vmlinux", 0, POPT_ARG_STRING, NULL, OPT_VMLINUX, "the sampled kernel's image with symbols (its code, and lines with DWARF)", "file" },
 	PP_RUN_OPT_ROOT,
+	PP_RUN_OPT_VERSION,
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };

@@ -1,8 +1,8 @@
 /*
  * oparchive -o DIR [spec]: the sample files a profile specification
  * selects, every binary they name, their debug files, the sessions'
- * saved kernel symbols and settings, copied into DIR at their own paths
- * (OProfile's archive layout), so that "opreport archive:DIR" and
+ * saved kernel symbols and settings, copied into DIR in OProfile's
+ * archive layout (pp_archive.h), so that "opreport archive:DIR" and
  * "opannotate archive:DIR" report the same on any machine. --list-files
  * names the files instead of copying them; -x leaves out libraries,
  * kernel and modules of applications. The work is libpp's pp_archive.
@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "op_config.h"
+#include "op_file.h"
 #include "op_message.h"
 #include "pp_archive.h"
 #include "pp_run.h"
@@ -61,7 +62,8 @@ static int archive(int argc, char const *const *argv)
 	};
 	struct pp_run r = { 0 };
 	struct pp_archive_opts ao = {
-		.dir = opts.output_dir, .locate = &r.locate,
+		.dir = opts.output_dir, .session_dir = opts.session_dir,
+		.locate = &r.locate,
 		.list = opts.list_files ? stdout : NULL,
 	};
 	int rc;
@@ -89,6 +91,13 @@ int main(int argc, char const **argv)
 		usage_error("%s", "say where to: --output-directory=DIR (-o), or --list-files");
 	if (!opts.session_dir)
 		opts.session_dir = op_xstrdup(OP_SESSION_DIR_DEFAULT);
+	/* the session's files go to DIR at their own paths: a '..' would
+	 * put them outside DIR, which nothing is written to */
+	if (opts.output_dir && !opts.list_files &&
+	    op_path_escapes(opts.session_dir))
+		usage_error("--session-dir '%s' has a '..' component: its files "
+			    "would be archived outside '%s'", opts.session_dir,
+			    opts.output_dir);
 	rc = archive(nargs, args);
 	free(opts.output_dir);
 	free(opts.session_dir);

@@ -45,6 +45,7 @@ static struct opreport_opts {
 	double threshold;
 	char *sort, *include, *exclude, *demangle, *merge, *output, *verbose;
 	char *session_dir, *image_path, *root;
+	int session_dir_given;
 	char *since, *until;   /* rotated sessions by time (pp_timerange.h) */
 	/* --stream (opreport_stream.h) */
 	char *stream, *time, *events, *separate;
@@ -87,7 +88,7 @@ static struct poptOption const options[] = {
 	{ "root", 'R', POPT_ARG_STRING, NULL, 'R', "prefix of the sampled paths (sysroot)", "dir" },
 	{ "processes", 0, POPT_ARG_NONE, &opts.processes, 0, "Prospect's process summary: samples and time per process, each one's user and kernel profile, the global kernel profile", NULL },
 	/* --stream: a recorded stream, any time window of it */
-	{ "stream", 0, POPT_ARG_STRING, NULL, OPT_STREAM, "report a recorded event stream (operf --record-stream) instead of a session", "file" },
+	{ "stream", 0, POPT_ARG_STRING, NULL, OPT_STREAM, "report a recorded event stream (operf --record-stream) instead of a session; - for standard input", "file" },
 	{ "time", 0, POPT_ARG_STRING, NULL, OPT_TIME, "--stream: only samples in [START, END): seconds from the stream's start, or NNNns CLOCK_MONOTONIC", "START,END" },
 	{ "timeline", 0, POPT_ARG_INT, &opts.timeline, 0, "--stream: samples per interval of MS milliseconds per symbol", "MS" },
 	{ "events", 0, POPT_ARG_STRING, NULL, OPT_EVENTS, "--stream: the events it was recorded with, as operf --events (default: the cpu's default event)", "name:count,..." },
@@ -155,7 +156,10 @@ static void take_string(poptContext ctx, int val)
 	case 'D': replace(&opts.demangle, arg); break;
 	case 'm': replace(&opts.merge, arg); break;
 	case 'o': replace(&opts.output, arg); break;
-	case OPT_SESSION_DIR: replace(&opts.session_dir, arg); break;
+	case OPT_SESSION_DIR:
+		replace(&opts.session_dir, arg);
+		opts.session_dir_given = 1;
+		break;
 	case OPT_SINCE: replace(&opts.since, arg); break;
 	case OPT_UNTIL: replace(&opts.until, arg); break;
 	case 'p': replace(&opts.image_path, arg); break;
@@ -427,6 +431,12 @@ static int process_profile(struct run *run, struct pp_proc const *proc,
 	return rc;
 }
 
+static void processes_usage(void)
+{
+	if (opts.xml || opts.callgraph || opts.output)
+		usage_error("%s", "--processes is a text report on stdout: no --xml, --callgraph or --output-file");
+}
+
 static int processes(struct run *run, int argc, char const *const *argv)
 {
 	struct pp_procsum sum;
@@ -435,8 +445,7 @@ static int processes(struct run *run, int argc, char const *const *argv)
 	char err[512];
 	int rc;
 
-	if (opts.xml || opts.callgraph || opts.output)
-		usage_error("%s", "--processes is a text report on stdout: no --xml, --callgraph or --output-file");
+	processes_usage();
 	run->merge = (struct pp_merge){ .cpu = true, .tid = true, .tgid = true,
 					.unitmask = true };
 	run->populate.symbols = true;
@@ -464,6 +473,41 @@ static int processes(struct run *run, int argc, char const *const *argv)
 /* --- end of --processes ----------------------------------------------------- */
 
 /* --- opreport --stream (opreport_stream.h, pp_timeline.h) ------------------ */
+
+static bool stacks_wanted(void);
+static void stacks_usage(int diff);
+static int stacks_main(struct run *run, int diff, int const first[2],
+		       int const count[2], char const *const *argv, int argc);
+
+/* What chooses sessions on disk has none to choose with --stream: said,
+ * not ignored (archive:DIR would also look for the session in DIR). The
+ * reports' own usage errors too: before the replay, not after it. */
+static void stream_refusals(bool diff, int argc, char const *const *argv)
+{
+	struct pp_spec spec;
+	char err[1024];
+	bool sessions;
+
+	if (diff)
+		usage_error("%s", "--stream takes one profile specification, not a differential one");
+	if (opts.session_dir_given || opts.since || opts.until)
+		usage_error("%s", "--session-dir, --since and --until choose sessions on disk: not with --stream");
+	if (opts.timeline < 0 || (opts.timeline && (opts.processes || opts.xml ||
+						     opts.callgraph || opts.output ||
+						     stacks_wanted())))
+		usage_error("%s", "--timeline takes a positive MS and no --processes, --xml, --callgraph, --output-file, --stacks, --folded, --pprof or --flame");
+	if (stacks_wanted())
+		stacks_usage(0);
+	else if (opts.processes)
+		processes_usage();
+	if (pp_spec_parse(&spec, argc, argv, err, sizeof(err)))
+		usage_error("bad profile specification: %s", err);
+	sessions = spec.given[PP_TAG_SESSION] || spec.given[PP_TAG_SESSION_EXCLUDE] ||
+		   spec.given[PP_TAG_ARCHIVE];
+	pp_spec_free(&spec);
+	if (sessions)
+		usage_error("%s", "--stream is the session: no session:, session-exclude: or archive: (for binaries elsewhere use --root)");
+}
 
 static double rel_s(struct opreport_stream const *st, uint64_t t)
 {
@@ -503,7 +547,7 @@ static int timeline(struct run *run, struct opreport_stream *st,
 			rc = -1;
 		else if (written) {
 			replace(&opts.session_dir, op_xstrdup(dir));
-			run->output.session = opts.session_dir;
+			run->output.session = opts.stream;
 			rc = build(run, &s, argc, argv);
 			if (!rc)
 				pp_timeline_add(&tl, r, &s.profile);
@@ -541,11 +585,7 @@ static int stream_report(struct run *run, int argc, char const *const *argv,
 		usage_error("%s", "--timeline, --events and --separate need --stream");
 	if (!opts.stream)
 		return -1;
-	if (diff)
-		usage_error("%s", "--stream takes one profile specification, not a differential one");
-	if (opts.timeline < 0 || (opts.timeline && (opts.processes || opts.xml ||
-						     opts.callgraph)))
-		usage_error("%s", "--timeline takes a positive MS and no --processes, --xml or --callgraph");
+	stream_refusals(diff, argc, argv);
 	/* the process summary's rows are processes, with their kernel */
 	if (opts.processes && !opts.separate)
 		opts.separate = op_xstrdup("thread,kernel");
@@ -574,8 +614,11 @@ static int stream_report(struct run *run, int argc, char const *const *argv,
 				(unsigned long long)st.samples, rel_s(&st, start),
 				end == UINT64_MAX ? rel_s(&st, st.last) : rel_s(&st, end));
 		replace(&opts.session_dir, dir);
-		run->output.session = opts.session_dir;
-		*rc = opts.processes ? processes(run, argc, argv) :
+		/* the report's "session" (XML): the stream, not a directory
+		 * gone when we exit */
+		run->output.session = opts.stream;
+		*rc = stacks_wanted() ? stacks_main(run, 0, NULL, NULL, argv, argc) :
+		      opts.processes ? processes(run, argc, argv) :
 		      single(run, argc, argv);
 	}
 	opreport_stream_free(&st);
@@ -629,6 +672,18 @@ static int stacks_print(struct run *run, struct pp_stacks const *st,
 	return 0;
 }
 
+static void stacks_usage(int diff)
+{
+	if (opts.stacks && strcmp(opts.stacks, "pid") && strcmp(opts.stacks, "name"))
+		usage_error("--stacks: '%s' is not name or pid (before a profile specification write --stacks=name)", opts.stacks);
+	if (opts.stacks_limit < 0)
+		usage_error("%s", "--stacks-limit is a count, 0 for all");
+	if (opts.xml || opts.callgraph || opts.details || opts.processes)
+		usage_error("%s", "--stacks, --folded, --pprof and --flame cannot be shown with --xml, --callgraph, --details or --processes");
+	if (diff && (opts.stacks || opts.folded || opts.pprof))
+		usage_error("%s", "of the stack reports only --flame compares two profiles");
+}
+
 /* Single ("{ } { }": only --flame, coloured by the difference). */
 static int stacks_main(struct run *run, int diff, int const first[2],
 		       int const count[2], char const *const *argv, int argc)
@@ -640,16 +695,9 @@ static int stacks_main(struct run *run, int diff, int const first[2],
 	int n = diff ? 2 : 1, rc = 0;
 	char err[1024];
 
+	stacks_usage(diff);
 	if (opts.stacks && !strcmp(opts.stacks, "pid"))
 		group = PP_GROUP_PID;
-	else if (opts.stacks && strcmp(opts.stacks, "name"))
-		usage_error("--stacks: '%s' is not name or pid (before a profile specification write --stacks=name)", opts.stacks);
-	if (opts.stacks_limit < 0)
-		usage_error("%s", "--stacks-limit is a count, 0 for all");
-	if (opts.xml || opts.callgraph || opts.details || opts.processes)
-		usage_error("%s", "--stacks, --folded, --pprof and --flame cannot be shown with --xml, --callgraph, --details or --processes");
-	if (diff && (opts.stacks || opts.folded || opts.pprof))
-		usage_error("%s", "of the stack reports only --flame compares two profiles");
 	for (int i = 0; !rc && i < n; i++) {
 		rc = diff ? stacks_side(run, &s[i], &st[i], count[i], argv + first[i]) :
 			    stacks_side(run, &s[i], &st[i], argc, argv);

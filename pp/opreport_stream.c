@@ -2,10 +2,16 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "op_cpu_type.h"
 #include "op_message.h"
@@ -15,7 +21,26 @@
 #include "opd_config.h"
 #include "opd_trans.h"
 #include "opreport_stream.h"
+#include "pp_memtree.h"
 #include "stream_file.h"
+
+/* The stream from its start through dec: 0, or -1 (said why), as
+ * stream_file_replay. */
+static int replay(struct opreport_stream *s, struct opd_trans *dec)
+{
+	static unsigned long words[16384];
+	struct stream_reader sr;
+	long n;
+	int err;
+
+	if (stream_reader_open_fd(&sr, s->fd, s->file) < 0)
+		return -1;
+	while ((n = stream_reader_read(&sr, words, OP_ARRAY_SIZE(words))) > 0)
+		opd_trans_feed(dec, words, (size_t)n);
+	stream_reader_close(&sr);
+	err = opd_trans_finish(dec);
+	return n < 0 ? -1 : err;
+}
 
 /* The first pass: the stream's time range and sample count. */
 static void scan_escape(void *ctx, struct opd_transient const *t,
@@ -39,7 +64,7 @@ static int scan(struct opreport_stream *s)
 	int rc;
 
 	opd_trans_init(&dec, &sink, s->file);
-	rc = stream_file_replay(s->file, &dec, 0);
+	rc = replay(s, &dec);
 	s->samples = dec.stats.samples;
 	if (rc < 0 && dec.stats.errors)
 		op_warn("stream '%s': %" PRIu64 " malformed records skipped "
@@ -70,24 +95,98 @@ static int set_events(struct opd_config *cfg, char const *events,
 	return 0;
 }
 
+static int make_tmp(struct opreport_stream *s);
+static int copy_stdin(struct opreport_stream *s);
+
 int opreport_stream_open(struct opreport_stream *s, char const *file,
 			 char const *events, char const *separate)
 {
+	struct stat st;
 	char err[512];
 
 	memset(s, 0, sizeof(*s));
 	s->file = file;
+	s->guard = -1;
+	s->fd = -1;
+	if (!strcmp(file, "-")) {
+		s->file = "standard input";
+		if (copy_stdin(s) < 0)
+			goto fail;
+	} else {
+		/* not blocking on a FIFO's open: it is refused below */
+		s->fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (s->fd < 0)
+			return op_error_errno("cannot open stream file '%s'", file);
+		if (fstat(s->fd, &st) || !S_ISREG(st.st_mode)) {
+			op_error("stream file '%s' is not a regular file: it is "
+				 "read twice, which a pipe or FIFO cannot be (give "
+				 "a pipe as --stream=-)", file);
+			goto fail;
+		}
+	}
 	/* op_settings' and the core's --separate bits are the same */
 	if (op_settings_separate(separate ? separate : "none",
-				 &s->cfg.separate, err, sizeof(err)) < 0)
-		return op_error("--separate: %s", err);
-	if (set_events(&s->cfg, events, file) < 0 || scan(s) < 0)
-		return -1;
+				 &s->cfg.separate, err, sizeof(err)) < 0) {
+		op_error("--separate: %s", err);
+		goto fail;
+	}
+	if (set_events(&s->cfg, events, s->file) < 0 || scan(s) < 0)
+		goto fail;
 	return 0;
+fail:
+	opreport_stream_free(s);
+	return -1;
 }
 
-/* The temporary directory, made at the first session (so that a usage
- * error, which exits, leaves nothing behind). */
+/*
+ * A helper process that removes the temporary directory when we end,
+ * however we end: it waits for the end of a pipe only this process holds
+ * (close-on-exec: no program we run holds it), which the kernel closes
+ * at any exit, a fatal error's, SIGTERM's or SIGKILL's alike. It ignores
+ * the signals a terminal or a service manager sends the whole group.
+ */
+static int guard_tmp(struct opreport_stream *s)
+{
+	int p[2], null;
+	pid_t pid;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC))
+		return op_error_errno("cannot make a pipe for the cleanup of '%s'",
+				      s->tmp);
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return op_error_errno("cannot start the cleanup of '%s'", s->tmp);
+	}
+	if (pid) {
+		close(p[0]);
+		s->guard = p[1];
+		s->guard_pid = pid;
+		return 0;
+	}
+	close(p[1]);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	/* whoever reads our output waits for no helper */
+	null = open("/dev/null", O_RDWR);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		close(null);
+	}
+	while (read(p[0], &c, 1) < 0 && errno == EINTR)
+		;
+	op_session_remove_tree(s->tmp);
+	_exit(0);
+}
+
+/* The temporary directory, made at the first session or for standard
+ * input (removed by its helper however we end). */
 static int make_tmp(struct opreport_stream *s)
 {
 	char const *tmpdir = getenv("TMPDIR");
@@ -96,20 +195,81 @@ static int make_tmp(struct opreport_stream *s)
 		return 0;
 	s->tmp = op_xasprintf("%s/opreport-stream.XXXXXX",
 			      tmpdir && *tmpdir ? tmpdir : "/tmp");
-	if (mkdtemp(s->tmp))
+	if (!mkdtemp(s->tmp)) {
+		op_error_errno("cannot make a temporary directory '%s'", s->tmp);
+	} else if (guard_tmp(s) < 0) {
+		op_session_remove_tree(s->tmp);
+	} else {
 		return 0;
-	op_error_errno("cannot make a temporary directory '%s'", s->tmp);
+	}
 	free(s->tmp);
 	s->tmp = NULL;
 	return -1;
 }
 
+/* --stream=-: standard input copied into the temporary directory, the
+ * file read twice then (a pipe can be read once). */
+static int copy_stdin(struct opreport_stream *s)
+{
+	static char buf[1 << 16];
+	char *path;
+	ssize_t n, done;
+
+	if (isatty(STDIN_FILENO))
+		return op_error("--stream=-: standard input is a terminal, not a stream");
+	if (make_tmp(s) < 0)
+		return -1;
+	path = op_xasprintf("%s/stdin.ops", s->tmp);
+	s->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (s->fd < 0) {
+		op_error_errno("cannot make '%s'", path);
+		free(path);
+		return -1;
+	}
+	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			op_error_errno("cannot read the stream from standard input");
+			break;
+		}
+		for (done = 0; done < n; ) {
+			ssize_t w = write(s->fd, buf + done, (size_t)(n - done));
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				op_error_errno("cannot copy standard input into '%s'",
+					       path);
+				n = -1;
+				break;
+			}
+			done += w;
+		}
+		if (n < 0)
+			break;
+	}
+	free(path);
+	return n < 0 ? -1 : 0;
+}
+
 void opreport_stream_free(struct opreport_stream *s)
 {
+	pp_memtree_free(s->mem);
+	s->mem = NULL;
 	if (s->tmp)
 		op_session_remove_tree(s->tmp);
 	free(s->tmp);
 	s->tmp = NULL;
+	if (s->guard >= 0) {
+		close(s->guard);
+		s->guard = -1;
+		while (waitpid(s->guard_pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
 }
 
 /* One bound: "" (none), seconds from the first TIME, or "Nns". */
@@ -171,13 +331,29 @@ int opreport_stream_window(struct opreport_stream const *s, char const *text,
 	return rc;
 }
 
-static int feed(struct opd_core *core, char const *file)
+/* The core's sample sink: the files into s->mem. */
+static void *sink_open(void *ctx, char const *path, struct opd_header const *h)
+{
+	char err[PATH_MAX + 256];
+	struct pp_memfile *f = pp_memtree_open(ctx, path, h, err, sizeof(err));
+
+	if (!f)
+		op_warn("%s", err);
+	return f;
+}
+
+static void sink_add(void *file, uint64_t key, uint32_t n)
+{
+	pp_memtree_add(file, key, n);
+}
+
+static int feed(struct opd_core *core, struct opreport_stream *s)
 {
 	static unsigned long words[16384];
 	struct stream_reader sr;
 	long n;
 
-	if (stream_reader_open(&sr, file) < 0)
+	if (stream_reader_open_fd(&sr, s->fd, s->file) < 0)
 		return -1;
 	while ((n = stream_reader_read(&sr, words, OP_ARRAY_SIZE(words))) > 0)
 		opd_core_process(core, words, (size_t)n);
@@ -189,13 +365,21 @@ char *opreport_stream_session(struct opreport_stream *s, bool whole,
 			      uint64_t start, uint64_t end, uint64_t *written)
 {
 	struct opd_config cfg = s->cfg;
+	struct opd_sample_sink sink = { .open = sink_open, .add = sink_add };
 	struct opd_core *core;
-	char *dir;
+	char *dir, *current;
 	int rc;
 
 	if (make_tmp(s) < 0)
 		return NULL;
 	dir = op_xasprintf("%s/%u", s->tmp, s->nr_dirs++);
+	current = op_xasprintf("%s/%s/%s", dir, OP_SAMPLES_DIR,
+			       OP_CURRENT_SESSION);
+	pp_memtree_free(s->mem);
+	s->mem = pp_memtree_new(current);
+	free(current);
+	sink.ctx = s->mem;
+	cfg.sink = &sink;
 	cfg.session_dir = dir;
 	cfg.time_window = !whole;
 	cfg.time_start = start;
@@ -204,7 +388,7 @@ char *opreport_stream_session(struct opreport_stream *s, bool whole,
 		free(dir);
 		return NULL;
 	}
-	rc = feed(core, s->file);
+	rc = feed(core, s);
 	opd_core_sync(core);
 	*written = opd_core_stats(core)->written;
 	opd_core_free(core);
@@ -212,5 +396,6 @@ char *opreport_stream_session(struct opreport_stream *s, bool whole,
 		free(dir);
 		return NULL;
 	}
+	pp_memtree_attach(s->mem);
 	return dir;
 }

@@ -19,15 +19,19 @@
 
 #include "op_file.h"
 #include "op_child.h"
+#include "op_escape.h"
 #include "op_message.h"
 #include "op_util.h"
+#include "op_version.h"
 #include "ocount.h"
 
 #define DEFAULT_EVENTS "task-clock,context-switches,cpu-migrations,page-faults"
 
 static char *events_arg, *procs_arg, *threads_arg, *cpus_arg, *output_arg;
+static char *interval_text;
 static int system_wide_arg, sep_thread_arg, sep_cpu_arg, brief_arg;
-static int interval_arg, list_arg;
+static int interval_arg, list_arg, version_arg;
+static long nr_intervals;	/* with -i MS:COUNT: stop after COUNT rows */
 
 static struct poptOption const options[] = {
 	{ "events", 'e', POPT_ARG_STRING, &events_arg, 0,
@@ -45,14 +49,17 @@ static struct poptOption const options[] = {
 	  "a count per thread (--process-list, --thread-list)", NULL },
 	{ "separate-cpu", 'c', POPT_ARG_NONE, &sep_cpu_arg, 0,
 	  "a count per cpu", NULL },
-	{ "time-interval", 'i', POPT_ARG_INT, &interval_arg, 0,
-	  "also print the counts of every MS milliseconds, timestamped", "MS" },
+	{ "time-interval", 'i', POPT_ARG_STRING, &interval_text, 0,
+	  "also print the counts of every MS milliseconds, timestamped; with "
+	  ":COUNT stop after COUNT intervals", "MS[:COUNT]" },
 	{ "brief-format", 'b', POPT_ARG_NONE, &brief_arg, 0,
 	  "CSV: [time_s,][tid|cpu,]event,count,percent_counted", NULL },
 	{ "output-file", 'f', POPT_ARG_STRING, &output_arg, 0,
 	  "write the counts to FILE", "FILE" },
 	{ "list-events", 'l', POPT_ARG_NONE, &list_arg, 0,
 	  "list the events", NULL },
+	{ "version", 'v', POPT_ARG_NONE, &version_arg, 0,
+	  "print the version and exit", NULL },
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };
@@ -74,6 +81,7 @@ struct ocount {
 	FILE *out;
 	uint64_t *last;			/* interval mode: [row * events + e] */
 	uint64_t start_ns;
+	long rows_left;			/* -i MS:COUNT: intervals still to print */
 };
 
 /* "1,2,3" into ints (pids, tids, cpus); the count, or a usage error. */
@@ -169,6 +177,36 @@ static void setup_targets(struct ocount *o)
 	o->target = T_COMMAND;
 }
 
+/*
+ * -i MS[:COUNT], OProfile 1.x's form: MS a whole number of milliseconds
+ * (0: no rows), COUNT a positive number of intervals after which the run
+ * ends.
+ */
+static void parse_interval(char const *text)
+{
+	char const *colon = strchr(text, ':');
+	char *end;
+	long ms, count = 0;
+
+	errno = 0;
+	ms = strtol(text, &end, 10);
+	if (end == text || end != (colon ? colon : text + strlen(text)) ||
+	    ms < 0 || ms > 1000L * 3600 * 24 || errno)
+		usage_error("--time-interval: '%s' is not MS[:COUNT] "
+			    "(MS a number of milliseconds up to a day)", text);
+	if (colon) {
+		count = strtol(colon + 1, &end, 10);
+		if (end == colon + 1 || *end || count <= 0 || errno)
+			usage_error("--time-interval: '%s' is not MS[:COUNT] "
+				    "(COUNT a positive number of intervals)", text);
+		if (!ms)
+			usage_error("--time-interval: '%s': COUNT needs an "
+				    "interval of at least 1 ms", text);
+	}
+	interval_arg = (int)ms;
+	nr_intervals = count;
+}
+
 static void parse(struct ocount *o, int argc, char const **argv)
 {
 	poptContext ctx = op_child_options("ocount", argc, argv, options, NULL,
@@ -177,6 +215,10 @@ static void parse(struct ocount *o, int argc, char const **argv)
 	char err[512];
 	int modes;
 
+	if (version_arg) {
+		op_print_version(stdout, "ocount");
+		exit(0);
+	}
 	if (list_arg) {
 		ocount_events_list();
 		exit(0);
@@ -194,8 +236,8 @@ static void parse(struct ocount *o, int argc, char const **argv)
 			    "(a command's threads are counted together)");
 	if (sep_thread_arg && sep_cpu_arg)
 		usage_error("--separate-thread and --separate-cpu exclude each other");
-	if (interval_arg < 0)
-		usage_error("--time-interval must be a positive number of ms");
+	if (interval_text)
+		parse_interval(interval_text);
 	o->c.nr_events = ocount_events_parse(events_arg ? events_arg : DEFAULT_EVENTS,
 					     o->ev, OCOUNT_MAX_EVENTS, err,
 					     sizeof(err));
@@ -263,20 +305,22 @@ static void print_row(struct ocount *o, double t, int row, int e,
 		      uint64_t value, double pct, bool scaled)
 {
 	char label[32];
+	char *name = op_escape(o->ev[e].name);
 
 	row_label(o, row, brief_arg, label, sizeof(label));
 	if (brief_arg) {
 		if (t >= 0)
 			fprintf(o->out, "%.3f,", t);
-		fprintf(o->out, "%s%s,%llu,%.2f\n", label, o->ev[e].name,
+		fprintf(o->out, "%s%s,%llu,%.2f\n", label, name,
 			(unsigned long long)value, pct);
-		return;
+	} else {
+		if (t >= 0)
+			fprintf(o->out, "%10.3f  ", t);
+		fprintf(o->out, "%s%-22s %20llu  %6.2f%s\n", label, name,
+			(unsigned long long)value, pct,
+			scaled ? "  (scaled: multiplexed)" : "");
 	}
-	if (t >= 0)
-		fprintf(o->out, "%10.3f  ", t);
-	fprintf(o->out, "%s%-22s %20llu  %6.2f%s\n", label, o->ev[e].name,
-		(unsigned long long)value, pct,
-		scaled ? "  (scaled: multiplexed)" : "");
+	free(name);
 }
 
 /* Interval rows: each counter's change since the last. */
@@ -317,8 +361,11 @@ static void print_totals(struct ocount *o, double elapsed)
 	if (!brief_arg) {
 		fprintf(o->out, "%sEvents were counted for %.3f s", interval_arg ?
 			"\n" : "", elapsed);
-		if (o->argv)
-			fprintf(o->out, " while '%s' ran", o->argv[0]);
+		if (o->argv) {
+			fputs(" while '", o->out);
+			op_fputs_escaped(o->out, o->argv[0]);
+			fputs("' ran", o->out);
+		}
 		fprintf(o->out, ".\n%s%-22s %20s  %6s\n", sep_thread_arg ?
 			"tid          " : sep_cpu_arg ? "cpu      " : "",
 			"Event", "Count", "% time counted");
@@ -390,6 +437,8 @@ static void loop(struct ocount *o)
 		if (step && now >= next) {
 			print_interval(o, (double)(next - o->start_ns) / 1e9);
 			next += step;
+			if (nr_intervals && --o->rows_left == 0)
+				return;
 			continue;
 		}
 		struct timespec ts = { (time_t)(wait / 1000000000ull),
@@ -415,11 +464,16 @@ int main(int argc, char const **argv)
 	}
 	o.last = op_xcalloc((size_t)(nr_rows(&o) * o.c.nr_events), sizeof(uint64_t));
 	print_header(&o);
+	o.rows_left = nr_intervals;
 	loop(&o);
 	ocount_disable(&o.c);
 	elapsed = (double)(op_monotonic_ns() - o.start_ns) / 1e9;
-	if (interval_arg)
+	/* after COUNT intervals the rows already cover the whole run */
+	if (interval_arg && !(nr_intervals && !o.rows_left))
 		print_interval(&o, elapsed);
+	else if (interval_arg && !brief_arg)
+		fprintf(o.out, "\nStopped after %ld intervals%s.\n", nr_intervals,
+			o.argv ? ": the command was killed" : "");
 	print_totals(&o, elapsed);
 	if (o.out != stdout && fclose(o.out))
 		ret = op_error_errno("cannot write '%s'", output_arg);

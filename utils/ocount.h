@@ -21,10 +21,13 @@ struct ocount_event {
 	uint32_t type;		/* PERF_TYPE_SOFTWARE, _HARDWARE */
 	uint64_t config;
 	char const *unit;	/* "ns" or NULL */
+	bool no_kernel, no_user;	/* NAME:um:0:1, NAME:um:1:0 */
 };
 
 /*
- * Parse a comma list of event names into ev (at most max). A name the
+ * Parse a comma list of events, each NAME[:UM[:KERNEL[:USER]]] as
+ * OProfile 1.x's ocount takes them (UM 0 or empty: these events have
+ * no unit masks; KERNEL, USER 0 or 1), into ev (at most max). A name the
  * table does not know, or a hardware event on a host without a PMU, is
  * an error naming it. The count, or -1 with err.
  */

@@ -38,7 +38,15 @@ static int open_one(struct ocount_counters *c, int t, int cpu, int e,
 	a.enable_on_exec = on_exec;
 	/* a user may count their own tasks in user and kernel mode only
 	 * when perf_event_paranoid allows; ocount then counts user mode */
-	a.exclude_kernel = geteuid() != 0 && pid >= 0 && !op_kernel_visible();
+	a.exclude_kernel = c->ev[e].no_kernel ||
+			   (geteuid() != 0 && pid >= 0 && !op_kernel_visible());
+	a.exclude_user = c->ev[e].no_user;
+	if (a.exclude_kernel && a.exclude_user) {
+		op_error("cannot count '%s' in kernel mode: this user may count "
+			 "user mode only (kernel.perf_event_paranoid)",
+			 c->ev[e].name);
+		return -1;
+	}
 	fd = (int)syscall(SYS_perf_event_open, &a, pid, c->cpus[cpu], -1,
 			  PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {

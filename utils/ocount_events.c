@@ -116,17 +116,121 @@ static char const *sw_unit(struct op_event const *e)
 	return n > 6 && !strcmp(e->name + n - 6, "_CLOCK") ? "ns" : NULL;
 }
 
-/* One name of the list into ev; 0, or -1 with err. */
-static int parse_one(char const *name, struct ocount_event *ev,
+/* A 0 or 1 of NAME:um:kernel:user into *off (true for 0); 0, or -1 with err. */
+static int parse_mode(char const *spec, char const *field, char const *what,
+		      bool *off, char *err, size_t errlen)
+{
+	if (!field || !*field)
+		return 0;
+	if (strcmp(field, "0") && strcmp(field, "1")) {
+		snprintf(err, errlen, "event '%s': the %s field is '%s', not 0 or 1",
+			 spec, what, field);
+		return -1;
+	}
+	*off = field[0] == '0';
+	return 0;
+}
+
+/*
+ * NAME[:UM[:KERNEL[:USER]]] into name (cut at the first ':') and ev's
+ * modes; 0, or -1 with err.
+ */
+static int parse_fields(char const *spec, char *name, struct ocount_event *ev,
+			char *err, size_t errlen)
+{
+	char *field[4] = { NULL }, *p;
+	int n = 0;
+
+	field[n++] = name;
+	for (p = name; (p = strchr(p, ':')); ) {
+		*p++ = '\0';
+		if (n == 4) {
+			snprintf(err, errlen, "event '%s' is not "
+				 "NAME[:UNIT_MASK[:KERNEL[:USER]]]", spec);
+			return -1;
+		}
+		field[n++] = p;
+	}
+	if (!*name) {
+		snprintf(err, errlen, "event '%s' has no name", spec);
+		return -1;
+	}
+	/* software and generic hardware events have no unit masks */
+	if (field[1] && *field[1] && strtoul(field[1], &p, 0) != 0) {
+		snprintf(err, errlen, "event '%s': unit mask '%s': this event "
+			 "has none (give 0)", spec, field[1]);
+		return -1;
+	}
+	if (field[1] && *field[1] && *p) {
+		snprintf(err, errlen, "event '%s': unit mask '%s' is not a number",
+			 spec, field[1]);
+		return -1;
+	}
+	if (parse_mode(spec, field[2], "kernel", &ev->no_kernel, err, errlen) < 0 ||
+	    parse_mode(spec, field[3], "user", &ev->no_user, err, errlen) < 0)
+		return -1;
+	if (ev->no_kernel && ev->no_user) {
+		snprintf(err, errlen, "event '%s' counts neither kernel nor user "
+			 "mode", spec);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The name shown for an event counted in one mode, NAME:user or
+ * NAME:kernel; kept for the run (at most OCOUNT_MAX_EVENTS of them in one
+ * list, and a tool parses one list).
+ */
+static char const *mode_name(char const *name, struct ocount_event const *ev)
+{
+	static char names[2 * OCOUNT_MAX_EVENTS][96];
+	static size_t used;
+
+	if (!ev->no_kernel && !ev->no_user)
+		return name;
+	if (used == OP_ARRAY_SIZE(names))
+		return name;
+	snprintf(names[used], sizeof(names[used]), "%s:%s", name,
+		 ev->no_kernel ? "user" : "kernel");
+	return names[used++];
+}
+
+/* One event of the list into ev; 0, or -1 with err. */
+static int parse_one(char const *spec, struct ocount_event *ev,
 		     char *err, size_t errlen)
 {
-	long i = find_software(name);
+	char name[256];
+	long i;
 	struct named_event const *n;
+	struct ocount_event modes = { 0 };
 
+	if (strlen(spec) >= sizeof(name)) {
+		snprintf(err, errlen, "event '%.64s...' is too long", spec);
+		return -1;
+	}
+	strcpy(name, spec);
+	if (parse_fields(spec, name, &modes, err, errlen) < 0)
+		return -1;
+	i = find_software(name);
+	if (i >= 0 && sw_unit(&sw.events[i]) && (modes.no_kernel || modes.no_user)) {
+		/* the kernel counts a clock's time whatever the mode bits say */
+		snprintf(err, errlen, "event '%s': a clock counts time in both "
+			 "kernel and user mode (perf_events ignores the mode for "
+			 "clocks); counting one mode needs a hardware event",
+			 spec);
+		return -1;
+	}
 	if (i >= 0) {
-		*ev = (struct ocount_event){ sw_names[i], PERF_TYPE_SOFTWARE,
+		/* reported as named: the events file's name (OProfile's, as
+		 * ophelp lists it), else perf's */
+		*ev = (struct ocount_event){ strcmp(name, sw.events[i].name) ?
+					     sw_names[i] : sw.events[i].name,
+					     PERF_TYPE_SOFTWARE,
 					     sw.events[i].code,
-					     sw_unit(&sw.events[i]) };
+					     sw_unit(&sw.events[i]),
+					     modes.no_kernel, modes.no_user };
+		ev->name = mode_name(ev->name, ev);
 		return 0;
 	}
 	n = find_hardware(name);
@@ -143,7 +247,8 @@ static int parse_one(char const *name, struct ocount_event *ev,
 		return -1;
 	}
 	*ev = (struct ocount_event){ n->name, PERF_TYPE_HARDWARE, n->config,
-				     NULL };
+				     NULL, modes.no_kernel, modes.no_user };
+	ev->name = mode_name(ev->name, ev);
 	return 0;
 }
 
@@ -169,7 +274,9 @@ int ocount_events_parse(char const *list, struct ocount_event *ev, int max,
 		if (parse_one(tok, &ev[n], err, errlen) < 0)
 			return -1;
 		for (int i = 0; i < n; i++)
-			if (ev[i].config == ev[n].config && ev[i].type == ev[n].type) {
+			if (ev[i].config == ev[n].config && ev[i].type == ev[n].type &&
+			    ev[i].no_kernel == ev[n].no_kernel &&
+			    ev[i].no_user == ev[n].no_user) {
 				snprintf(err, errlen, "event '%s' is given twice", tok);
 				return -1;
 			}

@@ -11,15 +11,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "op_child.h"
 #include "op_cpu_type.h"
+#include "op_file.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_session_settings.h"
 #include "op_util.h"
+#include "op_version.h"
 #include "opd_config.h"
 #include "operf.h"
 
@@ -35,6 +38,7 @@ static int sep_cpu_arg;
 static int pid_arg;
 static int system_wide_arg;
 static int verbose_arg;
+static int version_arg;
 static int summary_arg;
 static int keep_binaries_arg;
 static char *record_arg;
@@ -78,6 +82,8 @@ static struct poptOption const options[] = {
 	  "that reports name its symbols after it is rebuilt or removed", NULL },
 	{ "verbose", 'V', POPT_ARG_NONE, &verbose_arg, 0,
 	  "say more", NULL },
+	{ "version", 'v', POPT_ARG_NONE, &version_arg, 0,
+	  "print the version and exit", NULL },
 	POPT_AUTOHELP
 	POPT_TABLEEND
 };
@@ -143,16 +149,44 @@ static void setup_events(struct operf_options *o)
 		hide_kernel(o);
 }
 
+/*
+ * The default ./oprofile_data is named by no one: in a directory others
+ * can write (/tmp, a user's project seen by root) it may have been planted
+ * there, as a link to a directory of the victim's or as a directory of
+ * theirs. It must be a directory of the caller's own, or not exist.
+ */
+static void check_default_dir(char const *dir)
+{
+	struct stat st;
+
+	if (lstat(dir, &st) < 0) {
+		if (errno != ENOENT)
+			op_die_errno("cannot access session directory '%s'", dir);
+		return;
+	}
+	if (S_ISLNK(st.st_mode))
+		op_die("session directory '%s' is a symbolic link: refusing to "
+		       "follow it (name the directory with --session-dir)", dir);
+	if (st.st_uid != geteuid())
+		op_die("session directory '%s' belongs to uid %ld, not to you: "
+		       "refusing it (name the directory with --session-dir)",
+		       dir, (long)st.st_uid);
+}
+
 static void setup_session(struct operf_options *o)
 {
 	char const *dir = session_dir_arg ? session_dir_arg : OPERF_SESSION_DIR;
 	pid_t daemon;
 
+	if (!session_dir_arg)
+		check_default_dir(dir);
 	if (op_session_create(dir) < 0)
 		exit(1);
 	o->session_dir = realpath(dir, NULL);
 	if (!o->session_dir)
 		op_die_errno("cannot resolve session directory '%s'", dir);
+	/* as oprofiled: below the session directory no link is followed */
+	op_file_set_guard(o->session_dir);
 	daemon = op_session_daemon_pid(o->session_dir);
 	if (daemon)
 		op_die("oprofiled (pid %d) is sampling into '%s': use another --session-dir",
@@ -169,6 +203,10 @@ static void parse(struct operf_options *o, int argc, char const **argv)
 					   NULL);
 	char err[512];
 
+	if (version_arg) {
+		op_print_version(stdout, "operf");
+		exit(0);
+	}
 	memset(o, 0, sizeof(*o));
 	parse_target(ctx, o);
 	o->verbose = verbose_arg;
@@ -264,9 +302,8 @@ int main(int argc, char const **argv)
 	parse(&o, argc, argv);
 	if (operf_run(&o, &res) < 0)
 		return o.target == OPERF_COMMAND ? 127 : 1;
-	fprintf(stderr, "operf: profile written to '%s'; "
-		"see it with: opreport --session-dir=%s\n",
-		o.session_dir, o.session_dir);
+	op_info("profile written to '%s'; see it with: opreport "
+		"--session-dir=%s", o.session_dir, o.session_dir);
 	if (summary_arg && summary(&o, &res) < 0 && o.target != OPERF_COMMAND)
 		return 1;
 	if (o.target != OPERF_COMMAND)

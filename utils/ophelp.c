@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "op_cpu_type.h"
+#include "op_escape.h"
 #include "op_events.h"
 #include "op_message.h"
 #include "op_util.h"
@@ -277,9 +278,12 @@ static int list_software(void)
 	printf("oprofile-ng: software events (events/software), on every cpu type\n\n"
 	       "ocount -e and opwatch --count take these names or perf's\n"
 	       "(task-clock, context-switches or cs, ...); they count, not sample.\n\n");
-	for (size_t i = 0; i < set.nr_events; i++)
-		printf("%s: (code %u)\n\t%s\n", set.events[i].name,
-		       set.events[i].code, set.events[i].desc);
+	for (size_t i = 0; i < set.nr_events; i++) {
+		op_fputs_escaped(stdout, set.events[i].name);
+		printf(": (code %u)\n\t", set.events[i].code);
+		op_fputs_escaped(stdout, set.events[i].desc);
+		putchar('\n');
+	}
 	op_events_free(&set);
 	return 0;
 }

@@ -5,9 +5,11 @@
  * the same facts for front ends.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "op_cpu_type.h"
+#include "op_escape.h"
 #include "op_events.h"
 
 #include "ophelp.h"
@@ -61,9 +63,13 @@ static void print_unit_mask(FILE *out, struct op_unit_mask const *um)
 		struct op_unit_mask_value const *v = &um->values[i];
 
 		fprintf(out, "\t0x%02x: ", v->value);
-		if (v->name)
-			fprintf(out, "(name=%s) ", v->name);
-		fprintf(out, "%s\n", v->desc);
+		if (v->name) {
+			fputs("(name=", out);
+			op_fputs_escaped(out, v->name);
+			fputs(") ", out);
+		}
+		op_fputs_escaped(out, v->desc);
+		fputc('\n', out);
 	}
 }
 
@@ -85,19 +91,24 @@ void ophelp_list(FILE *out, struct op_event_set const *set, int callgraph)
 	for (i = 0; i < set->nr_events; i++) {
 		struct op_event const *ev = &set->events[i];
 
-		fprintf(out, "%s: (counter: ", ev->name);
+		/* the events files are input (OPROFILE_EVENTS_DIR) */
+		op_fputs_escaped(out, ev->name);
+		fputs(": (counter: ", out);
 		print_counters(out, set, ev->counter_mask);
-		fprintf(out, ")\n\t%s (min count: %llu)\n", ev->desc,
-			min_count(ev, callgraph));
+		fputs(")\n\t", out);
+		op_fputs_escaped(out, ev->desc);
+		fprintf(out, " (min count: %llu)\n", min_count(ev, callgraph));
 		if (um_worth_listing(ev->unit_mask))
 			print_unit_mask(out, ev->unit_mask);
 	}
 }
 
-static void xml_attr(FILE *out, char const *name, char const *text)
+static void xml_attr(FILE *out, char const *name, char const *value)
 {
+	char *e = op_escape(value);	/* no controls, valid UTF-8 */
+
 	fprintf(out, " %s=\"", name);
-	for (; *text; text++) {
+	for (char const *text = e; *text; text++) {
 		switch (*text) {
 		case '&': fputs("&amp;", out); break;
 		case '<': fputs("&lt;", out); break;
@@ -107,6 +118,7 @@ static void xml_attr(FILE *out, char const *name, char const *text)
 		}
 	}
 	fputc('"', out);
+	free(e);
 }
 
 /* OProfile's ophelp XML schema version (doc/ophelp.xsd). */

@@ -191,6 +191,11 @@ static void parse_count(struct opwatch *w)
 		usage_error("--count: %s", err);
 	w->cnt.nr = n;
 	for (int k = 0; k < n; k++) {
+		/* ocount's NAME:um:kernel:user: opwatch counts both modes */
+		if (w->count_ev[k].no_kernel || w->count_ev[k].no_user)
+			usage_error("--count: '%s' counts one mode; opwatch "
+				    "counts both (give the name alone)",
+				    w->count_ev[k].name);
 		w->cnt.type[k] = w->count_ev[k].type;
 		w->cnt.config[k] = w->count_ev[k].config;
 	}
@@ -447,6 +452,24 @@ static int start(struct opwatch *w)
 	return 0;
 }
 
+/* Everything opwatch allocated, at its end on every path. */
+static void opwatch_free(struct opwatch *w)
+{
+	opwatch_count_close(&w->cnt);
+	opwatch_events_close(&w->ev);
+	opwatch_stats_free(&w->stats);
+	rq_free(&w->q);
+	free(w->tree);
+	for (int i = 0; i < w->nr_probes; i++)
+		opwatch_probe_free(&w->probes[i]);
+	for (char **a = w->argv; a && *a; a++)
+		free(*a);
+	free(w->argv);
+	free(w->ev.cpus);
+	free(w->ev.tasks);
+	free(w->watch);
+}
+
 int main(int argc, char const **argv)
 {
 	struct opwatch w;
@@ -468,8 +491,12 @@ int main(int argc, char const **argv)
 		w.stats.count_unit[k] = w.count_ev[k].unit;
 	}
 	if (start(&w) < 0) {
+		ret = w.argv ? 127 : 1;
 		op_child_kill(&w.child);
-		return w.argv ? 127 : 1;
+		if (out != stdout)
+			fclose(out);
+		opwatch_free(&w);
+		return ret;
 	}
 	loop(&w);
 	opwatch_stats_finish(&w.stats);
@@ -477,14 +504,10 @@ int main(int argc, char const **argv)
 	if (out != stdout && fclose(out))
 		ret = op_error_errno("cannot write '%s'", output_arg);
 	op_child_kill(&w.child);
-	opwatch_count_close(&w.cnt);
-	opwatch_events_close(&w.ev);
-	opwatch_stats_free(&w.stats);
-	rq_free(&w.q);
-	free(w.tree);
-	for (int i = 0; i < w.nr_probes; i++)
-		opwatch_probe_free(&w.probes[i]);
-	if (ret)
-		return 1;
-	return w.argv ? op_child_exit_status(w.status) : 0;
+	if (!ret)
+		ret = w.argv ? op_child_exit_status(w.status) : 0;
+	else
+		ret = 1;
+	opwatch_free(&w);
+	return ret;
 }

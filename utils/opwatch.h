@@ -56,13 +56,13 @@ struct opwatch_probe {
 };
 
 /* Parse spec into p (resolving the binary and function). 0, or -1 with
- * err naming what is wrong. */
+ * err naming what is wrong (and nothing left for p to free). */
 int opwatch_probe_parse(char const *spec, struct opwatch_probe *p,
 			char *err, size_t errlen);
 void opwatch_probe_free(struct opwatch_probe *p);
 
 /* A pair "BINARY:FUNCTION:argN,BINARY:FUNCTION:argN|ret" (N 1..6). 0, or
- * -1 with err. */
+ * -1 with err (and nothing left for p to free). */
 int opwatch_pair_parse(char const *spec, struct opwatch_probe *p,
 		       char *err, size_t errlen);
 

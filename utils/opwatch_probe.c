@@ -184,6 +184,8 @@ static int parse_side(char const *side, bool to, struct opwatch_probe *q,
 	ret = parse_user(s, fn + 1, q, err, errlen);
 out:
 	free(s);
+	if (ret < 0)
+		opwatch_probe_free(q);
 	return ret;
 }
 
@@ -196,19 +198,23 @@ int opwatch_pair_parse(char const *spec, struct opwatch_probe *p,
 	int rc;
 
 	memset(p, 0, sizeof(*p));
-	p->spec = op_xstrdup(spec);
 	if (!comma) {
 		snprintf(err, errlen, "--pair '%s' is not FROM,TO", spec);
 		return -1;
 	}
+	memset(&from, 0, sizeof(from));
+	memset(&to, 0, sizeof(to));
 	first = op_xstrdup(spec);
 	first[comma - spec] = '\0';
 	rc = parse_side(first, false, &from, &p->reg[0], err, errlen);
 	free(first);
 	if (rc == 0)
 		rc = parse_side(comma + 1, true, &to, &p->reg[1], err, errlen);
-	if (rc < 0)
+	if (rc < 0) {
+		opwatch_probe_free(&from);
 		return -1;
+	}
+	p->spec = op_xstrdup(spec);
 	p->kind = OPWATCH_USER;
 	p->pair = true;
 	p->type = from.type;
@@ -283,12 +289,12 @@ int opwatch_probe_parse(char const *spec, struct opwatch_probe *p,
 	int ret;
 
 	memset(p, 0, sizeof(*p));
-	p->spec = op_xstrdup(spec);
 	if (!colon || colon == spec || !colon[1]) {
 		snprintf(err, errlen, "probe '%s' is not BINARY:FUNCTION, "
 			 "syscall:NAME or kernel:FUNCTION", spec);
 		return -1;
 	}
+	p->spec = op_xstrdup(spec);
 	where = op_xstrdup(spec);
 	where[colon - spec] = '\0';
 	if (!strcmp(where, "syscall")) {
@@ -299,6 +305,8 @@ int opwatch_probe_parse(char const *spec, struct opwatch_probe *p,
 		ret = parse_user(where, colon + 1, p, err, errlen);
 	}
 	free(where);
+	if (ret < 0)
+		opwatch_probe_free(p);
 	return ret;
 }
 

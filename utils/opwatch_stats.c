@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_escape.h"
 #include "op_util.h"
 #include "opwatch.h"
 
@@ -407,8 +408,11 @@ static void text_group(FILE *out, struct opwatch_group *g,
 	struct summary m;
 
 	summarise(g, &m);
-	fprintf(out, "%s%s%s: %zu calls\n", p->spec, g->key[0] ? "  " : "",
-		g->key, g->n);
+	/* probe specs name symbols and paths, keys are process names */
+	op_fputs_escaped(out, p->spec);
+	fputs(g->key[0] ? "  " : "", out);
+	op_fputs_escaped(out, g->key);
+	fprintf(out, ": %zu calls\n", g->n);
 	fprintf(out, "    min %.3f  mean %.3f  max %.3f  stddev %.3f  "
 		"p50 %.3f  p90 %.3f  p99 %.3f  (us)\n", m.min / 1e3,
 		m.mean / 1e3, m.max / 1e3, m.stddev / 1e3, m.p50 / 1e3,
@@ -446,28 +450,35 @@ static void text_counts(FILE *out, struct opwatch_stats const *s,
 		double div = ns ? 1e3 : 1;
 
 		count_summary(g, k, &c);
-		fprintf(out, "    %s per call: min %.*f  p50 %.*f  mean %.3f  "
-			"max %.*f  total %.*f%s\n", s->count_name[k], ns ? 3 : 0,
+		fputs("    ", out);
+		op_fputs_escaped(out, s->count_name[k]);
+		fprintf(out, " per call: min %.*f  p50 %.*f  mean %.3f  "
+			"max %.*f  total %.*f%s\n", ns ? 3 : 0,
 			(double)c.min / div, ns ? 3 : 0, (double)c.p50 / div,
 			c.mean / div, ns ? 3 : 0, (double)c.max / div, ns ? 3 : 0,
 			(double)c.total / div, ns ? "  (us)" : "");
 	}
 }
 
-/* A CSV field, quoted when it holds a comma or a quote (a pair's spec). */
-static void csv_field(FILE *out, char const *s)
+/* A CSV field, escaped (op_escape.h), quoted when it holds a comma or a
+ * quote (a pair's spec). */
+static void csv_field(FILE *out, char const *name)
 {
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, out);
+	char *e = op_escape(name);
+
+	if (!strpbrk(e, ",\"")) {
+		fputs(e, out);
+		free(e);
 		return;
 	}
 	fputc('"', out);
-	for (; *s; s++) {
+	for (char const *s = e; *s; s++) {
 		if (*s == '"')
 			fputc('"', out);
 		fputc(*s, out);
 	}
 	fputc('"', out);
+	free(e);
 }
 
 static void csv_group(FILE *out, struct opwatch_stats const *s,
@@ -494,19 +505,21 @@ static void csv_group(FILE *out, struct opwatch_stats const *s,
 	fputc('\n', out);
 }
 
-/* s as a JSON string (the names are paths and process names). */
-static void json_str(FILE *out, char const *s)
+/* A JSON string of a name (paths and process names) escaped by the
+ * printing rule (op_escape.h): valid UTF-8, no controls left. */
+static void json_str(FILE *out, char const *name)
 {
+	char *e = op_escape(name);
+
 	fputc('"', out);
-	for (; *s; s++) {
+	for (char const *s = e; *s; s++) {
 		if (*s == '"' || *s == '\\')
 			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", *s);
 		else
 			fputc(*s, out);
 	}
 	fputc('"', out);
+	free(e);
 }
 
 static void json_group(FILE *out, struct opwatch_stats const *s,
@@ -558,9 +571,17 @@ void opwatch_report(FILE *out, struct opwatch_stats *s,
 		fprintf(out, "probe,group,calls,min_ns,mean_ns,max_ns,stddev_ns,"
 			"p50_ns,p90_ns,p99_ns");
 		for (int k = 0; k < s->nr_counts; k++)
-			fprintf(out, ",%s_min,%s_p50,%s_mean,%s_max,%s_total",
-				s->count_name[k], s->count_name[k], s->count_name[k],
-				s->count_name[k], s->count_name[k]);
+			for (size_t f = 0; f < 5; f++) {
+				static char const *const what[] = {
+					"min", "p50", "mean", "max", "total",
+				};
+				char *col = op_xasprintf("%s_%s",
+					s->count_name[k], what[f]);
+
+				fputc(',', out);
+				csv_field(out, col);
+				free(col);
+			}
 		fputc('\n', out);
 	}
 	if (fmt == OPWATCH_JSON)

@@ -4,6 +4,8 @@
  * in them, and that the stats balance. Real kernel addresses come from
  * /proc/kallsyms, so this needs root (skip, 77, otherwise). Two cores
  * also run side by side in this one process: a core owns all its state.
+ * With a sample sink (opreport --stream) the same files go to the sink,
+ * none to the disk.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -150,12 +152,16 @@ static void check_file(char const *dir, char const *rel, int is_kernel,
 	odb_close(&db);
 }
 
+/* The sink new_core gives its cores (NULL: sample files). */
+static struct opd_sample_sink const *core_sink;
+
 static struct opd_core *new_core(char const *dir, unsigned separate,
 				 size_t max_open)
 {
 	struct opd_config cfg = {
 		.session_dir = dir, .cpu_type = CPU_TIMER_INT, .cpu_speed = 2000.0,
 		.separate = separate, .nr_events = 1, .max_open_files = max_open,
+		.sink = core_sink,
 	};
 
 	strcpy(cfg.events[0].name, EVENT_NAME);
@@ -355,6 +361,123 @@ static void run_budgets(char const *dir)
 	wb_free(&wb);
 }
 
+/* A sink in the test: the files the core hands it, by path. */
+struct mem_file {
+	char path[PATH_MAX * 4];
+	struct opd_header h;
+	struct expect got[8];
+	int n;
+};
+static struct mem_file mem[16];
+static int nr_mem, mem_refuse;
+
+static void *mem_open(void *ctx, char const *path, struct opd_header const *h)
+{
+	(void)ctx;
+	if (mem_refuse)
+		return NULL;
+	for (int i = 0; i < nr_mem; i++)
+		if (!strcmp(mem[i].path, path))
+			return &mem[i];
+	if (nr_mem == (int)(sizeof(mem) / sizeof(mem[0])))
+		return NULL;
+	snprintf(mem[nr_mem].path, sizeof(mem[0].path), "%s", path);
+	mem[nr_mem].h = *h;
+	return &mem[nr_mem++];
+}
+
+static void mem_add(void *file, uint64_t key, uint32_t n)
+{
+	struct mem_file *f = file;
+	int i;
+
+	for (i = 0; i < f->n && f->got[i].key != key; i++)
+		;
+	if (i == f->n && f->n < 7) {
+		f->got[f->n].key = key;
+		f->got[f->n++].value = 0;
+	}
+	if (i < 7)
+		f->got[i].value += n;
+}
+
+/* sink's file rel: its header's is_kernel and anon_start, its counts */
+static void check_mem(char const *dir, char const *rel, int is_kernel,
+		      uint64_t anon_start, struct expect const *want)
+{
+	char path[PATH_MAX * 4];
+	struct mem_file const *f = NULL;
+	int right = 1, n = 0;
+
+	snprintf(path, sizeof(path), "%s/samples/current/%s", dir, rel);
+	for (int i = 0; i < nr_mem; i++)
+		if (!strcmp(mem[i].path, path))
+			f = &mem[i];
+	if (!check(f != NULL, "sink: %s handed over", rel))
+		return;
+	check(f->h.cpu_type == 4 && f->h.ctr_count == 1000000 &&
+	      f->h.is_kernel == (uint32_t)is_kernel && f->h.anon_start == anon_start,
+	      "sink: %s: the header a file would have", rel);
+	for (; want[n].value; n++) {
+		int hit = 0;
+
+		for (int i = 0; i < f->n; i++)
+			hit |= f->got[i].key == want[n].key &&
+			       f->got[i].value == want[n].value;
+		right &= hit;
+	}
+	check(right && f->n == n, "sink: %s: every key has its count", rel);
+}
+
+/* The core with a sink: build_stream's files in it, none on disk. */
+static void run_sink(char const *dir)
+{
+	struct opd_sample_sink sink = { .open = mem_open, .add = mem_add };
+	char rel[PATH_MAX * 4];
+	struct opd_stats const *st;
+	struct opd_core *core;
+	struct word_buffer wb;
+
+	core_sink = &sink;
+	wb_init(&wb);
+	build_stream(&wb);
+	core = new_core(dir, 0, 0);
+	if (check(core != NULL, "a core with a sink")) {
+		feed(core, &wb, 0, wb.len);
+		check_stats(core, "with a sink");
+		opd_core_free(core);
+	}
+	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{root}/%s/CPU_CLOCK.1000000.0.all.all.all", strip(exe), strip(exe));
+	check_mem(dir, rel, 0, 0, (struct expect[]){ {0x1000, 3}, {0x2000, 1}, {0} });
+	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{root}/%s/CPU_CLOCK.1000000.0.all.all.all", strip(lib), strip(lib));
+	check_mem(dir, rel, 0, 0, (struct expect[]){ {0x500, 2}, {0} });
+	check_mem(dir, "{root}/proc/kallsyms/{dep}/{root}/proc/kallsyms/CPU_CLOCK.1000000.0.all.all.all",
+		  1, 0, (struct expect[]){ {0x100, 4}, {0} });
+	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{anon:[heap]}/100.0x7f0000000000.0x7f0000010000/CPU_CLOCK.1000000.0.all.all.all", strip(exe));
+	check_mem(dir, rel, 0, 0x7f0000000000ul, (struct expect[]){ {0x10, 1}, {0} });
+	check_int(nr_mem, 5, "sink: five files");
+	snprintf(rel, sizeof(rel), "test ! -e '%s/samples/current/{root}'", dir);
+	check(system(rel) == 0, "sink: no sample file or directory on disk");
+	snprintf(rel, sizeof(rel), "grep -q ' %s$' %s/samples/current/session/build-ids",
+		 exe, dir);
+	check(system(rel) == 0, "sink: the session's build-ids are still written");
+
+	/* a sink that refuses its files: the samples are errors, not written */
+	mem_refuse = 1;
+	core = new_core(dir, 0, 0);
+	if (check(core != NULL, "a core with a refusing sink")) {
+		feed(core, &wb, 0, wb.len);
+		opd_core_sync(core);
+		st = opd_core_stats(core);
+		check(st->written == 0 && st->sfile_errors == 12,
+		      "refused: 0 written, %" PRIu64 " sample file errors", st->sfile_errors);
+		opd_core_free(core);
+	}
+	mem_refuse = 0;
+	core_sink = NULL;
+	wb_free(&wb);
+}
+
 static void rm_rf(char const *path)
 {
 	char cmd[PATH_MAX];
@@ -414,6 +537,10 @@ int main(void)
 	/* a core that cannot make its session fails whole (ASan: no leak) */
 	check(new_core("/proc/no-such-session", 0, 0) == NULL,
 	      "a core without a session directory is not created");
+
+	/* the samples to a sink */
+	rm_rf(rel);
+	run_sink(dir);
 
 	/* both at once, in two sessions */
 	rm_rf(rel);

@@ -369,6 +369,29 @@ static void test_adopted_listed(void)
 	opd_images_free(images);
 }
 
+/* A binary named with a newline cannot forge another's build-id line. */
+static void test_newline_name(void)
+{
+	struct opd_images *images = opd_images_new();
+	char meta[512], err[256], bad[512], *text;
+	int id;
+
+	snprintf(meta, sizeof(meta), "%s/%s", dir, OP_META_DIR);
+	snprintf(bad, sizeof(bad), "%s/a\ncc0102 1 /usr/bin/victim", dir);
+	opd_images_new_session(images);
+	check(!opd_images_write_build_ids(images, meta, err, sizeof(err)),
+	      "an empty session");
+	id = opd_image_binary(images, bad, NULL, build_b, sizeof(build_b));
+	opd_image_ref(images, id);
+	check(!opd_image_record(images, id, meta), "the binary recorded");
+	text = build_ids();
+	check(!strstr(text, "victim") && !strstr(text, "cc0102") &&
+	      !strstr(text, "bb010203"),
+	      "no line for it, no forged line: '%s'", text);
+	free(text);
+	opd_images_free(images);
+}
+
 int main(void)
 {
 	char cmd[600];
@@ -388,6 +411,7 @@ int main(void)
 	test_sfiles();
 	test_restart();
 	test_adopted_listed();
+	test_newline_name();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	check(!system(cmd), "the scratch directory is removed");

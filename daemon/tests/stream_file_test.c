@@ -1,7 +1,7 @@
 /*
  * Stream files: a written stream replays to the same samples in any chunk
  * size; bad headers, a foreign word size and a partial last word are
- * clear errors.
+ * clear errors; opstream dump escapes the names it prints.
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include "check.h"
 #include "op_message.h"
 #include "opd_trans.h"
+#include "opstream_dump.h"
 #include "stream_file.h"
 #include "stream_words.h"
 
@@ -124,6 +125,27 @@ static void test_stream_file__bad(void)
 	check(replay_fails(), "a missing file is refused");
 }
 
+/* opstream dump prints cookie names from the stream escaped. */
+static void test_stream_file__dump_escapes(void)
+{
+	struct word_buffer wb;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+
+	wb_init(&wb);
+	sw_cpu(&wb, 0);
+	sw_cookie_def(&wb, 1, "/b\033[2J\xc2\x9b\xff\nX");
+	write_file(wb.w, wb.len, 1);
+	check(opstream_dump(path, m) == 0, "dump succeeds");
+	fclose(m);
+	check(strstr(out, "cookie 1 = /b\\x1b[2J\\xc2\\x9b\\xff\\x0aX\n") &&
+	      !strpbrk(out, "\033\x9b\xff"),
+	      "a cookie's name is escaped, on one line: %s", out);
+	free(out);
+	wb_free(&wb);
+}
+
 int main(void)
 {
 	op_set_progname("stream_file_test");
@@ -131,6 +153,7 @@ int main(void)
 	test_stream_file__round_trip();
 	test_stream_file__empty();
 	test_stream_file__bad();
+	test_stream_file__dump_escapes();
 	unlink(path);
 	return check_done();
 }

@@ -148,5 +148,14 @@ int main(int argc, char **argv)
 		check(op_build_id_parse_line(bad5, hex, &mtime, &p) == -1, "an empty line refused");
 	}
 	check_file_read();
+	check(op_debuglink_name_ok("prog.debug") && op_debuglink_name_ok("..debug"),
+	      "a debuglink file name is looked for");
+	check(!op_debuglink_name_ok("../../../../tmp/victim/out.debug") &&
+	      !op_debuglink_name_ok("/etc/shadow") && !op_debuglink_name_ok("..") &&
+	      !op_debuglink_name_ok(".") && !op_debuglink_name_ok("") &&
+	      !op_debuglink_name_ok("sub/x.debug"),
+	      "a debuglink name with '/', or \"..\", \".\" or empty, is not");
+	check(!op_debug_file_by_debuglink("/usr/bin/true", "../../../etc/passwd", 0),
+	      "op_debug_file_by_debuglink looks for no such name");
 	return check_done();
 }

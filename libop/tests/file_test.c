@@ -1,6 +1,7 @@
 /*
  * op_open_regular, op_fopen_regular (and their _max forms), op_open_safe,
- * op_path_escapes, op_open_beneath and op_mkdir_beneath against the plants an attacker makes: FIFOs, devices,
+ * op_path_escapes, op_open_beneath and op_mkdir_beneath, op_opendir_beneath
+ * and op_copy_file_beneath against the plants an attacker makes: FIFOs, devices,
  * directories, symbolic links in every component, ".." in every position.
  */
 #define _GNU_SOURCE
@@ -115,12 +116,13 @@ static void test_open_regular(void)
 /* The size bound checked before reading, and op_open_safe's writes. */
 static void test_bounds_and_writes(void)
 {
-	char *huge = at("huge"), *fifo = at("fifo2"), *file = at("plain2");
+	char *huge = at("bound-huge"), *fifo = at("bound-fifo");
+	char *file = at("bound-plain");
 	char msg[256], *text;
 	FILE *f;
 	int fd;
 
-	put("plain2", "0123456789");
+	put("bound-plain", "0123456789");
 	if (mkfifo(fifo, 0600) || truncate(file, 10))
 		check_bail("mkfifo/truncate: %s", strerror(errno));
 	fd = open(huge, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -173,6 +175,8 @@ static void test_bounds_and_writes(void)
 	if (fd >= 0)
 		close(fd);
 	unlink(huge);
+	unlink(fifo);
+	unlink(file);
 	free(huge);
 	free(fifo);
 	free(file);
@@ -299,6 +303,124 @@ static void test_open_output(void)
 	free(victim);
 }
 
+static char *slurp(char const *name)
+{
+	char *p = at(name), *text = op_read_file(p, 0, NULL, NULL, 0);
+
+	free(p);
+	return text;
+}
+
+static void test_copy_beneath(void)
+{
+	char *arch = at("arch"), *src = at("src"), *fifo = at("fifo2");
+	char *link = at("arch/usr/bin/tool"), *copy = at("arch/usr/bin/prog");
+	char *elsewhere = at("elsewhere"), *lib = at("arch/lib"), *text;
+	struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+	char err[512];
+	struct stat st;
+	int fd;
+
+	put("src", "the binary\n");
+	put("precious", "precious\n");
+	if (chmod(src, 0755) || utimensat(AT_FDCWD, src, old, 0) ||
+	    mkdir(arch, 0755) || mkfifo(fifo, 0600))
+		check_bail("setup: %s", strerror(errno));
+
+	check(!op_copy_file_beneath(src, arch, "/usr/bin/prog", err, sizeof(err)),
+	      "a copy at an absolute path inside the directory, parents made");
+	text = slurp("arch/usr/bin/prog");
+	check(text && !strcmp(text, "the binary\n"), "the copy has the content");
+	free(text);
+	check(!lstat(copy, &st) && (st.st_mode & 07777) == 0644 &&
+	      st.st_mtime == 1000000000,
+	      "the copy: mode at most 0644, the source's mtime");
+
+	/* a link at the copy's own path is replaced, its target untouched */
+	if (symlink("../../../precious", link))
+		check_bail("symlink: %s", strerror(errno));
+	check(!op_copy_file_beneath(src, arch, "usr/bin/tool", err, sizeof(err)),
+	      "a copy over a link planted at its path");
+	text = slurp("precious");
+	check(text && !strcmp(text, "precious\n"), "the link's target is untouched");
+	free(text);
+	check(!lstat(link, &st) && S_ISREG(st.st_mode), "the link is replaced by the copy");
+
+	/* a link in a directory component: ELOOP, nothing written there */
+	if (mkdir(elsewhere, 0755) || symlink("../elsewhere", lib))
+		check_bail("setup: %s", strerror(errno));
+	errno = 0;
+	check(op_copy_file_beneath(src, arch, "/lib/x/libc.so", err, sizeof(err)) &&
+	      errno == ELOOP && !exists("elsewhere/x"),
+	      "a link in a directory component is refused (ELOOP)");
+	check(strstr(err, "arch/lib/x/libc.so") && strstr(err, "symbolic link"),
+	      "the error names the copy and says why");
+
+	errno = 0;
+	check(op_copy_file_beneath(src, arch, "/usr/../../precious", err, sizeof(err)) &&
+	      errno == EXDEV, "'..' is refused (EXDEV)");
+	text = slurp("precious");
+	check(text && !strcmp(text, "precious\n"), "nothing written through '..'");
+	free(text);
+	errno = 0;
+	check(op_copy_file_beneath(src, arch, "usr/bin/", err, sizeof(err)) &&
+	      errno == EISDIR, "a name ending in '/' is refused");
+	errno = 0;
+	check(op_copy_file_beneath(fifo, arch, "fifo", err, sizeof(err)) &&
+	      errno == OP_ENOTREG && !exists("arch/fifo"),
+	      "a FIFO is not copied (and the copy does not block)");
+
+	fd = op_opendir_beneath(arch, "", false);
+	check(fd >= 0, "op_opendir_beneath of \"\": the directory itself");
+	if (fd >= 0)
+		close(fd);
+	errno = 0;
+	fd = op_opendir_beneath(arch, "lib", false);
+	check(fd < 0 && errno == ELOOP, "op_opendir_beneath refuses a link");
+	if (fd >= 0)
+		close(fd);
+	free(arch);
+	free(src);
+	free(fifo);
+	free(link);
+	free(copy);
+	free(elsewhere);
+	free(lib);
+}
+
+static void test_write_beneath(void)
+{
+	char *arch = at("warch"), *link = at("warch/m"), *lnk2 = at("warch/d");
+	char err[512], *text;
+	struct stat st;
+
+	put("wvictim", "victim\n");
+	if (mkdir(arch, 0755) || symlink("../wvictim", link) || symlink("..", lnk2))
+		check_bail("setup: %s", strerror(errno));
+	check(!op_write_file_beneath(arch, "/m", "one\n", 4, err, sizeof(err)),
+	      "op_write_file_beneath over a link at its path");
+	text = slurp("warch/m");
+	check(text && !strcmp(text, "one\n") && !lstat(link, &st) &&
+	      S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0644,
+	      "the link replaced by the file, mode 0644");
+	free(text);
+	text = slurp("wvictim");
+	check(text && !strcmp(text, "victim\n"), "the link's target untouched");
+	free(text);
+	errno = 0;
+	check(op_write_file_beneath(arch, "d/m", "x", 1, err, sizeof(err)) &&
+	      errno == ELOOP && strstr(err, "symbolic link"),
+	      "a link in a directory component refused: %s", err);
+	errno = 0;
+	check(op_write_file_beneath(arch, "../m", "x", 1, err, sizeof(err)) &&
+	      errno == EXDEV && !exists("m"), "'..' refused");
+	check(!op_write_file_beneath(arch, "new/sub/m", "", 0, err, sizeof(err)) &&
+	      exists("warch/new/sub/m"), "parents made, an empty file written");
+	free(arch);
+	free(link);
+	free(lnk2);
+}
+
 static int rm_one(char const *path, struct stat const *st, int flag, struct FTW *ftw)
 {
 	(void)st; (void)flag; (void)ftw;
@@ -314,6 +436,8 @@ int main(void)
 	test_path_escapes();
 	test_open_beneath();
 	test_open_output();
+	test_copy_beneath();
+	test_write_beneath();
 	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return check_done();
 }

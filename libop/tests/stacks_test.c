@@ -71,6 +71,19 @@ static void test_names(void)
 	check_str(op_unwind_stop_name(999), "unknown", "an unknown reason");
 }
 
+/* doc/formats.md's worked example of a record checksum */
+static void test_checksum(void)
+{
+	unsigned char frame[20] = { 3 };
+	uint64_t offset = 0x401000;
+
+	memcpy(frame + 12, &offset, 8);
+	check_int(op_stacks_checksum(frame, sizeof(frame)), 0x3c74c0df,
+		  "the documented frame record's checksum is 0x3c74c0df");
+	check_int(op_stacks_checksum("", 0), 0x811c9dc5u ^ (0x811c9dc5u >> 15),
+		  "no bytes: the FNV-1a offset basis, folded");
+}
+
 static void test_absent(void)
 {
 	struct op_stacks *st = (void *)1;
@@ -297,7 +310,7 @@ static void test_bad_input(void)
 		memcpy(rec + 8, &v, 4);
 		v = 500;		/* its image */
 		memcpy(rec + 16, &v, 4);
-		sum = op_hash_mem(rec + 8, 20);
+		sum = op_stacks_checksum(rec + 8, 20);
 		memcpy(rec + 4, &sum, 4);
 		fd = open(p, O_WRONLY | O_APPEND);
 		check(write(fd, rec, sizeof(rec)) == (ssize_t)sizeof(rec),
@@ -372,6 +385,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		check_bail("mkdtemp: %s", strerror(errno));
 	test_names();
+	test_checksum();
 	test_absent();
 	test_write_read();
 	test_reopen();

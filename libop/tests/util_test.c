@@ -185,6 +185,10 @@ static void test_messages(void)
 	op_hint("run as %s", "root");
 	check(c.kind == OP_MSG_HINT && !strcmp(c.text, "run as root"), "op_hint is a hint");
 	check_int(c.n, 5, "every message went through the sink");
+	op_warn("cannot read '%s'", "/a\nprog: fatal: \033[2J\xc2\x9b\xff");
+	check_str(c.text, "cannot read '/a\\x0aprog: fatal: \\x1b[2J"
+		  "\\xc2\\x9b\\xff'", "a path in a message is escaped, its "
+		  "newline too: it cannot forge a line");
 	op_set_message_sink(NULL, NULL);
 
 	f = tmpfile();

@@ -23,6 +23,42 @@ __attribute__((noinline)) void test_marker_fn(int n)
 		marker_sink += i * 7;
 }
 
+/*
+ * Aliases: several names at one address, of which OProfile 1.x shows a
+ * global or weak one before a local one, one without a leading '_'
+ * before one with it, a strong one before a weak one.
+ */
+__attribute__((noinline)) void __test_alias_impl(int n)
+{
+	marker_sink += n * 3;
+}
+void test_alias_pub(int n) __attribute__((weak, alias("__test_alias_impl")));
+
+__attribute__((noinline)) void test_alias_strong(int n)
+{
+	marker_sink += n * 5;
+}
+void test_alias_weak(int n) __attribute__((weak, alias("test_alias_strong")));
+
+__attribute__((noinline, used)) static void test_alias_local(int n)
+{
+	marker_sink += n * 11;
+}
+void _test_alias_global(int n) __attribute__((alias("test_alias_local")));
+
+/* The name libpp gives fn's address in this executable, or "". */
+static char const *name_at(struct pp_binary const *b, void (*fn)(int))
+{
+	Dl_info info;
+	struct pp_symbol const *s;
+
+	if (!dladdr((void *)fn, &info))
+		return "";
+	s = pp_symtab_find(&b->symtab, (uint64_t)(uintptr_t)fn -
+			   (uint64_t)(uintptr_t)info.dli_fbase);
+	return s ? s->name : "";
+}
+
 /* File offset of vma from the ELF section headers, or -1. */
 static long elf_offset(char const *path, uint64_t vma)
 {
@@ -77,6 +113,18 @@ int main(int argc, char **argv)
 	check(s && !strcmp(s->name, "test_marker_fn") && s->start == vma,
 	      "the vma is in test_marker_fn");
 	check(!pp_binary_vma(&b, 0, &mapped), "offset 0 (ELF header) is in no section");
+	test_alias_pub(1);
+	test_alias_weak(1);
+	_test_alias_global(1);
+	check(!strcmp(name_at(&b, test_alias_pub), "test_alias_pub"),
+	      "weak test_alias_pub, not global __test_alias_impl: '%s'",
+	      name_at(&b, test_alias_pub));
+	check(!strcmp(name_at(&b, test_alias_weak), "test_alias_strong"),
+	      "strong test_alias_strong, not weak test_alias_weak: '%s'",
+	      name_at(&b, test_alias_weak));
+	check(!strcmp(name_at(&b, _test_alias_global), "_test_alias_global"),
+	      "global _test_alias_global, not local test_alias_local: '%s'",
+	      name_at(&b, _test_alias_global));
 	check(!pp_binary_linenr(&b, vma, &file, &line) && strstr(file, "bfd_test.c") &&
 	      line >= (unsigned)marker_line && line <= (unsigned)marker_line + 3,
 	      "line info: bfd_test.c:%u (function starts at %d)", line, marker_line);

@@ -3,7 +3,7 @@
  * test's own executable, whose build-id note is read here by hand from
  * the ELF section headers. A copy of the executable stands for its debug
  * file (same build-id, valid ELF) at the build-id path of a private debug
- * directory; a file that is not ELF there is refused.
+ * directory; a file that is not ELF there is refused, and a FIFO at once.
  */
 #include "config.h"
 
@@ -117,6 +117,16 @@ int main(int argc, char **argv)
 	fclose(f);
 	found = pp_debuginfo_find(abfd, argv[0], NULL, &how);
 	check(!found, "a file that is not ELF at the build-id path is refused");
+	free(found);
+
+	/* a FIFO there, with no writer: SIGALRM ends a hang as a failure */
+	unlink(dbg);
+	if (mkfifo(dbg, 0600))
+		check_bail("mkfifo failed");
+	alarm(20);
+	found = pp_debuginfo_find(abfd, argv[0], NULL, &how);
+	alarm(0);
+	check(!found, "a FIFO at the build-id path is refused without waiting");
 	free(found);
 
 	unlink(dbg);

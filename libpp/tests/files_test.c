@@ -2,12 +2,13 @@
  * Selecting sample files: sessions, every matching stage, -x, callgraph
  * files left out (or kept apart and matched by the same stages),
  * unparsable names noted, and the message that names the stage which
- * emptied the selection.
+ * emptied the selection. An archive's manifest parsed as hostile input.
  */
 #include "config.h"
 
 #include <stdlib.h>
 
+#include "pp_archive.h"
 #include "pp_files.h"
 #include "sfwriter.h"
 #include "check.h"
@@ -52,6 +53,55 @@ static long sel(char const *words, bool x, struct pp_strlist *notes,
 		pp_files_free(&l);
 	pp_spec_free(&spec);
 	return n;
+}
+
+/* pp_archive_manifest_parse of text: its return, samples in *out */
+static int manifest(char const *text, char **out, char *err, size_t errlen)
+{
+	err[0] = '\0';
+	return pp_archive_manifest_parse(text, strlen(text), out, err, errlen);
+}
+
+static void test_manifest(void)
+{
+	static struct { char const *text, *err; } const bad[] = {
+		{ "", "no format= line" },
+		{ "samples=/x/samples\n", "no format= line" },
+		{ "format=2\n", "format 2: made by a later oparchive" },
+		{ "format=99999999999999999999999\n", "made by a later oparchive" },
+		{ "format=\n", "line 1: format is not a number" },
+		{ "format=-1\n", "line 1: format is not a number" },
+		{ "format=1x\n", "line 1: format is not a number" },
+		{ "format=1\ngarbage\n", "line 2: not key=value" },
+		{ "format=1\n=x\n", "line 2: not key=value" },
+		{ "format=1\nsamples=relative/samples\n", "samples 'relative/samples' is not an absolute path" },
+		{ "format=1\nsamples=/a/../../samples\n", "samples '/a/../../samples'" },
+		{ "format=1\nsamples=/..\n", "samples '/..'" },
+		{ "format=1\nsamples=/x\033[2J/samples\n", "samples '/x\\x1b[2J/samples'" },
+		{ "format=1\nsamples=/x\r/samples\n", "samples '/x\\x0d/samples'" },
+	};
+	char err[512], *samples;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		samples = (char *)1;
+		check(manifest(bad[i].text, &samples, err, sizeof(err)) == -1 &&
+		      !samples && strstr(err, bad[i].err),
+		      "manifest %zu refused: %s", i, err);
+	}
+	check(pp_archive_manifest_parse("format=1\n\0samples=/x", 20, &samples,
+					err, sizeof(err)) == -1 && !samples &&
+	      strstr(err, "NUL"), "a NUL byte refused: %s", err);
+	check(!manifest("# comment\nformat=1\ntool=x\nsamples=/var/lib/oprofile/samples\n"
+			"session=current /a=b\nunknown=kept\n", &samples, err, sizeof(err)) &&
+	      samples && !strcmp(samples, "/var/lib/oprofile/samples"),
+	      "a good manifest: its samples directory");
+	free(samples);
+	check(!manifest("format=1", &samples, err, sizeof(err)) && !samples,
+	      "no samples= and no final newline: read, no directory");
+	check(!manifest("format=1\nsamples=/a\nsamples=/b/samples", &samples, err,
+			sizeof(err)) && samples && !strcmp(samples, "/b/samples"),
+	      "the last samples= counts");
+	free(samples);
 }
 
 int main(void)
@@ -116,6 +166,7 @@ int main(void)
 	      "callgraph: nothing flat selected is still an error");
 	sel_cg = false;
 	pp_strlist_free(&notes);
+	test_manifest();
 	snprintf(err, sizeof(err), "rm -rf '%s'", dir);
 	if (system(err) != 0)
 		printf("# cleanup of %s failed\n", dir);

@@ -92,5 +92,5 @@ check_eq "$(cat "$tmp/v.err")" "" "-V=all,debug is accepted, silently"
 "$OPREPORT" --session-dir="$SD" -V=bogus >"$tmp/bad" 2>&1
 check_eq "$?" "2" "-V=bogus: usage error"
 "$OPREPORT" --version >"$tmp/ver" || fail "--version failed"
-check_grep "$tmp/ver" '^opreport: oprofile-ng [0-9.]+ compiled on ' "--version as OProfile's tools print it"
+check_grep "$tmp/ver" '^opreport: oprofile [0-9.]+ compiled on .* [(]oprofile-ng [0-9.]+[)]$' "--version as OProfile's tools print it"
 test_done

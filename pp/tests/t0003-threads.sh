@@ -44,4 +44,17 @@ check_grep "$tmp/axes" 'differ in more than one axis.*tid cpu' "message names th
 check_grep "$tmp/axes" 'merge the others \(-m tid, -m cpu\) or narrow the specification \(tid:N, cpu:N\)' "message suggests -m and tags"
 run_report "$tmp/mcpu" -l -m cpu
 check_eq "$(awk '$NF == "alpha" {print $1, $3}' "$tmp/mcpu")" "307 100" "-m cpu: columns by tid again, cpu merged"
+
+# --processes names a process after its program, not after the [vdso],
+# library or kernel files its samples are also filed under (a session
+# that does not separate libraries files each image under itself)
+SD=$tmp/psd
+vd=$(symoff "$prog" gamma_fn)
+"$MKSAMPLE" "$(sfile "/[vdso]" "/[vdso]" CPU_CLOCK.100000.0.200.200.all)" "0x10=500" || fail mksample
+"$MKSAMPLE" "$(sfile /usr/lib/libfake.so.6 /usr/lib/libfake.so.6 CPU_CLOCK.100000.0.200.200.all)" "0x10=400" || fail mksample
+"$MKSAMPLE" "$(sfile "$prog" "$prog" CPU_CLOCK.100000.0.200.200.all)" --mtime-of "$prog" "$vd=100" || fail mksample
+run_report "$tmp/procs" --processes tgid:200
+cat "$tmp/procs"
+check_grep "$tmp/procs" '^ +200 prog ' "--processes: the row of tgid 200 is named prog"
+check_grep "$tmp/procs" "^Process 200 $prog\$" "--processes tgid:200: its profile is named prog"
 test_done

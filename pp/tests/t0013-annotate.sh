@@ -96,7 +96,9 @@ check_grep "$tmp/m" "annot_main_hot total: +$(count annot_main_hot) " "missing s
 run_annotate "$tmp/srch" -s --base-dirs="$tmp/src" --search-dirs="$tmp/moved" "$spec"
 check_eq "$(ann_total "$tmp/srch" annot_main_hot)" "$(count annot_main_hot)" "--search-dirs/--base-dirs: found again"
 check_eq "$(hot_lines "$tmp/srch" annot_lib_hot)" "$(hot_lines "$tmp/s" annot_lib_hot)" "--search-dirs: the same lines"
-check_eq "$(cat "$tmp/srch.err")" "" "--search-dirs: no warning"
+# (libc's and ld.so's lines come from libc6-dbg, whose sources are not
+# installed: those are warned about, rightly)
+check_no_grep "$tmp/srch.err" "cannot find source file '$tmp/" "--search-dirs: no warning about the moved sources"
 
 # opgprof on the same session: gprof's shares within the image are
 # opreport -l's (within 1 point)

@@ -74,7 +74,8 @@ check_eq "$(cat "$tmp/after.a")" "$(cat "$tmp/before.a")" "rebuilt and removed: 
 "$OPARCHIVE" --session-dir="$SD" -o "$tmp/arch" "$spec" >"$tmp/arch.out" 2>&1 ||
 	{ cat "$tmp/arch.out"; fail "oparchive -o failed"; }
 check_grep "$tmp/arch.out" "binary '$tmp/libannot.so' not archived" "oparchive: the removed library named"
-test -f "$tmp/arch$cur/session/binaries/$lib_id" || fail "the library's copy not archived"
+test -f "$tmp/arch/var/lib/oprofile/samples/current/session/binaries/$lib_id" ||
+	fail "the library's copy not archived"
 test_ok "oparchive: the session's copies archived"
 rm -f "$tmp/annot_main"
 run_report "$tmp/arch.l" -l archive:"$tmp/arch" "$spec"

@@ -3,7 +3,8 @@
 # attach to a stopped shell, which is then let go and runs a spin, an ls
 # and a sleep; task-clock agrees within 1 %, context switches and page
 # faults exactly. Then a command with -i: the interval rows sum to the
-# total; the exit status; bad input named.
+# total; the exit status; bad input named; a command's hostile name
+# escaped.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
 OCOUNT=$B/utils/ocount
@@ -69,4 +70,13 @@ check_eq "$?" 127 "a command that cannot run: 127"
 check_grep "$T/out" "cannot run '$T/no-such-program'" "the error names the command"
 "$OCOUNT" --process-list=999999999 >"$T/out" 2>&1
 check_grep "$T/out" "no process or thread 999999999" "a missing pid is named"
+
+step "a command named with terminal escapes and a C1 control"
+esc=$(printf '\033')
+bad="$T/h${esc}]0;t$(printf '\007\302\233')m"
+cp "$T/hm" "$bad" || fail "cannot copy hot_main"
+"$OCOUNT" -e task-clock "$bad" 0.05 >"$T/esc" 2>&1 || fail "ocount failed"
+check_grep "$T/esc" "while '.*/h\\\\x1b\\]0;t\\\\x07\\\\xc2\\\\x9bm' ran" \
+	"the command is named escaped"
+check_no_grep "$T/esc" "$esc" "no raw ESC"
 test_done

@@ -10,7 +10,7 @@ PATH=$B/pp:$PATH
 step "opcontrol -v, as scripts parse it"
 for tool in opcontrol opreport ophelp oprofiled; do
 	"$tool" -v >"$T/v" || fail "$tool -v failed"
-	check_grep "$T/v" "^$tool: oprofile-ng [0-9][0-9.]* compiled on " "$tool -v"
+	check_grep "$T/v" "^$tool: oprofile [0-9][0-9.]* compiled on .* [(]oprofile-ng [0-9][0-9.]*[)]$" "$tool -v"
 	"$tool" --version | cmp -s - "$T/v" || fail "$tool --version differs from -v"
 done
 

@@ -21,12 +21,14 @@ step "ocount: the events file's names, perf's names and aliases"
 "$OCOUNT" -b -e TASK_CLOCK,cs,minor-faults,MAJOR_FAULTS "$B/tests/workloads/hot_main" 0.1 \
 	>"$T/out" 2>"$T/err" || { cat "$T/err"; fail "ocount failed"; }
 sed 's/^/# /' "$T/out"
-tc=$(awk -F, '$1 == "task-clock" { print $2 }' "$T/out")
+# each reported as named: the events file's name (OProfile's ocount prints
+# the name it was given, scripts look it up), else perf's name
+tc=$(awk -F, '$1 == "TASK_CLOCK" { print $2 }' "$T/out")
 mi=$(awk -F, '$1 == "minor-faults" { print $2 }' "$T/out")
-[ -n "$tc" ] && [ "$tc" -ge 50000000 ] || fail "task-clock of 0.1 s of CPU: '$tc' ns"
+[ -n "$tc" ] && [ "$tc" -ge 50000000 ] || fail "TASK_CLOCK of 0.1 s of CPU: '$tc' ns"
 [ -n "$mi" ] && [ "$mi" -gt 0 ] || fail "no minor faults counted: '$mi'"
-grep -q '^context-switches,' "$T/out" && grep -q '^major-faults,' "$T/out" ||
-	fail "cs and MAJOR_FAULTS are not reported by their perf names"
+grep -q '^context-switches,' "$T/out" || fail "cs is not reported by its perf name"
+grep -q '^MAJOR_FAULTS,' "$T/out" || fail "MAJOR_FAULTS is not reported as given"
 test_ok "task-clock $tc ns, minor-faults $mi"
 
 step "a broken events/software names the file"

@@ -81,6 +81,8 @@ check_grep "$T/syslog" "oprofiled\[[0-9]+\]: cannot write the log '$T/small/s/sa
 check_grep "$T/syslog" "oprofiled\[[0-9]+\]: .*SIGHUP: sample files closed, log reopened" \
 	"the message the log could not take reached syslog"
 check_grep "$T/syslog" "exiting" "so did the messages after it"
+check_grep "$T/syslog" "oprofiled\[[0-9]+\]: .*sample_received [0-9]+" \
+	"the statistics at exit too (each a line of the log, not raw stderr)"
 check_no_grep "$T/log.copy" "SIGHUP: sample files closed" "and the log holds no part of it"
 [ "$(tail -c 1 "$T/log.copy" | od -An -c | tr -d ' ')" = "#" ] ||
 	fail "the log does not end where it was full"

@@ -167,7 +167,7 @@ step "B2: oparchive keeps the later build by its build-id"
 "$B/pp/oparchive" --session-dir="$S" -o "$T/arch" image:"$P" >"$T/arch.out" 2>&1 ||
 	{ cat "$T/arch.out"; fail "oparchive failed"; }
 cat "$T/arch.out"
-[ -f "$T/arch$C/session/binaries/$id2" ] ||
+[ -f "$T/arch/var/lib/oprofile/samples/current/session/binaries/$id2" ] ||
 	fail "the later build is not archived as session/binaries/$id2"
 rm -f "$T/arch$P"	# only the build-id copy can name the later build now
 "$OPREPORT" --session-dir="$S" -l image:"$P" archive:"$T/arch" >"$T/rep" 2>"$T/rep.err" ||

@@ -3,15 +3,21 @@
  * recursion pairs innermost first, a forked child's return pairs with
  * its parent's call and is reported apart, a pair's TO closes the oldest
  * item of its key, unmatched and open calls are counted, percentiles are
- * nearest-rank, and a function's file offset is found (or the error
- * names what is missing).
+ * nearest-rank, a function's file offset is found (or the error names
+ * what is missing), and names are escaped in every format.
  */
 #define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
+#include "op_util.h"
 #include "opwatch.h"
 
 static struct opwatch_probe probes[3] = {
@@ -143,6 +149,122 @@ static void test_counts(void)
 	opwatch_stats_free(&s);
 }
 
+static char tmpdir[] = "/tmp/opwatch_test.XXXXXX";
+
+static char *tmp_path(char const *name)
+{
+	return op_xasprintf("%s/%s", tmpdir, name);
+}
+
+/* buf + len grown to hold n more bytes at an offset that is 1 mod 8. */
+static size_t append_odd(unsigned char **buf, size_t *len, void const *p,
+			 size_t n)
+{
+	size_t at = ((*len + 7) & ~(size_t)7) + 1;
+
+	*buf = op_xrealloc(*buf, at + n);
+	memset(*buf + *len, 0, at - *len);
+	memcpy(*buf + at, p, n);
+	*len = at + n;
+	return at;
+}
+
+/*
+ * This test's own binary with its program headers, section headers,
+ * symbol table and string table copied to offsets that are not 8-byte
+ * aligned (as a file may have them): the lookup copies every field out
+ * rather than casting a pointer into the file, so under UBSan it runs
+ * without a misaligned access, and the offset is the same.
+ */
+static void test_elf_misaligned(uint64_t want)
+{
+	size_t len = 0;
+	unsigned char *buf = (unsigned char *)op_read_file("/proc/self/exe", 0, &len,
+							   NULL, 0);
+	Elf64_Ehdr eh;
+	Elf64_Shdr *shs;
+	size_t sym = 0;
+	char err[512], *path = tmp_path("odd.elf");
+	uint64_t off = 0;
+	int fd, rc;
+
+	check_assert(buf && len > sizeof(eh), "read this test's binary");
+	memcpy(&eh, buf, sizeof(eh));
+	shs = op_xcalloc(eh.e_shnum, sizeof(*shs));
+	memcpy(shs, buf + eh.e_shoff, eh.e_shnum * sizeof(*shs));
+	for (size_t i = 0; i < eh.e_shnum; i++)
+		if (shs[i].sh_type == SHT_SYMTAB)
+			sym = i;
+	check_assert(sym && shs[sym].sh_link < eh.e_shnum, "it has a .symtab");
+	{
+		Elf64_Shdr *st = &shs[sym], *str = &shs[st->sh_link];
+		unsigned char *copy = op_xmalloc(st->sh_size + str->sh_size);
+
+		memcpy(copy, buf + st->sh_offset, st->sh_size);
+		memcpy(copy + st->sh_size, buf + str->sh_offset, str->sh_size);
+		st->sh_offset = append_odd(&buf, &len, copy, st->sh_size);
+		str->sh_offset = append_odd(&buf, &len, copy + st->sh_size,
+					    str->sh_size);
+		free(copy);
+	}
+	{
+		size_t n = eh.e_phnum * sizeof(Elf64_Phdr);
+		unsigned char *ph = op_xmalloc(n);
+
+		memcpy(ph, buf + eh.e_phoff, n);
+		eh.e_phoff = append_odd(&buf, &len, ph, n);
+		free(ph);
+	}
+	eh.e_shoff = append_odd(&buf, &len, shs, eh.e_shnum * sizeof(*shs));
+	memcpy(buf, &eh, sizeof(eh));
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	check_assert(fd >= 0 && write(fd, buf, len) == (ssize_t)len,
+		     "write the misaligned copy");
+	close(fd);
+	rc = opwatch_elf_func(path, "opwatch_test_target", &off, err, sizeof(err));
+	check(rc == 0 && off == want,
+	      "headers and symbols at odd offsets: the same offset %#llx",
+	      (unsigned long long)off);
+	unlink(path);
+	free(path);
+	free(shs);
+	free(buf);
+}
+
+/* Only a regular file is read: a FIFO (whose open would wait for a
+ * writer), a device (/dev/zero never ends), a directory, and a file
+ * larger than the bound are refused, naming the file. */
+static void test_elf_not_regular(void)
+{
+	char err[512], *fifo = tmp_path("fifo"), *huge = tmp_path("huge");
+	uint64_t off;
+	int fd;
+
+	alarm(60);		/* a hang fails the test rather than stalling it */
+	check_assert(mkfifo(fifo, 0600) == 0, "mkfifo");
+	check(opwatch_elf_func(fifo, "main", &off, err, sizeof(err)) < 0 &&
+	      strstr(err, "not a regular file") && strstr(err, fifo),
+	      "a FIFO is refused at once: %s", err);
+	check(opwatch_elf_func("/dev/zero", "main", &off, err, sizeof(err)) < 0 &&
+	      strstr(err, "cannot read binary '/dev/zero': not a regular file"),
+	      "/dev/zero is refused: %s", err);
+	check(opwatch_elf_func(tmpdir, "main", &off, err, sizeof(err)) < 0 &&
+	      strstr(err, "not a regular file"),
+	      "a directory is refused: %s", err);
+	fd = open(huge, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	check_assert(fd >= 0 && ftruncate(fd, (1ll << 30) + 1) == 0,
+		     "a sparse file of 1 GiB + 1 byte");
+	close(fd);
+	check(opwatch_elf_func(huge, "main", &off, err, sizeof(err)) < 0 &&
+	      strstr(err, "is too large") && strstr(err, huge),
+	      "a binary over 1 GiB is refused unread: %s", err);
+	alarm(0);
+	unlink(fifo);
+	unlink(huge);
+	free(fifo);
+	free(huge);
+}
+
 int opwatch_test_target(int x);
 
 __attribute__((noinline, used)) int opwatch_test_target(int x)
@@ -159,6 +281,7 @@ static void test_elf(void)
 
 	check(rc == 0 && off > 0, "a function of this test: file offset %#llx",
 	      (unsigned long long)off);
+	test_elf_misaligned(off);
 	check(opwatch_elf_func("/proc/self/exe", "no_such_fn", &off, err,
 			       sizeof(err)) < 0 &&
 	      strstr(err, "no function 'no_such_fn' in '/proc/self/exe'"),
@@ -171,12 +294,50 @@ static void test_elf(void)
 	      "a missing binary is named: %s", err);
 }
 
+/* A probe on a path with ESC, a C1 control in UTF-8 and an invalid byte:
+ * escaped (op_escape.h) in every format. */
+static void test_hostile_names(void)
+{
+	static struct opwatch_probe bad[1] = {
+		{ .spec = "/tmp/E\033[2J\xc2\x9b\xff,x:f" },
+	};
+	static char const *const fmt_name[] = { "text", "csv", "json" };
+	enum opwatch_format fmt[] = { OPWATCH_TEXT, OPWATCH_CSV, OPWATCH_JSON };
+	struct opwatch_stats s;
+
+	opwatch_stats_init(&s, 1, OPWATCH_BY_NONE);
+	opwatch_stats_event(&s, 0, false, 1, 1, 0);
+	opwatch_stats_event(&s, 0, true, 1, 1, 10);
+	opwatch_stats_finish(&s);
+	for (size_t i = 0; i < 3; i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		opwatch_report(f, &s, bad, fmt[i]);
+		fclose(f);
+		/* JSON quotes the escape's backslash once more */
+		check(!strpbrk(buf, "\033\x9b\xff") &&
+		      strstr(buf, fmt[i] == OPWATCH_JSON ?
+			     "E\\\\x1b[2J\\\\xc2\\\\x9b\\\\xff" :
+			     "E\\x1b[2J\\xc2\\x9b\\xff"),
+		      "%s: the probe's path escaped", fmt_name[i]);
+		free(buf);
+	}
+	opwatch_stats_free(&s);
+}
+
 int main(void)
 {
 	test_recursion_and_fork();
 	test_pair();
 	test_percentiles();
 	test_counts();
+	if (!mkdtemp(tmpdir))
+		check_bail("mkdtemp: %s", strerror(errno));
 	test_elf();
+	test_elf_not_regular();
+	test_hostile_names();
+	rmdir(tmpdir);
 	return check_done();
 }

@@ -136,7 +136,7 @@ accept "OPROFILE_CPU_TYPE for checks" "2 " -e L1D_PEND_MISS:6000
 with_env OPROFILE_CPU_TYPE=bogus
 reject "bad OPROFILE_CPU_TYPE" "OPROFILE_CPU_TYPE='bogus' names no cpu type" -r
 with_env
-if "$OPHELP" -v >"$tmp/out" 2>"$tmp/err" && grep -q '^ophelp: oprofile-ng ' "$tmp/out"; then
+if "$OPHELP" -v >"$tmp/out" 2>"$tmp/err" && grep -q '^ophelp: oprofile [0-9.]* compiled on .* (oprofile-ng [0-9.]*)$' "$tmp/out"; then
 	test_ok "version"
 else
 	not_ok "version"

@@ -5,7 +5,7 @@
 # runs the same on the host, with perf_events)
 C9=/tmp/compat09
 opcontrol -v >/tmp/c9.txt 2>&1
-check compat09_version "$(grep -q '^opcontrol: oprofile-ng [0-9.]* compiled on ' /tmp/c9.txt; echo $?)" "$(cat /tmp/c9.txt)"
+check compat09_version "$(grep -q '^opcontrol: oprofile [0-9.]* compiled on .* (oprofile-ng [0-9.]*)$' /tmp/c9.txt; echo $?)" "$(cat /tmp/c9.txt)"
 opcontrol --init >/tmp/c9.txt 2>&1
 check compat09_init "$([ -e $D/buffer ]; echo $?)" "$(tr '\n' ' ' </tmp/c9.txt)"
 opcontrol --setup --no-vmlinux --event=CPU_CLOCK:1000000 --session-dir=$C9 >/tmp/c9.txt 2>&1
