@@ -49,7 +49,8 @@ static bool build_id_in(bfd *abfd, unsigned char const *p, size_t size,
 {
 	size_t off = 0;
 
-	while (size - off >= 12) {
+	/* off passes size when the last note's padding is cut off */
+	while (off <= size && size - off >= 12) {
 		uint32_t namesz = note_word(abfd, p + off);
 		uint32_t descsz = note_word(abfd, p + off + 4);
 		uint32_t type = note_word(abfd, p + off + 8);
