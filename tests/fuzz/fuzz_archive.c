@@ -23,6 +23,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -82,6 +83,21 @@ static int open_meta(char const *name)
 	return fd;
 }
 
+static int remove_one(char const *path, struct stat const *sb, int flag,
+		      struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* The private directory goes at exit (a crash leaves it for a look). */
+static void remove_top(void)
+{
+	nftw(top, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static void setup(void)
 {
 	char const *base = access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm";
@@ -89,6 +105,7 @@ static void setup(void)
 
 	snprintf(top, sizeof(top), "%s/fuzz-archive-%ld", base,
 		 (long)getpid());
+	atexit(remove_top);
 	path = op_xasprintf("%s/arch", top);
 	if (op_mkdir_p(path) || !realpath(path, arch))
 		abort();

@@ -22,6 +22,7 @@
 
 #include <bfd.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -57,6 +58,21 @@ static void bfd_quiet(char const *fmt, va_list ap)
 	(void)ap;
 }
 
+static int remove_one(char const *path, struct stat const *sb, int flag,
+		      struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* The private directory goes at exit (a crash leaves it for a look). */
+static void remove_top(void)
+{
+	nftw(top, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static void setup(void)
 {
 	char const *base = access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm";
@@ -64,6 +80,7 @@ static void setup(void)
 
 	snprintf(top, sizeof(top), "%s/fuzz-debuginfo-%ld", base,
 		 (long)getpid());
+	atexit(remove_top);
 	snprintf(root, sizeof(root), "%s/root", top);
 	snprintf(bin, sizeof(bin), "%s/bin", top);
 	snprintf(sampled, sizeof(sampled), "%s/usr/lib/prog", root);

@@ -33,6 +33,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -85,12 +86,28 @@ static size_t count_str(char const *s, size_t len, char const *what)
 	return n;
 }
 
+static int remove_one(char const *path, struct stat const *sb, int flag,
+		      struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* The private directory goes at exit (a crash leaves it for a look). */
+static void remove_top(void)
+{
+	nftw(top, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static void setup(void)
 {
 	char err[256], sub[256];
 	char const *base = access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm";
 
 	snprintf(top, sizeof(top), "%s/fuzz-stacks-%ld", base, (long)getpid());
+	atexit(remove_top);
 	snprintf(samples, sizeof(samples), "%s/samples/current", top);
 	snprintf(table, sizeof(table), "%s/stacks/%s", samples,
 		 OP_STACKS_TABLE);
