@@ -32,7 +32,8 @@ for src in tests/fuzz/fuzz_*.c; do
 	if ! clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined \
 		-Ilibop -Ilibdb -Idaemon -Ilibpp -I"$build" -I"$build/libpp" \
-		"$src" libop/*.c libdb/*.c $extra $libs -lz -o "$out/$name" 2>"$out/$name.build.log"; then
+		"$src" libop/*.c libdb/*.c $extra $libs -lz -o "$out/$name" \
+		2>"$out/$name.build.log"; then
 		echo "fuzz $name: FAIL (build, see $out/$name.build.log)"
 		cat "$out/$name.build.log" >&2
 		status=1
