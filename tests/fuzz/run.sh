@@ -17,7 +17,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${2:-$top/_fuzz}
 build=${FUZZ_BUILD:-$top/_b}
 mkdir -p "$out"
-cd "$top"
+cd "$top" || exit 1
 # libbfd's known leaks (see the file); leaks elsewhere still fail
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$top/libpp/tests/lsan.supp:print_suppressions=0"
 
