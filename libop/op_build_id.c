@@ -22,7 +22,8 @@ static int hex_of_notes(unsigned char const *p, size_t size,
 {
 	size_t off = 0;
 
-	while (size - off >= 12) {
+	/* off passes size when the last note's padding is cut off */
+	while (off <= size && size - off >= 12) {
 		uint32_t namesz, descsz, type;
 		size_t name, desc;
 

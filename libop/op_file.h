@@ -95,11 +95,13 @@ int op_open_beneath(char const *dir, char const *rel, int flags, mode_t mode);
  * Create or truncate the file a tool's user named for its output (-o,
  * --output, --pprof=, --flame=, --record-stream=), often in a shared
  * directory such as /tmp where another user may have planted something:
- * a symbolic link at the name is not followed (ELOOP: root's report must
- * not overwrite the link's target), a FIFO is refused without blocking
- * (OP_ENOTREG), and only a regular file is truncated; a character device
- * the user names (/dev/null) is written as it is. The fd (O_CLOEXEC, in
- * blocking mode), or -1 with errno set.
+ * a symbolic link at the name is followed only when the caller or root
+ * owns it (/dev/stdout; ELOOP otherwise: root's report must not
+ * overwrite the target of another user's link), a FIFO without a reader
+ * is refused without blocking (OP_ENOTREG), and only a regular file is
+ * truncated; a character device (/dev/null) or a pipe with a reader is
+ * written as it is. The fd (O_CLOEXEC, in blocking mode), or -1 with
+ * errno set.
  */
 int op_open_output(char const *path, mode_t mode);
 

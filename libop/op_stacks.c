@@ -325,6 +325,14 @@ static int bad_record(struct table const *t, size_t off, char const *what)
 	return -EINVAL;
 }
 
+static bool lower_hex(unsigned char const *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f')))
+			return false;
+	return len % 2 == 0;
+}
+
 static int parse_image(struct table *t, unsigned char const *p, size_t len,
 		       size_t off)
 {
@@ -342,6 +350,9 @@ static int parse_image(struct table *t, unsigned char const *p, size_t len,
 		return bad_record(t, off, "bad image name or build-id length");
 	if (memchr(p + IMAGE_FIXED, 0, nlen + blen))
 		return bad_record(t, off, "NUL byte in an image name");
+	/* reports put a build-id in paths (binaries/ID, .build-id/) */
+	if (blen && !lower_hex(p + IMAGE_FIXED + nlen, blen))
+		return bad_record(t, off, "build-id not in lower-case hex");
 	if (image_named(t, (char const *)p + IMAGE_FIXED, nlen))
 		return bad_record(t, off, "image named twice");
 	table_add_image(t, (char const *)p + IMAGE_FIXED, nlen,

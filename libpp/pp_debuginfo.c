@@ -50,7 +50,8 @@ static bool build_id_in(bfd *abfd, unsigned char const *p, size_t size,
 {
 	size_t off = 0;
 
-	while (size - off >= 12) {
+	/* off passes size when the last note's padding is cut off */
+	while (off <= size && size - off >= 12) {
 		uint32_t namesz = note_word(abfd, p + off);
 		uint32_t descsz = note_word(abfd, p + off + 4);
 		uint32_t type = note_word(abfd, p + off + 8);
@@ -296,12 +297,35 @@ static void add_owned(struct pp_strlist *l, char *s)
 	free(s);
 }
 
-static char *by_debuglink(struct pp_strlist const *dirs, bfd *abfd,
-			  char const *path, struct pp_build_id const *id)
+void pp_debuglink_candidates(char const *path, char const *name,
+			     struct pp_strlist *out)
+{
+	struct pp_strlist dirs = { 0 };
+	char *dir, *here;
+
+	/* a file name, not a path: it comes from the binary */
+	if (!op_debuglink_name_ok(name))
+		return;
+	here = op_xstrdup(path);
+	*(strrchr(here, '/') ? strrchr(here, '/') : here) = '\0';
+	dir = sampled_dir(path);
+	debug_dirs(&dirs);
+	add_owned(out, op_xasprintf("%s/%s", here[0] ? here : ".", name));
+	add_owned(out, op_xasprintf("%s/.debug/%s", here[0] ? here : ".",
+				    name));
+	for (size_t i = 0; i < dirs.n; i++)
+		add_owned(out, op_xasprintf("%s%s/%s", dirs.v[i], dir, name));
+	pp_strlist_free(&dirs);
+	free(here);
+	free(dir);
+}
+
+static char *by_debuglink(bfd *abfd, char const *path,
+			  struct pp_build_id const *id)
 {
 	unsigned long crc = 0;
 	char *name = bfd_get_debug_link_info(abfd, &crc);
-	char *dir, *here, *out = NULL;
+	char *out = NULL;
 	struct pp_strlist cand = { 0 };
 
 	if (!name)
@@ -313,16 +337,7 @@ static char *by_debuglink(struct pp_strlist const *dirs, bfd *abfd,
 		free(name);
 		return NULL;
 	}
-	here = op_xstrdup(path);
-	*(strrchr(here, '/') ? strrchr(here, '/') : here) = '\0';
-	dir = sampled_dir(path);
-	add_owned(&cand, op_xasprintf("%s/%s", here[0] ? here : ".",
-						 name));
-	add_owned(&cand, op_xasprintf("%s/.debug/%s",
-						 here[0] ? here : ".", name));
-	for (size_t i = 0; i < dirs->n; i++)
-		add_owned(&cand, op_xasprintf("%s%s/%s", dirs->v[i],
-							 dir, name));
+	pp_debuglink_candidates(path, name, &cand);
 	for (size_t i = 0; i < cand.n && !out; i++) {
 		/* the binary itself may carry the same name: not a debug file */
 		if (!strcmp(cand.v[i], path))
@@ -331,8 +346,6 @@ static char *by_debuglink(struct pp_strlist const *dirs, bfd *abfd,
 			out = op_xstrdup(cand.v[i]);
 	}
 	pp_strlist_free(&cand);
-	free(here);
-	free(dir);
 	free(name);
 	return out;
 }
@@ -354,7 +367,7 @@ char *pp_debuginfo_find(bfd *abfd, char const *path,
 	debug_dirs(&dirs);
 	if ((out = by_build_id(&dirs, id)))
 		*how = PP_DEBUG_BUILD_ID;
-	else if ((out = by_debuglink(&dirs, abfd, path, id)))
+	else if ((out = by_debuglink(abfd, path, id)))
 		*how = PP_DEBUG_DEBUGLINK;
 	else if ((out = pp_debuginfod_fetch(id)))
 		*how = PP_DEBUG_DEBUGINFOD;

@@ -64,6 +64,19 @@ char *pp_debuginfo_find(struct bfd *abfd, char const *path,
 			struct pp_build_id const *want,
 			enum pp_debug_how *how);
 
+struct pp_strlist;
+
+/*
+ * Where a separate debug file that a .gnu_debuglink calls name is looked
+ * for, for the binary read from path, in order, added to out: path's
+ * directory, its .debug/, then each debug directory at the binary's
+ * sampled directory. None when name is no plain file name (empty, "."
+ * or "..", or with a '/'): it comes from the binary and must not lead
+ * out of those directories.
+ */
+void pp_debuglink_candidates(char const *path, char const *name,
+			     struct pp_strlist *out);
+
 /*
  * The debug file of the build id, when the binary is not at hand (it was
  * rebuilt or removed after sampling): by build-id below the debug

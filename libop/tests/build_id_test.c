@@ -1,10 +1,13 @@
 /*
  * Build-ids without libbfd (op_build_id.h): this test's own executable
  * against readelf's "Build ID:" and its LOAD segments, a file that is not
- * ELF, and the lines of the session's build-ids and segments files both
- * ways, and those files read back with their bad lines left out.
+ * ELF, a note cut in its padding, and the lines of the session's
+ * build-ids and segments files both ways, and those files read back with
+ * their bad lines left out.
  */
+#include <elf.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +15,41 @@
 
 #include "op_build_id.h"
 #include "check.h"
+
+/*
+ * An ELF file whose only PT_NOTE ends inside its note's padding (17
+ * bytes: a 12-byte header, "GNU\0", 1 byte of desc): no build-id, and
+ * nothing read past the segment (under ASan, make check-unit, the reader
+ * before the fix read beyond its 17-byte buffer).
+ */
+static void check_cut_note(void)
+{
+	char path[] = "/tmp/build_id_test.XXXXXX", hex[OP_BUILD_ID_HEX_MAX];
+	unsigned char note[17] = { 4, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0,
+				   'G', 'N', 'U', 0, 0xab };
+	Elf64_Ehdr e = { .e_type = ET_EXEC, .e_machine = EM_X86_64,
+			 .e_version = EV_CURRENT, .e_phoff = sizeof(e),
+			 .e_ehsize = sizeof(e), .e_phentsize = sizeof(Elf64_Phdr),
+			 .e_phnum = 1 };
+	Elf64_Phdr ph = { .p_type = PT_NOTE,
+			  .p_offset = sizeof(e) + sizeof(ph),
+			  .p_filesz = sizeof(note), .p_memsz = sizeof(note) };
+	int fd = mkstemp(path);
+
+	memcpy(e.e_ident, ELFMAG, SELFMAG);
+	e.e_ident[EI_CLASS] = ELFCLASS64;
+	e.e_ident[EI_DATA] = *(uint16_t const *)"\1\0" == 1 ? ELFDATA2LSB :
+							     ELFDATA2MSB;
+	e.e_ident[EI_VERSION] = EV_CURRENT;
+	if (fd < 0 || write(fd, &e, sizeof(e)) != sizeof(e) ||
+	    write(fd, &ph, sizeof(ph)) != sizeof(ph) ||
+	    write(fd, note, sizeof(note)) != sizeof(note))
+		check_bail("cannot write %s", path);
+	close(fd);
+	check_int(op_build_id_of(path, hex), -1,
+		  "a note cut in its padding: no build-id, nothing read past it");
+	unlink(path);
+}
 
 /* readelf -lW's LOAD segments with file contents against ours. */
 static void check_segments(char const *self)
@@ -114,6 +152,7 @@ int main(int argc, char **argv)
 	check_int(op_build_id_of("/nonexistent/file", hex), -1, "a missing file has none");
 	check_int(op_elf_segments("/nonexistent/file", NULL, 0), -1, "a missing file has no segments");
 	check_segments(argv[0]);
+	check_cut_note();
 	{
 		struct op_segment seg = { 0x1000, 0x401000, 0x2a5 }, back;
 		char bad1[] = "abcd 0x1 0x2", bad2[] = "abcd 1 2 3",

@@ -325,6 +325,26 @@ static void test_bad_input(void)
 	free(p);
 }
 
+/* A build-id goes into report paths (session/binaries/ID): a table with
+ * one that is not lower-case hex is refused, not followed out. */
+static void test_bad_build_id(void)
+{
+	char *d = op_xasprintf("%s/bid", dir);
+	struct op_stacks_writer *w;
+	struct op_stacks *st = NULL;
+	uint32_t img;
+
+	if (!check(op_stacks_writer_open(d, &w) == 0, "writer opens"))
+		return;
+	check(op_stacks_writer_image(w, "{root}/usr/bin/x", "../../../bait",
+				     &img) == 0, "an image with a path as build-id");
+	op_stacks_writer_close(w);
+	check_int(op_stacks_open(d, &st), -EINVAL,
+		  "a build-id not in hex: the table is refused");
+	check(st == NULL, "and no handle");
+	free(d);
+}
+
 /* Stacks share their callers' frames: a stack that differs from one in
  * the table by its leaf costs one frame record and its stack record. */
 static void test_sharing(void)
@@ -391,6 +411,7 @@ int main(void)
 	test_reopen();
 	test_torn_tail();
 	test_bad_input();
+	test_bad_build_id();
 	test_sharing();
 	test_symlink();
 	cmd = op_xasprintf("rm -rf '%s'", dir);

@@ -3,12 +3,14 @@
  * test's own executable, whose build-id note is read here by hand from
  * the ELF section headers. A copy of the executable stands for its debug
  * file (same build-id, valid ELF) at the build-id path of a private debug
- * directory; a file that is not ELF there is refused, and a FIFO at once.
+ * directory; a file that is not ELF there is refused, and a FIFO at once;
+ * a .gnu_debuglink that is a path is not followed out of the directories.
  */
 #include "config.h"
 
 #include <bfd.h>
 #include <elf.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,64 @@
 #include "op_util.h"
 #include "pp_debuginfo.h"
 #include "check.h"
+
+/*
+ * A .gnu_debuglink that is a path ("../esc.debug"), not a file name: the
+ * binary (this executable with that section added by objcopy) is
+ * profiled, so the name is input; a debug file planted where it leads,
+ * outside the binary's and the debug directories, with the right CRC
+ * and build-id, must not be taken.
+ */
+static void debuglink_escape(char const *self, char const *dir)
+{
+	char *bindir = op_xasprintf("%s/bin", dir);
+	char *prog = op_xasprintf("%s/prog", bindir);
+	char *esc = op_xasprintf("%s/esc.debug", dir);
+	char *sec = op_xasprintf("%s/link", dir), *cmd, err[512];
+	unsigned char buf[65536], link[20] = "../esc.debug";
+	unsigned long crc = 0;
+	enum pp_debug_how how;
+	char *found;
+	size_t n;
+	FILE *f;
+	bfd *abfd;
+
+	mkdir(bindir, 0755);
+	if (op_copy_file(self, esc, err, sizeof(err)))
+		check_bail("%s", err);
+	f = fopen(esc, "rb");
+	while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+		crc = bfd_calc_gnu_debuglink_crc32(crc, buf, n);
+	if (f)
+		fclose(f);
+	/* name, NUL, padded to 4, then the CRC (little-endian here) */
+	memcpy(link + 16, &(uint32_t){ (uint32_t)crc }, 4);
+	f = fopen(sec, "wb");
+	if (!f || fwrite(link, 1, sizeof(link), f) != sizeof(link) || fclose(f))
+		check_bail("cannot write %s", sec);
+	cmd = op_xasprintf("objcopy --remove-section .gnu_debuglink "
+			   "--add-section .gnu_debuglink='%s' '%s' '%s'",
+			   sec, self, prog);
+	if (system(cmd))
+		check_skip("objcopy cannot add a .gnu_debuglink");
+	abfd = bfd_openr(prog, NULL);
+	if (!abfd || !bfd_check_format(abfd, bfd_object))
+		check_bail("libbfd cannot read %s", prog);
+	found = pp_debuginfo_find(abfd, prog, NULL, &how);
+	check(!found, "a .gnu_debuglink '../esc.debug' is not followed out "
+	      "of the binary's directory (found: %s)", found ? found : "none");
+	free(found);
+	bfd_close(abfd);
+	unlink(prog);
+	unlink(esc);
+	unlink(sec);
+	rmdir(bindir);
+	free(cmd);
+	free(sec);
+	free(esc);
+	free(prog);
+	free(bindir);
+}
 
 /* The build-id of path from its .note.gnu.build-id section, as hex. */
 static int oracle_build_id(char const *path, char *hex, size_t hexlen)
@@ -132,6 +192,7 @@ int main(int argc, char **argv)
 	unlink(dbg);
 	rmdir(sub);
 	rmdir(top);
+	debuglink_escape(argv[0], dir);
 	rmdir(dir);
 	free(sub);
 	free(top);

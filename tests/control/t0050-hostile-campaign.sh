@@ -152,6 +152,9 @@ plant() {
 	garbage) garbage >"$f" ;;
 	empty) : >"$f" ;;
 	esac
+	# planted by another user (nobody): a link of root's own, as
+	# /dev/stdout, a tool may follow
+	chown -h 65534:65534 "$f"
 }
 KINDS="fifo chardev dir link-victim link-zero huge garbage empty"
 
@@ -216,6 +219,7 @@ for tool in ann arch; do
 		rm -rf "$pre"
 		mkdir -p "$pre/$tool"
 		ln -s "$V/dir" "$pre/$tool/$top"
+		chown -h 65534:65534 "$pre/$tool/$top"
 		if [ "$tool" = ann ]; then
 			run "opannotate -s -o with $tool/$top -> victim" \
 				"$OPANNOTATE" --session-dir="$W" -s -o "$pre/$tool"
@@ -253,6 +257,7 @@ for sub in samples samples/current samples/current/session samples/current/stack
 	rm -rf "$W"
 	mkdir -p "$(dirname "$W/$sub")"
 	ln -s "$V/dir" "$W/$sub"
+	chown -h 65534:65534 "$W/$sub"
 	run "operf -d with $sub -> victim" "$OPERF" -d "$W" /bin/true
 done
 

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds every tests/fuzz/fuzz_*.c as a libFuzzer binary (clang,
 # ASan+UBSan) and runs each for SECONDS (default 20). A target is linked
-# with libop/*.c and libdb/*.c, plus any sources named on a line
-# "FUZZ-SOURCES: a.c b.c" in the target. Seeds come from the target's
+# with libop/*.c and libdb/*.c, plus any sources named on lines
+# "FUZZ-SOURCES: a.c b.c" in the target ($B there is the build directory,
+# for sources made at build time) and libraries on "FUZZ-LIBS: -lx" lines.
+# The build directory (config.h, generated sources) is $FUZZ_BUILD, by
+# default _b: a configured and built tree. Seeds come from the target's
 # committed corpus, tests/fuzz/corpus/<target>/ (fuzz_<target>.c; make
 # check replays it, see fuzz.am), and its dictionary fuzz_<target>.dict
 # when there is one. New finds go to OUTDIR, not into the committed corpus.
@@ -12,19 +15,25 @@ set -uo pipefail
 secs=${1:-20}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${2:-$top/_fuzz}
+build=${FUZZ_BUILD:-$top/_b}
 mkdir -p "$out"
-cd "$top"
+cd "$top" || exit 1
+# libbfd's known leaks (see the file); leaks elsewhere still fail
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$top/libpp/tests/lsan.supp:print_suppressions=0"
 
 status=0
 for src in tests/fuzz/fuzz_*.c; do
 	[ -e "$src" ] || continue
 	name=$(basename "$src" .c)
-	extra=$(sed -n 's/.*FUZZ-SOURCES:\(.*\)/\1/p' "$src" | head -1)
+	extra=$(sed -n 's/.*FUZZ-SOURCES:\(.*\)/\1/p' "$src" | tr '\n' ' ')
+	extra=${extra//\$B/$build}
+	libs=$(sed -n 's/.*FUZZ-LIBS:\(.*\)/\1/p' "$src" | tr '\n' ' ')
 	# shellcheck disable=SC2086
 	if ! clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined \
-		-Ilibop -Ilibdb -Idaemon "$src" libop/*.c libdb/*.c $extra \
-		-lz -o "$out/$name" 2>"$out/$name.build.log"; then
+		-Ilibop -Ilibdb -Idaemon -Ilibpp -I"$build" -I"$build/libpp" \
+		"$src" libop/*.c libdb/*.c $extra $libs -lz -o "$out/$name" \
+		2>"$out/$name.build.log"; then
 		echo "fuzz $name: FAIL (build, see $out/$name.build.log)"
 		cat "$out/$name.build.log" >&2
 		status=1
