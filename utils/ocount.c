@@ -479,7 +479,13 @@ int main(int argc, char const **argv)
 		ret = op_error_errno("cannot write '%s'", output_arg);
 	op_child_kill(&o.child);
 	ocount_close(&o.c);
-	if (ret)
-		return 1;
-	return o.argv ? op_child_exit_status(o.status) : 0;
+	free(o.last);
+	free(o.c.tasks);
+	free(o.c.cpus);
+	if (!ret && o.argv)
+		ret = op_child_exit_status(o.status);
+	else if (ret)
+		ret = 1;
+	op_child_argv_free(o.argv);
+	return ret;
 }

@@ -138,6 +138,13 @@ char **op_child_argv(char const *const *words)
 	return argv;
 }
 
+void op_child_argv_free(char **argv)
+{
+	for (size_t i = 0; argv && argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}
+
 int op_child_exit_status(int status)
 {
 	if (WIFEXITED(status))

@@ -42,6 +42,9 @@ poptContext op_child_options(char const *name, int argc, char const **argv,
 /* The command words popt left (NULL-ended) copied, or NULL for none. */
 char **op_child_argv(char const *const *words);
 
+/* Free what op_child_argv returned (NULL: nothing). */
+void op_child_argv_free(char **argv);
+
 /* The command's wait status as a shell gives it: its exit code, or 128 +
  * the signal that killed it. */
 int op_child_exit_status(int status);

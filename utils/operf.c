@@ -293,23 +293,39 @@ static int summary(struct operf_options const *o, struct operf_result const *res
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
+/* What parse allocated: the command, the session's resolved path. */
+static void free_options(struct operf_options *o)
+{
+	op_child_argv_free(o->argv);
+	free(o->session_dir);
+}
+
+static int run(struct operf_options *o)
+{
+	struct operf_result res;
+
+	if (operf_run(o, &res) < 0)
+		return o->target == OPERF_COMMAND ? 127 : 1;
+	op_info("profile written to '%s'; see it with: opreport "
+		"--session-dir=%s", o->session_dir, o->session_dir);
+	if (summary_arg && summary(o, &res) < 0 && o->target != OPERF_COMMAND)
+		return 1;
+	if (o->target != OPERF_COMMAND)
+		return 0;
+	if (WIFSIGNALED(res.status))
+		op_info("'%s' was killed by signal %d", o->argv[0],
+			WTERMSIG(res.status));
+	return op_child_exit_status(res.status);
+}
+
 int main(int argc, char const **argv)
 {
 	struct operf_options o;
-	struct operf_result res;
+	int rc;
 
 	op_set_progname("operf");
 	parse(&o, argc, argv);
-	if (operf_run(&o, &res) < 0)
-		return o.target == OPERF_COMMAND ? 127 : 1;
-	op_info("profile written to '%s'; see it with: opreport "
-		"--session-dir=%s", o.session_dir, o.session_dir);
-	if (summary_arg && summary(&o, &res) < 0 && o.target != OPERF_COMMAND)
-		return 1;
-	if (o.target != OPERF_COMMAND)
-		return 0;
-	if (WIFSIGNALED(res.status))
-		op_info("'%s' was killed by signal %d", o.argv[0],
-			WTERMSIG(res.status));
-	return op_child_exit_status(res.status);
+	rc = run(&o);
+	free_options(&o);
+	return rc;
 }

@@ -59,12 +59,14 @@ __attribute__((noinline)) static void leaf_b(void)
 int main(void) { leaf_a(); leaf_b(); printf("%lu\n", sink); return 0; }
 EOF
 ${CC:-cc} -O1 -g -fno-omit-frame-pointer -o "$tmp/hot" "$tmp/hot.c" || bail "cannot compile hot.c"
-(cd "$tmp" && "$OPERF" -g -d "$tmp/sd" --record-stream="$tmp/stream" ./hot) \
+# recorded and archived by this build's tools; CAMPAIGN_BUILD's are attacked
+(cd "$tmp" && "$abs_top_builddir/utils/operf" -g -d "$tmp/sd" --record-stream="$tmp/stream" ./hot) \
 	>"$tmp/operf.out" 2>&1 || { cat "$tmp/operf.out"; bail "operf failed"; }
-"$OPREPORT" --session-dir="$tmp/sd" -l >"$tmp/base.txt" 2>&1 ||
+"$abs_top_builddir/pp/opreport" --session-dir="$tmp/sd" -l >"$tmp/base.txt" 2>&1 ||
 	{ cat "$tmp/base.txt"; bail "opreport on the clean session failed"; }
 grep -q leaf_a "$tmp/base.txt" || { cat "$tmp/base.txt"; bail "the clean session has no leaf_a"; }
-"$OPARCHIVE" --session-dir="$tmp/sd" -o "$tmp/arch" >/dev/null 2>&1 || bail "oparchive failed"
+"$abs_top_builddir/pp/oparchive" --session-dir="$tmp/sd" -o "$tmp/arch" >/dev/null 2>&1 ||
+	bail "oparchive failed"
 test_ok "a real -g session of hot recorded, reported and archived"
 
 # garbage: lines with escapes, C1 controls, invalid UTF-8, NULs
