@@ -179,8 +179,10 @@ long pp_profile_find(struct pp_profile const *p, char const *app,
 		.app = (char *)app, .image = (char *)image,
 		.symbol = (char *)symbol, .has_vma = has_vma, .vma = vma,
 	};
-	struct pp_entry const *e = bsearch(&key, p->v, p->n, sizeof(*p->v),
-					   cmp_entry);
+	/* an empty profile (every sample file refused) has no array at all */
+	struct pp_entry const *e = p->n ? bsearch(&key, p->v, p->n,
+						  sizeof(*p->v), cmp_entry)
+					: NULL;
 
 	return e ? e - p->v : -1;
 }
