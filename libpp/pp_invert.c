@@ -33,6 +33,11 @@ char *pp_path_display(char const *name)
 
 char *pp_image_display(struct op_parsed_name const *n)
 {
+	/* past the daemon's bound on regions, an app's further anonymous
+	 * regions share one image: tgid 0, no range (opd_core.c) */
+	if (n->image_is_anon && !n->anon_tgid && !n->anon_start && !n->anon_end)
+		return op_xasprintf("%s (regions past the bound, merged)",
+				    n->image_name);
 	if (n->image_is_anon)
 		return op_xasprintf("%s (tgid:%d range:0x%" PRIx64 "-0x%"
 				    PRIx64 ")", n->image_name, n->anon_tgid,

@@ -53,6 +53,12 @@ echo "jit_spin: $own regions with files of their own, $nfold folded"
 t=$("$SFRANGE" "$folded") || fail "cannot read $folded"
 [ "$t" -ge 1 ] || fail "no samples in $folded"
 echo "$t samples in the folded file"
+# the merged regions are named so, not as a region of tgid 0 at 0x0-0x0
+"$OPREPORT" --session-dir="$S" -l "image:$T/jit_spin" >"$T/anon.l" 2>&1 ||
+	{ cat "$T/anon.l"; fail "opreport -l failed"; }
+grep -q 'anon (regions past the bound, merged)' "$T/anon.l" ||
+	{ cat "$T/anon.l"; fail "opreport -l does not name the merged regions"; }
+! grep -q 'tgid:0 range:0x0-0x0' "$T/anon.l" || fail "opreport -l names a region tgid:0 range:0x0-0x0"
 "$SFCHECK" "$C" || fail "sample files fail the structural check"
 stats_balance "$C"
 ctl --shutdown || fail "--shutdown failed"
