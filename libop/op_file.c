@@ -174,20 +174,26 @@ FILE *op_fopen_regular(char const *path)
 	return op_fopen_regular_max(path, 0);
 }
 
-FILE *op_fopen_regular_max(char const *path, off_t max)
+/* fd as a stdio stream of mode; fd closed, errno kept, when it cannot be. */
+static FILE *stream_of(int fd, char const *mode)
 {
-	int fd = op_open_regular_max(path, O_RDONLY, max), err;
 	FILE *f;
+	int err;
 
 	if (fd < 0)
 		return NULL;
-	f = fdopen(fd, "re");
+	f = fdopen(fd, mode);
 	if (!f) {
 		err = errno;
 		close(fd);
 		errno = err;
 	}
 	return f;
+}
+
+FILE *op_fopen_regular_max(char const *path, off_t max)
+{
+	return stream_of(op_open_regular_max(path, O_RDONLY, max), "re");
 }
 
 /*
@@ -235,18 +241,7 @@ int op_open_output(char const *path, mode_t mode)
 
 FILE *op_fopen_output(char const *path)
 {
-	int fd = op_open_output(path, 0644), err;
-	FILE *f;
-
-	if (fd < 0)
-		return NULL;
-	f = fdopen(fd, "we");
-	if (!f) {
-		err = errno;
-		close(fd);
-		errno = err;
-	}
-	return f;
+	return stream_of(op_open_output(path, 0644), "we");
 }
 
 bool op_path_escapes(char const *rel)
