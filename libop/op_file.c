@@ -341,31 +341,34 @@ fail:
 	return -1;
 }
 
-int op_open_beneath(char const *dir, char const *rel, int flags, mode_t mode)
+/* dir's descriptor to walk rel from; -1 (EXDEV) when rel has a "..". */
+static int walk_start(char const *dir, char const *rel)
 {
 	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
-	if (dfd < 0)
-		return -1;
-	if (op_path_escapes(rel)) {
+	if (dfd >= 0 && op_path_escapes(rel)) {
 		close(dfd);
 		errno = EXDEV;
 		return -1;
 	}
+	return dfd;
+}
+
+int op_open_beneath(char const *dir, char const *rel, int flags, mode_t mode)
+{
+	int dfd = walk_start(dir, rel);
+
+	if (dfd < 0)
+		return -1;
 	return walk_beneath(dfd, rel, flags, mode, flags & O_CREAT, false);
 }
 
 int op_opendir_beneath(char const *dir, char const *rel, bool create)
 {
-	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int dfd = walk_start(dir, rel);
 
 	if (dfd < 0)
 		return -1;
-	if (op_path_escapes(rel)) {
-		close(dfd);
-		errno = EXDEV;
-		return -1;
-	}
 	return walk_beneath(dfd, rel, 0, 0, create, true);
 }
 
