@@ -43,6 +43,7 @@
 #include "pp_debuginfo.h"
 #include "pp_locate.h"
 #include "pp_strlist.h"
+#include "fuzz_scratch.h"
 
 int LLVMFuzzerTestOneInput(uint8_t const *data, size_t size);
 
@@ -83,19 +84,10 @@ static int open_meta(char const *name)
 	return fd;
 }
 
-static int remove_one(char const *path, struct stat const *sb, int flag,
-		      struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 /* The private directory goes at exit (a crash leaves it for a look). */
 static void remove_top(void)
 {
-	nftw(top, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	fuzz_remove_tree(top);
 }
 
 static void setup(void)

@@ -37,6 +37,7 @@
 #include "op_message.h"
 #include "pp_debuginfo.h"
 #include "pp_strlist.h"
+#include "fuzz_scratch.h"
 
 int LLVMFuzzerTestOneInput(uint8_t const *data, size_t size);
 
@@ -58,19 +59,10 @@ static void bfd_quiet(char const *fmt, va_list ap)
 	(void)ap;
 }
 
-static int remove_one(char const *path, struct stat const *sb, int flag,
-		      struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 /* The private directory goes at exit (a crash leaves it for a look). */
 static void remove_top(void)
 {
-	nftw(top, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	fuzz_remove_tree(top);
 }
 
 static void setup(void)

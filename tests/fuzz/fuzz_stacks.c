@@ -52,6 +52,7 @@
 #include "pp_locate.h"
 #include "pp_stacks.h"
 #include "pp_stacks_output.h"
+#include "fuzz_scratch.h"
 
 int LLVMFuzzerTestOneInput(uint8_t const *data, size_t size);
 
@@ -86,19 +87,10 @@ static size_t count_str(char const *s, size_t len, char const *what)
 	return n;
 }
 
-static int remove_one(char const *path, struct stat const *sb, int flag,
-		      struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 /* The private directory goes at exit (a crash leaves it for a look). */
 static void remove_top(void)
 {
-	nftw(top, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	fuzz_remove_tree(top);
 }
 
 static void setup(void)
