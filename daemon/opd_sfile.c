@@ -277,6 +277,12 @@ static void set_image(struct opd_sfiles const *sfs, struct op_mangle_values *v,
 	}
 }
 
+static bool owned_region(struct opd_image const *img)
+{
+	return img->kind == OPD_IMAGE_ANON &&
+	       !OP_MANGLE_ANON_MERGED(img->start, img->end);
+}
+
 static int build_path(struct opd_sfiles const *sfs, struct opd_sfile_key const *k,
 		      char *buf, size_t len)
 {
@@ -295,10 +301,12 @@ static int build_path(struct opd_sfiles const *sfs, struct opd_sfile_key const *
 	set_image(sfs, &v, 1, k->image);
 	if (k->cg >= 0)
 		set_image(sfs, &v, 2, k->cg);
-	if (img->kind == OPD_IMAGE_ANON)
-		v.tgid = img->tgid;  /* the region's owner names the region */
-	else if (k->cg >= 0 && opd_image_get(sfs->images, k->cg)->kind == OPD_IMAGE_ANON)
-		v.tgid = opd_image_get(sfs->images, k->cg)->tgid;  /* an arc stays in its process */
+	/* the region's owner names the region, and an arc stays in its
+	 * process; the merged region has no owner: the sample's TGID stays */
+	if (owned_region(img))
+		v.tgid = img->tgid;
+	else if (k->cg >= 0 && owned_region(opd_image_get(sfs->images, k->cg)))
+		v.tgid = opd_image_get(sfs->images, k->cg)->tgid;
 	if (k->tgid >= 0)
 		v.flags |= OP_MANGLE_TGID;
 	if (k->tid >= 0)

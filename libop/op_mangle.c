@@ -197,7 +197,7 @@ static int check_anon(char const *role, char const *name, uint64_t start,
 				     "anonymous region start 0x%" PRIx64
 				     " is above its end 0x%" PRIx64 " in the %s",
 				     start, end, role);
-	if (tgid < 0)
+	if (tgid < 0 && !OP_MANGLE_ANON_MERGED(start, end))
 		return op_mangle_err(err, errlen,
 				     "negative TGID %d for the anonymous region in the %s",
 				     tgid, role);
@@ -312,11 +312,16 @@ static void put_image(struct name_buf *nb, unsigned flags, char const *name)
 	put(nb, name);
 }
 
-/* The TGID is OProfile's "%u": check_anon() has made sure it is >= 0. */
+/* The TGID is OProfile's "%u": check_anon() has made sure it is >= 0.
+ * The merged region (0x0-0x0, op_mangle.h) is 0.0x0.0x0 whatever the TGID:
+ * it holds regions of many processes, and the TGID field says whose. */
 static void put_anon(struct name_buf *nb, char const *name, int tgid,
 		     uint64_t start, uint64_t end)
 {
 	char region[64];
+
+	if (OP_MANGLE_ANON_MERGED(start, end))
+		tgid = 0;
 
 	put(nb, "{anon:");
 	put(nb, name);

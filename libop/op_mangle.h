@@ -37,6 +37,14 @@ enum op_mangle_flags {
 };
 
 /* One image of a name: a path (or kernel name), or an anon region. */
+/*
+ * The merged anonymous region: past the daemon's bound on regions, an app's
+ * further regions share one, named {anon:NAME}/0.0x0.0x0 (no range: offsets
+ * are from each region's own start). Its files carry the TGID field of the
+ * samples they hold, which is not the region's 0.
+ */
+#define OP_MANGLE_ANON_MERGED(start, end) ((start) == 0 && (end) == 0)
+
 struct op_mangle_values {
 	unsigned flags;
 	char const *app_name;     /* A */
@@ -49,7 +57,7 @@ struct op_mangle_values {
 	char const *event_name;
 	int count;
 	int unit_mask;
-	int tgid;                 /* also the anon regions' TGID */
+	int tgid;                 /* also the anon regions' TGID (not the merged one's) */
 	int tid;
 	int cpu;
 };

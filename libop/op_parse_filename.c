@@ -482,14 +482,21 @@ static int check_tgids(struct parse_ctx *c, struct op_parsed_name const *p)
 {
 	int tgid = p->tgid;
 
-	if (p->image_is_anon) {
+	if (p->image_is_anon &&
+	    OP_MANGLE_ANON_MERGED(p->anon_start, p->anon_end)) {
+		if (p->anon_tgid)
+			return op_mangle_err(c->err, c->errlen,
+					     "merged anonymous region with TGID %d, not 0",
+					     p->anon_tgid);
+	} else if (p->image_is_anon) {
 		if (tgid != -1 && p->anon_tgid != tgid)
 			return op_mangle_err(c->err, c->errlen,
 					     "anonymous region TGID %d differs from the TGID field %d",
 					     p->anon_tgid, tgid);
 		tgid = p->anon_tgid;
 	}
-	if (p->cg_is_anon && tgid != -1 && p->cg_anon_tgid != tgid)
+	if (p->cg_is_anon && tgid != -1 && p->cg_anon_tgid != tgid &&
+	    !OP_MANGLE_ANON_MERGED(p->cg_anon_start, p->cg_anon_end))
 		return op_mangle_err(c->err, c->errlen,
 				     "callgraph anonymous region TGID %d differs from TGID %d",
 				     p->cg_anon_tgid, tgid);

@@ -120,6 +120,18 @@ static struct mangle_case const cases[] = {
 	    .cg_anon_end = UINT64_MAX, .event_name = "E", .tgid = 0 },
 	  "{root}/a/{dep}/{anon:[stack]}/0.0x0.0x0/{cg}/{anon:[heap]}/0.0x10.0xffffffffffffffff/E.0.0.0.all.all" },
 
+	/* the merged region holds many processes' regions: its files
+	 * carry the samples' TGID, the region 0 */
+	{ { .flags = OP_MANGLE_ANON | OP_MANGLE_TGID | OP_MANGLE_TID,
+	    .app_name = "/tmp/jit_spin", .anon_name = "anon",
+	    .event_name = "CPU_CLOCK", .count = 1000000, .tgid = 1680,
+	    .tid = 1681 },
+	  "{root}/tmp/jit_spin/{dep}/{anon:anon}/0.0x0.0x0/CPU_CLOCK.1000000.0.1680.1681.all" },
+	{ { .flags = OP_MANGLE_CALLGRAPH | OP_MANGLE_CG_ANON | OP_MANGLE_TGID,
+	    .app_name = "/usr/bin/node", .image_name = "/usr/bin/node",
+	    .cg_anon_name = "anon", .event_name = "E", .tgid = 42 },
+	  "{root}/usr/bin/node/{dep}/{root}/usr/bin/node/{cg}/{anon:anon}/0.0x0.0x0/E.0.0.42.all.all" },
+
 	/* kernel: a module under a user app, vmlinux by path, kallsyms */
 	{ { .flags = OP_MANGLE_KERNEL | OP_MANGLE_TGID | OP_MANGLE_TID,
 	    .app_name = "/bin/dd", .image_name = "ext4",

@@ -129,6 +129,8 @@ static struct bad_name const bad_names[] = {
 	  "anonymous region TGID 5 differs from the TGID field 6" },
 	{ "{root}/a/{dep}/{anon:x}/5.0x1.0x2/{cg}/{anon:y}/6.0x1.0x2/" OK_T,
 	  "callgraph anonymous region TGID 6 differs from TGID 5" },
+	{ "{root}/a/{dep}/{anon:x}/7.0x0.0x0/E.0.0.7.all.all",
+	  "merged anonymous region with TGID 7, not 0" },
 
 	/* the trailer */
 	{ "{root}/a/" OK_B "E.0.0.all.all",
@@ -240,10 +242,11 @@ static struct bad_values const bad_values[] = {
 	{ { ABE, .flags = OP_MANGLE_ANON, .anon_name = "x", .anon_start = 2,
 	    .anon_end = 1 },
 	  "anonymous region start 0x2 is above its end 0x1 in the image" },
-	{ { ABE, .flags = OP_MANGLE_ANON, .anon_name = "x", .tgid = -1 },
+	{ { ABE, .flags = OP_MANGLE_ANON, .anon_name = "x", .anon_end = 1,
+	    .tgid = -1 },
 	  "negative TGID -1 for the anonymous region in the image" },
 	{ { ABE, .flags = OP_MANGLE_CALLGRAPH | OP_MANGLE_CG_ANON,
-	    .cg_anon_name = "x", .tgid = -5 },
+	    .cg_anon_name = "x", .cg_anon_end = 1, .tgid = -5 },
 	  "negative TGID -5 for the anonymous region in the callgraph image" },
 	{ { ABE, .flags = OP_MANGLE_CG_ANON, .cg_anon_name = "x" },
 	  "OP_MANGLE_CG_ANON without OP_MANGLE_CALLGRAPH" },

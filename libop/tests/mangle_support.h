@@ -47,7 +47,10 @@ static inline void mangle_values_from_parsed(struct op_parsed_name const *p,
 	v->flags |= p->tid != -1 ? OP_MANGLE_TID : 0;
 	v->flags |= p->cpu != -1 ? OP_MANGLE_CPU : 0;
 	/* one TGID feeds both the TGID field and the anon regions */
-	v->tgid = p->tgid != -1 ? p->tgid : p->image_is_anon ? p->anon_tgid :
+	/* (the merged region's 0 is no owner: an owned region names it) */
+	v->tgid = p->tgid != -1 ? p->tgid :
+		  p->image_is_anon && (p->anon_tgid || !p->cg_is_anon) ?
+		  p->anon_tgid :
 		  p->cg_is_anon ? p->cg_anon_tgid : -1;
 	v->tid = p->tid;
 	v->cpu = p->cpu;
@@ -160,7 +163,8 @@ static inline void mangle_expected_parse(struct op_mangle_values const *v,
 		p->image_is_anon = 1;
 		p->anon_start = v->anon_start;
 		p->anon_end = v->anon_end;
-		p->anon_tgid = v->tgid;
+		p->anon_tgid = OP_MANGLE_ANON_MERGED(v->anon_start,
+						     v->anon_end) ? 0 : v->tgid;
 	}
 	p->is_callgraph = !!(v->flags & OP_MANGLE_CALLGRAPH);
 	if (!p->is_callgraph) {
@@ -172,7 +176,9 @@ static inline void mangle_expected_parse(struct op_mangle_values const *v,
 		p->cg_is_anon = 1;
 		p->cg_anon_start = v->cg_anon_start;
 		p->cg_anon_end = v->cg_anon_end;
-		p->cg_anon_tgid = v->tgid;
+		p->cg_anon_tgid = OP_MANGLE_ANON_MERGED(v->cg_anon_start,
+							v->cg_anon_end) ? 0 :
+				  v->tgid;
 	}
 	p->event_name = (char *)v->event_name;
 	p->count = v->count;

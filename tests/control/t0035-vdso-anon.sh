@@ -62,4 +62,29 @@ grep -q 'anon (regions past the bound, merged)' "$T/anon.l" ||
 "$SFCHECK" "$C" || fail "sample files fail the structural check"
 stats_balance "$C"
 ctl --shutdown || fail "--shutdown failed"
+
+step "--separate=thread: the merged region's files carry each process's TGID"
+# the merged region has no owner of its own: named 0.0x0.0x0, its files
+# still name the process the samples came from, and --processes lists
+# those processes, never a process 0
+ctl --reset >/dev/null 2>&1
+ctl --separate=thread --start >"$T/out" 2>&1 || { cat "$T/out"; fail "--start failed"; }
+run_times 90 "$T/jit_spin" 0.03
+ctl --dump || fail "--dump failed"
+ctl --shutdown || fail "--shutdown failed"
+d=$C/{root}$T/jit_spin/{dep}/{anon:anon}/0.0x0.0x0
+ls "$d" >"$T/merged" 2>/dev/null
+echo "$(wc -l <"$T/merged") files in the merged region"
+[ -s "$T/merged" ] || fail "no files in the merged region $d"
+grep -v "^$EV\.[1-9][0-9]*\.[1-9][0-9]*\.all\$" "$T/merged" &&
+	fail "merged-region files without the process's TGID and TID (above)"
+"$OPREPORT" --session-dir="$S" --processes >"$T/procs" 2>&1 ||
+	{ cat "$T/procs"; fail "opreport --processes failed"; }
+awk '$2 == "jit_spin"' "$T/procs" >"$T/jit.procs"
+echo "$(wc -l <"$T/jit.procs") jit_spin processes listed"
+[ "$(wc -l <"$T/jit.procs")" -ge 40 ] || { cat "$T/procs"; fail "few jit_spin processes listed"; }
+awk '$1 !~ /^[1-9][0-9]*$/' "$T/jit.procs" | grep . &&
+	fail "jit_spin listed without its process id (above)"
+"$SFCHECK" "$C" || fail "sample files fail the structural check"
+stats_balance "$C"
 test_done
