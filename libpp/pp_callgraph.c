@@ -32,8 +32,10 @@
 
 #include "op_util.h"
 #include "pp_binary.h"
+#include "pp_image.h"
 #include "pp_invert.h"
 #include "pp_kernel.h"
+#include "pp_linenr.h"
 #include "pp_notes.h"
 #include "pp_profile.h"
 #include "pp_samples.h"
