@@ -26,6 +26,8 @@
 #include "op_version.h"
 #include "pp_diff.h"
 #include "pp_output.h"
+#include "pp_output_text.h"
+#include "pp_output_xml.h"
 #include "pp_procsum.h"
 #include "pp_profile.h"
 #include "pp_run.h"
