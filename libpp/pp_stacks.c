@@ -32,6 +32,7 @@
 #include "pp_profile.h"
 #include "pp_samples.h"
 #include "pp_stacks.h"
+#include "pp_symname.h"
 
 /* An image of one session's table, parsed. */
 struct timage {

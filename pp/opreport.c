@@ -28,6 +28,7 @@
 #include "pp_output.h"
 #include "pp_output_text.h"
 #include "pp_output_xml.h"
+#include "pp_populate.h"
 #include "pp_procsum.h"
 #include "pp_profile.h"
 #include "pp_run.h"
