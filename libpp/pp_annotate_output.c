@@ -21,6 +21,7 @@
 #include "op_message.h"
 #include "op_util.h"
 #include "pp_annotate.h"
+#include "pp_annotate_output.h"
 #include "pp_classes.h"
 #include "pp_header.h"
 

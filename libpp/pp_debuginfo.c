@@ -17,6 +17,7 @@
 #include "op_session.h"
 #include "op_util.h"
 #include "pp_debuginfo.h"
+#include "pp_debuginfod.h"
 #include "pp_strlist.h"
 
 #define NT_GNU_BUILD_ID_TYPE 3

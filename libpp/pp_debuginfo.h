@@ -9,7 +9,7 @@
  *      be a plain file name (a '/' or ".." is warned about, not used)
  *   3. from a debuginfod server when DEBUGINFOD_URLS is set (its cache
  *      first: libdebuginfod keeps one), within limits of time and size
- *      (pp_debuginfod.c)
+ *      (pp_debuginfod.h)
  *
  * DIR is each of the debug directories: $OPROFILE_DEBUG_DIRS (a colon
  * list, like gdb's debug-file-directory), default /usr/lib/debug; each
@@ -111,13 +111,6 @@ bool pp_session_build_id(char const *session_dir, char const *path,
  */
 bool pp_debug_file_usable(char const *path, struct pp_build_id const *want,
 			  unsigned long const *crc, bool need_id);
-
-/*
- * The debug file of the build id from debuginfod (malloc'd: a path in
- * libdebuginfod's cache), or NULL: DEBUGINFOD_URLS unset, not found, over
- * a limit, or unusable (then removed from the cache). See pp_debuginfod.c.
- */
-char *pp_debuginfod_fetch(struct pp_build_id const *id);
 
 /* True when abfd carries DWARF line info (.debug_info and .debug_line). */
 bool pp_bfd_has_dwarf(struct bfd *abfd);

@@ -41,6 +41,7 @@
 #include "op_message.h"
 #include "op_util.h"
 #include "pp_debuginfo.h"
+#include "pp_debuginfod.h"
 
 #define DEFAULT_TIMEOUT 30                 /* s */
 #define DEFAULT_MAXTIME 120                /* s */

@@ -10,8 +10,11 @@
 #include "op_file.h"
 #include "op_message.h"
 #include "opreport.h"
+#include "pp_flame.h"
+#include "pp_pprof.h"
 #include "pp_stacks.h"
 #include "pp_stacks_output.h"
+#include "pp_stacks_paths.h"
 
 bool opreport_stacks_wanted(void)
 {
