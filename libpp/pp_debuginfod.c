@@ -40,6 +40,7 @@
 #include "op_escape.h"
 #include "op_message.h"
 #include "op_util.h"
+#include "pp_debugfile.h"
 #include "pp_debuginfo.h"
 #include "pp_debuginfod.h"
 
