@@ -40,6 +40,7 @@
 #include "pp_notes.h"
 #include "pp_populate.h"
 #include "pp_profile.h"
+#include "pp_sample_file.h"
 #include "pp_samples.h"
 #include "pp_symname.h"
 

@@ -30,6 +30,7 @@
 #include "pp_linenr.h"
 #include "pp_notes.h"
 #include "pp_profile.h"
+#include "pp_sample_file.h"
 #include "pp_samples.h"
 #include "pp_stacks.h"
 #include "pp_symname.h"
