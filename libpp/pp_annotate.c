@@ -17,6 +17,7 @@
 #include "pp_binary.h"
 #include "pp_disasm.h"
 #include "pp_kernel.h"
+#include "pp_linenr.h"
 #include "pp_notes.h"
 #include "pp_profile.h"
 

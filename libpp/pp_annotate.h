@@ -4,7 +4,8 @@
  * inlined from elsewhere counts at its own line) and, for --assembly,
  * their instructions from libopcodes. Collected while populating the
  * profile (pp_populate_opts.image_done = pp_annotation_image), written by
- * pp_annotate_write() as annotated source or disassembly.
+ * pp_annotate_write() (pp_annotate_output.h) as annotated source or
+ * disassembly.
  */
 #ifndef PP_ANNOTATE_H
 #define PP_ANNOTATE_H
@@ -66,24 +67,5 @@ void pp_annotation_image(void *arg, struct pp_binary const *bin,
 			 char const *image);
 
 void pp_annotation_free(struct pp_annotation *a);
-
-struct pp_annotate_opts {
-	bool source, assembly;
-	double threshold;                      /* -t: percent */
-	struct pp_strlist const *search_dirs;  /* where sources moved to */
-	struct pp_strlist const *base_dirs;    /* prefixes to strip first */
-	struct pp_strlist const *include_files, *exclude_files;
-	char const *output_dir;                /* annotated copies there */
-};
-
-/*
- * Write the annotation: header (cpu, events, the files and their
- * totals), then each source file line by line, or each function's
- * instructions, or both interleaved. Percentages are of totals (per
- * class). 0, or -1 when an --output-dir file cannot be written (said).
- */
-int pp_annotate_write(FILE *out, struct pp_annotation const *a,
-		      uint64_t const *totals, struct pp_classes const *c,
-		      struct pp_annotate_opts const *o);
 
 #endif /* PP_ANNOTATE_H */

@@ -1,5 +1,5 @@
 /*
- * Writing an annotation (see pp_annotate.h) in OProfile's opannotate
+ * Writing an annotation (see pp_annotate_output.h) in OProfile's opannotate
  * layout: every line starts with one "count percent" column per class
  * (blank when nothing was sampled there) and a ':'; what follows is the
  * source line or the instruction. A function's total is written at the
@@ -21,6 +21,7 @@
 #include "op_message.h"
 #include "op_util.h"
 #include "pp_annotate.h"
+#include "pp_annotate_output.h"
 #include "pp_classes.h"
 #include "pp_header.h"
 

@@ -1,5 +1,5 @@
 /*
- * Symbols of a binary through libbfd (see pp_binary.h). The static symbol
+ * Symbols of a binary through libbfd (see pp_bfd.h). The static symbol
  * table is used when it has code symbols; a stripped binary falls back to
  * its dynamic symbols, shown as ranges "sym->nextsym" as in HP's Prospect:
  * samples between two exported entry points may belong to static
@@ -20,7 +20,7 @@
 #include "op_file.h"
 #include "op_message.h"
 #include "op_util.h"
-#include "pp_binary.h"
+#include "pp_bfd.h"
 
 static bool is_code_symbol(asymbol const *s)
 {

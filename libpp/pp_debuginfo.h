@@ -9,7 +9,7 @@
  *      be a plain file name (a '/' or ".." is warned about, not used)
  *   3. from a debuginfod server when DEBUGINFOD_URLS is set (its cache
  *      first: libdebuginfod keeps one), within limits of time and size
- *      (pp_debuginfod.c)
+ *      (pp_debuginfod.h)
  *
  * DIR is each of the debug directories: $OPROFILE_DEBUG_DIRS (a colon
  * list, like gdb's debug-file-directory), default /usr/lib/debug; each
@@ -24,23 +24,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pp_debugfile.h"
+
 struct bfd;
-
-#define PP_BUILD_ID_MAX 64   /* bytes */
-
-struct pp_build_id {
-	unsigned char v[PP_BUILD_ID_MAX];
-	size_t len;           /* 0: none */
-};
-
-/* The GNU build-id note of abfd; false when it has none. */
-bool pp_build_id_read(struct bfd *abfd, struct pp_build_id *id);
-
-/* id as lower-case hex into out (2 * len + 1 bytes). */
-void pp_build_id_hex(struct pp_build_id const *id, char *out);
-
-/* Parse hex into id; false when it is not an even run of hex digits. */
-bool pp_build_id_parse(char const *hex, struct pp_build_id *id);
 
 /* Where debug files are looked for below: NULL or "" for none. */
 void pp_debuginfo_set_root(char const *root);
@@ -102,36 +88,5 @@ size_t pp_session_segments(char const *session_dir, char const *hex,
  */
 bool pp_session_build_id(char const *session_dir, char const *path,
 			 uint64_t mtime, char *hex, size_t hexlen);
-
-/*
- * Is path a usable debug file: a readable regular file, ELF, with the
- * wanted build-id (when want has one and the file too; need_id: the file
- * must have one) and the wanted CRC (crc != NULL)? A file that does not
- * exist is quietly not; any other problem is warned about, naming it.
- */
-bool pp_debug_file_usable(char const *path, struct pp_build_id const *want,
-			  unsigned long const *crc, bool need_id);
-
-/*
- * The debug file of the build id from debuginfod (malloc'd: a path in
- * libdebuginfod's cache), or NULL: DEBUGINFOD_URLS unset, not found, over
- * a limit, or unusable (then removed from the cache). See pp_debuginfod.c.
- */
-char *pp_debuginfod_fetch(struct pp_build_id const *id);
-
-/* True when abfd carries DWARF line info (.debug_info and .debug_line). */
-bool pp_bfd_has_dwarf(struct bfd *abfd);
-
-/*
- * path opened with libbfd as an object file, its compressed debug
- * sections (gcc -gz, objcopy --compress-debug-sections, Debian's -dbg
- * packages: zlib and zstd, and the old .zdebug_*) read as plain ones, so
- * that lines come from them as from any. It is opened through
- * op_open_regular (op_file.h) and handed to bfd_fdopenr: a FIFO or a
- * device there is refused, never waited on (and libbfd never reopens it
- * by name). NULL when it cannot be opened or is not an object, with *why
- * saying why (op_file_strerror, or libbfd's message).
- */
-struct bfd *pp_bfd_open_object(char const *path, char const **why);
 
 #endif /* PP_DEBUGINFO_H */

@@ -40,7 +40,9 @@
 #include "op_escape.h"
 #include "op_message.h"
 #include "op_util.h"
+#include "pp_debugfile.h"
 #include "pp_debuginfo.h"
+#include "pp_debuginfod.h"
 
 #define DEFAULT_TIMEOUT 30                 /* s */
 #define DEFAULT_MAXTIME 120                /* s */

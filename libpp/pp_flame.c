@@ -17,6 +17,7 @@
 #include "op_escape.h"
 #include "op_file.h"
 #include "op_util.h"
+#include "pp_flame.h"
 #include "pp_stacks_output.h"
 
 extern char const pp_flame_html[];

@@ -116,3 +116,11 @@ void pp_header_write(FILE *out, struct pp_classes const *c)
 		free(line);
 	}
 }
+
+/* Header lines and notes: what was counted, and what went wrong. */
+void pp_header_text(FILE *out, struct pp_report const *r)
+{
+	pp_header_write(out, r->classes);
+	for (size_t i = 0; r->notes && i < r->notes->n; i++)
+		pp_output_line(out, "Note: ", r->notes->v[i]);
+}

@@ -41,4 +41,10 @@ char *pp_header_event_line(struct pp_events *ev, struct pp_class const *k);
 /* All header lines: cpu, each distinct event line, class descriptions. */
 void pp_header_write(FILE *out, struct pp_classes const *c);
 
+struct pp_report;
+
+/* The header lines and the notes (text formats):
+ * pp_header_write, then each note. */
+void pp_header_text(FILE *out, struct pp_report const *r);
+
 #endif /* PP_HEADER_H */

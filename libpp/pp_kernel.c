@@ -14,6 +14,7 @@
 #include "op_session.h"
 #include "op_session_kernel.h"
 
+#include "pp_bfd.h"
 #include "pp_kernel.h"
 #include "pp_notes.h"
 

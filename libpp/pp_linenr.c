@@ -10,7 +10,7 @@
 
 #include "op_message.h"
 #include "op_util.h"
-#include "pp_binary.h"
+#include "pp_linenr.h"
 
 /* The code section of abfd holding vma, or NULL. */
 static asection *code_section(bfd *abfd, uint64_t vma)

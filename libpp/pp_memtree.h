@@ -44,7 +44,7 @@ struct pp_memtree const *pp_memtree_at(char const *dir);
 char const *pp_memtree_rel(struct pp_memtree const *t, size_t i);
 
 /* The attached file at path: 1 and its header and samples (added to s,
- * as pp_samples_read), or 0: no such file in memory. */
+ * as pp_samples_read in pp_sample_file.h), or 0: no such file in memory. */
 struct pp_samples;
 int pp_memtree_read(char const *path, struct pp_samples *s,
 		    struct opd_header *hdr);

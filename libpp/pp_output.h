@@ -1,8 +1,8 @@
 /*
  * Report output. A report is a profile (entries with per-class counts),
  * its classes and the notes gathered while building it; the formatters
- * write it as OProfile's text layout (pp_output_text.c) or as XML valid
- * against doc/opreport.xsd (pp_output_xml.c). Percentages, thresholds and
+ * write it as OProfile's text layout (pp_output_text.h) or as XML valid
+ * against doc/opreport.xsd (pp_output_xml.h). Percentages, thresholds and
  * short names are decided here once for both.
  */
 #ifndef PP_OUTPUT_H
@@ -46,14 +46,6 @@ struct pp_report {
 	char const *spec;      /* the specification, for XML */
 };
 
-/* Image summary, symbol list (-l) or call graph (-c, see pp_output_text.c). */
-void pp_output_text(FILE *out, struct pp_report const *r,
-		    struct pp_output_opts const *o);
-
-/* 0, or -1 with err (options XML cannot express). */
-int pp_output_xml(FILE *out, struct pp_report const *r,
-		  struct pp_output_opts const *o, char *err, size_t errlen);
-
 /* --- shared by the formatters --- */
 
 /* 100 * n / total, 0 when total is 0. */
@@ -69,13 +61,6 @@ char const *pp_short_name(char const *name, bool long_names);
 /* prefix, then text with its control characters escaped (op_escape.h),
  * then a newline: every line of a report that holds names. */
 void pp_output_line(FILE *out, char const *prefix, char const *text);
-
-/* The header lines and the notes (text formats). */
-void pp_output_text_header(FILE *out, struct pp_report const *r);
-
-/* The image summary (pp_output_text() without -l). */
-void pp_output_summary(FILE *out, struct pp_report const *r,
-		       struct pp_output_opts const *o);
 
 /*
  * The diff % cell of a row: the change of its share from the old (class

@@ -24,7 +24,9 @@
 
 #include "op_escape.h"
 #include "op_message.h"
+#include "pp_header.h"
 #include "pp_output.h"
+#include "pp_output_summary.h"
 
 #define LABEL_WIDTH 17
 
@@ -152,7 +154,7 @@ void pp_output_summary(FILE *out, struct pp_report const *r,
 			rows[nr++] = &apps[i];
 	pp_sort_rows(rows, nr, &o->sort, o->diff ? 1 : 0);
 	if (!o->no_header) {
-		pp_output_text_header(out, r);
+		pp_header_text(out, r);
 		block_header(&s, "");
 	}
 	for (size_t i = 0; i < nr; i++) {

@@ -31,6 +31,8 @@
 #include "op_util.h"
 #include "pp_header.h"
 #include "pp_output.h"
+#include "pp_output_summary.h"
+#include "pp_output_text.h"
 
 #define DASHES "----------------------------------------" \
 	       "---------------------------------------"
@@ -106,14 +108,6 @@ static void field_diff(FILE *out, uint64_t const *counts,
 
 	pp_diff_text(counts, totals, buf, sizeof(buf));
 	field(out, buf, W_DIFF);
-}
-
-/* Header lines and notes: what was counted, and what went wrong. */
-void pp_output_text_header(FILE *out, struct pp_report const *r)
-{
-	pp_header_write(out, r->classes);
-	for (size_t i = 0; r->notes && i < r->notes->n; i++)
-		pp_output_line(out, "Note: ", r->notes->v[i]);
 }
 
 static void titles(struct text *t)
@@ -250,7 +244,7 @@ static void symbol_list(FILE *out, struct pp_report const *r,
 	size_t n;
 
 	if (!o->no_header) {
-		pp_output_text_header(out, r);
+		pp_header_text(out, r);
 		titles(&t);
 	}
 	rows = pp_select_rows(p, o, &n);
@@ -440,7 +434,7 @@ static void callgraph(FILE *out, struct pp_report const *r,
 			rows[n++] = &p->v[i];
 	cg_columns(&t, rows, n);
 	if (!o->no_header) {
-		pp_output_text_header(out, r);
+		pp_header_text(out, r);
 		titles(&t);
 	}
 	fprintf(out, "%.79s\n", DASHES);

@@ -27,6 +27,7 @@
 #include "op_message.h"
 #include "pp_header.h"
 #include "pp_output.h"
+#include "pp_output_xml.h"
 
 struct xml {
 	FILE *out;

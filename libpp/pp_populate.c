@@ -20,11 +20,17 @@
 #include "op_session.h"
 #include "op_util.h"
 #include "pp_binary.h"
+#include "pp_callgraph.h"
 #include "pp_debuginfo.h"
+#include "pp_image.h"
 #include "pp_kernel.h"
+#include "pp_linenr.h"
 #include "pp_notes.h"
+#include "pp_populate.h"
 #include "pp_profile.h"
+#include "pp_sample_file.h"
 #include "pp_samples.h"
+#include "pp_symname.h"
 
 #define NO_ENTRY ((size_t)-1)
 #define EXCLUDED ((size_t)-2)
@@ -157,31 +163,6 @@ static void open_binary(struct populate *ctx, struct image *im)
 	}
 	pp_note(ctx->notes, "%s%s its %" PRIu64 " samples are shown without "
 		"symbols", what, sep, im->nr_fresh);
-}
-
-bool pp_symbol_wanted(struct pp_populate_opts const *o, char const *raw,
-		      char const *shown)
-{
-	if (o->include && o->include->n && !(pp_strlist_match(o->include, raw)
-	    || pp_strlist_match(o->include, shown)))
-		return false;
-	return !(o->exclude && (pp_strlist_match(o->exclude, raw) ||
-				pp_strlist_match(o->exclude, shown)));
-}
-
-char *pp_symbol_display(struct pp_symtab const *t, struct pp_symbol const *s,
-			enum pp_demangle d)
-{
-	char *name = pp_demangle(s->name, d), *next, *out;
-
-	if (!s->is_range)
-		return name;
-	next = s->next >= 0 ? pp_demangle(t->v[s->next].name, d) :
-			      op_xstrdup("(end)");
-	out = op_xasprintf("%s->%s", name, next);
-	free(name);
-	free(next);
-	return out;
 }
 
 static size_t new_entry(struct populate *ctx, struct image *im,

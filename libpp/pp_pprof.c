@@ -27,6 +27,7 @@
 #include "op_file.h"
 #include "op_hashmap.h"
 #include "op_util.h"
+#include "pp_pprof.h"
 #include "pp_stacks_output.h"
 #include "pprof_profile.pb-c.h"
 

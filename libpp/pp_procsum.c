@@ -10,6 +10,7 @@
 #include "pp_invert.h"
 #include "pp_notes.h"
 #include "pp_procsum.h"
+#include "pp_sample_file.h"
 #include "pp_samples.h"
 
 /*

@@ -2,9 +2,9 @@
  * The profile container: every reported entry - an (application, image)
  * pair for an image summary, an (application, image, symbol) triple for
  * a symbol list - with its sample count in each class, and for -d the
- * count at each address inside it. Populating it reads the sample files
- * of each inverted profile and symbolises them with the image's binary
- * (libbfd) or the session's kallsyms.
+ * count at each address inside it. Populating it (pp_populate.h) reads the
+ * sample files of each inverted profile and symbolises them with the
+ * image's binary (libbfd) or the session's kallsyms.
  *
  * Samples that cannot be symbolised are never dropped: a missing or
  * changed binary, an anonymous region or an offset outside any symbol
@@ -75,40 +75,6 @@ struct pp_profile {
 	size_t *arcs_in;         /* -c: arc indexes by callee, then caller */
 };
 
-struct pp_binary;
-
-struct pp_populate_opts {
-	bool symbols;            /* symbol entries (else image summary) */
-	bool details;            /* -d */
-	bool debug_info;         /* -g */
-	enum pp_demangle demangle;
-	struct pp_strlist const *include;   /* -i: keep only these symbols */
-	struct pp_strlist const *exclude;   /* -e: drop these symbols */
-	struct pp_locate *locate;
-	bool callgraph;          /* -c: add the arcs of files->cg */
-	bool merge_lib;          /* --merge=lib: applications are images */
-	char const *vmlinux;     /* --vmlinux: the kernel proper's file */
-	/*
-	 * Called for each image while its binary is open, with its new
-	 * entries [from, p->n) (details filled when details is set): how
-	 * opannotate reads source lines and code.
-	 */
-	void (*image_done)(void *arg, struct pp_binary const *bin,
-			   struct pp_profile const *p, size_t from,
-			   char const *image);
-	void *image_done_arg;
-};
-
-/*
- * Fill p from the inverted profiles of files. Problems (bad sample files,
- * missing or changed binaries) are noted. classes get their headers.
- */
-void pp_profile_populate(struct pp_profile *p,
-			 struct pp_filelist const *files,
-			 struct pp_classes *classes,
-			 struct pp_invlist const *inv,
-			 struct pp_populate_opts const *opts,
-			 struct pp_strlist *notes);
 void pp_profile_free(struct pp_profile *p);
 
 /* For pp_populate.c: a new entry (symbol is taken over), its index. */
@@ -123,13 +89,6 @@ void pp_profile_fold_details(struct pp_profile *p, size_t from);
 /* Merge entries that name the same thing (one kernel, two sessions). */
 void pp_profile_finish(struct pp_profile *p);
 
-/* For pp_populate.c and pp_callgraph.c: a symbol's display name
- * (demangled; a range reads "sym->next"), and whether -i/-e keep it. */
-char *pp_symbol_display(struct pp_symtab const *t, struct pp_symbol const *s,
-			enum pp_demangle d);
-bool pp_symbol_wanted(struct pp_populate_opts const *o, char const *raw,
-		      char const *shown);
-
 /* For pp_callgraph.c: the entry named so in a finished profile, or -1. */
 long pp_profile_find(struct pp_profile const *p, char const *app,
 		     char const *image, char const *symbol, bool has_vma,
@@ -137,18 +96,6 @@ long pp_profile_find(struct pp_profile const *p, char const *app,
 /* Whether a finished profile has an entry of image under app. */
 bool pp_profile_has_image(struct pp_profile const *p, char const *app,
 			  char const *image);
-
-struct pp_kernels;
-/*
- * For pp_populate.c, after the entries are finished: read the callgraph
- * files of files->cg into p's arcs, adding (sample-less) entries for
- * arc ends the samples did not give.
- */
-void pp_callgraph_populate(struct pp_profile *p,
-			   struct pp_filelist const *files,
-			   struct pp_populate_opts const *opts,
-			   struct pp_kernels *kernels,
-			   struct pp_strlist *notes);
 
 /* -c: the arcs out of entry i (arcs[*first ..]) and into it
  * (arcs_in[*first ..]); their number. */

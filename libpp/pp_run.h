@@ -23,6 +23,7 @@
 #include "pp_classes.h"
 #include "pp_files.h"
 #include "pp_locate.h"
+#include "pp_populate.h"
 #include "pp_profile.h"
 #include "pp_spec.h"
 #include "pp_strlist.h"

@@ -1,9 +1,8 @@
 /*
- * Reading sample files into memory: (key, count) pairs of one or more
- * files, folded by key. Keys are whatever the file's image uses (file
- * offsets, kernel image offsets, anon offsets); pp_symbols.c gives them
- * meaning. Every file is untrusted: its header is validated and its
- * structure checked (libdb) before any count is used.
+ * The samples of sample files in memory: (key, count) pairs of one or
+ * more files (read by pp_sample_file.h), folded by key. Keys are whatever
+ * the file's image uses (file offsets, kernel image offsets, anon
+ * offsets); the image's binary gives them meaning.
  */
 #ifndef PP_SAMPLES_H
 #define PP_SAMPLES_H
@@ -23,12 +22,8 @@ struct pp_samples {
 	size_t n, alloc;
 };
 
-/*
- * Read the header of path into *hdr and add its samples to s. Returns 0,
- * or -1 with err "PATH: what is wrong" and s unchanged.
- */
-int pp_samples_read(struct pp_samples *s, char const *path,
-		    struct opd_header *hdr, char *err, size_t errlen);
+/* Add count samples at key (unsorted until pp_samples_finish). */
+void pp_samples_add(struct pp_samples *s, uint64_t key, uint64_t count);
 
 /* Append the samples of src to dst and free src. */
 void pp_samples_move(struct pp_samples *dst, struct pp_samples *src);

@@ -24,12 +24,16 @@
 #include "op_util.h"
 #include "pp_binary.h"
 #include "pp_debuginfo.h"
+#include "pp_image.h"
 #include "pp_invert.h"
 #include "pp_kernel.h"
+#include "pp_linenr.h"
 #include "pp_notes.h"
 #include "pp_profile.h"
+#include "pp_sample_file.h"
 #include "pp_samples.h"
 #include "pp_stacks.h"
+#include "pp_symname.h"
 
 /* An image of one session's table, parsed. */
 struct timage {

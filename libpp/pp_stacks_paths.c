@@ -13,6 +13,7 @@
 #include "op_hashmap.h"
 #include "op_util.h"
 #include "pp_stacks.h"
+#include "pp_stacks_paths.h"
 
 static char const no_image[] = "";
 

@@ -20,6 +20,8 @@
 #include "op_config.h"
 #include "op_message.h"
 #include "pp_annotate.h"
+#include "pp_annotate_output.h"
+#include "pp_populate.h"
 #include "pp_run.h"
 
 static struct opannotate_opts {

@@ -20,6 +20,7 @@
 #include "op_util.h"
 #include "pp_binary.h"
 #include "pp_gmon.h"
+#include "pp_populate.h"
 #include "pp_run.h"
 
 static struct opgprof_opts {

@@ -1,4 +1,5 @@
-/* opreport --stream: see opreport_stream.h. */
+/* opreport --stream: the replay (opreport_stream.h) and the report mode
+ * that reads it (opreport.h). */
 #include "config.h"
 
 #include <errno.h>
@@ -20,8 +21,11 @@
 #include "op_util.h"
 #include "opd_config.h"
 #include "opd_trans.h"
+#include "opreport.h"
 #include "opreport_stream.h"
 #include "pp_memtree.h"
+#include "pp_spec.h"
+#include "pp_timeline.h"
 #include "stream_file.h"
 
 /* The stream from its start through dec: 0, or -1 (said why), as
@@ -398,4 +402,152 @@ char *opreport_stream_session(struct opreport_stream *s, bool whole,
 	}
 	pp_memtree_attach(s->mem);
 	return dir;
+}
+
+/* --- the --stream report mode (opreport.h) --- */
+
+/* What chooses sessions on disk has none to choose with --stream: said,
+ * not ignored (archive:DIR would also look for the session in DIR). The
+ * reports' own usage errors too: before the replay, not after it. */
+static void stream_refusals(bool diff, int argc, char const *const *argv)
+{
+	struct pp_spec spec;
+	char err[1024];
+	bool sessions;
+
+	if (diff)
+		usage_error("%s", "--stream takes one profile specification, not a differential one");
+	if (opts.session_dir_given || opts.since || opts.until)
+		usage_error("%s", "--session-dir, --since and --until choose sessions on disk: not with --stream");
+	if (opts.timeline < 0 || (opts.timeline && (opts.processes || opts.xml ||
+						     opts.callgraph || opts.output ||
+						     opreport_stacks_wanted())))
+		usage_error("%s", "--timeline takes a positive MS and no --processes, --xml, --callgraph, --output-file, --stacks, --folded, --pprof or --flame");
+	if (opreport_stacks_wanted())
+		opreport_stacks_usage(0);
+	else if (opts.processes)
+		opreport_processes_usage();
+	if (pp_spec_parse(&spec, argc, argv, err, sizeof(err)))
+		usage_error("bad profile specification: %s", err);
+	sessions = spec.given[PP_TAG_SESSION] || spec.given[PP_TAG_SESSION_EXCLUDE] ||
+		   spec.given[PP_TAG_ARCHIVE];
+	pp_spec_free(&spec);
+	if (sessions)
+		usage_error("%s", "--stream is the session: no session:, session-exclude: or archive: (for binaries elsewhere use --root)");
+}
+
+static double rel_s(struct opreport_stream const *st, uint64_t t)
+{
+	return t <= st->first ? 0.0 : (double)(t - st->first) / 1e9;
+}
+
+/* --timeline=MS: one temporary session and one profile per interval. */
+static int timeline(struct run *run, struct opreport_stream *st,
+		    uint64_t start, uint64_t end, int argc,
+		    char const *const *argv)
+{
+	uint64_t step = (uint64_t)opts.timeline * 1000000u, rows;
+	struct pp_timeline tl;
+	char *what;
+	int rc = 0;
+
+	if (start < st->first)
+		start = st->first;
+	if (end > st->last)
+		end = st->last + 1;	/* the last TIME's samples */
+	if (end <= start)
+		return op_error("--time: the stream '%s' has no samples in that window",
+				st->file);
+	rows = (end - start + step - 1) / step;
+	if (rows > 100000)
+		usage_error("--timeline=%d makes %llu intervals: take a longer one",
+			    opts.timeline, (unsigned long long)rows);
+	run->populate.symbols = true;
+	pp_timeline_init(&tl, rows);
+	for (uint64_t r = 0; !rc && r < rows; r++) {
+		uint64_t a = start + r * step, b = a + step < end ? a + step : end;
+		struct side s = { 0 };
+		uint64_t written;
+		char *dir = opreport_stream_session(st, false, a, b, &written);
+
+		if (!dir)
+			rc = -1;
+		else if (written) {
+			opreport_replace(&opts.session_dir, op_xstrdup(dir));
+			run->output.session = opts.stream;
+			rc = opreport_build(run, &s, argc, argv);
+			if (!rc)
+				pp_timeline_add(&tl, r, &s.profile);
+			opreport_side_free(&s);
+		}
+		if (dir)
+			op_session_remove_tree(dir);
+		free(dir);
+	}
+	what = op_xasprintf("samples of every event and class of the stream '%s'",
+			    st->file);
+	if (!rc)
+		pp_timeline_print(stdout, &tl, rel_s(st, start), (double)step / 1e9,
+				  what);
+	free(what);
+	pp_timeline_free(&tl);
+	return rc;
+}
+
+/*
+ * The stream replayed into a temporary session (the window only, with
+ * --time), which the report then reads as its --session-dir; or the
+ * timeline. -1: not done, else the report's own return via *rc.
+ */
+int opreport_stream_report(struct run *run, int argc, char const *const *argv,
+			   bool diff, int *rc)
+{
+	struct opreport_stream st;
+	uint64_t start = 0, end = UINT64_MAX, written;
+	char err[512], *dir;
+
+	if (opts.time && !opts.stream)
+		usage_error("%s", "--time needs --stream");
+	if ((opts.timeline || opts.events || opts.separate) && !opts.stream)
+		usage_error("%s", "--timeline, --events and --separate need --stream");
+	if (!opts.stream)
+		return -1;
+	stream_refusals(diff, argc, argv);
+	/* the process summary's rows are processes, with their kernel */
+	if (opts.processes && !opts.separate)
+		opts.separate = op_xstrdup("thread,kernel");
+	if (opreport_stream_open(&st, opts.stream, opts.events, opts.separate) < 0) {
+		*rc = 1;
+		return 0;
+	}
+	if ((opts.time || opts.timeline) && !st.has_time) {
+		op_error("the stream '%s' has no time codes (a driver stream, or one "
+			 "recorded before code 37): --time and --timeline need them",
+			 opts.stream);
+		*rc = 1;
+	} else if (opts.time && opreport_stream_window(&st, opts.time, &start, &end,
+						       err, sizeof(err))) {
+		usage_error("--time: %s", err);
+	} else if (opts.timeline) {
+		*rc = timeline(run, &st, start, end, argc, argv);
+	} else if (!(dir = opreport_stream_session(&st, !opts.time, start, end,
+						   &written))) {
+		*rc = 1;
+	} else {
+		if (opts.time)
+			op_info("stream '%s': %llu of its %llu samples are in the "
+				"window %.3f s .. %.3f s", opts.stream,
+				(unsigned long long)written,
+				(unsigned long long)st.samples, rel_s(&st, start),
+				end == UINT64_MAX ? rel_s(&st, st.last) : rel_s(&st, end));
+		opreport_replace(&opts.session_dir, dir);
+		/* the report's "session" (XML): the stream, not a directory
+		 * gone when we exit */
+		run->output.session = opts.stream;
+		*rc = opreport_stacks_wanted() ? opreport_stacks(run, 0, NULL, NULL, argv, argc) :
+		      opts.processes ? opreport_processes(run, argc, argv) :
+		      opreport_single(run, argc, argv);
+	}
+	opreport_stream_free(&st);
+	return 0;
 }

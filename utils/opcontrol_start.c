@@ -1,13 +1,10 @@
 /*
- * opcontrol's dealings with the daemon process: starting it with a
- * session's settings (or telling a running one to sample), and sending it
- * a command and waiting for the answer. opcontrol.c holds the options and
- * the simpler actions.
+ * opcontrol --start and --start-daemon: starting oprofiled with a
+ * session's settings, or telling a running one to sample.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,108 +17,6 @@
 #include "op_session_kv.h"
 #include "op_session_settings.h"
 #include "opcontrol.h"
-
-/* Path of PROG next to this executable, or PROG itself (found in PATH). */
-char *opc_find_program(char const *prog, char const *build_dir)
-{
-	char self[PATH_MAX], *slash, *path;
-	char const *where[] = { "", build_dir };
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	size_t i;
-
-	if (n <= 0)
-		return op_xstrdup(prog);
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (!slash)
-		return op_xstrdup(prog);
-	slash[1] = '\0';
-	for (i = 0; i < 2 && where[i]; i++) {
-		char rel[PATH_MAX];
-
-		snprintf(rel, sizeof(rel), "%s%s", where[i], prog);
-		path = op_session_path(self, rel);
-		if (access(path, X_OK) == 0)
-			return path;
-		free(path);
-	}
-	return op_xstrdup(prog);
-}
-
-int opc_callgraph(struct op_kv const *kv, unsigned *depth, char *err, size_t errlen)
-{
-	char const *v = op_kv_get(kv, "callgraph");
-
-	*depth = 0;
-	return v ? op_settings_callgraph(v, depth, err, errlen) : 0;
-}
-
-/* The running session's settings (samples/current/session.conf). */
-void opc_load_running(char const *dir, struct op_kv *kv)
-{
-	char *current = op_session_samples(dir, OP_CURRENT_SESSION);
-	char *path = op_session_path(current, OP_SESSION_CONF);
-
-	if (op_kv_read(kv, path) < 0)
-		memset(kv, 0, sizeof(*kv));
-	free(path);
-	free(current);
-}
-
-/* Send a command that carries an id and wait for the daemon's answer. */
-int opc_command(char const *dir, pid_t pid, char const *what, char const *name)
-{
-	char id[OP_CONTROL_ID_MAX], line[OP_CONTROL_LINE_MAX];
-	int ret;
-
-	op_control_make_id(id, sizeof(id));
-	snprintf(line, sizeof(line), "%s%s%s %s", what, name ? " " : "",
-		 name ? name : "", id);
-	/* our own answer file: another sender's answer is not ours */
-	op_control_reply_open(dir, id);
-	if (op_control_send(dir, line) < 0)
-		ret = -1;
-	else if (!strcmp(what, "dump"))
-		ret = op_control_wait_dump(dir, id, pid, OPC_WAIT_MS);
-	else
-		ret = op_control_wait_reply(dir, id, pid, OPC_WAIT_MS, NULL, 0);
-	op_control_reply_close(dir, id);
-	return ret;
-}
-
-
-/* The first setting that differs between what we would start with and
- * what runs, as "KEY 'RUNNING' (wanted 'WANTED')"; 0 when none does. */
-static int settings_differ(struct op_kv const *want, struct op_kv const *run,
-			   char *why, size_t size)
-{
-	static char const *const keys[] = { "events", "separate", "callgraph", "vmlinux",
-					    "image", "keep_binaries" };
-	struct op_settings_events ev;
-	char err[512];
-	unsigned depth;
-	size_t i;
-
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		char const *w = op_kv_get(want, keys[i]);
-		char const *r = op_kv_get(run, keys[i]);
-
-		if (!strcmp(keys[i], "events") && !strcmp(w, "default")) {
-			enum op_cpu cpu = op_settings_cpu(NULL, err, sizeof(err));
-
-			if (cpu != CPU_NO_GOOD &&
-			    opc_callgraph(want, &depth, err, sizeof(err)) == 0 &&
-			    op_settings_events(NULL, cpu, depth, &ev, err,
-					       sizeof(err)) == 0)
-				w = ev.text;
-		}
-		if (r && strcmp(w, r)) {
-			snprintf(why, size, "%s '%s' (wanted '%s')", keys[i], r, w);
-			return 1;
-		}
-	}
-	return 0;
-}
 
 /* --cpu-buffer-size=N for the perf source: a ring of N samples of up to
  * 64 bytes, in a power of two of pages (8192, OProfile's default, gives
@@ -270,21 +165,6 @@ static int run_daemon(char const *dir, int verbose, int paused,
 		return op_error("oprofiled failed to start; see the message above and '%s/%s'",
 				dir, OP_LOG_FILE);
 	return 0;
-}
-
-/* Refuse to "start" a daemon that runs with other settings than want. */
-int opc_check_running(char const *dir, pid_t pid, struct op_kv const *want)
-{
-	struct op_kv running;
-	char why[1200];
-	int ret = 0;
-
-	opc_load_running(dir, &running);
-	if (settings_differ(want, &running, why, sizeof(why)))
-		ret = op_error("daemon already running (pid %ld) with different settings: %s; run 'opcontrol --shutdown' first",
-			       (long)pid, why);
-	op_kv_free(&running);
-	return ret;
 }
 
 /*

@@ -12,7 +12,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "pp_bfd.h"
 #include "pp_binary.h"
+#include "pp_linenr.h"
 #include "check.h"
 
 volatile int marker_sink;

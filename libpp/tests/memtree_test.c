@@ -13,6 +13,7 @@
 #include "op_sample_file.h"
 #include "pp_files.h"
 #include "pp_memtree.h"
+#include "pp_sample_file.h"
 #include "pp_samples.h"
 #include "check.h"
 

@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 
+#include "pp_sample_file.h"
 #include "pp_samples.h"
 #include "sfwriter.h"
 #include "check.h"

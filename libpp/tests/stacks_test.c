@@ -15,7 +15,9 @@
 
 #include "op_sample_file.h"
 #include "op_stacks.h"
+#include "pp_flame.h"
 #include "pp_locate.h"
+#include "pp_pprof.h"
 #include "pp_stacks_output.h"
 #include "pprof_profile.pb-c.h"
 #include "sfwriter.h"

@@ -39,7 +39,7 @@
 #include "op_message.h"
 #include "op_session.h"
 #include "op_util.h"
-#include "pp_binary.h"
+#include "pp_image.h"
 #include "pp_debuginfo.h"
 #include "pp_locate.h"
 #include "pp_strlist.h"
