@@ -21,6 +21,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* op_xmalloc and the other allocations that die (op_alloc.c) */
+#include "op_alloc.h"
+
 /* Program name used as the prefix; defaults to "oprofile". */
 void op_set_progname(char const *name);
 char const *op_progname(void);
@@ -70,11 +73,5 @@ void op_vmessage(enum op_message_kind kind, char const *fmt, va_list ap)
  */
 _Noreturn void op_usage_error(char const *usage, char const *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-
-/* Allocation that dies with a message instead of returning NULL. */
-void *op_xmalloc(size_t n);
-void *op_xcalloc(size_t n, size_t size);
-void *op_xrealloc(void *p, size_t n);
-char *op_xstrdup(char const *s);
 
 #endif /* OP_MESSAGE_H */
