@@ -115,6 +115,30 @@ void op_die(char const *fmt, ...)
 	exit(1);
 }
 
+static void message(enum op_message_kind kind, char const *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void message(enum op_message_kind kind, char const *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(kind, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void op_bug(char const *file, int line, char const *fmt, ...)
+{
+	char text[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	message(OP_MSG_FATAL, "BUG: %s:%d: %s", file, line, text);
+	abort();
+}
+
 int op_error(char const *fmt, ...)
 {
 	va_list ap;
