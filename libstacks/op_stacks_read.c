@@ -2,7 +2,6 @@
  * The reader of a session's stacks (op_stacks.h): the table, the events
  * that have count files, and the counts per stack id.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +10,13 @@
 #include "op_sample_file.h"
 #include "op_stacks_int.h"
 #include "op_util.h"
+#include "op_walk.h"
 
 struct op_stacks {
 	struct table t;
 	char *dir;
 	char **events;
-	size_t nevents;
+	size_t nevents, aevents;
 };
 
 static int str_cmp(void const *a, void const *b)
@@ -30,25 +30,25 @@ static bool is_event_name(char const *name)
 	       strchr(name, '.');
 }
 
+static int add_event(void *arg, struct op_walk_entry const *e)
+{
+	struct op_stacks *st = arg;
+
+	if (is_event_name(e->name)) {
+		OP_ALLOC_GROW(st->events, st->nevents + 1, st->aevents);
+		st->events[st->nevents++] = op_xstrdup(e->name);
+	}
+	return 0;
+}
+
 static int list_events(struct op_stacks *st)
 {
-	DIR *d = opendir(st->dir);
-	struct dirent *de;
-	size_t alloc = 0;
-
-	if (!d) {
+	if (op_walk(st->dir, 0, add_event, NULL, st) < 0) {
 		int ret = -errno;
 
 		op_error_errno("cannot read directory '%s'", st->dir);
 		return ret;
 	}
-	while ((de = readdir(d))) {
-		if (!is_event_name(de->d_name))
-			continue;
-		OP_ALLOC_GROW(st->events, st->nevents + 1, alloc);
-		st->events[st->nevents++] = op_xstrdup(de->d_name);
-	}
-	closedir(d);
 	if (st->nevents)
 		qsort(st->events, st->nevents, sizeof(*st->events), str_cmp);
 	return 0;
