@@ -309,7 +309,7 @@ static void release_nothing(void *arg)
 }
 
 /*
- * Issue 21: out of fds, a file written through op_open_safe (an atomic
+ * Out of fds, a file written through op_open_safe (an atomic
  * write's temporary file) first lets the owner close what it can spare,
  * once, and is then opened; with nothing to spare it fails with EMFILE,
  * after one call.
