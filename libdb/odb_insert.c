@@ -33,33 +33,6 @@
 
 #include "odb_int.h"
 
-void odb_rehash(struct odb *db)
-{
-	uint32_t size = odb_view_nodes(db), mask = size - 1;
-	uint32_t cur = db->descr->current_size, i;
-
-	if (cur > size)
-		cur = size;
-	memset(db->hash, 0, size * sizeof(*db->hash));
-	for (i = 1; i < cur; i++) {
-		odb_index_t *head = &db->hash[odb_hash(db->nodes[i].key, mask)];
-
-		db->nodes[i].next = *head;
-		*head = i;
-	}
-}
-
-void odb_finish_growth(struct odb *db, uint32_t new_size)
-{
-	struct odb_descr *d = db->descr;
-
-	__atomic_store_n(&d->padding[0], ODB_PAD_GROWING, __ATOMIC_RELEASE);
-	__atomic_store_n(&d->size, new_size, __ATOMIC_RELEASE);
-	odb_set_view(db, new_size);
-	odb_rehash(db);
-	__atomic_store_n(&d->padding[0], 0, __ATOMIC_RELEASE);
-}
-
 /*
  * Steps (1) and (2) can fail (disk full, quota, I/O error, no address
  * space). The file is then cut back to its old length, so it stays exactly

@@ -1,6 +1,6 @@
 /*
- * libdb internals shared by odb_open.c, odb_insert.c, odb_travel.c and
- * odb_check.c: the layout arithmetic, the reader's "view" of the node
+ * libdb internals shared by odb_open.c, odb_view.c, odb_insert.c,
+ * odb_travel.c and odb_check.c: the layout arithmetic, the reader's "view" of the node
  * array, and the error formatter. Not part of the API; see odb.h.
  */
 #ifndef ODB_INT_H

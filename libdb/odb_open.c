@@ -54,15 +54,6 @@ int odb_fail(struct odb *db, int err, char const *fmt, ...)
 	return err;
 }
 
-void odb_set_view(struct odb *db, uint32_t nodes)
-{
-	char *p = (char *)db->base + db->header_size;
-
-	db->descr = (struct odb_descr *)p;
-	db->nodes = (struct odb_node *)(p + sizeof(struct odb_descr));
-	db->hash = (odb_index_t *)(db->nodes + nodes);
-}
-
 static int odb_map(struct odb *db, off_t len)
 {
 	int prot = PROT_READ;

@@ -32,6 +32,7 @@ struct op_unit_mask {
 	uint32_t default_value;
 	size_t nr_values;
 	struct op_unit_mask_value *values;
+	size_t alloc_values;	/* room in values (OP_ALLOC_GROW) */
 };
 
 struct op_event {

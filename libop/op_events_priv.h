@@ -1,6 +1,7 @@
 /*
  * Private to the events/ loader (op_events.c, op_unit_masks.c): the state of
- * one load and the line-level helpers both file parsers share.
+ * one load and the line-level helpers both file parsers share
+ * (op_events_lex.c).
  */
 #ifndef OP_EVENTS_PRIV_H
 #define OP_EVENTS_PRIV_H

@@ -6,7 +6,6 @@
  */
 #define _GNU_SOURCE	/* nftw, O_CLOEXEC, ... also without config.h (fuzz builds) */
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -22,6 +21,7 @@
 #include "op_message.h"
 #include "op_session.h"
 #include "op_util.h"
+#include "op_walk.h"
 
 char *op_session_path(char const *dir, char const *rel)
 {
@@ -355,30 +355,28 @@ static int forget_build_ids(char const *current)
 	return ret;
 }
 
+/* op_session_reset's removal of one entry of current/: its profile data. */
+static int reset_entry(void *arg, struct op_walk_entry const *e)
+{
+	int *ret = arg;
+
+	if (op_session_is_profile_data(e->name) &&
+	    op_session_remove_tree(e->path) < 0)
+		*ret = -1;
+	return 0;
+}
+
 int op_session_reset(char const *session_dir)
 {
 	char *current = op_session_samples(session_dir, OP_CURRENT_SESSION);
-	DIR *d = opendir(current);
-	struct dirent *de;
 	int ret = 0;
 
-	if (!d) {
+	if (op_walk(current, 0, reset_entry, NULL, &ret) < 0) {
 		if (errno != ENOENT)
 			ret = op_error_errno("cannot open '%s'", current);
 		free(current);
 		return ret;
 	}
-	while ((de = readdir(d))) {
-		char *p;
-
-		if (!op_session_is_profile_data(de->d_name))
-			continue;
-		p = op_session_path(current, de->d_name);
-		if (op_session_remove_tree(p) < 0)
-			ret = -1;
-		free(p);
-	}
-	closedir(d);
 	if (forget_build_ids(current) < 0)
 		ret = -1;
 	free(current);
@@ -424,38 +422,59 @@ static int copy_file(char const *from, char const *to)
  * hard links (link != 0) where possible, so that sessions by time do not
  * copy every kept binary at every rotation.
  */
-static int copy_settings(char const *from, char const *to, int top, int link_ok)
+struct settings_copy {
+	char const *to;
+	int top;	/* leave out the top's sample trees and stats/ */
+	int link_ok;	/* hard links where possible, everywhere */
+};
+
+/* Whether a directory above rel (not rel itself) is OP_META_BINARIES. */
+static int below_binaries(char const *rel)
 {
-	DIR *d = opendir(from);
-	struct dirent *de;
+	size_t n = strlen(OP_META_BINARIES);
+	char const *slash;
+
+	for (; (slash = strchr(rel, '/')); rel = slash + 1)
+		if ((size_t)(slash - rel) == n && !strncmp(rel, OP_META_BINARIES, n))
+			return 1;
+	return 0;
+}
+
+static int copy_entry(void *arg, struct op_walk_entry const *e)
+{
+	struct settings_copy *c = arg;
+	char *dst;
 	int ret = 0;
 
-	if (!d)
-		return op_error_errno("cannot open '%s'", from);
-	while ((de = readdir(d)) && !ret) {
-		char *src, *dst;
-		struct stat st;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    (top && op_session_is_profile_data(de->d_name)))
-			continue;
-		src = op_session_path(from, de->d_name);
-		dst = op_session_path(to, de->d_name);
-		if (lstat(src, &st) == 0 && S_ISREG(st.st_mode)) {
-			if (!link_ok || link(src, dst) < 0)
-				ret = copy_file(src, dst);
-		} else if (lstat(src, &st) == 0 && S_ISDIR(st.st_mode)) {
-			if (mkdir(dst, 0755) < 0 && errno != EEXIST)
-				ret = op_error_errno("cannot create '%s'", dst);
-			else
-				ret = copy_settings(src, dst, 0, link_ok ||
-						    !strcmp(de->d_name, OP_META_BINARIES));
-		}
-		free(src);
-		free(dst);
+	if (c->top && !e->depth && op_session_is_profile_data(e->name))
+		return OP_WALK_PRUNE;
+	if (!e->st)
+		return 0;
+	dst = op_session_path(c->to, e->rel);
+	if (S_ISREG(e->st->st_mode)) {
+		if (!(c->link_ok || below_binaries(e->rel)) ||
+		    link(e->path, dst) < 0)
+			ret = copy_file(e->path, dst);
+	} else if (S_ISDIR(e->st->st_mode)) {
+		if (mkdir(dst, 0755) < 0 && errno != EEXIST)
+			ret = op_error_errno("cannot create '%s'", dst);
 	}
-	closedir(d);
+	free(dst);
 	return ret;
+}
+
+static int copy_dir_err(void *arg, char const *path, int errnum)
+{
+	(void)arg;
+	errno = errnum;
+	return op_error_errno("cannot open '%s'", path);
+}
+
+static int copy_settings(char const *from, char const *to, int top, int link_ok)
+{
+	struct settings_copy c = { to, top, link_ok };
+
+	return op_walk(from, OP_WALK_RECURSE, copy_entry, copy_dir_err, &c);
 }
 
 static int save_error(char *err, size_t errlen, char const *fmt, ...)

@@ -21,6 +21,7 @@
 #include "op_session_rotate.h"
 #include "op_session_settings.h"
 #include "op_util.h"
+#include "op_walk.h"
 
 void op_rotate_name(time_t t, uint64_t interval, char *buf, size_t size)
 {
@@ -168,36 +169,40 @@ static int rotated_cmp(void const *a, void const *b)
 	return strcmp(x->name, y->name);
 }
 
+struct rotated_list {
+	char const *samples;
+	struct op_rotated **v;
+	size_t *n;
+	size_t alloc;
+};
+
+static int add_rotated(void *arg, struct op_walk_entry const *e)
+{
+	struct rotated_list *l = arg;
+	time_t t;
+
+	if (!op_rotate_is_name(e->name, &t) || !is_marked(l->samples, e->name))
+		return 0;
+	OP_ALLOC_GROW(*l->v, *l->n + 1, l->alloc);
+	(*l->v)[*l->n].name = op_xstrdup(e->name);
+	(*l->v)[(*l->n)++].t = t;
+	return 0;
+}
+
 int op_rotated_list(char const *session_dir, struct op_rotated **v, size_t *n)
 {
 	char *samples = op_session_path(session_dir, OP_SAMPLES_DIR);
-	DIR *d = opendir(samples);
-	struct dirent *de;
-	size_t alloc = 0;
+	struct rotated_list l = { samples, v, n, 0 };
 
 	*v = NULL;
 	*n = 0;
-	if (!d) {
+	if (op_walk(samples, 0, add_rotated, NULL, &l) < 0) {
 		int ret = errno == ENOENT ? 0 :
 			op_error_errno("cannot open '%s'", samples);
 
 		free(samples);
 		return ret;
 	}
-	while ((de = readdir(d))) {
-		time_t t;
-
-		if (!op_rotate_is_name(de->d_name, &t) ||
-		    !is_marked(samples, de->d_name))
-			continue;
-		if (*n == alloc) {
-			alloc = alloc ? 2 * alloc : 16;
-			*v = op_xrealloc(*v, alloc * sizeof(**v));
-		}
-		(*v)[*n].name = op_xstrdup(de->d_name);
-		(*v)[(*n)++].t = t;
-	}
-	closedir(d);
 	free(samples);
 	if (*n)
 		qsort(*v, *n, sizeof(**v), rotated_cmp);

@@ -172,7 +172,7 @@ char const *op_settings_config_path(void);
  * -1 after a message naming the file, the line and the key.
  */
 int op_settings_config_read(struct op_kv *kv);
-/* --- the continuous default (issue 27; doc/continuous.md) ----------------
+/* --- the continuous default (doc/continuous.md) ---------------------------
  * The per-cpu sampling rate of an always-on session (the service,
  * --continuous): chosen by measurement (bench/rate_cost.sh) so that the
  * profiled workload loses well under 0.5% on a VM whose cpu-clock sample

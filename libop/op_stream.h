@@ -186,7 +186,7 @@ enum op_stream_code {
 	/* the CFI unwinder's bounded caches (daemon/unwind.c) */ \
 	X(OP_COUNT_UNWIND_BINARIES_EVICTED, 4, "unwind_binaries_evicted") /* binary closed for another */ \
 	X(OP_COUNT_UNWIND_RULES_FLUSHED, 5, "unwind_rules_flushed") /* a binary's full row table emptied */ \
-	/* the perf source's process table after lost records (issue 27) */ \
+	/* the perf source's process table: processes whose EXIT record was lost */ \
 	X(OP_COUNT_PROCS_EXIT_LOST, 6, "procs_exit_lost") /* gone process, its EXIT lost */
 
 #define OP_STREAM_X_ENUM(name, value, file) name = value,

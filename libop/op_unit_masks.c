@@ -55,7 +55,8 @@ static long um_push(struct op_loader *l, char const *name, int depth, int file)
 	size_t n = set->nr_unit_masks;
 
 	if (n == l->um_cap) {
-		l->um_cap = l->um_cap ? 2 * l->um_cap : 16;
+		/* three parallel arrays: one capacity, grown together */
+		l->um_cap = OP_ALLOC_NR(l->um_cap);
 		set->unit_masks = op_xrealloc(set->unit_masks,
 					      l->um_cap * sizeof(*set->unit_masks));
 		l->um_depth = op_xrealloc(l->um_depth, l->um_cap * sizeof(int));
@@ -74,7 +75,7 @@ static void value_push(struct op_unit_mask *um, uint32_t v, char const *name,
 {
 	struct op_unit_mask_value *val;
 
-	um->values = op_xrealloc(um->values, (um->nr_values + 1) * sizeof(*val));
+	OP_ALLOC_GROW(um->values, um->nr_values + 1, um->alloc_values);
 	val = &um->values[um->nr_values++];
 	val->value = v;
 	val->name = name ? op_xstrdup(name) : NULL;

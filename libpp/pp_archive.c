@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include <bfd.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -20,6 +19,7 @@
 #include "op_message.h"
 #include "op_session.h"
 #include "op_util.h"
+#include "op_walk.h"
 #include "pp_archive.h"
 #include "pp_debuginfo.h"
 #include "pp_files.h"
@@ -87,30 +87,30 @@ static void put_session_file(struct archiver *a, char const *from,
 	put(a, from, to_rel);
 }
 
+struct tree_put {
+	struct archiver *a;
+	char const *to_rel;
+};
+
+static int put_tree_entry(void *arg, struct op_walk_entry const *e)
+{
+	struct tree_put *t = arg;
+	char *to;
+
+	if (e->st && S_ISREG(e->st->st_mode)) {
+		to = op_xasprintf("%s/%s", t->to_rel, e->rel);
+		put_session_file(t->a, e->path, to);
+		free(to);
+	}
+	return 0;
+}
+
 /* Every regular file below dir, at the same place below to_rel. */
 static void put_tree(struct archiver *a, char const *dir, char const *to_rel)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
+	struct tree_put t = { a, to_rel };
 
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		struct stat st;
-		char *p, *to;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		p = op_xasprintf("%s/%s", dir, e->d_name);
-		to = op_xasprintf("%s/%s", to_rel, e->d_name);
-		if (!lstat(p, &st) && S_ISDIR(st.st_mode))
-			put_tree(a, p, to);
-		else if (S_ISREG(st.st_mode))
-			put_session_file(a, p, to);
-		free(to);
-		free(p);
-	}
-	closedir(d);
+	op_walk(dir, OP_WALK_RECURSE, put_tree_entry, NULL, &t);
 }
 
 /* Whether the file at path has the .gnu_debuglink CRC crc. */

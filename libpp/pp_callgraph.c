@@ -495,7 +495,7 @@ static size_t find_end(struct cg const *ctx, struct end const *e)
 				 e->has_vma, e->vma);
 
 	if (i < 0)
-		op_die("callgraph: no entry for an arc end in %s", e->image);
+		BUG("callgraph: no entry for an arc end in %s", e->image);
 	return (size_t)i;
 }
 

@@ -18,6 +18,7 @@
 #include "op_message.h"
 #include "op_session.h"
 #include "op_util.h"
+#include "op_walk.h"
 #include "pp_archive.h"
 #include "pp_files.h"
 #include "pp_memtree.h"
@@ -283,43 +284,45 @@ static bool is_metadata(char const *rel)
 	return !strchr(rel, '/') && !op_session_is_sample_tree(rel);
 }
 
-static void walk(char const *dir, size_t root_len, size_t session,
-		 struct candidates *c, struct pp_strlist *notes)
+struct session_walk {
+	size_t session;
+	struct candidates *c;
+	struct pp_strlist *notes;
+};
+
+static int walk_entry(void *arg, struct op_walk_entry const *e)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
+	struct session_walk *w = arg;
 
-	if (!d) {
-		pp_note(notes, "cannot read directory '%s': %s", dir,
-			strerror(errno));
-		return;
+	if (!e->st) {
+		/* e.g. ENAMETOOLONG: longer than PATH_MAX */
+		pp_note(w->notes, "skipping '%.200s%s' (%zu bytes): %s",
+			e->path, strlen(e->path) > 200 ? "..." : "",
+			strlen(e->path), strerror(e->errnum));
+		return 0;
 	}
-	while ((e = readdir(d))) {
-		struct stat st;
-		char *p;
+	if (is_metadata(e->rel))
+		return OP_WALK_PRUNE;
+	if (S_ISREG(e->st->st_mode))
+		add_candidate(w->c, e->path, e->rel, w->session, w->notes);
+	return 0;
+}
 
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		p = path_join(dir, e->d_name);
-		if (lstat(p, &st)) {
-			/* e.g. ENAMETOOLONG: longer than PATH_MAX */
-			pp_note(notes, "skipping '%.200s%s' (%zu bytes): %s", p,
-				strlen(p) > 200 ? "..." : "", strlen(p),
-				strerror(errno));
-			free(p);
-			continue;
-		}
-		if (is_metadata(p + root_len + 1)) {
-			free(p);
-			continue;
-		}
-		if (S_ISDIR(st.st_mode))
-			walk(p, root_len, session, c, notes);
-		else if (S_ISREG(st.st_mode))
-			add_candidate(c, p, p + root_len + 1, session, notes);
-		free(p);
-	}
-	closedir(d);
+static int walk_dir_err(void *arg, char const *path, int errnum)
+{
+	struct session_walk *w = arg;
+
+	pp_note(w->notes, "cannot read directory '%s': %s", path,
+		strerror(errnum));
+	return 0;
+}
+
+static void walk(char const *dir, size_t session, struct candidates *c,
+		 struct pp_strlist *notes)
+{
+	struct session_walk w = { session, c, notes };
+
+	op_walk(dir, OP_WALK_RECURSE, walk_entry, walk_dir_err, &w);
 }
 
 /* A session's files: on disk, or the tree in memory standing for it. */
@@ -330,7 +333,7 @@ static void list_session(char const *dir, size_t session,
 	char const *rel;
 
 	if (!t) {
-		walk(dir, strlen(dir), session, c, notes);
+		walk(dir, session, c, notes);
 		return;
 	}
 	for (size_t i = 0; (rel = pp_memtree_rel(t, i)); i++) {

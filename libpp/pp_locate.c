@@ -1,13 +1,13 @@
 /* Finding sampled binaries below a root or in image path dirs; see pp_locate.h. */
 #include "config.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "op_util.h"
+#include "op_walk.h"
 #include "pp_debuginfo.h"
 #include "pp_locate.h"
 
@@ -38,30 +38,22 @@ static bool is_file(char const *path)
 	return !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
-static void index_dir(struct pp_locate *l, char const *dir, int depth)
+static int index_entry(void *arg, struct op_walk_entry const *e)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
+	struct pp_locate *l = arg;
 
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		struct stat st;
-		char *p;
-
-		if (e->d_name[0] == '.' && (!e->d_name[1] ||
-		    (e->d_name[1] == '.' && !e->d_name[2])))
-			continue;
-		p = op_xasprintf("%s/%s", dir, e->d_name);
-		if (!lstat(p, &st) && S_ISDIR(st.st_mode) && depth < INDEX_DEPTH)
-			index_dir(l, p, depth + 1);
-		else if (is_file(p)) {
-			pp_strlist_add(&l->names, e->d_name);
-			pp_strlist_add(&l->paths, p);
-		}
-		free(p);
+	if (e->st && S_ISDIR(e->st->st_mode))
+		return e->depth < INDEX_DEPTH ? 0 : OP_WALK_PRUNE;
+	if (is_file(e->path)) {
+		pp_strlist_add(&l->names, e->name);
+		pp_strlist_add(&l->paths, e->path);
 	}
-	closedir(d);
+	return 0;
+}
+
+static void index_dir(struct pp_locate *l, char const *dir)
+{
+	op_walk(dir, OP_WALK_RECURSE, index_entry, NULL, l);
 }
 
 static char *find_in_dirs(struct pp_locate *l, char const *image,
@@ -74,7 +66,7 @@ static char *find_in_dirs(struct pp_locate *l, char const *image,
 	base = base ? base + 1 : image;
 	if (!l->indexed) {
 		for (size_t i = 0; i < l->dirs.n; i++)
-			index_dir(l, l->dirs.v[i], 0);
+			index_dir(l, l->dirs.v[i]);
 		l->indexed = true;
 	}
 	for (size_t i = 0; i < l->names.n; i++)

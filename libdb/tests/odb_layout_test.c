@@ -11,21 +11,17 @@
 #include <sys/stat.h>
 
 #include "odb_test_util.h"
+#include "op_bytes.h"
 
+/* Fields at byte offsets of the file's bytes (op_bytes.h's loads). */
 static uint32_t get32(uint8_t const *b, size_t off)
 {
-	uint32_t v;
-
-	memcpy(&v, b + off, sizeof(v));
-	return v;
+	return op_get32(b + off);
 }
 
 static uint64_t get64(uint8_t const *b, size_t off)
 {
-	uint64_t v;
-
-	memcpy(&v, b + off, sizeof(v));
-	return v;
+	return op_get64(b + off);
 }
 
 static int all_zero(uint8_t const *b, size_t from, size_t to)

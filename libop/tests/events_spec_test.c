@@ -1,7 +1,7 @@
 /*
  * Event spec syntax, NAME:count[:um[:kernel[:user]]]: OProfile's own cases
- * (BAR:3000, FOOBAR:3000:1:1:1; its FOO:3000:0:0:0 counts nothing and is
- * refused since issue 21), unit masks by number and by name, defaults,
+ * (BAR:3000, FOOBAR:3000:1:1:1; its FOO:3000:0:0:0 counts nothing, so it
+ * is refused), unit masks by number and by name, defaults,
  * and the malformed specs that must be refused with a message naming the
  * spec.
  */

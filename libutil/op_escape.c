@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "op_escape.h"
-#include "op_message.h"
 
 static bool in(unsigned char c, unsigned char lo, unsigned char hi)
 {
@@ -99,21 +98,4 @@ void op_fput_escaped(FILE *out, char const *s, size_t len, unsigned keep)
 void op_fputs_escaped(FILE *out, char const *s)
 {
 	op_fput_escaped(out, s, strlen(s), 0);
-}
-
-char *op_escape(char const *s)
-{
-	size_t len = strlen(s), n = 0;
-	char *buf = NULL;
-	FILE *m;
-
-	if (!op_needs_escape(s, len))
-		return op_xstrdup(s);
-	m = open_memstream(&buf, &n);
-	if (!m)
-		op_die("out of memory");
-	op_fput_escaped(m, s, len, 0);
-	if (fclose(m))
-		op_die("out of memory");
-	return buf;
 }

@@ -1,4 +1,4 @@
-/* Shared message output and allocation helpers; see op_message.h. */
+/* Shared message output; see op_message.h. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -115,6 +115,30 @@ void op_die(char const *fmt, ...)
 	exit(1);
 }
 
+static void message(enum op_message_kind kind, char const *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void message(enum op_message_kind kind, char const *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(kind, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void op_bug(char const *file, int line, char const *fmt, ...)
+{
+	char text[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	message(OP_MSG_FATAL, "BUG: %s:%d: %s", file, line, text);
+	abort();
+}
+
 int op_error(char const *fmt, ...)
 {
 	va_list ap;
@@ -196,36 +220,4 @@ void op_usage_error(char const *usage, char const *fmt, ...)
 	if (usage)
 		op_hint("%s", usage);
 	exit(2);
-}
-
-void *op_xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		op_die("out of memory allocating %zu bytes", n);
-	return p;
-}
-
-void *op_xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-	if (!p)
-		op_die("out of memory allocating %zu x %zu bytes", n, size);
-	return p;
-}
-
-void *op_xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-	if (!q)
-		op_die("out of memory allocating %zu bytes", n);
-	return q;
-}
-
-char *op_xstrdup(char const *s)
-{
-	char *p = strdup(s);
-	if (!p)
-		op_die("out of memory copying a string");
-	return p;
 }

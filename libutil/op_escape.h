@@ -54,7 +54,8 @@ void op_fput_escaped(FILE *out, char const *s, size_t len, unsigned keep);
 /* The string s escaped to out (newline and tab escaped too). */
 void op_fputs_escaped(FILE *out, char const *s);
 
-/* s escaped, malloc'ed (dies when out of memory). */
+/* s escaped, malloc'ed (dies when out of memory; op_alloc.c, with the
+ * other allocations: the rule above allocates nothing). */
 char *op_escape(char const *s);
 
 #endif /* OP_ESCAPE_H */

@@ -1,5 +1,4 @@
 /* Small utilities; see op_util.h. */
-#define _GNU_SOURCE	/* vasprintf */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -12,20 +11,6 @@
 
 #include "op_file.h"
 #include "op_util.h"
-
-char *op_xasprintf(char const *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		op_die("out of memory formatting a string");
-	return s;
-}
 
 ssize_t op_read_full(int fd, void *buf, size_t len)
 {

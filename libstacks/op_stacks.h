@@ -14,8 +14,9 @@
  * cuts it off before appending. A stack's record is written before any
  * count of it, so no count refers to a stack the table does not hold.
  *
- * The writer (the daemon core) and the reader (report tools) are both
- * here. Link: libopstacks.a before libodb.a and libop.a.
+ * The writer (the daemon core, op_stacks_write.c) and the reader (report
+ * tools, op_stacks_read.c) share the codec (op_stacks_codec.c) and the
+ * table in memory (op_stacks_table.c). Link: $(LIBSTACKS_LIBS), libs.am.
  */
 #ifndef OP_STACKS_H
 #define OP_STACKS_H

@@ -1,7 +1,8 @@
 /*
- * Small utilities every component uses (git's ALLOC_GROW and wrapper.c,
- * OProfile's libutil): array growth, formatted allocation, full reads and
- * writes, whole-file reading and safe file replacement.
+ * Small utilities every component uses (git's wrapper.c, OProfile's
+ * libutil): full reads and writes, whole-file reading and safe file
+ * replacement; array growth and formatted allocation come with
+ * op_alloc.h, included here.
  *
  * Conventions: functions that can fail return 0 (or a length) on success
  * and -1 on failure with errno set; those that take an err buffer also
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <sys/types.h>
 
+#include "op_alloc.h"		/* OP_ALLOC_GROW, op_xasprintf */
 #include "op_message.h"
 
 /* The number of elements of an array (not a pointer). */
@@ -36,31 +38,6 @@ static inline uint64_t op_monotonic_ns(void)
 {
 	return op_clock_ns(CLOCK_MONOTONIC);
 }
-
-/* Next capacity when nr elements are needed: at least nr, and 3/2 of
- * the current one plus 16, so n appends cost O(n) copies. */
-#define OP_ALLOC_NR(alloc) (((alloc) + 16) * 3 / 2)
-
-/*
- * Make room for nr elements in array, which holds alloc of them now:
- *	OP_ALLOC_GROW(v, n + 1, cap); v[n++] = x;
- * array and alloc are updated (alloc: an integer lvalue); dies when out
- * of memory. New elements are not initialised.
- */
-#define OP_ALLOC_GROW(array, nr, alloc) \
-	do { \
-		if ((size_t)(nr) > (size_t)(alloc)) { \
-			size_t op_ag_n = OP_ALLOC_NR((size_t)(alloc)); \
-			if (op_ag_n < (size_t)(nr)) \
-				op_ag_n = (size_t)(nr); \
-			(array) = op_xrealloc((array), \
-					      op_ag_n * sizeof(*(array))); \
-			(alloc) = op_ag_n; \
-		} \
-	} while (0)
-
-/* A malloc'ed formatted string; dies when out of memory. */
-char *op_xasprintf(char const *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * read()/write() of exactly len bytes, retrying on EINTR and short

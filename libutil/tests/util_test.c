@@ -2,6 +2,7 @@
  * atomic replacement and copies (with their errors), the message sink. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -234,6 +235,38 @@ static void test_usage_error(void)
 		  "an error line then a hint line");
 }
 
+/* BUG(): an internal invariant is a core dump with the place, not an
+ * exit status a user could take for bad input. */
+static void test_bug(void)
+{
+	int fds[2], status = 0;
+	char out[256] = "";
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(fds))
+		check_bail("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit no_core = { 0, 0 };
+
+		setrlimit(RLIMIT_CORE, &no_core);
+		dup2(fds[1], 2);
+		op_set_progname("tool");
+		BUG("%d nodes left", 3);
+	}
+	close(fds[1]);
+	n = op_read_full(fds[0], out, sizeof(out) - 1);
+	out[n > 0 ? n : 0] = '\0';
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	check(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
+	      "BUG() aborts");
+	check(!strncmp(out, "tool: fatal: BUG: ", 18) && strstr(out, "util_test.c:") &&
+	      strstr(out, ": 3 nodes left\n"),
+	      "BUG() names the file and line: %s", out);
+}
+
 static int int_at_most(void const *elem, void const *key)
 {
 	return *(int const *)elem <= *(int const *)key;
@@ -276,7 +309,7 @@ static void release_nothing(void *arg)
 }
 
 /*
- * Issue 21: out of fds, a file written through op_open_safe (an atomic
+ * Out of fds, a file written through op_open_safe (an atomic
  * write's temporary file) first lets the owner close what it can spare,
  * once, and is then opened; with nothing to spare it fails with EMFILE,
  * after one call.
@@ -334,6 +367,7 @@ int main(void)
 	test_atomic_and_copy();
 	test_messages();
 	test_usage_error();
+	test_bug();
 	test_partition_point();
 	test_fd_release();
 	rmdir(dir);

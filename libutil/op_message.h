@@ -5,6 +5,7 @@
  *   op_warn()  "PROG: warning: ..." on stderr
  *   op_info()  "PROG: ..." on stderr (a daemon's log line)
  *   op_hint()  "hint: ..." on stderr: what the user can do about an error
+ *   BUG()      "PROG: fatal: BUG: FILE:LINE: ..." on stderr, abort()
  * The _errno variants append ": strerror(errno)" (errno as on entry).
  * Messages: lowercase first word, no full stop, the failure first, the
  * file or value named: op_error_errno("cannot open '%s'", path).
@@ -20,6 +21,16 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+
+/*
+ * An internal invariant broken: a bug of this program, never something
+ * bad input can cause (that is op_error's or op_die's). Says where, then
+ * abort()s, so that there is a core to debug.
+ */
+#define BUG(...) op_bug(__FILE__, __LINE__, __VA_ARGS__)
+
+/* op_xmalloc and the other allocations that die (op_alloc.c) */
+#include "op_alloc.h"
 
 /* Program name used as the prefix; defaults to "oprofile". */
 void op_set_progname(char const *name);
@@ -60,6 +71,9 @@ void op_hint(char const *fmt, ...) __attribute__((format(printf, 1, 2)));
 int op_error_errno(char const *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void op_die_errno(char const *fmt, ...) __attribute__((format(printf, 1, 2)));
 void op_warn_errno(char const *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* BUG()'s function: use BUG(), which names the file and line. */
+_Noreturn void op_bug(char const *file, int line, char const *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Any kind, from a va_list. */
 void op_vmessage(enum op_message_kind kind, char const *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
@@ -70,11 +84,5 @@ void op_vmessage(enum op_message_kind kind, char const *fmt, va_list ap)
  */
 _Noreturn void op_usage_error(char const *usage, char const *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-
-/* Allocation that dies with a message instead of returning NULL. */
-void *op_xmalloc(size_t n);
-void *op_xcalloc(size_t n, size_t size);
-void *op_xrealloc(void *p, size_t n);
-char *op_xstrdup(char const *s);
 
 #endif /* OP_MESSAGE_H */
