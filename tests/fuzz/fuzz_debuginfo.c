@@ -15,7 +15,7 @@
  * component, no absolute name taken from the input. A build-id gives
  * hex only. Anything else aborts.
  *
- * FUZZ-SOURCES: libpp/pp_debuginfo.c libpp/pp_debuginfod.c libpp/pp_strlist.c
+ * FUZZ-SOURCES: libpp/pp_debuginfo.c libpp/pp_debugfile.c libpp/pp_debuginfod.c libpp/pp_strlist.c
  * FUZZ-LIBS: -lbfd -ldebuginfod
  */
 #include "config.h"
