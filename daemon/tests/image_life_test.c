@@ -107,7 +107,7 @@ static void test_plain_name(void)
 
 /* A gone binary whose build no one told (no build-id from the kernel,
  * no file to read) is an unknown build: it is the path's first build,
- * whichever of the two is seen first (t0004's replay of another test's
+ * whichever of the two is seen first (t1004's replay of another test's
  * deleted program). */
 static void test_unknown_build(void)
 {

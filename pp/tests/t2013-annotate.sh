@@ -124,7 +124,7 @@ check_grep "$ids" " $tmp/libannot.so\$" "session/build-ids: the library's"
 # (the vDSO's bytes are kept there always: no file has them; doc/formats.md)
 # A copy is right for a binary whose path on the host holds another build
 # (a process in another mount namespace: the daemon samples the whole
-# machine, and other tests, t0016, run such processes beside this one),
+# machine, and other tests, t2016, run such processes beside this one),
 # wrong for a host binary that is the build sampled.
 vdso=$(awk '$3 == "/[vdso]" { print $1 }' "$ids")
 for b in $(ls "$SD/samples/current/session/binaries" 2>/dev/null | grep -vx "${vdso:-none}"); do

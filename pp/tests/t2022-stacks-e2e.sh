@@ -13,7 +13,7 @@
 # (tests/workloads/qsort_cb.c: qsort and bsearch calling back into
 # cmp_long, -O2 without frame pointers): >= 95% of its samples' stacks
 # reach main.
-# Needs root and perf_event_open (skips with 77 otherwise, as t0009).
+# Needs root and perf_event_open (skips with 77 otherwise, as t2009).
 . "$SRCDIR/tests/lib.sh"
 : "${abs_top_builddir:?}"
 live_session

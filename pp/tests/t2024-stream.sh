@@ -1,6 +1,6 @@
 #!/bin/sh
 # opreport --stream on streams written word by word (tests/mkstream), no
-# sampling needed (tests/control/t0023 records a real one):
+# sampling needed (tests/control/t1023 records a real one):
 # - the disk it takes: a stream of 20,000 binaries of one sample each
 #   (2 MB) replays in memory, not into 20,000 sample files (each a page
 #   and a directory per component of its path: 630 MB);

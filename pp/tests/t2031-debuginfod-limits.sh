@@ -12,7 +12,7 @@
 # Every opreport runs under timeout -s KILL and prlimit --fsize, so a
 # hang or an unbounded download fails the test instead of hanging it.
 # The servers listen on loopback in a network namespace of the test's
-# own (unshare -n), as t0012's debuginfod does.
+# own (unshare -n), as t2012's debuginfod does.
 if [ -z "${PP_T0031_NETNS:-}" ] && [ "$(id -u)" = 0 ] &&
 	command -v ip >/dev/null && unshare -n true 2>/dev/null; then
 	PP_T0031_NETNS=1 exec unshare -n sh "$0" "$@"

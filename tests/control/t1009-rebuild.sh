@@ -10,7 +10,7 @@
 #  B. rebuilt while the daemon runs: the new build has a file of its own,
 #     PATH/{build:ID} (doc/formats.md 3.), the old one keeps its file;
 #  C. the old build still running while the new one runs: each build's
-#     samples go on into its own file, none dropped (t0038 reports them).
+#     samples go on into its own file, none dropped (t1038 reports them).
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
 P=$T/prog

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The daemon's log on a full disk holds whole lines only: a line is
-# written whole or cut back off (and sent to syslog, t0029), never left
+# written whole or cut back off (and sent to syslog, t1029), never left
 # torn. The session on a 2 MB tmpfs, the disk filled, the log padded so
 # its last page has ROOM bytes left; then --verbose's exit lines (the
 # statistics, the sources' counters, all through the log's one writer)
