@@ -21,15 +21,26 @@
  *		check(!bad, "g is never negative (%d failed)", bad);
  *		return check_done();
  *	}
+ *
+ * A value check (check_str, check_int, check_contains) that fails shows
+ * the expected and the actual value on "#   " lines under its "not ok".
+ * check_tmpdir() is the one scratch directory of a test program.
  */
 #ifndef OP_TESTS_CHECK_H
 #define OP_TESTS_CHECK_H
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #define CHECK_EXIT_SKIP 77
 #define CHECK_EXIT_HARD 99
@@ -85,8 +96,8 @@ static bool check_str(char const *got, char const *want, char const *fmt, ...)
 	check_v(same, fmt, ap);
 	va_end(ap);
 	if (!same)
-		printf("#   got:  '%s'\n#   want: '%s'\n", got ? got : "(null)",
-		       want ? want : "(null)");
+		printf("#   expected: '%s'\n#   actual:   '%s'\n",
+		       want ? want : "(null)", got ? got : "(null)");
 	return same;
 }
 
@@ -100,7 +111,7 @@ static bool check_int(long long got, long long want, char const *fmt, ...)
 	check_v(got == want, fmt, ap);
 	va_end(ap);
 	if (got != want)
-		printf("#   got:  %lld\n#   want: %lld\n", got, want);
+		printf("#   expected: %lld\n#   actual:   %lld\n", want, got);
 	return got == want;
 }
 
@@ -119,8 +130,8 @@ static bool check_contains(char const *s, char const *piece,
 	check_v(ok, fmt, ap);
 	va_end(ap);
 	if (!ok)
-		printf("#   got:  '%s'\n#   want: '%s' in it\n",
-		       s ? s : "(null)", piece);
+		printf("#   expected: '%s' in it\n#   actual:   '%s'\n",
+		       piece, s ? s : "(null)");
 	return ok;
 }
 
@@ -218,6 +229,102 @@ static int check_done(void)
 	printf("1..%d\n# %d checks, %d failed\n", check_nr, check_nr,
 	       check_failed);
 	return check_failed ? 1 : 0;
+}
+
+/*
+ * The scratch directory. check_rmtree() removes path and everything
+ * under it, through directory descriptors: a symbolic link is removed,
+ * never followed, and no other file system's directory is entered.
+ * 0 when path is gone (or was never there), -1 (errno set) when something
+ * could not be removed.
+ */
+__attribute__((unused))
+static int check_rmtree_at(int at, char const *name, dev_t dev)
+{
+	struct stat st;
+	struct dirent *e;
+	DIR *d;
+	int fd, bad = 0;
+
+	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(at, name, 0) && errno != ENOENT ? -1 : 0;
+	if (st.st_dev == dev) {
+		fd = openat(at, name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		/* a test's directory of mode 000: its owner may open it up */
+		if (fd < 0 && errno == EACCES && !fchmodat(at, name, 0700, 0))
+			fd = openat(at, name, O_RDONLY | O_DIRECTORY |
+					      O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		d = fdopendir(fd);
+		if (!d) {
+			close(fd);
+			return -1;
+		}
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+			    check_rmtree_at(dirfd(d), e->d_name, dev))
+				bad = 1;
+		closedir(d);
+		if (bad)
+			return -1;
+	}
+	return unlinkat(at, name, AT_REMOVEDIR) && errno != ENOENT ? -1 : 0;
+}
+
+__attribute__((unused))
+static int check_rmtree(char const *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -1;
+	return check_rmtree_at(AT_FDCWD, path, st.st_dev);
+}
+
+static char check_tmpdir_path[PATH_MAX];
+static pid_t check_tmpdir_owner;
+
+__attribute__((unused))
+static void check_tmpdir_exit(void)
+{
+	/* a forked child's exit leaves its parent's directory alone */
+	if (check_tmpdir_path[0] && getpid() == check_tmpdir_owner &&
+	    check_rmtree(check_tmpdir_path))
+		printf("# cannot remove %s: %s\n", check_tmpdir_path,
+		       strerror(errno));
+}
+
+/*
+ * The test program's private scratch directory, $TMPDIR/NAME.XXXXXX
+ * (/tmp by default), made at the first call (the same one after it) and
+ * removed with all it holds when the process that made it exits. A test
+ * that cannot make it bails out (99).
+ */
+__attribute__((unused))
+static char const *check_tmpdir(void)
+{
+	extern char *__progname; /* the C library's name of the program */
+	char const *base = getenv("TMPDIR");
+
+	if (check_tmpdir_path[0])
+		return check_tmpdir_path;
+	if (!base || !*base)
+		base = "/tmp";
+	if ((size_t)snprintf(check_tmpdir_path, sizeof(check_tmpdir_path),
+			     "%s/%s.XXXXXX", base, __progname) >=
+		    sizeof(check_tmpdir_path) ||
+	    !mkdtemp(check_tmpdir_path)) {
+		check_tmpdir_path[0] = '\0';
+		check_bail("cannot make a scratch directory in %s: %s", base,
+			   strerror(errno));
+	}
+	check_tmpdir_owner = getpid();
+	atexit(check_tmpdir_exit);
+	return check_tmpdir_path;
 }
 
 #endif /* OP_TESTS_CHECK_H */

@@ -20,7 +20,7 @@
 #include "opd_image.h"
 #include "opd_sfile.h"
 
-static char dir[] = "/tmp/image-life-XXXXXX";
+static char const *dir;
 static char bin[256];
 static struct opd_config cfg;
 
@@ -394,11 +394,8 @@ static void test_newline_name(void)
 
 int main(void)
 {
-	char cmd[600];
-
 	op_set_progname("image_life_test");
-	if (!mkdtemp(dir))
-		op_die("mkdtemp failed");
+	dir = check_tmpdir();
 	snprintf(bin, sizeof(bin), "%s/prog", dir);
 	cfg.cpu_type = CPU_TIMER_INT;
 	cfg.nr_events = 1;
@@ -413,7 +410,6 @@ int main(void)
 	test_adopted_listed();
 	test_newline_name();
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	check(!system(cmd), "the scratch directory is removed");
+	check(!check_rmtree(dir), "the scratch directory is removed");
 	return check_done();
 }

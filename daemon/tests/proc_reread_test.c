@@ -150,14 +150,12 @@ static char const maps_text[] =
 
 static void test_refresh(void)
 {
-	char root[] = "/tmp/proc_reread_test.XXXXXX";
+	char const *root = check_tmpdir();
 	struct proc_table pt;
 	struct cookie_table ct;
 	struct proc *p;
 	int how;
 
-	if (!mkdtemp(root))
-		check_bail("mkdtemp %s: %s", root, strerror(errno));
 	pm_init(&pt);
 	ct_init(&ct);
 	pt.proc_root = root;
@@ -240,13 +238,6 @@ static void test_refresh(void)
 
 	pm_free(&pt);
 	ct_free(&ct);
-	{
-		char cmd[600];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-		if (system(cmd))
-			fprintf(stderr, "cannot remove %s\n", root);
-	}
 }
 
 /* Queue a side-band record: header, u32 body words, a trailer at time. */

@@ -16,7 +16,7 @@
 #include "op_stacks.h"
 #include "op_util.h"
 
-static char dir[] = "/tmp/op-stacks-test-XXXXXX";
+static char const *dir;
 
 static char *table_path(void)
 {
@@ -399,11 +399,8 @@ static void test_symlink(void)
 
 int main(void)
 {
-	char *cmd;
-
 	op_set_progname("stacks_test");
-	if (!mkdtemp(dir))
-		check_bail("mkdtemp: %s", strerror(errno));
+	dir = check_tmpdir();
 	test_names();
 	test_checksum();
 	test_absent();
@@ -414,9 +411,5 @@ int main(void)
 	test_bad_build_id();
 	test_sharing();
 	test_symlink();
-	cmd = op_xasprintf("rm -rf '%s'", dir);
-	if (system(cmd))
-		check_note("could not remove %s", dir);
-	free(cmd);
 	return check_done();
 }
