@@ -1,5 +1,5 @@
 #!/bin/sh
-# A full disk (issue 21, item 1 and 8): the session on a 2 MB tmpfs,
+# A full disk: the session on a 2 MB tmpfs,
 # --separate=all, a few hundred short processes (the only image sampled:
 # the machine's other processes, other tests' under make -j, would fill
 # the space again as soon as it returns). Every sample file passes

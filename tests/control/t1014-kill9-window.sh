@@ -1,5 +1,5 @@
 #!/bin/sh
-# kill -9 loses at most the flush window (issue 21, item 2): samples reach
+# kill -9 loses at most the flush window: samples reach
 # the mmap'ed sample files every --flush-interval (500 ms by default), and
 # those outlive the daemon. 4 s of a one-thread CPU-bound program at 1 kHz
 # (~4000 samples), then kill -9 with no dump: at least 3000 on disk, or,

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Symbolic links planted in the session directory are never followed for a
-# write (issue 21, item 4): a link at samples/current/{root}, dangling and
+# write: a link at samples/current/{root}, dangling and
 # file links at sample file paths, the log, the kernel cache, the answer
 # files. Every target stays as it was; the refusals are clear. Root's
 # operf refuses the same plants: a link at samples/current/session in a

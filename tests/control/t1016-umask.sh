@@ -1,5 +1,5 @@
 #!/bin/sh
-# Modes do not come from the caller's umask (issue 21, items 5 and 6):
+# Modes do not come from the caller's umask:
 # under umask 000 nothing in the session is writable by others, and the
 # kernel symbol data (kernel addresses: a KASLR leak) is readable by root
 # only (0600), as doc/formats.md section 1 says.

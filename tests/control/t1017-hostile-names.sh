@@ -1,6 +1,6 @@
 #!/bin/sh
 # Names from files and binaries reach the terminal with their control
-# characters escaped (issue 21, item 7): a binary whose name holds an
+# characters escaped: a binary whose name holds an
 # escape sequence, and a sample file named
 # X<ESC>]0;pwned<BEL><ESC>[2J.1000000.0.all.all.all.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
@@ -27,7 +27,7 @@ mv "$f" "${f%/*}/X${esc}]0;pwned$(printf '\a')${esc}[2J.1000000.0.all.all.all"
 ! grep -q "$(printf '\a')" "$T/rep" || fail "a raw BEL in opreport's output"
 test_ok "no raw control character reaches the terminal"
 
-step "a header that contradicts its name, a path longer than PATH_MAX (item 12)"
+step "a header that contradicts its name, a path longer than PATH_MAX"
 f=$(find "$C" -path "*{dep}*" -name 'CPU_CLOCK.1000000.*' -type f | head -1)
 [ -n "$f" ] || fail "no sample file left"
 mv "$f" "${f%/*}/CPU_CLOCK.999.0.all.all.all"

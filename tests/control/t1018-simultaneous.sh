@@ -1,5 +1,5 @@
 #!/bin/sh
-# Fifteen simultaneous --start on one session (issue 21, item 10): one
+# Fifteen simultaneous --start on one session: one
 # starts the daemon, the others say "Daemon already running" and succeed;
 # none fails on a control FIFO that is not there yet.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"

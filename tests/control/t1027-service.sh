@@ -1,5 +1,5 @@
 #!/bin/sh
-# The always-on service (issue 27): oprofiled started as its systemd unit
+# The always-on service: oprofiled started as its systemd unit
 # starts it, rotating its session every few seconds for ~20 s under
 # fork/exec churn and a CPU-bound program. Then: each sample is in exactly
 # one session (per-session stats balance, sum to the daemon's total, and

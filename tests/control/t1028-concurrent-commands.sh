@@ -1,5 +1,5 @@
 #!/bin/sh
-# Two control commands at once, 20 times over (issue 21): --stop and
+# Two control commands at once, 20 times over: --stop and
 # --stop, --dump and --dump, --dump and --stop, --save and --save. Each
 # sender waits for its own answer (SESSION/reply.ID), so none reads the
 # other's answer in the shared control_reply and times out; each pair

@@ -1,6 +1,6 @@
 #!/bin/sh
-# When the log cannot be written, the daemon's messages go to syslog
-# (issue 21): checked with a real listener. This machine has no /dev/log,
+# When the log cannot be written, the daemon's messages go to syslog,
+# checked with a real listener. This machine has no /dev/log,
 # so the test makes one where nothing else sees it: in a private mount
 # namespace (unshare -m) a small tmpfs on /dev (the device nodes the
 # daemon uses bound in from the real /dev) gets a datagram socket at

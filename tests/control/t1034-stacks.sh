@@ -1,5 +1,5 @@
 #!/bin/sh
-# Whole stacks, unwound with the binaries' CFI (issue 26), end to end:
+# Whole stacks, unwound with the binaries' CFI, end to end:
 # opcontrol --callgraph=16 samples, while these run one after the other
 # (built here with the system's gcc, Debian's GCC 12):
 #  (a) leafs: main calls three small leaf functions, -O2 -g

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Bounded files for short processes (issue 27): 60 runs of a short program
+# Bounded files for short processes: 60 runs of a short program
 # that lives in clock_gettime (control/vdso_loop) give ONE [vdso] sample
 # file under the app (--separate=lib: {root}APP/{dep}/{root}/[vdso]; with
 # --separate=none it is {root}/[vdso]'s own, one for the whole machine),

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Budgets flat (issue 27): ~60 s of process churn (short programs in the
+# Budgets flat: ~60 s of process churn (short programs in the
 # vDSO, programs with JIT code, /bin/true), hundreds of processes, while
 # the daemon samples. Every 10 s: the sample files of this test's
 # workloads, the daemon's RSS and the decoder's definitions. They must not

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Binary churn (issue 27): a few hundred NEW binaries (distinct paths and
+# Binary churn: a few hundred NEW binaries (distinct paths and
 # build-ids: copies of spin with the build-id patched), each run once for
 # a moment at 1 kHz. The perf source must forget a binary's cookie once no
 # process maps it (10 s grace, then ESC COOKIE_FORGET), so while the
@@ -90,8 +90,8 @@ test_ok "$((h + f)) definitions handed out for $N new binaries"
 test_ok "definitions held $h0 before, at most $max_held, $h at the end; $f forgotten"
 
 # images: a binary's freed with its cookies, so they follow the
-# definitions held (the same slack); before issue 27's fix every binary
-# stayed, N or more. The anonymous regions' images stay by design: under
+# definitions held (the same slack); were they kept for the session, N
+# or more would stay. The anonymous regions' images stay by design: under
 # make -j other tests' JIT code (chromium's, the JIT test's) adds a
 # hundred of them during the churn, so they are counted apart.
 max_images=$(awk '$1 ~ /^[0-9]+$/ { if ($4 > m) m = $4 } END { print m + 0 }' "$T/rows")

@@ -1,5 +1,5 @@
 #!/bin/sh
-# A binary upgraded in place while the daemon runs (issue 27): a new build
+# A binary upgraded in place while the daemon runs: a new build
 # renamed over the path, as dpkg does. Each build gets its own sample file:
 # the first keeps the path's name, the later one is PATH/{build:ID}
 # (doc/formats.md 3.). The builds are different programs (hot_main, then

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The daemon under a low open-file limit (issue 21): 64, soft and hard, so
+# The daemon under a low open-file limit: 64, soft and hard, so
 # that raising the soft one cannot help. With --callgraph, a spinning
 # program beside three rounds over ~100 distinct coreutils binaries (many
 # sample and {cg} files, many binaries unwound through): the daemon holds

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The session's build-ids survive a daemon restart (issue 21/27): a
+# The session's build-ids survive a daemon restart: a
 # program sampled, the daemon shut down and started again on the same
 # session (no --reset), another program sampled. session/build-ids lists
 # both programs with the ids readelf gives, each line once, and opreport
