@@ -292,8 +292,11 @@ __attribute__((unused))
 static void check_tmpdir_exit(void)
 {
 	/* a forked child's exit leaves its parent's directory alone */
-	if (check_tmpdir_path[0] && getpid() == check_tmpdir_owner &&
-	    check_rmtree(check_tmpdir_path))
+	if (!check_tmpdir_path[0] || getpid() != check_tmpdir_owner)
+		return;
+	if (getenv("CHECK_KEEP_TMPDIR"))
+		printf("# kept %s (CHECK_KEEP_TMPDIR)\n", check_tmpdir_path);
+	else if (check_rmtree(check_tmpdir_path))
 		printf("# cannot remove %s: %s\n", check_tmpdir_path,
 		       strerror(errno));
 }
@@ -301,7 +304,8 @@ static void check_tmpdir_exit(void)
 /*
  * The test program's private scratch directory, $TMPDIR/NAME.XXXXXX
  * (/tmp by default), made at the first call (the same one after it) and
- * removed with all it holds when the process that made it exits. A test
+ * removed with all it holds when the process that made it exits (kept,
+ * to look at what a test wrote, when CHECK_KEEP_TMPDIR is set). A test
  * that cannot make it bails out (99).
  */
 __attribute__((unused))

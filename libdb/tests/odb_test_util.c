@@ -6,7 +6,6 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,38 +14,9 @@
 
 #include "odb_test_util.h"
 
-static char tmpdir[4096];
-static pid_t tmpdir_owner;
-
-static int t_rm_one(char const *path, struct stat const *st, int flag,
-		    struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
-/* Only the process that made the directory removes it (tests fork). */
-static void t_rm_tmpdir(void)
-{
-	if (tmpdir[0] && getpid() == tmpdir_owner && !getenv("ODB_TEST_KEEP"))
-		nftw(tmpdir, t_rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 char const *t_tmpdir(void)
 {
-	char const *base = getenv("TMPDIR");
-
-	if (tmpdir[0])
-		return tmpdir;
-	snprintf(tmpdir, sizeof(tmpdir), "%s/odb-test-XXXXXX",
-		 base && *base ? base : "/tmp");
-	check_assert(mkdtemp(tmpdir), "mkdtemp %s: %s", tmpdir, strerror(errno));
-	tmpdir_owner = getpid();
-	atexit(t_rm_tmpdir);
-	return tmpdir;
+	return check_tmpdir();
 }
 
 char const *t_path(char const *name)

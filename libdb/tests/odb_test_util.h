@@ -1,6 +1,6 @@
 /*
- * Helpers shared by the libdb tests: a private temporary directory removed
- * at exit, a seeded PRNG so every run is the same, and an in-memory key ->
+ * Helpers shared by the libdb tests: the scratch directory (check.h's), a
+ * seeded PRNG so every run is the same, and an in-memory key ->
  * count model to compare files with. Their invariants are tests/check.h's
  * check_assert(): silent while they hold, the test ends at the first that
  * does not.
@@ -19,8 +19,8 @@
 #define HDR sizeof(struct opd_header)
 
 /*
- * A fresh directory under $TMPDIR (or /tmp), removed with its files at exit
- * unless ODB_TEST_KEEP is set (to look at what a test wrote).
+ * The test's scratch directory: tests/check.h's check_tmpdir() (under
+ * $TMPDIR, removed at exit unless CHECK_KEEP_TMPDIR is set).
  */
 char const *t_tmpdir(void);
 

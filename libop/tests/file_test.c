@@ -18,7 +18,7 @@
 #include "op_file.h"
 #include "op_util.h"
 
-static char dir[] = "/tmp/op-file-test-XXXXXX";
+static char const *dir;
 
 static char *at(char const *name)
 {
@@ -438,8 +438,7 @@ static int rm_one(char const *path, struct stat const *st, int flag, struct FTW 
 
 int main(void)
 {
-	if (!mkdtemp(dir))
-		check_bail("mkdtemp: %s", strerror(errno));
+	dir = check_tmpdir();
 	test_open_regular();
 	test_bounds_and_writes();
 	test_path_escapes();

@@ -13,7 +13,7 @@
 #include "op_file.h"
 #include "op_util.h"
 
-static char dir[] = "/tmp/op-util-test-XXXXXX";
+static char const *dir;
 
 static char *path_in(char const *name)
 {
@@ -325,8 +325,7 @@ static void test_fd_release(void)
 
 int main(void)
 {
-	if (!mkdtemp(dir))
-		check_bail("mkdtemp: %s", strerror(errno));
+	dir = check_tmpdir();
 	test_alloc_grow();
 	test_asprintf();
 	test_full_io();

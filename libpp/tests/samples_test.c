@@ -11,7 +11,7 @@
 #include "sfwriter.h"
 #include "check.h"
 
-static char dir[] = "/tmp/pp-samples-test.XXXXXX";
+static char const *dir;
 
 static char *path(char const *name)
 {
@@ -100,8 +100,7 @@ static void test_samples__bad(void)
 
 int main(void)
 {
-	if (!mkdtemp(dir))
-		return 99;
+	dir = check_tmpdir();
 	test_samples__fold();
 	test_samples__big();
 	test_samples__bad();

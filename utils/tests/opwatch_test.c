@@ -149,7 +149,7 @@ static void test_counts(void)
 	opwatch_stats_free(&s);
 }
 
-static char tmpdir[] = "/tmp/opwatch_test.XXXXXX";
+static char const *tmpdir;
 
 static char *tmp_path(char const *name)
 {
@@ -333,8 +333,7 @@ int main(void)
 	test_pair();
 	test_percentiles();
 	test_counts();
-	if (!mkdtemp(tmpdir))
-		check_bail("mkdtemp: %s", strerror(errno));
+	tmpdir = check_tmpdir();
 	test_elf();
 	test_elf_not_regular();
 	test_hostile_names();
