@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "odb_test_util.h"
+#include "odb_helpers.h"
 
 static uint32_t get32(uint8_t const *b, size_t off)
 {

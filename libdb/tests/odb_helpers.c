@@ -1,5 +1,5 @@
 /*
- * Helpers shared by the libdb tests; see odb_test_util.h.
+ * Helpers shared by the libdb tests; see odb_helpers.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "odb_test_util.h"
+#include "odb_helpers.h"
 
 char const *t_tmpdir(void)
 {

@@ -5,8 +5,8 @@
  * check_assert(): silent while they hold, the test ends at the first that
  * does not.
  */
-#ifndef ODB_TEST_UTIL_H
-#define ODB_TEST_UTIL_H
+#ifndef ODB_HELPERS_H
+#define ODB_HELPERS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -78,4 +78,4 @@ void t_compare(struct odb *db, struct t_model const *m, char const *what);
 void t_pread(char const *path, void *buf, size_t len, off_t off);
 void t_pwrite(char const *path, void const *buf, size_t len, off_t off);
 
-#endif /* ODB_TEST_UTIL_H */
+#endif /* ODB_HELPERS_H */
