@@ -208,7 +208,7 @@ static char const all_codes_log[] =
 	"T e1 100/101 stop6 c5:0x3100 c5:0x3200\n"
 	"S cpu0 0/0 app0 k0 0xffffffff81000040 e0\n";
 
-static void test_opd_trans_every_code(void)
+static void test_opd_trans__every_code(void)
 {
 	struct word_buffer wb;
 	struct log l;
@@ -225,7 +225,7 @@ static void test_opd_trans_every_code(void)
 }
 
 /* Chunks of every size, and every two-way split: the same log. */
-static void test_opd_trans_chunks(void)
+static void test_opd_trans__chunks(void)
 {
 	struct word_buffer wb;
 	struct log l;
@@ -255,7 +255,7 @@ static void test_opd_trans_chunks(void)
 }
 
 /* Truncation at every point: exactly one error, at the end. */
-static void test_opd_trans_truncated(void)
+static void test_opd_trans__truncated(void)
 {
 	struct word_buffer wb;
 	struct log l;
@@ -324,7 +324,7 @@ static struct bad_case const bad_cases[] = {
 	  "kernel_image range 0x9-0x9 is empty" },
 };
 
-static void test_opd_trans_bad_input(void)
+static void test_opd_trans__bad_input(void)
 {
 	/* after each bad case, a valid record must still decode */
 	static unsigned long const tail[] = {
@@ -354,7 +354,7 @@ static void test_opd_trans_bad_input(void)
 /* A traced sample with a nonzero frame event: one error, frames dropped. */
 /* UNWIND_STOP outside a trace is an error; a trace past OPD_TRACE_MAX
  * frames is cut with depth_limit. */
-static void test_opd_trans_unwind_stop(void)
+static void test_opd_trans__unwind_stop(void)
 {
 	unsigned long w[] = { ESC, 2, 0, ESC, 1, 1, 0, ESC, 7, 1, ESC, 4,
 			      0x10, 0, ESC, 40, 2 };
@@ -382,7 +382,7 @@ static void test_opd_trans_unwind_stop(void)
 	wb_free(&wb);
 }
 
-static void test_opd_trans_frame_event(void)
+static void test_opd_trans__frame_event(void)
 {
 	unsigned long w[] = { ESC, 2, 0, ESC, 1, 1, 0, ESC, 7, 1, ESC, 8, ESC, 4,
 			      0x10, 3, 0x20, 5, 0x30, 0 };
@@ -395,7 +395,7 @@ static void test_opd_trans_frame_event(void)
 }
 
 /* Redefinition: the same path again is fine, another path is an error. */
-static void test_opd_trans_redefine(void)
+static void test_opd_trans__redefine(void)
 {
 	struct word_buffer wb;
 	struct log l;
@@ -414,7 +414,7 @@ static void test_opd_trans_redefine(void)
 
 /* ESC COUNT: known counters reach the sink and the stats, unknown ones
  * are skipped without an error, and decoding goes on after either. */
-static void test_opd_trans_count(void)
+static void test_opd_trans__count(void)
 {
 	unsigned long w[] = {
 		ESC, OP_CODE_COUNT, OP_COUNT_MAPS_REREAD, 3,
@@ -445,7 +445,7 @@ static void test_opd_trans_count(void)
 
 /* Random words rich in escapes and small codes: chunking never changes
  * the outcome, nothing crashes (run under ASan for reads). */
-static void test_opd_trans_random(void)
+static void test_opd_trans__random(void)
 {
 	static unsigned long w[4096];
 	static struct log a, b;
@@ -479,14 +479,14 @@ static void test_opd_trans_random(void)
 int main(void)
 {
 	op_set_progname("opd_trans_test");
-	test_opd_trans_every_code();
-	test_opd_trans_chunks();
-	test_opd_trans_truncated();
-	test_opd_trans_bad_input();
-	test_opd_trans_frame_event();
-	test_opd_trans_unwind_stop();
-	test_opd_trans_redefine();
-	test_opd_trans_count();
-	test_opd_trans_random();
+	test_opd_trans__every_code();
+	test_opd_trans__chunks();
+	test_opd_trans__truncated();
+	test_opd_trans__bad_input();
+	test_opd_trans__frame_event();
+	test_opd_trans__unwind_stop();
+	test_opd_trans__redefine();
+	test_opd_trans__count();
+	test_opd_trans__random();
 	return check_done();
 }

@@ -65,7 +65,7 @@ static void end_child(pid_t pid, int fd, bool reap)
 
 /* A reaped child without EXIT: exited at the sweep after a loss, its
  * binary and region forgotten after the grace; this process kept. */
-static void test_exit_lost_reaped(void)
+static void test_exit_lost__reaped(void)
 {
 	struct proc_table pt;
 	struct cookie_table ct;
@@ -126,7 +126,7 @@ static void test_exit_lost_reaped(void)
 }
 
 /* A zombie wrote its EXIT already: gone too. */
-static void test_exit_lost_zombie(void)
+static void test_exit_lost__zombie(void)
 {
 	struct proc_table pt;
 	uint64_t t;
@@ -162,7 +162,7 @@ static bool exits(unsigned long pid, uint64_t start, uint64_t *recorded)
 }
 
 /* The pid of a live process, recorded with another start time. */
-static void test_exit_lost_reuse(void)
+static void test_exit_lost__reuse(void)
 {
 	int fd;
 	pid_t kid = blocked_child(&fd);
@@ -189,7 +189,7 @@ static void write_text(char const *path, char const *text)
 
 /* /proc/PID/stat's field 22 behind a comm of spaces and ')'; bad files
  * keep the process. */
-static void test_exit_lost_stat_parse(void)
+static void test_exit_lost__stat_parse(void)
 {
 	char const *dir;
 	char path[256];
@@ -250,7 +250,7 @@ static void lost_record(unsigned char *rec, uint64_t lost)
 }
 
 /* The records that feed the check, through the perf source's handler. */
-static void test_exit_lost_records(void)
+static void test_exit_lost__records(void)
 {
 	struct perf_source *ps = op_xcalloc(1, sizeof(*ps));
 	unsigned char rec[128];
@@ -286,10 +286,10 @@ static void test_exit_lost_records(void)
 int main(void)
 {
 	op_set_progname("proc_exit_lost_test");
-	test_exit_lost_reaped();
-	test_exit_lost_zombie();
-	test_exit_lost_reuse();
-	test_exit_lost_stat_parse();
-	test_exit_lost_records();
+	test_exit_lost__reaped();
+	test_exit_lost__zombie();
+	test_exit_lost__reuse();
+	test_exit_lost__stat_parse();
+	test_exit_lost__records();
 	return check_done();
 }

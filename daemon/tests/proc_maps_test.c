@@ -17,7 +17,7 @@
 #include "word_buffer.h"
 
 
-static void test_proc_maps_overlaps(void)
+static void test_proc_maps__overlaps(void)
 {
 	struct proc_table pt;
 	struct cookie_table ct;
@@ -49,7 +49,7 @@ static void test_proc_maps_overlaps(void)
 	ct_free(&ct);
 }
 
-static void test_proc_maps_anon(void)
+static void test_proc_maps__anon(void)
 {
 	struct proc_table pt;
 	struct cookie_table ct;
@@ -97,7 +97,7 @@ static void test_proc_maps_anon(void)
 
 /* This boot's vDSO is one cookie in every process (opd_vdso.h); a region
  * of another size named [vdso] (a 32-bit process's) stays anonymous. */
-static void test_proc_maps_vdso(void)
+static void test_proc_maps__vdso(void)
 {
 	struct proc_table pt;
 	struct cookie_table ct;
@@ -129,7 +129,7 @@ static void test_proc_maps_vdso(void)
 	ct_free(&ct);
 }
 
-static void test_proc_maps_lifecycle(void)
+static void test_proc_maps__lifecycle(void)
 {
 	struct proc_table pt;
 	struct cookie_table ct;
@@ -179,7 +179,7 @@ static void test_proc_maps_lifecycle(void)
 }
 
 /* A path that names another file (device, inode) gets a new cookie. */
-static void test_proc_maps_rebuilt(void)
+static void test_proc_maps__rebuilt(void)
 {
 	struct proc_table pt;
 	struct cookie_table ct;
@@ -228,7 +228,7 @@ static struct ct_file_id build_id(unsigned char first)
 }
 
 /* MMAP2 with build-ids: a path's file is told apart by its build-id. */
-static void test_proc_maps_build_id(void)
+static void test_proc_maps__build_id(void)
 {
 	struct cookie_table ct;
 	unsigned long a, b, c, d;
@@ -252,7 +252,7 @@ static void test_proc_maps_build_id(void)
 	ct_free(&ct);
 }
 
-static void test_proc_maps_many_paths(void)
+static void test_proc_maps__many_paths(void)
 {
 	struct cookie_table ct;
 	char path[32];
@@ -273,7 +273,7 @@ static void test_proc_maps_many_paths(void)
 
 /* Issue 27: a binary no process maps any more is forgotten after the
  * grace period, and mapped again it gets a fresh cookie and definition. */
-static void test_proc_maps_forget_files(void)
+static void test_proc_maps__forget_files(void)
 {
 	struct cookie_table ct;
 	struct proc_table pt;
@@ -318,7 +318,7 @@ static void test_proc_maps_forget_files(void)
 }
 
 /* Forgetting one build of a path keeps the path's other builds found. */
-static void test_proc_maps_forget_builds(void)
+static void test_proc_maps__forget_builds(void)
 {
 	struct cookie_table ct;
 	unsigned long a, b, c, d;
@@ -345,14 +345,14 @@ static void test_proc_maps_forget_builds(void)
 int main(void)
 {
 	op_set_progname("proc_maps_test");
-	test_proc_maps_overlaps();
-	test_proc_maps_anon();
-	test_proc_maps_vdso();
-	test_proc_maps_lifecycle();
-	test_proc_maps_rebuilt();
-	test_proc_maps_build_id();
-	test_proc_maps_many_paths();
-	test_proc_maps_forget_files();
-	test_proc_maps_forget_builds();
+	test_proc_maps__overlaps();
+	test_proc_maps__anon();
+	test_proc_maps__vdso();
+	test_proc_maps__lifecycle();
+	test_proc_maps__rebuilt();
+	test_proc_maps__build_id();
+	test_proc_maps__many_paths();
+	test_proc_maps__forget_files();
+	test_proc_maps__forget_builds();
 	return check_done();
 }

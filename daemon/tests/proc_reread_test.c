@@ -29,7 +29,7 @@ static char const *app_name(struct cookie_table *ct, struct proc *p)
 	return e ? e->name : "(none)";
 }
 
-static void test_reread_per_process(void)
+static void test_reread__per_process(void)
 {
 	struct pm_reread rr;
 	struct proc p = { .tgid = 5 };
@@ -50,7 +50,7 @@ static void test_reread_per_process(void)
 	check(!pm_reread_may(&rr, NULL, 6, t), "interval 0: never, unknown pid");
 }
 
-static void test_reread_gone(void)
+static void test_reread__gone(void)
 {
 	struct pm_reread rr;
 	uint64_t t = 1000 * MS;
@@ -68,7 +68,7 @@ static void test_reread_gone(void)
 	      "a gone pid is tried again after the interval");
 }
 
-static void test_reread_per_second(void)
+static void test_reread__per_second(void)
 {
 	struct pm_reread rr;
 	struct proc p[5];
@@ -90,7 +90,7 @@ static void test_reread_per_second(void)
 	      "a new window allows re-reads again");
 }
 
-static void test_reread_gaps(void)
+static void test_reread__gaps(void)
 {
 	struct proc_table pt;
 	struct cookie_table ct;
@@ -291,10 +291,10 @@ static void test_image_changes(void)
 
 int main(void)
 {
-	test_reread_per_process();
-	test_reread_gone();
-	test_reread_per_second();
-	test_reread_gaps();
+	test_reread__per_process();
+	test_reread__gone();
+	test_reread__per_second();
+	test_reread__gaps();
 	test_refresh();
 	test_image_changes();
 	return check_done();

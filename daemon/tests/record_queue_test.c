@@ -46,7 +46,7 @@ static uint64_t put(struct perf_ring *r, uint64_t pos, uint16_t size,
 	return pos + size;
 }
 
-static void test_record_queue_wrap(void)
+static void test_record_queue__wrap(void)
 {
 	struct perf_ring r = { 0 };
 	struct record_queue q;
@@ -137,7 +137,7 @@ static uint64_t word(void const *rec, size_t off)
 
 /* A stack copy comes out cut to dyn_size rounded up to 8, and the ring
  * still advances by the kernel's record size. */
-static void test_record_queue_stack_cut(void)
+static void test_record_queue__stack_cut(void)
 {
 	struct perf_ring r = { 0 };
 	struct record_queue q;
@@ -175,7 +175,7 @@ static void test_record_queue_stack_cut(void)
 }
 
 /* Many interleaved nearly-sorted runs sort like a stable reference. */
-static void test_record_queue_sort(void)
+static void test_record_queue__sort(void)
 {
 	struct record_queue q;
 	uint64_t x = 12345, last_time = 0, last_tag = 0;
@@ -220,8 +220,8 @@ static void test_record_queue_sort(void)
 int main(void)
 {
 	op_set_progname("record_queue_test");
-	test_record_queue_wrap();
-	test_record_queue_stack_cut();
-	test_record_queue_sort();
+	test_record_queue__wrap();
+	test_record_queue__stack_cut();
+	test_record_queue__sort();
 	return check_done();
 }

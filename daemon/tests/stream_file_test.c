@@ -41,7 +41,7 @@ static void write_file(unsigned long const *w, size_t n, size_t pieces)
 	check(stream_writer_close(&sw) == 0, "writer closes");
 }
 
-static void test_stream_file_round_trip(void)
+static void test_stream_file__round_trip(void)
 {
 	static size_t const chunks[] = { 1, 2, 3, 7, 64, 0 };
 	struct word_buffer wb;
@@ -65,7 +65,7 @@ static void test_stream_file_round_trip(void)
 	wb_free(&wb);
 }
 
-static void test_stream_file_empty(void)
+static void test_stream_file__empty(void)
 {
 	struct opd_trans dec;
 
@@ -95,7 +95,7 @@ static int replay_fails(void)
 	return err != 0;
 }
 
-static void test_stream_file_bad(void)
+static void test_stream_file__bad(void)
 {
 	struct stream_file_header h = { .word_size = sizeof(long),
 					.version = STREAM_FILE_VERSION };
@@ -126,7 +126,7 @@ static void test_stream_file_bad(void)
 }
 
 /* opstream dump prints cookie names from the stream escaped. */
-static void test_stream_file_dump_escapes(void)
+static void test_stream_file__dump_escapes(void)
 {
 	struct word_buffer wb;
 	char *out = NULL;
@@ -150,10 +150,10 @@ int main(void)
 {
 	op_set_progname("stream_file_test");
 	snprintf(path, sizeof(path), "stream_file_test.%d.ops", (int)getpid());
-	test_stream_file_round_trip();
-	test_stream_file_empty();
-	test_stream_file_bad();
-	test_stream_file_dump_escapes();
+	test_stream_file__round_trip();
+	test_stream_file__empty();
+	test_stream_file__bad();
+	test_stream_file__dump_escapes();
 	unlink(path);
 	return check_done();
 }

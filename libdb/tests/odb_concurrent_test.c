@@ -165,7 +165,7 @@ static void put32(char const *path, off_t off, uint32_t v)
  * The states a reader can catch a growth in, made by hand: the descriptor
  * ahead of the file length is "try again", never a remap past the end.
  */
-static void test_concurrent_refresh_states(void)
+static void test_concurrent__refresh_states(void)
 {
 	char const *path = t_path("refresh.samples");
 	struct odb db, w;
@@ -204,7 +204,7 @@ static void test_concurrent_refresh_states(void)
  * handle whose mapping predates a growth by the other. It must follow the
  * growth, not fail, and every add must be in the file.
  */
-static void test_concurrent_writers_take_turns(void)
+static void test_concurrent__writers_take_turns(void)
 {
 	char const *path = t_path("turns.samples");
 	struct t_model m;
@@ -244,8 +244,8 @@ int main(void)
 	pid_t pid;
 	size_t i;
 
-	test_concurrent_refresh_states();
-	test_concurrent_writers_take_turns();
+	test_concurrent__refresh_states();
+	test_concurrent__writers_take_turns();
 	make_keys();
 	t_open(&db, path, ODB_RDWR);	/* the file exists before the reader looks */
 	odb_close(&db);

@@ -96,7 +96,7 @@ static void expect_repaired(char const *path, struct t_model *m, uint32_t size,
 }
 
 /* Killed after step (1): file doubled, descr and hash still the old ones. */
-static void test_crash_doubled_file(void)
+static void test_crash__doubled_file(void)
 {
 	char const *path = t_path("doubled.samples");
 	struct t_model m;
@@ -110,7 +110,7 @@ static void test_crash_doubled_file(void)
 }
 
 /* Killed in step (3): marker set, size not yet stored. */
-static void test_crash_marker_old_size(void)
+static void test_crash__marker_old_size(void)
 {
 	char const *path = t_path("marker-old.samples");
 	struct t_model m;
@@ -125,7 +125,7 @@ static void test_crash_marker_old_size(void)
 }
 
 /* Killed in step (4): size doubled, hash half rebuilt, nexts rewritten. */
-static void test_crash_half_rehash(void)
+static void test_crash__half_rehash(void)
 {
 	char const *path = t_path("half-rehash.samples");
 	struct t_model m;
@@ -146,7 +146,7 @@ static void test_crash_half_rehash(void)
 }
 
 /* Killed between linking a new node and publishing it. */
-static void test_crash_pending_link(void)
+static void test_crash__pending_link(void)
 {
 	char const *path = t_path("pending.samples");
 	uint64_t key = 0x5555000000000042ULL;
@@ -185,7 +185,7 @@ static void test_crash_pending_link(void)
 }
 
 /* Killed between creating the file and writing its descriptor. */
-static void test_crash_unborn(void)
+static void test_crash__unborn(void)
 {
 	char const *path = t_path("unborn.samples");
 	struct odb db;
@@ -276,7 +276,7 @@ static void after_kill(char const *path, struct survivor *prev,
 	*prev = now;
 }
 
-static void test_crash_kill9(void)
+static void test_crash__kill9(void)
 {
 	struct survivor prev[NR_FILES] = { { 0, 0 } };
 	struct kill_stats ks = { 0 };
@@ -317,11 +317,11 @@ static void test_crash_kill9(void)
 
 int main(void)
 {
-	test_crash_doubled_file();
-	test_crash_marker_old_size();
-	test_crash_half_rehash();
-	test_crash_pending_link();
-	test_crash_unborn();
-	test_crash_kill9();
+	test_crash__doubled_file();
+	test_crash__marker_old_size();
+	test_crash__half_rehash();
+	test_crash__pending_link();
+	test_crash__unborn();
+	test_crash__kill9();
 	return check_done();
 }

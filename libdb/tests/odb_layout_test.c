@@ -49,7 +49,7 @@ static uint8_t *slurp(char const *path, size_t *len)
 	return buf;
 }
 
-static void test_layout_new_file(void)
+static void test_layout__new_file(void)
 {
 	char const *path = t_path("new.samples");
 	struct odb db;
@@ -126,7 +126,7 @@ static void check_header_bytes(uint8_t const *b)
 	check_assert(get64(b, 64) == 0x400000ULL, "cg_to_anon_start");
 }
 
-static void test_layout_known_file(void)
+static void test_layout__known_file(void)
 {
 	char const *path = t_path("known.samples");
 	size_t hash_off = 104 + 128 * 16, len, i;
@@ -177,7 +177,7 @@ static uint32_t raw_bucket(uint64_t key, uint32_t mask)
 }
 
 /* After growth: every node is found from the new hash position by raw walk. */
-static void test_layout_grown_file(void)
+static void test_layout__grown_file(void)
 {
 	char const *path = t_path("grown.samples");
 	uint32_t size, cur, i, b, idx, steps;
@@ -214,8 +214,8 @@ static void test_layout_grown_file(void)
 int main(void)
 {
 	umask(022);
-	test_layout_new_file();
-	test_layout_known_file();
-	test_layout_grown_file();
+	test_layout__new_file();
+	test_layout__known_file();
+	test_layout__grown_file();
 	return check_done();
 }

@@ -60,7 +60,7 @@ struct run_stats {
 	uint32_t final_size;
 };
 
-static void test_random_adds(char const *path, struct t_model *m,
+static void test_random__adds(char const *path, struct t_model *m,
 			      struct run_stats *st)
 {
 	uint64_t rng = SEED, *keys = make_keys(&rng);
@@ -93,7 +93,7 @@ static void test_random_adds(char const *path, struct t_model *m,
 	free(keys);
 }
 
-static void test_random_reopen(char const *path, struct t_model const *m,
+static void test_random__reopen(char const *path, struct t_model const *m,
 				enum odb_mode mode, char const *what)
 {
 	struct odb db;
@@ -114,7 +114,7 @@ int main(void)
 	struct odb db;
 
 	t_model_init(&m);
-	test_random_adds(path, &m, &st);
+	test_random__adds(path, &m, &st);
 	check_pass("%d adds over %zu distinct keys match the model; %u growths to %u nodes",
 		   NR_ADDS, m.n, st.growths, st.final_size);
 	check_assert(m.n >= 100000, "only %zu distinct keys", m.n);
@@ -127,9 +127,9 @@ int main(void)
 	check_pass("file length %lld = 72 + 32 + %u * 20", (long long)len,
 		   st.final_size);
 
-	test_random_reopen(path, &m, ODB_RDWR, "reopened read-write");
+	test_random__reopen(path, &m, ODB_RDWR, "reopened read-write");
 	check_pass("reopened read-write: odb_check passes, every count kept");
-	test_random_reopen(path, &m, ODB_RDONLY, "reopened read-only");
+	test_random__reopen(path, &m, ODB_RDONLY, "reopened read-only");
 	check_pass("reopened read-only: odb_check passes, every count kept");
 
 	/* a reopened writer keeps adding to the same counts */
@@ -141,7 +141,7 @@ int main(void)
 	check_assert(odb_check(&db) == 0, "odb_check: %s", db.err);
 	t_compare(&db, &m, "adds after reopen");
 	odb_close(&db);
-	test_random_reopen(path, &m, ODB_RDONLY, "read-only after more adds");
+	test_random__reopen(path, &m, ODB_RDONLY, "read-only after more adds");
 	check_pass("adds after reopening update existing keys and insert new ones");
 
 	t_model_free(&m);

@@ -9,7 +9,7 @@
 
 #include "odb_helpers.h"
 
-static void test_header_init(void)
+static void test_header__init(void)
 {
 	struct opd_header h;
 	unsigned char const *b = (unsigned char const *)&h;
@@ -26,7 +26,7 @@ static void test_header_init(void)
 	check_pass("op_header_init: magic, version 0x13, 64 zero bytes (padding too), validates");
 }
 
-static void test_header_validate(void)
+static void test_header__validate(void)
 {
 	struct opd_header h;
 	char err[256];
@@ -50,7 +50,7 @@ static void test_header_validate(void)
 	check_pass("op_header_validate: bad magic and version 0x12 refused with PATH: messages");
 }
 
-static void test_header_read(void)
+static void test_header__read(void)
 {
 	char const *missing = t_path("missing"), *empty = t_path("empty");
 	char const *good = t_path("good");
@@ -80,8 +80,8 @@ static void test_header_read(void)
 
 int main(void)
 {
-	test_header_init();
-	test_header_validate();
-	test_header_read();
+	test_header__init();
+	test_header__validate();
+	test_header__read();
 	return check_done();
 }

@@ -42,7 +42,7 @@ static struct { enum op_cpu cpu; char const *name; int counters; } const named[]
 	{ CPU_AMD64_GENERIC, "x86-64/generic", 4 },
 };
 
-static void test_cpu_round_trip(void)
+static void test_cpu__round_trip(void)
 {
 	char num[16];
 	int i, j;
@@ -62,7 +62,7 @@ static void test_cpu_round_trip(void)
 	}
 }
 
-static void test_cpu_enum_matches_table(void)
+static void test_cpu__enum_matches_table(void)
 {
 	size_t i;
 
@@ -78,7 +78,7 @@ static void test_cpu_enum_matches_table(void)
 	check_that(!op_cpu_has_events((enum op_cpu)0));
 }
 
-static void test_cpu_bad_names(void)
+static void test_cpu__bad_names(void)
 {
 	static char const *const bad[] = {
 		"", "80", "-1", "i386", "i386/haswell ", "Timer", "4x", "haswell",
@@ -94,7 +94,7 @@ static void test_cpu_bad_names(void)
 	check_that(op_cpu_nr_counters(CPU_NO_GOOD) == 0);
 }
 
-static void test_cpu_detect(void)
+static void test_cpu__detect(void)
 {
 	enum op_cpu cpu;
 
@@ -113,9 +113,9 @@ static void test_cpu_detect(void)
 
 int main(void)
 {
-	test_cpu_round_trip();
-	test_cpu_enum_matches_table();
-	test_cpu_bad_names();
-	test_cpu_detect();
+	test_cpu__round_trip();
+	test_cpu__enum_matches_table();
+	test_cpu__bad_names();
+	test_cpu__detect();
 	return check_done();
 }

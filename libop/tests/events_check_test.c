@@ -128,7 +128,7 @@ static struct alloc_case const family15h_cases[] = {
 };
 
 /* Hand-made: the first event's first counter must be given back. */
-static void test_alloc_backtracking(void)
+static void test_alloc__backtracking(void)
 {
 	static char const *const specs_ab[] = { "A:100", "B:100" };
 	static char const *const specs_abcd[] = { "D:100", "A:100", "C:100", "B:100" };
@@ -162,7 +162,7 @@ static void test_alloc_backtracking(void)
 	check_rmtree(root);
 }
 
-static void test_check_no_events(void)
+static void test_check__no_events(void)
 {
 	struct op_event_set set;
 	char err[256];
@@ -181,7 +181,7 @@ int main(void)
 	run_cases(CPU_HASWELL, haswell_cases, sizeof(haswell_cases) / sizeof(haswell_cases[0]));
 	run_cases(CPU_FAMILY15H, family15h_cases,
 		  sizeof(family15h_cases) / sizeof(family15h_cases[0]));
-	test_alloc_backtracking();
-	test_check_no_events();
+	test_alloc__backtracking();
+	test_check__no_events();
 	return check_done();
 }

@@ -118,7 +118,7 @@ static struct err_case const cases[] = {
 	  "unit mask 'zero' defined twice" },
 };
 
-static void test_errors_cases(void)
+static void test_errors__cases(void)
 {
 	char dir[DIR_LEN], err[1024], where[2048], name[32];
 	struct op_event_set set;
@@ -143,7 +143,7 @@ static void test_errors_cases(void)
 	}
 }
 
-static void test_errors_missing_files(void)
+static void test_errors__missing_files(void)
 {
 	char dir[DIR_LEN], err[1024];
 	struct op_event_set set;
@@ -157,7 +157,7 @@ static void test_errors_missing_files(void)
 }
 
 /* A cpu type directory bounds the counters to what that cpu has. */
-static void test_errors_counter_out_of_range(void)
+static void test_errors__counter_out_of_range(void)
 {
 	char dir[DIR_LEN], err[1024];
 	struct op_event_set set;
@@ -180,7 +180,7 @@ static struct op_event const *find(struct op_event_set const *set,
 }
 
 /* base defines A and B; top includes base and redefines A, before or after. */
-static void test_include_own_definition_wins(void)
+static void test_include__own_definition_wins(void)
 {
 	char dir[DIR_LEN], err[1024];
 	struct op_event_set set;
@@ -223,7 +223,7 @@ static void test_include_own_definition_wins(void)
 	}
 }
 
-static void test_include_cycle_and_clash(void)
+static void test_include__cycle_and_clash(void)
 {
 	char dir[DIR_LEN], err[1024];
 	struct op_event_set set;
@@ -243,7 +243,7 @@ static void test_include_cycle_and_clash(void)
 		       "line %d: the message", __LINE__);
 }
 
-static void test_unit_masks_merge_and_names(void)
+static void test_unit_masks__merge_and_names(void)
 {
 	char dir[DIR_LEN], err[1024];
 	struct op_event_set set;
@@ -282,12 +282,12 @@ int main(void)
 {
 	root = check_tmpdir();
 	setenv("OPROFILE_EVENTS_DIR", root, 1);
-	test_errors_cases();
-	test_errors_missing_files();
-	test_errors_counter_out_of_range();
-	test_include_own_definition_wins();
-	test_include_cycle_and_clash();
-	test_unit_masks_merge_and_names();
+	test_errors__cases();
+	test_errors__missing_files();
+	test_errors__counter_out_of_range();
+	test_include__own_definition_wins();
+	test_include__cycle_and_clash();
+	test_unit_masks__merge_and_names();
 	check_rmtree(root);
 	return check_done();
 }

@@ -79,7 +79,7 @@ static int visit(char const *path, struct stat const *st, int flag,
 		return 0;
 	name = path + strlen(events_root) + 1;
 	if (!strcmp(name, OP_EVENTS_SOFTWARE))
-		return 0;	/* no cpu type: test_events_software */
+		return 0;	/* no cpu type: test_events__software */
 	dirs_seen++;
 	cpu = op_cpu_from_name(name);
 	if (!check_that(cpu != CPU_NO_GOOD && !strcmp(op_cpu_name(cpu), name))) {
@@ -121,7 +121,7 @@ static struct op_event const *load_find(enum op_cpu cpu,
 	return op_event_find(set, name);
 }
 
-static void test_events_known_facts(void)
+static void test_events__known_facts(void)
 {
 	struct op_event_set set;
 	struct op_event const *ev;
@@ -159,7 +159,7 @@ static void test_events_known_facts(void)
 }
 
 /* events/software: perf's software events, code = PERF_COUNT_SW_* id. */
-static void test_events_software(void)
+static void test_events__software(void)
 {
 	static char const *const names[] = {
 		"CPU_CLOCK", "TASK_CLOCK", "PAGE_FAULTS", "CONTEXT_SWITCHES",
@@ -191,7 +191,7 @@ int main(void)
 	check_that(!strcmp(op_events_dir(), events_root));
 	check_that(nftw(events_root, visit, 16, FTW_PHYS) == 0);
 	check_that(dirs_seen == has_events_count());
-	test_events_known_facts();
-	test_events_software();
+	test_events__known_facts();
+	test_events__software();
 	return check_done();
 }

@@ -64,7 +64,7 @@ static struct bad_case const bad[] = {
 	  "event name too long" },
 };
 
-static void test_spec_good(void)
+static void test_spec__good(void)
 {
 	struct op_event_spec spec;
 	char err[256];
@@ -89,7 +89,7 @@ static void test_spec_good(void)
 	}
 }
 
-static void test_spec_bad(void)
+static void test_spec__bad(void)
 {
 	struct op_event_spec spec;
 	char err[256];
@@ -104,7 +104,7 @@ static void test_spec_bad(void)
 }
 
 /* A tiny error buffer truncates the message but never overflows it. */
-static void test_spec_small_err_buffer(void)
+static void test_spec__small_err_buffer(void)
 {
 	struct op_event_spec spec;
 	char err[8] = "xxxxxxx";
@@ -115,8 +115,8 @@ static void test_spec_small_err_buffer(void)
 
 int main(void)
 {
-	test_spec_good();
-	test_spec_bad();
-	test_spec_small_err_buffer();
+	test_spec__good();
+	test_spec__bad();
+	test_spec__small_err_buffer();
 	return check_done();
 }

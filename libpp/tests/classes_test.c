@@ -43,7 +43,7 @@ static int classify(char const *const *trailers, size_t n, char const *merge,
 	return rc;
 }
 
-static void test_classes_tids(void)
+static void test_classes__tids(void)
 {
 	char const *t[] = { "CPU_CLOCK.100000.0.7.8.all", "CPU_CLOCK.100000.0.7.9.all",
 			    "CPU_CLOCK.100000.0.7.8.all" };
@@ -61,7 +61,7 @@ static void test_classes_tids(void)
 	}
 }
 
-static void test_classes_processes(void)
+static void test_classes__processes(void)
 {
 	char const *t[] = { "CPU_CLOCK.100000.0.7.7.all", "CPU_CLOCK.100000.0.9.9.all" };
 	struct pp_classes c;
@@ -78,7 +78,7 @@ static void test_classes_processes(void)
 	}
 }
 
-static void test_classes_axes(void)
+static void test_classes__axes(void)
 {
 	char const *ev[] = { "CPU_CLOCK.100000.0.all.all.all", "TASK_CLOCK.100000.0.all.all.all" };
 	char const *um[] = { "EV.1000.1.all.all.all", "EV.1000.2.all.all.all" };
@@ -110,7 +110,7 @@ static void test_classes_axes(void)
 }
 
 /* {cg} files take the class of the sample files they match, never one of their own. */
-static void test_classes_callgraph(void)
+static void test_classes__callgraph(void)
 {
 	char const *t[] = { "CPU_CLOCK.100000.0.7.8.all", "CPU_CLOCK.100000.0.7.9.all" };
 	char const *cgt[] = { "CPU_CLOCK.100000.0.7.9.all", "CPU_CLOCK.100000.0.7.5.all",
@@ -139,7 +139,7 @@ static void test_classes_callgraph(void)
 	pp_files_free(&l);
 }
 
-static void test_classes_merge_parse(void)
+static void test_classes__merge_parse(void)
 {
 	struct pp_merge m = { 0 };
 	char err[256];
@@ -155,10 +155,10 @@ static void test_classes_merge_parse(void)
 
 int main(void)
 {
-	test_classes_tids();
-	test_classes_processes();
-	test_classes_axes();
-	test_classes_callgraph();
-	test_classes_merge_parse();
+	test_classes__tids();
+	test_classes__processes();
+	test_classes__axes();
+	test_classes__callgraph();
+	test_classes__merge_parse();
 	return check_done();
 }

@@ -11,7 +11,7 @@
 #include "pp_demangle.h"
 #include "check.h"
 
-static void test_demangle_styles(void)
+static void test_demangle__styles(void)
 {
 	static struct { char const *in, *normal, *smart; } const cases[] = {
 		{ "main", "main", "main" },
@@ -48,7 +48,7 @@ static void test_demangle_styles(void)
 	}
 }
 
-static void test_demangle_shorten(void)
+static void test_demangle__shorten(void)
 {
 	static struct { char const *in, *out; } const cases[] = {
 		{ "std::unique_ptr<int, std::default_delete<int> >", "std::unique_ptr<int>" },
@@ -72,7 +72,7 @@ static void test_demangle_shorten(void)
 }
 
 /* OProfile's final rules alone: std:: only where a word starts */
-static void test_demangle_oprofile_rules(void)
+static void test_demangle__oprofile_rules(void)
 {
 	char s[] = "mystd::a(std::b<std::c<int> >, (anonymous namespace)::d)";
 
@@ -84,9 +84,9 @@ int main(void)
 {
 	enum pp_demangle d;
 
-	test_demangle_styles();
-	test_demangle_shorten();
-	test_demangle_oprofile_rules();
+	test_demangle__styles();
+	test_demangle__shorten();
+	test_demangle__oprofile_rules();
 	check(!pp_demangle_parse("smart", &d) && d == PP_DEMANGLE_SMART &&
 	      pp_demangle_parse("fancy", &d) == -1, "-D values: smart yes, fancy no");
 	return check_done();

@@ -21,7 +21,7 @@ static char *path(char const *name)
 	return buf;
 }
 
-static void test_samples_fold(void)
+static void test_samples__fold(void)
 {
 	struct sf_header h = { .cpu_type = 4, .count = 100000, .mtime = 77,
 			       .cpu_speed = 1234.5 };
@@ -50,7 +50,7 @@ static void test_samples_fold(void)
 	pp_samples_free(&s);
 }
 
-static void test_samples_big(void)
+static void test_samples__big(void)
 {
 	struct sf_header h = { .cpu_type = 4, .count = 1 };
 	struct sf_sample *v = calloc(1000, sizeof(*v));
@@ -72,7 +72,7 @@ static void test_samples_big(void)
 	free(v);
 }
 
-static void test_samples_bad(void)
+static void test_samples__bad(void)
 {
 	struct sf_header h = { .cpu_type = 4 };
 	struct sf_sample a[] = { { 1, 1 } };
@@ -101,9 +101,9 @@ static void test_samples_bad(void)
 int main(void)
 {
 	dir = check_tmpdir();
-	test_samples_fold();
-	test_samples_big();
-	test_samples_bad();
+	test_samples__fold();
+	test_samples__big();
+	test_samples__bad();
 	for (char const *const *n = (char const *const[]){ "a", "b", "big",
 	     "corrupt", "short", NULL }; *n; n++)
 		unlink(path(*n));

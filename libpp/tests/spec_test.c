@@ -11,7 +11,7 @@
 #include "pp_spec.h"
 #include "check.h"
 
-static void test_spec_refused(void)
+static void test_spec__refused(void)
 {
 	static struct { char const *word, *err; } const cases[] = {
 		{ "evnet:X", "unknown tag in 'evnet:X'" },
@@ -33,7 +33,7 @@ static void test_spec_refused(void)
 	}
 }
 
-static void test_spec_twice(void)
+static void test_spec__twice(void)
 {
 	char const *argv[] = { "event:A", "tid:1", "event:B" };
 	struct pp_spec spec;
@@ -44,7 +44,7 @@ static void test_spec_twice(void)
 	      "a tag given twice is refused: %s", err);
 }
 
-static void test_spec_values(void)
+static void test_spec__values(void)
 {
 	char const *argv[] = { "session:cur*,old", "event:CPU_CLOCK",
 			       "unit-mask:0x12", "tid:4,5", "ls", "/bin/cat",
@@ -74,7 +74,7 @@ static void test_spec_values(void)
 	pp_spec_free(&spec);
 }
 
-static void test_spec_diff(void)
+static void test_spec__diff(void)
 {
 	static struct { int argc; char const *argv[8]; int rc, f0, c0, f1, c1; } const cases[] = {
 		{ 2, { "image:a", "tid:3" }, 0, 0, 0, 0, 0 },
@@ -103,9 +103,9 @@ static void test_spec_diff(void)
 
 int main(void)
 {
-	test_spec_refused();
-	test_spec_twice();
-	test_spec_values();
-	test_spec_diff();
+	test_spec__refused();
+	test_spec__twice();
+	test_spec__values();
+	test_spec__diff();
 	return check_done();
 }

@@ -13,7 +13,7 @@
 #include "pp_symtab.h"
 #include "check.h"
 
-static void test_symtab_ranges(void)
+static void test_symtab__ranges(void)
 {
 	struct pp_symtab t = { 0 };
 	struct pp_symbol const *s;
@@ -46,7 +46,7 @@ static void test_symtab_ranges(void)
 }
 
 /* Names kept in a shared pool outlive the table that made them. */
-static void test_symtab_pool(void)
+static void test_symtab__pool(void)
 {
 	struct pp_strpool *pool = pp_strpool_new();
 	struct pp_symtab t = { 0 }, c;
@@ -80,7 +80,7 @@ static void write_file(char const *path, char const *text)
 	fclose(f);
 }
 
-static void test_kernel_kallsyms(void)
+static void test_kernel__kallsyms(void)
 {
 	char const *dir;
 	char p[256], err[512] = "";
@@ -162,8 +162,8 @@ static void test_kernel_kallsyms(void)
 
 int main(void)
 {
-	test_symtab_ranges();
-	test_symtab_pool();
-	test_kernel_kallsyms();
+	test_symtab__ranges();
+	test_symtab__pool();
+	test_kernel__kallsyms();
 	return check_done();
 }
