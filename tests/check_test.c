@@ -25,7 +25,7 @@ static void put(char const *path)
 		check_bail("cannot write %s: %s", path, strerror(errno));
 }
 
-static void test_tmpdir_private(void)
+static void test_check__tmpdir_private(void)
 {
 	char const *dir = check_tmpdir();
 	struct stat st;
@@ -36,7 +36,7 @@ static void test_tmpdir_private(void)
 	check(check_tmpdir() == dir, "a second call gives the same one");
 }
 
-static void test_rmtree_keeps_outside(void)
+static void test_check__rmtree_keeps_outside(void)
 {
 	char outside[PATH_MAX], tree[PATH_MAX], kept[PATH_MAX + 16];
 	char p[PATH_MAX + 32];
@@ -76,7 +76,7 @@ static void test_rmtree_keeps_outside(void)
 	      "a link given itself is removed, not followed");
 }
 
-static void test_child_exit_keeps_it(void)
+static void test_check__child_exit_keeps_it(void)
 {
 	struct stat st;
 	pid_t pid = fork();
@@ -92,8 +92,8 @@ static void test_child_exit_keeps_it(void)
 
 int main(void)
 {
-	test_tmpdir_private();
-	test_rmtree_keeps_outside();
-	test_child_exit_keeps_it();
+	test_check__tmpdir_private();
+	test_check__rmtree_keeps_outside();
+	test_check__child_exit_keeps_it();
 	return check_done();
 }

@@ -148,7 +148,7 @@ static char const maps_text[] =
 	"00008000-00009000 r-xp 00003000 08:01 12 /lib/c.so\n"
 	"7fff0000-7fff1000 r-xp 00000000 00:00 0 [vdso]\n";
 
-static void test_refresh(void)
+static void test_proc_reread__refresh(void)
 {
 	char const *root = check_tmpdir();
 	struct proc_table pt;
@@ -256,7 +256,7 @@ static void queue(struct record_queue *q, uint32_t type, uint16_t misc,
 	rq_commit(q, size, time, 0);
 }
 
-static void test_image_changes(void)
+static void test_proc_reread__image_changes(void)
 {
 	struct record_queue q;
 	/* COMM: pid, tid, comm[16]; FORK/EXIT: pid, ppid, tid, ptid, time */
@@ -295,7 +295,7 @@ int main(void)
 	test_reread__gone();
 	test_reread__per_second();
 	test_reread__gaps();
-	test_refresh();
-	test_image_changes();
+	test_proc_reread__refresh();
+	test_proc_reread__image_changes();
 	return check_done();
 }

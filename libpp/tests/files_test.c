@@ -62,7 +62,7 @@ static int manifest(char const *text, char **out, char *err, size_t errlen)
 	return pp_archive_manifest_parse(text, strlen(text), out, err, errlen);
 }
 
-static void test_manifest(void)
+static void test_files__manifest(void)
 {
 	static struct { char const *text, *err; } const bad[] = {
 		{ "", "no format= line" },
@@ -165,6 +165,6 @@ int main(void)
 	      "callgraph: nothing flat selected is still an error");
 	sel_cg = false;
 	pp_strlist_free(&notes);
-	test_manifest();
+	test_files__manifest();
 	return check_done();
 }
