@@ -18,9 +18,8 @@ expect_fail() {
 	"$OPREPORT" --session-dir="$SD" "$@" >"$tmp/o" 2>"$tmp/e"
 	rc=$?
 	cat "$tmp/e"
-	[ "$rc" = "$code" ] || fail "$what: exit $rc, expected $code"
-	grep -Eq -- "$re" "$tmp/e" || fail "$what: stderr does not match /$re/"
-	test_ok "$what"
+	check_eq "$rc" "$code" "$what: exit status"
+	check_grep "$tmp/e" "$re" "$what: the message"
 }
 
 expect_fail 1 "no sample files matched: 2 files in session 'current', 0 left after image:/bin/foo \(images present: /tmp/[^,]*/prog, /usr/bin/other\)" \

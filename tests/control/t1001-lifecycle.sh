@@ -33,8 +33,8 @@ at_dump=$("$SFCHECK" --total "$spin_dir") || fail "cannot total $spin_dir"
 step "stop: stats final and balanced"
 ctl --stop || fail "--stop failed"
 at_stop=$("$SFCHECK" --total "$spin_dir")
-[ "$at_stop" -eq "$at_dump" ] ||
-	fail "spin had $at_dump samples at the dump but $at_stop after stop: the dump returned early"
+check_eq "$at_stop" "$at_dump" \
+	"spin's samples after stop are those of the dump (it did not return early)"
 ctl --status | grep -q "^Daemon paused: pid $pid" || fail "status does not say paused"
 stats_balance "$C"
 before=$(cat "$C/stats/sample_received")
@@ -72,10 +72,10 @@ ctl --save=run1 || fail "--save failed"
 [ -d "$S/samples/run1" ] || fail "no samples/run1"
 check_headers "$S/samples/run1"
 # the saved session holds every sample current had, spin's among them
-[ "$("$SFCHECK" --total "$S/samples/run1")" -eq "$before" ] ||
-	fail "current had $before samples, run1 has $("$SFCHECK" --total "$S/samples/run1")"
-[ "$("$SFCHECK" --total "$S/samples/run1/{root}$SPIN")" -eq "$spin_before" ] ||
-	fail "spin's $spin_before samples are not all in run1"
+check_eq "$("$SFCHECK" --total "$S/samples/run1")" "$before" \
+	"run1 holds every sample current had"
+check_eq "$("$SFCHECK" --total "$S/samples/run1/{root}$SPIN")" "$spin_before" \
+	"run1 holds all of spin's samples"
 echo "save: run1 holds all $before samples ($spin_before of spin)"
 [ -f "$S/samples/run1/session.conf" ] || fail "saved session lacks session.conf"
 [ -z "$(find "$C" -path "$C/{*" -type f)" ] || fail "current not empty after save"
@@ -125,8 +125,8 @@ moved=$("$SFCHECK" --total "$T/moved")
 ctl --start >/dev/null || fail "--start after the second HUP failed"
 "$SPIN" 0.5
 ctl --dump || fail "--dump after HUP and move failed"
-[ "$("$SFCHECK" --total "$T/moved")" -eq "$moved" ] ||
-	fail "samples went into the files moved away after HUP"
+check_eq "$("$SFCHECK" --total "$T/moved")" "$moved" \
+	"no sample went into the files moved away after HUP"
 new=$("$SFCHECK" --total "$spin_dir") || fail "no new spin file after HUP"
 [ "$new" -gt 20 ] || fail "only $new samples in spin's new file"
 echo "HUP: $moved samples moved away unchanged; $new of spin in a new file"

@@ -77,11 +77,11 @@ grep -q "^Processes with a thread ID of $tid1\$" "$T/rep" && grep -q "^Processes
 grep -Eq '^samples +% +samples +% ' "$T/rep" || fail "opreport shows no two sample columns"
 # each column's sum equals its thread's sample file total
 sums=$(sed -n '/symbol name$/,$p' "$T/rep" | sed 1d | awk '{ a += $1; b += $3 } END { print a, b }')
-[ "$sums" = "$n1 $n2" ] || fail "column sums '$sums', files hold '$n1 $n2'"
+check_eq "$sums" "$n1 $n2" "each thread's column sums to its sample file's total"
 "$OPREPORT" --session-dir="$S" -l -m tid image:"$app" >"$T/merged" 2>&1 || { cat "$T/merged"; fail "opreport -m tid failed"; }
 grep -q 'thread ID' "$T/merged" && fail "-m tid still shows thread classes"
 merged=$(sed -n '/symbol name$/,$p' "$T/merged" | sed 1d | awk '{ a += $1 } END { print a }')
-[ "$merged" = "$((n1 + n2))" ] || fail "-m tid sums to $merged, not $((n1 + n2))"
+check_eq "$merged" "$((n1 + n2))" "-m tid sums the two threads"
 echo "ok: two columns ($n1 + $n2 samples), merged by -m tid into $merged"
 
 step "opreport -X on that session: OProfile's <process>/<thread> form"
@@ -134,7 +134,7 @@ wait $p4 || fail "dd failed"
 ctl --dump || fail "--dump failed"
 set -- $(cat "$T/ids")
 tgid=$1 tid1=$2 tid2=$3
-[ "$tgid" = "$p2" ] || fail "twothreads reports tgid $tgid, its pid is $p2"
+check_eq "$tgid" "$p2" "twothreads' tgid is its pid"
 echo "twothreads (cpu 1): tgid $tgid, tids $tid1 $tid2; hot_lib (cpu 0): $p3; dd (cpu 0): $p4"
 for tid in $tid1 $tid2; do
 	in_range "$(sfile "$T/twothreads" "{root}$T/twothreads" "$tgid.$tid.1")" \
