@@ -285,7 +285,9 @@ static int check_rmtree(char const *path)
 	return check_rmtree_at(AT_FDCWD, path, st.st_dev);
 }
 
-static char check_tmpdir_path[PATH_MAX];
+/* short enough that the tests' paths below it fit their buffers */
+#define CHECK_TMPDIR_MAX 128
+static char check_tmpdir_path[CHECK_TMPDIR_MAX];
 static pid_t check_tmpdir_owner;
 
 __attribute__((unused))
@@ -306,7 +308,8 @@ static void check_tmpdir_exit(void)
  * (/tmp by default), made at the first call (the same one after it) and
  * removed with all it holds when the process that made it exits (kept,
  * to look at what a test wrote, when CHECK_KEEP_TMPDIR is set). A test
- * that cannot make it bails out (99).
+ * that cannot make it (or whose $TMPDIR is so long that the name would
+ * pass CHECK_TMPDIR_MAX bytes) bails out (99).
  */
 __attribute__((unused))
 static char const *check_tmpdir(void)
@@ -320,10 +323,14 @@ static char const *check_tmpdir(void)
 		base = "/tmp";
 	if ((size_t)snprintf(check_tmpdir_path, sizeof(check_tmpdir_path),
 			     "%s/%s.XXXXXX", base, __progname) >=
-		    sizeof(check_tmpdir_path) ||
-	    !mkdtemp(check_tmpdir_path)) {
+	    sizeof(check_tmpdir_path)) {
 		check_tmpdir_path[0] = '\0';
-		check_bail("cannot make a scratch directory in %s: %s", base,
+		check_bail("TMPDIR '%s' is too long for a scratch directory "
+			   "(at most %d bytes in all)", base, CHECK_TMPDIR_MAX);
+	}
+	if (!mkdtemp(check_tmpdir_path)) {
+		check_tmpdir_path[0] = '\0';
+		check_bail("cannot make a scratch directory in '%s': %s", base,
 			   strerror(errno));
 	}
 	check_tmpdir_owner = getpid();
