@@ -41,7 +41,7 @@ before=$(cat "$C/stats/sample_received")
 [ "$before" -gt 100 ] || fail "only $before samples in 1.5 s of spinning"
 "$SPIN" 0.3
 ctl --dump || fail "--dump while paused failed"
-[ "$(cat "$C/stats/sample_received")" -eq "$before" ] || fail "samples received while stopped"
+check_eq "$(cat "$C/stats/sample_received")" "$before" "no sample received while stopped"
 
 step "start again"
 ctl --start >"$T/out" 2>&1 || { cat "$T/out"; fail "second --start failed"; }
@@ -57,7 +57,7 @@ ctl --stop --reset || fail "--reset failed"
 [ -z "$(find "$C" -path "$C/{*" -type f)" ] || fail "reset left sample files"
 [ -f "$C/session.conf" ] || fail "reset removed session.conf"
 [ -d "$C/session" ] || fail "reset removed the kernel data"
-[ "$(cat "$C/stats/sample_received")" -eq 0 ] || fail "reset kept the stats"
+check_eq "$(cat "$C/stats/sample_received")" 0 "reset clears the stats"
 ctl --start >/dev/null || fail "--start after reset failed"
 "$SPIN" 0.5
 ctl --dump || fail "--dump after reset failed"

@@ -55,7 +55,7 @@ awk -F. '$4 != $5 { bad = 1 } END { exit bad }' "$T/files" ||
 	fail "a churn child's file with tid != tgid"
 tgids=$(cut -d. -f4 "$T/files" | sort -u | wc -l)
 files=$(wc -l <"$T/files")
-[ "$tgids" -eq "$files" ] || fail "$files files but $tgids tgids"
+check_eq "$tgids" "$files" "one sample file per tgid"
 # each child has ~2 samples (mean): most of them get a file
 [ "$tgids" -ge 200 ] || fail "only $tgids of $N churn children have a sample file"
 total=0

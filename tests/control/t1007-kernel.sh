@@ -72,7 +72,7 @@ echo "$top" | grep -Eq "$ZERO_RE" ||
 	fail "dd's top kernel symbol is '$top', not one zeroing or copying user memory"
 kern=$(awk '{ s += $1 } END { print s + 0 }' "$T/krows")
 zero=$(awk -v re="$ZERO_RE" '$5 ~ re { s += $1 } END { print s + 0 }' "$T/krows")
-[ "$kern" -eq "$k" ] || fail "opreport shows $kern kernel samples of dd, the file holds $k"
+check_eq "$kern" "$k" "opreport shows every kernel sample of dd's file"
 echo "top kernel symbol of dd: $top; $zero of $kern kernel samples ($((zero * 100 / kern)) %) in $ZERO_RE"
 [ $((zero * 100)) -ge $((kern * 50)) ] || fail "less than 50 % of dd's kernel samples zero user memory"
 grep -q 'no symbols' "$T/krows" && echo "note: some kernel samples without a symbol"
@@ -104,5 +104,5 @@ while read -r key val; do
 done <"$T/keys"
 rep=$(awk 'NR == 1 { print $1 }' "$T/krows")
 echo "$top at $saddr..$snext: keys [$from, $to) hold $n samples; opreport says $rep"
-[ "$n" -eq "$rep" ] || fail "opreport gives $top $rep samples, its key range holds $n"
+check_eq "$rep" "$n" "opreport gives $top the samples of its key range"
 test_done

@@ -78,7 +78,7 @@ echo "the old build's file: $before -> $after samples; the new one's: $before_t 
 [ $((after - before)) -gt 1000 ] && [ $((after_t - before_t)) -gt 300 ] ||
 	fail "the builds' samples did not go on into their own files"
 dropped=$(counter "$C" sample_dropped_sfile_error)
-[ "$dropped" -eq 0 ] || fail "$dropped samples dropped"
+check_eq "$dropped" 0 "no sample dropped for a sample file error"
 "$SFCHECK" "$C" || fail "sample files fail the structural check"
 stats_balance "$C"
 ctl --shutdown || fail "--shutdown failed"

@@ -114,7 +114,7 @@ total=$(sed -n 's/.*received since start \([0-9]*\) samples; \([0-9]*\) sessions
 set -- $total
 [ $# -eq 2 ] || fail "no final 'received since start' line"
 total=$1
-[ "$2" -eq "$n" ] || fail "the daemon says $2 sessions rotated, $n are there"
+check_eq "$2" "$n" "the daemon's count of rotated sessions is the sessions there"
 rsum=0
 while read -r name; do
 	d=$SAMPLES/$name

@@ -69,7 +69,7 @@ stats_balance "$C"
 sum=$("$STACKCHECK" --sum "$C") || fail "stackcheck --sum failed"
 written=$(counter "$C" stack_samples_written)
 echo "stacks: $sum; stack_samples_written $written, dropped $(counter "$C" stack_samples_dropped)"
-[ "${sum%% *}" -eq "$written" ] || fail "the stack counts sum to ${sum%% *}, stats say $written"
+check_eq "${sum%% *}" "$written" "the stack counts sum to stats/stack_samples_written"
 
 step "(a) leafs: main calls each leaf"
 "$OPREPORT" --session-dir="$S" -c "$T/leafs" >"$T/cg" 2>"$T/cg.err" ||

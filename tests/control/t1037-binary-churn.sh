@@ -127,7 +127,7 @@ ctl --dump || fail "--dump failed"
 after=$(one) ms=$(cat "$T/cpu0")
 n0=$(find "$C" -path "*$BIN/b_0/*" -type f | wc -l)
 echo "b_0: $before samples, then $after after $ms ms more CPU; $n0 sample file(s); forgotten $f0 -> $(forgotten)"
-[ "$n0" -eq 1 ] || fail "b_0 has $n0 sample files"
+check_eq "$n0" 1 "b_0 has one sample file"
 [ $((after - before)) -ge $((ms * 7 / 10)) ] ||
 	fail "b_0 run again: $((after - before)) more samples for $ms ms of CPU"
 [ "$(forgotten)" -gt "$f0" ] || fail "b_0's second cookie was not forgotten"
