@@ -342,7 +342,7 @@ static void test_rotate__retain_cut_short(void)
 int main(void)
 {
 	op_set_progname("rotate_test");
-	snprintf(session, sizeof(session), "/tmp/op-rotate-test-%ld", (long)getpid());
+	snprintf(session, sizeof(session), "%s/session", check_tmpdir());
 	if (op_session_create(session) < 0)
 		check_bail("cannot create '%s'", session);
 	test_rotate__duration_size();

@@ -638,7 +638,7 @@ static void test_session__driver_dir(void)
 int main(void)
 {
 	op_set_progname("session_test");
-	snprintf(session, sizeof(session), "/tmp/op-session-test-%ld", (long)getpid());
+	snprintf(session, sizeof(session), "%s/session", check_tmpdir());
 	if (op_session_create(session) < 0)
 		check_bail("cannot create '%s'", session);
 	test_session__command_parse();
