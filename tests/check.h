@@ -21,15 +21,25 @@
  *		check(!bad, "g is never negative (%d failed)", bad);
  *		return check_done();
  *	}
+ *
+ * A value check (check_str, check_int, check_contains) that fails shows
+ * the expected and the actual value on "#   " lines under its "not ok".
+ * check_tmpdir() is the one scratch directory of a test program.
  */
 #ifndef OP_TESTS_CHECK_H
 #define OP_TESTS_CHECK_H
 
+#include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "scratch.h"
 
 #define CHECK_EXIT_SKIP 77
 #define CHECK_EXIT_HARD 99
@@ -85,8 +95,8 @@ static bool check_str(char const *got, char const *want, char const *fmt, ...)
 	check_v(same, fmt, ap);
 	va_end(ap);
 	if (!same)
-		printf("#   got:  '%s'\n#   want: '%s'\n", got ? got : "(null)",
-		       want ? want : "(null)");
+		printf("#   expected: '%s'\n#   actual:   '%s'\n",
+		       want ? want : "(null)", got ? got : "(null)");
 	return same;
 }
 
@@ -100,7 +110,7 @@ static bool check_int(long long got, long long want, char const *fmt, ...)
 	check_v(got == want, fmt, ap);
 	va_end(ap);
 	if (got != want)
-		printf("#   got:  %lld\n#   want: %lld\n", got, want);
+		printf("#   expected: %lld\n#   actual:   %lld\n", want, got);
 	return got == want;
 }
 
@@ -119,8 +129,8 @@ static bool check_contains(char const *s, char const *piece,
 	check_v(ok, fmt, ap);
 	va_end(ap);
 	if (!ok)
-		printf("#   got:  '%s'\n#   want: '%s' in it\n",
-		       s ? s : "(null)", piece);
+		printf("#   expected: '%s' in it\n#   actual:   '%s'\n",
+		       piece, s ? s : "(null)");
 	return ok;
 }
 
@@ -218,6 +228,59 @@ static int check_done(void)
 	printf("1..%d\n# %d checks, %d failed\n", check_nr, check_nr,
 	       check_failed);
 	return check_failed ? 1 : 0;
+}
+
+/* short enough that the tests' paths below it fit their buffers */
+#define CHECK_TMPDIR_MAX 128
+static char check_tmpdir_path[CHECK_TMPDIR_MAX];
+static pid_t check_tmpdir_owner;
+
+__attribute__((unused))
+static void check_tmpdir_exit(void)
+{
+	/* a forked child's exit leaves its parent's directory alone */
+	if (!check_tmpdir_path[0] || getpid() != check_tmpdir_owner)
+		return;
+	if (getenv("CHECK_KEEP_TMPDIR"))
+		printf("# kept %s (CHECK_KEEP_TMPDIR)\n", check_tmpdir_path);
+	else if (check_rmtree(check_tmpdir_path))
+		printf("# cannot remove %s: %s\n", check_tmpdir_path,
+		       strerror(errno));
+}
+
+/*
+ * The test program's private scratch directory, $TMPDIR/NAME.XXXXXX
+ * (/tmp by default), made at the first call (the same one after it) and
+ * removed with all it holds when the process that made it exits (kept,
+ * to look at what a test wrote, when CHECK_KEEP_TMPDIR is set). A test
+ * that cannot make it (or whose $TMPDIR is so long that the name would
+ * pass CHECK_TMPDIR_MAX bytes) bails out (99).
+ */
+__attribute__((unused))
+static char const *check_tmpdir(void)
+{
+	extern char *__progname; /* the C library's name of the program */
+	char const *base = getenv("TMPDIR");
+
+	if (check_tmpdir_path[0])
+		return check_tmpdir_path;
+	if (!base || !*base)
+		base = "/tmp";
+	if ((size_t)snprintf(check_tmpdir_path, sizeof(check_tmpdir_path),
+			     "%s/%s.XXXXXX", base, __progname) >=
+	    sizeof(check_tmpdir_path)) {
+		check_tmpdir_path[0] = '\0';
+		check_bail("TMPDIR '%s' is too long for a scratch directory "
+			   "(at most %d bytes in all)", base, CHECK_TMPDIR_MAX);
+	}
+	if (!mkdtemp(check_tmpdir_path)) {
+		check_tmpdir_path[0] = '\0';
+		check_bail("cannot make a scratch directory in '%s': %s", base,
+			   strerror(errno));
+	}
+	check_tmpdir_owner = getpid();
+	atexit(check_tmpdir_exit);
+	return check_tmpdir_path;
 }
 
 #endif /* OP_TESTS_CHECK_H */

@@ -80,8 +80,8 @@ static uint64_t stacks_total(char const *dir)
 
 int main(void)
 {
-	char dir[] = "/tmp/opd-core-stack-XXXXXX";
-	char block[PATH_MAX * 3], cmd[PATH_MAX];
+	char const *dir;
+	char block[PATH_MAX * 3];
 	struct word_buffer wb;
 	struct opd_stats const *st;
 	struct opd_core *core;
@@ -91,8 +91,7 @@ int main(void)
 		check_skip("needs root, as the daemon core reads /proc/kallsyms");
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
-	if (!mkdtemp(dir))
-		check_bail("mkdtemp: %s", strerror(errno));
+	dir = check_tmpdir();
 	/* gone's sample file cannot be made: a directory holds its name */
 	snprintf(block, sizeof(block),
 		 "%s/samples/current/{root}%s/{dep}/{root}%s/" SFILE_NAME,
@@ -128,7 +127,6 @@ int main(void)
 	check_int((long long)stacks_total(dir), 2,
 		  "the counts in stacks/ are the samples written");
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	check(system(cmd) == 0, "the scratch directory is removed");
+	check(!check_rmtree(dir), "the scratch directory is removed");
 	return check_done();
 }

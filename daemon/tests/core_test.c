@@ -480,16 +480,12 @@ static void run_sink(char const *dir)
 
 static void rm_rf(char const *path)
 {
-	char cmd[PATH_MAX];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-	check(system(cmd) == 0, "rm -rf %s", path);
+	check(!check_rmtree(path), "removed: %s", path);
 }
 
 int main(void)
 {
-	char dir[] = "/tmp/opd-core-test-XXXXXX";
-	char dir2[] = "/tmp/opd-core-test2-XXXXXX";
+	char dir[PATH_MAX], dir2[PATH_MAX];
 	char rel[PATH_MAX * 4];
 	ssize_t n;
 
@@ -500,8 +496,11 @@ int main(void)
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
 	find_lib();
-	if (!mkdtemp(dir) || !mkdtemp(dir2))
-		check_bail("mkdtemp: %s", strerror(errno));
+	/* two session directories in the test's scratch directory */
+	snprintf(dir, sizeof(dir), "%s/one", check_tmpdir());
+	snprintf(dir2, sizeof(dir2), "%s/two", check_tmpdir());
+	if (mkdir(dir, 0700) || mkdir(dir2, 0700))
+		check_bail("mkdir %s: %s", dir, strerror(errno));
 
 	/* --separate=none */
 	run(dir, 0, 0);

@@ -20,7 +20,7 @@
 #include "opd_image.h"
 #include "opd_sfile.h"
 
-static char dir[] = "/tmp/image-life-XXXXXX";
+static char const *dir;
 static char bin[256];
 static struct opd_config cfg;
 
@@ -48,7 +48,7 @@ static char const *sfname(struct opd_images *images, int id)
 	return img ? opd_image_sfname(img) : "(freed)";
 }
 
-static void test_refs(void)
+static void test_image_life__refs(void)
 {
 	struct opd_images *images = opd_images_new();
 	int a, again;
@@ -71,7 +71,7 @@ static void test_refs(void)
 }
 
 /* A seen, freed; B seen (tagged); A again (plain); B freed and again. */
-static void test_plain_name(void)
+static void test_image_life__plain_name(void)
 {
 	struct opd_images *images = opd_images_new();
 	char tagged[512], tagged_a[512];
@@ -107,9 +107,9 @@ static void test_plain_name(void)
 
 /* A gone binary whose build no one told (no build-id from the kernel,
  * no file to read) is an unknown build: it is the path's first build,
- * whichever of the two is seen first (t0004's replay of another test's
+ * whichever of the two is seen first (t1004's replay of another test's
  * deleted program). */
-static void test_unknown_build(void)
+static void test_image_life__unknown_build(void)
 {
 	struct opd_images *images = opd_images_new();
 	struct opd_image const *img;
@@ -157,7 +157,7 @@ static char *build_ids(void)
 }
 
 /* Sample file entries hold their images; build-ids lists the sampled. */
-static void test_sfiles(void)
+static void test_image_life__sfiles(void)
 {
 	struct opd_images *images = opd_images_new();
 	struct opd_sfiles *sfs;
@@ -274,7 +274,7 @@ static struct opd_images *restarted(char const *meta)
  * the binaries sampled before (their sample files are still there), and
  * lists each line once; a torn last line is left out with a warning.
  */
-static void test_restart(void)
+static void test_image_life__restart(void)
 {
 	struct opd_images *images;
 	char meta[512], bin2[512], path[600], *text;
@@ -337,7 +337,7 @@ static void test_restart(void)
 }
 
 /* An unknown build recorded, then told its build-id: listed, once. */
-static void test_adopted_listed(void)
+static void test_image_life__adopted_listed(void)
 {
 	struct opd_images *images;
 	char meta[512], err[256], *text;
@@ -370,7 +370,7 @@ static void test_adopted_listed(void)
 }
 
 /* A binary named with a newline cannot forge another's build-id line. */
-static void test_newline_name(void)
+static void test_image_life__newline_name(void)
 {
 	struct opd_images *images = opd_images_new();
 	char meta[512], err[256], bad[512], *text;
@@ -394,26 +394,22 @@ static void test_newline_name(void)
 
 int main(void)
 {
-	char cmd[600];
-
 	op_set_progname("image_life_test");
-	if (!mkdtemp(dir))
-		op_die("mkdtemp failed");
+	dir = check_tmpdir();
 	snprintf(bin, sizeof(bin), "%s/prog", dir);
 	cfg.cpu_type = CPU_TIMER_INT;
 	cfg.nr_events = 1;
 	strcpy(cfg.events[0].name, "CPU_CLOCK");
 	cfg.events[0].count = 1000000;
 
-	test_refs();
-	test_plain_name();
-	test_unknown_build();
-	test_sfiles();
-	test_restart();
-	test_adopted_listed();
-	test_newline_name();
+	test_image_life__refs();
+	test_image_life__plain_name();
+	test_image_life__unknown_build();
+	test_image_life__sfiles();
+	test_image_life__restart();
+	test_image_life__adopted_listed();
+	test_image_life__newline_name();
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	check(!system(cmd), "the scratch directory is removed");
+	check(!check_rmtree(dir), "the scratch directory is removed");
 	return check_done();
 }

@@ -191,13 +191,13 @@ static void write_text(char const *path, char const *text)
  * keep the process. */
 static void test_exit_lost__stat_parse(void)
 {
-	char dir[] = "/tmp/exit_lost_test.XXXXXX", path[256];
+	char const *dir;
+	char path[256];
 	struct proc_table pt;
 	uint64_t t = 0;
 	int rc;
 
-	if (!mkdtemp(dir))
-		check_bail("mkdtemp: %s", strerror(errno));
+	dir = check_tmpdir();
 	pm_init(&pt);
 	pt.proc_root = dir;
 	snprintf(path, sizeof(path), "%s/7", dir);

@@ -148,16 +148,14 @@ static char const maps_text[] =
 	"00008000-00009000 r-xp 00003000 08:01 12 /lib/c.so\n"
 	"7fff0000-7fff1000 r-xp 00000000 00:00 0 [vdso]\n";
 
-static void test_refresh(void)
+static void test_proc_reread__refresh(void)
 {
-	char root[] = "/tmp/proc_reread_test.XXXXXX";
+	char const *root = check_tmpdir();
 	struct proc_table pt;
 	struct cookie_table ct;
 	struct proc *p;
 	int how;
 
-	if (!mkdtemp(root))
-		check_bail("mkdtemp %s: %s", root, strerror(errno));
 	pm_init(&pt);
 	ct_init(&ct);
 	pt.proc_root = root;
@@ -240,13 +238,6 @@ static void test_refresh(void)
 
 	pm_free(&pt);
 	ct_free(&ct);
-	{
-		char cmd[600];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-		if (system(cmd))
-			fprintf(stderr, "cannot remove %s\n", root);
-	}
 }
 
 /* Queue a side-band record: header, u32 body words, a trailer at time. */
@@ -265,7 +256,7 @@ static void queue(struct record_queue *q, uint32_t type, uint16_t misc,
 	rq_commit(q, size, time, 0);
 }
 
-static void test_image_changes(void)
+static void test_proc_reread__image_changes(void)
 {
 	struct record_queue q;
 	/* COMM: pid, tid, comm[16]; FORK/EXIT: pid, ppid, tid, ptid, time */
@@ -304,7 +295,7 @@ int main(void)
 	test_reread__gone();
 	test_reread__per_second();
 	test_reread__gaps();
-	test_refresh();
-	test_image_changes();
+	test_proc_reread__refresh();
+	test_proc_reread__image_changes();
 	return check_done();
 }

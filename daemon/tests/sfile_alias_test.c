@@ -26,7 +26,7 @@
 /* more distinct keys than a new file holds (128 nodes): it must grow */
 #define NR_KEYS 300
 
-static char dir[] = "/tmp/sfile-alias-XXXXXX";
+static char const *dir;
 static char bin[SCRATCH_BIN_LEN], sfile_path[SCRATCH_PATH_LEN];
 
 static void add(struct opd_sfiles *sfs, int image, uint64_t key)
@@ -99,15 +99,13 @@ static void run(struct opd_config const *cfg, int one_by_one)
 int main(void)
 {
 	struct opd_config cfg;
-	char cmd[300];
 
 	op_set_progname("sfile_alias_test");
-	scratch_make(dir, bin, sfile_path, &cfg);
+	dir = scratch_make(bin, sfile_path, &cfg);
 
 	run(&cfg, 1);
 	run(&cfg, 0);
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	check(!system(cmd), "the scratch directory is removed");
+	scratch_remove(dir);
 	return check_done();
 }

@@ -25,7 +25,7 @@
 #include "opd_sfile.h"
 #include "sfile_scratch.h"
 
-static char dir[] = "/tmp/sfile-build-XXXXXX";
+static char const *dir;
 static char bin[SCRATCH_BIN_LEN], sfile_path[SCRATCH_PATH_LEN];
 static struct opd_config cfg;
 static struct opd_images *images;
@@ -158,7 +158,7 @@ int main(void)
 	int old, new;
 
 	op_set_progname("sfile_build_test");
-	scratch_make(dir, bin, sfile_path, &cfg);
+	dir = scratch_make(bin, sfile_path, &cfg);
 
 	/* build 1 */
 	set_mtime(1000);
@@ -243,7 +243,6 @@ int main(void)
 
 	opd_sfiles_free(sfiles);
 	opd_images_free(images);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	check(!system(cmd), "the scratch directory is removed");
+	scratch_remove(dir);
 	return check_done();
 }

@@ -21,7 +21,7 @@
 #include "opd_image.h"
 #include "sfile_scratch.h"
 
-static char dir[] = "/tmp/sfile-root-XXXXXX";
+static char const *dir;
 static char bin[SCRATCH_BIN_LEN], sfile_path[SCRATCH_PATH_LEN];
 static char root[SCRATCH_PATH_LEN], inside[2 * SCRATCH_PATH_LEN];
 
@@ -74,7 +74,7 @@ int main(void)
 	FILE *f;
 
 	op_set_progname("sfile_root_test");
-	scratch_make(dir, bin, sfile_path, &cfg);
+	dir = scratch_make(bin, sfile_path, &cfg);
 	set_mtime(bin, 3000);	/* the daemon's side: another file */
 	snprintf(root, sizeof(root), "%s/ns", dir);
 	snprintf(inside, sizeof(inside), "%s%s", root, bin);

@@ -8,13 +8,13 @@
 #include "op_message.h"
 #include "sfile_scratch.h"
 
-void scratch_make(char *dir, char bin[SCRATCH_BIN_LEN],
-		  char sfile_path[SCRATCH_PATH_LEN], struct opd_config *cfg)
+char const *scratch_make(char bin[SCRATCH_BIN_LEN],
+			 char sfile_path[SCRATCH_PATH_LEN],
+			 struct opd_config *cfg)
 {
+	char const *dir = check_tmpdir();
 	FILE *f;
 
-	if (!mkdtemp(dir))
-		op_die("mkdtemp %s failed", dir);
 	snprintf(bin, SCRATCH_BIN_LEN, "%s/prog", dir);
 	snprintf(sfile_path, SCRATCH_PATH_LEN,
 		 "%s/{root}%s/{dep}/{root}%s/CPU_CLOCK.1000000.0.all.all.all",
@@ -28,6 +28,7 @@ void scratch_make(char *dir, char bin[SCRATCH_BIN_LEN],
 	cfg->nr_events = 1;
 	strcpy(cfg->events[0].name, "CPU_CLOCK");
 	cfg->events[0].count = 1000000;
+	return dir;
 }
 
 void scratch_add(struct opd_sfiles *sfs, int image, uint64_t key, int n)
@@ -41,8 +42,5 @@ void scratch_add(struct opd_sfiles *sfs, int image, uint64_t key, int n)
 
 void scratch_remove(char const *dir)
 {
-	char cmd[SCRATCH_PATH_LEN];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	check(!system(cmd), "the scratch directory is removed");
+	check(!check_rmtree(dir), "the scratch directory is removed");
 }

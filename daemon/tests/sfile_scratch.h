@@ -15,17 +15,18 @@
 #define SCRATCH_PATH_LEN 1024
 
 /*
- * dir: a mkdtemp(3) template, made the scratch directory; bin: DIR/prog,
- * created empty; sfile_path: its sample file; cfg: zeroed, one event.
- * Dies (op_die) when the directory or the binary cannot be made.
+ * The test's scratch directory (check_tmpdir: removed at exit), returned;
+ * bin: DIR/prog, created empty; sfile_path: its sample file; cfg: zeroed,
+ * one event. Dies (op_die) when the binary cannot be made.
  */
-void scratch_make(char *dir, char bin[SCRATCH_BIN_LEN],
-		  char sfile_path[SCRATCH_PATH_LEN], struct opd_config *cfg);
+char const *scratch_make(char bin[SCRATCH_BIN_LEN],
+			 char sfile_path[SCRATCH_PATH_LEN],
+			 struct opd_config *cfg);
 
 /* n samples at key in image's own --separate=none file. */
 void scratch_add(struct opd_sfiles *sfs, int image, uint64_t key, int n);
 
-/* rm -rf dir, checked. */
+/* dir and all it holds removed, checked. */
 void scratch_remove(char const *dir);
 
 #endif /* SFILE_SCRATCH_H */

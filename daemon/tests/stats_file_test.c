@@ -40,7 +40,7 @@ int main(void)
 	char *tmp;
 
 	op_set_progname("stats_file_test");
-	snprintf(session, sizeof(session), "/tmp/opd-stats-test-%ld", (long)getpid());
+	snprintf(session, sizeof(session), "%s/session", check_tmpdir());
 	if (op_session_create(session) < 0)
 		check_bail("cannot create '%s'", session);
 	memset(&st, 0, sizeof(st));

@@ -622,7 +622,7 @@ static void scenario(char const *what, struct in_sample const *in, size_t n,
 
 /* --- the encoders' details ---------------------------------------------- */
 
-static void test_strings(void)
+static void test_stream_contract__strings(void)
 {
 	static char const s[] = "/usr/lib/x86_64-linux-gnu/a.so";
 	bool same = true;
@@ -643,7 +643,7 @@ static void test_strings(void)
 	check(same, "op_put_string packs names as wb_push_string");
 }
 
-static void test_out_bound(void)
+static void test_stream_contract__out_bound(void)
 {
 	unsigned long w[4] = { 0, 0, 0, 7 };
 	struct op_stream_out o = { w, 0, 3 };
@@ -653,7 +653,7 @@ static void test_out_bound(void)
 	      "a record longer than its room is flagged, nothing written past it");
 }
 
-static void test_names(void)
+static void test_stream_contract__names(void)
 {
 	check_str(op_lost_name(OP_LOST_OVERFLOW), "sample_lost_overflow",
 		  "lost category 1's stats name");
@@ -678,7 +678,7 @@ static void trace_stop(void *ctx, struct opd_trace const *tr)
 	*(unsigned long *)ctx = tr->stop + 1;
 }
 
-static void test_unwind_stop(void)
+static void test_stream_contract__unwind_stop(void)
 {
 	unsigned long w[3] = { 0 };
 	struct op_stream_out o = { w, 0, NR(w) };
@@ -705,7 +705,7 @@ static void test_unwind_stop(void)
 	opd_trans_free(&dec);
 }
 
-static void test_known_after(void)
+static void test_stream_contract__known_after(void)
 {
 	unsigned int all = OP_KNOWN_CPU | OP_KNOWN_TASK | OP_KNOWN_MODE |
 			   OP_KNOWN_COOKIE;
@@ -747,7 +747,7 @@ static void put_build_id(struct word_buffer *wb, unsigned long cookie,
 		wb_push(wb, w[i]);
 }
 
-static void test_build_id_words(void)
+static void test_stream_contract__build_id_words(void)
 {
 	struct daemon p;
 	struct word_buffer wb;
@@ -804,7 +804,7 @@ static void test_build_id_words(void)
 
 /* A binary first met in a backtrace frame: its COOKIE_DEF and BUILD_ID
  * between the frames do not end the trace. */
-static void test_build_id_in_trace(void)
+static void test_stream_contract__build_id_in_trace(void)
 {
 	static struct in_sample const in = {
 		0, 1, 1, 100, 100, 1, 0, 1, 0x1000, 0, 1,
@@ -857,7 +857,7 @@ static void forget_decode(struct op_stream_out const *o, unsigned long *errors,
 	opd_trans_free(&dec);
 }
 
-static void test_cookie_forget(void)
+static void test_stream_contract__cookie_forget(void)
 {
 	static unsigned long w[256];
 	struct op_stream_out o = { w, 0, NR(w) };
@@ -936,7 +936,7 @@ static void time_sample(void *ctx, struct opd_transient const *t,
 }
 
 /* ESC TIME: written when due, kept across a cpu switch, optional. */
-static void test_time(void)
+static void test_stream_contract__time(void)
 {
 	unsigned long const G = OP_TIME_GRANULARITY_NS, t0 = 5000000000UL;
 	unsigned long const at[] = { t0, t0 + G / 2, t0 + G, t0 + 3 * G };
@@ -991,15 +991,15 @@ static void test_time(void)
 
 int main(void)
 {
-	test_names();
-	test_time();
-	test_known_after();
-	test_strings();
-	test_out_bound();
-	test_build_id_words();
-	test_build_id_in_trace();
-	test_cookie_forget();
-	test_unwind_stop();
+	test_stream_contract__names();
+	test_stream_contract__time();
+	test_stream_contract__known_after();
+	test_stream_contract__strings();
+	test_stream_contract__out_bound();
+	test_stream_contract__build_id_words();
+	test_stream_contract__build_id_in_trace();
+	test_stream_contract__cookie_forget();
+	test_stream_contract__unwind_stop();
 	scenario("plain", plain, NR(plain), 0, golden_plain);
 	scenario("traced", traced, NR(traced), 1, golden_traced);
 	{

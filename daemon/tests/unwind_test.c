@@ -63,7 +63,7 @@ static bool self_map(void *arg, uint64_t pc, struct unwind_map *m)
 	return found;
 }
 
-/* self_map, under the lowered fd limit of test_unreadable: reading
+/* self_map, under the lowered fd limit of test_unwind__unreadable: reading
  * /proc/self/maps needs an fd, so the mapping is looked up with the
  * limit raised for that moment only. */
 static bool self_map_nofd(void *arg, uint64_t pc, struct unwind_map *m)
@@ -178,7 +178,7 @@ __attribute__((noinline)) static void chain_1(void)
 
 /* Caches bounded to one binary and two rows: the same walk, twice, with
  * the evictions counted. */
-static void test_bounds(void)
+static void test_unwind__bounds(void)
 {
 	struct unwind_cache *uc = unwind_cache_new_bounded(1, 2);
 	struct unwind_stack stk = { regs.sp, copy, copied };
@@ -215,7 +215,7 @@ static void test_bounds(void)
  * again later: the next walk reaches the root. Kept as a binary without
  * CFI, it would stop every stack through it for the cookie's life.
  */
-static void test_unreadable(void)
+static void test_unwind__unreadable(void)
 {
 	struct unwind_cache *uc = unwind_cache_new();
 	struct unwind_stack stk = { regs.sp, copy, copied };
@@ -260,7 +260,7 @@ static void test_unreadable(void)
  * mmap'ed and the file closed), so a daemon under a low fd limit is not
  * run out of them by the binaries it unwinds through.
  */
-static void test_no_fds_held(void)
+static void test_unwind__no_fds_held(void)
 {
 	struct unwind_cache *uc = unwind_cache_new();
 	struct unwind_stack stk = { regs.sp, copy, copied };
@@ -289,7 +289,7 @@ static void test_no_fds_held(void)
  * A walk that reaches a caller in no mapping stops with no_mapping, the
  * frames before it kept, and is counted for bt_lost_no_mapping once.
  */
-static void test_no_mapping_counted(void)
+static void test_unwind__no_mapping_counted(void)
 {
 	struct unwind_cache *uc = unwind_cache_new();
 	struct unwind_stack stk = { regs.sp, copy, copied };
@@ -427,7 +427,7 @@ static long last_stop(struct word_buffer const *wb)
  * meets libc (__libc_start_call_main) as a caller. Without a re-read of
  * its own, every such stack stopped there with no_mapping.
  */
-static void test_lost_caller_mapping(void)
+static void test_unwind__lost_caller_mapping(void)
 {
 	static unsigned char rec[COPY + 4096];
 	struct perf_source *ps = op_xcalloc(1, sizeof(*ps));
@@ -520,10 +520,10 @@ int main(void)
 	      "an unknown pc stops with no_mapping");
 	unwind_cache_free(uc);
 
-	test_bounds();
-	test_unreadable();
-	test_no_fds_held();
-	test_no_mapping_counted();
-	test_lost_caller_mapping();
+	test_unwind__bounds();
+	test_unwind__unreadable();
+	test_unwind__no_fds_held();
+	test_unwind__no_mapping_counted();
+	test_unwind__lost_caller_mapping();
 	return check_done();
 }

@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "odb_test_util.h"
+#include "odb_helpers.h"
 
 #define NR_KEYS 60000
 #define NR_ADDS 3000000

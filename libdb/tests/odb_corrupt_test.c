@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "odb_test_util.h"
+#include "odb_helpers.h"
 #include "op_util.h"
 
 #define HASH_OFF (104 + 128 * 16)

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "odb_test_util.h"
+#include "odb_helpers.h"
 
 #define LAYOUT(n) ((off_t)(HDR + 32 + (uint64_t)(n) * 20))
 #define NODE_OFF(i) ((off_t)(104 + 16 * (uint64_t)(i)))

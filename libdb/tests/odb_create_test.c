@@ -25,14 +25,13 @@ static void header(struct opd_header *h, uint32_t count)
 
 int main(void)
 {
-	char dir[] = "/tmp/odb-create-XXXXXX", path[256], entries[256];
+	char const *dir = check_tmpdir();
+	char path[256], entries[256];
 	struct opd_header h, got;
 	struct odb db;
 	struct stat st;
 	int fd;
 
-	if (!mkdtemp(dir))
-		check_bail("mkdtemp %s: %s", dir, strerror(errno));
 	snprintf(path, sizeof(path), "%s/f", dir);
 
 	header(&h, 1000);
@@ -68,7 +67,6 @@ int main(void)
 	      strstr(db.err, "no/such/dir/f"), "missing dir: %s", db.err);
 	check_note("stage: missing directory refused naming the file");
 
-	snprintf(entries, sizeof(entries), "rm -rf '%s'", dir);
-	check(!system(entries), "the scratch directory is removed");
+	check(!check_rmtree(dir), "the scratch directory is removed");
 	return check_done();
 }

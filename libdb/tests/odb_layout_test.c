@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "odb_test_util.h"
+#include "odb_helpers.h"
 #include "op_bytes.h"
 
 /* Fields at byte offsets of the file's bytes (op_bytes.h's loads). */

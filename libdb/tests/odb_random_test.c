@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "odb_test_util.h"
+#include "odb_helpers.h"
 
 #define NR_KEYS 120000
 #define NR_ADDS 1500000

@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 
-#include "odb_test_util.h"
+#include "odb_helpers.h"
 
 static odb_value_t value_of(struct odb *db, odb_key_t key)
 {

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "odb_test_util.h"
+#include "odb_helpers.h"
 
 static void fill(struct odb *db, uint32_t from, uint32_t n)
 {

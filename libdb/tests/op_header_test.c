@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "odb_test_util.h"
+#include "odb_helpers.h"
 
 static void test_header__init(void)
 {

@@ -16,6 +16,13 @@
 #include "op_build_id.h"
 #include "check.h"
 
+/* A new file in the test's scratch directory, its name in path. */
+static int scratch_file(char *path, size_t len)
+{
+	snprintf(path, len, "%s/f.XXXXXX", check_tmpdir());
+	return mkstemp(path);
+}
+
 /*
  * An ELF file whose only PT_NOTE ends inside its note's padding (17
  * bytes: a 12-byte header, "GNU\0", 1 byte of desc): no build-id, and
@@ -24,7 +31,7 @@
  */
 static void check_cut_note(void)
 {
-	char path[] = "/tmp/build_id_test.XXXXXX", hex[OP_BUILD_ID_HEX_MAX];
+	char path[CHECK_TMPDIR_MAX + 16], hex[OP_BUILD_ID_HEX_MAX];
 	unsigned char note[17] = { 4, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0,
 				   'G', 'N', 'U', 0, 0xab };
 	Elf64_Ehdr e = { .e_type = ET_EXEC, .e_machine = EM_X86_64,
@@ -34,7 +41,7 @@ static void check_cut_note(void)
 	Elf64_Phdr ph = { .p_type = PT_NOTE,
 			  .p_offset = sizeof(e) + sizeof(ph),
 			  .p_filesz = sizeof(note), .p_memsz = sizeof(note) };
-	int fd = mkstemp(path);
+	int fd = scratch_file(path, sizeof(path));
 
 	memcpy(e.e_ident, ELFMAG, SELFMAG);
 	e.e_ident[EI_CLASS] = ELFCLASS64;
@@ -88,8 +95,8 @@ static void check_file_read(void)
 	static char const ids[] = "ab01 1 /bin/a\nnot a line\nab02 2 /bin/\0b\n"
 				  "ab03 3 /bin/c\nab04 4 /bin/d";
 	static char const segs[] = "ab01 0x0 0x0 0x10\nab01 0x1000 0x1000 0x2";
-	char path[] = "/tmp/build_id_test.XXXXXX", *text;
-	int fd = mkstemp(path);
+	char path[CHECK_TMPDIR_MAX + 16], *text;
+	int fd = scratch_file(path, sizeof(path));
 
 	if (fd < 0 || write(fd, ids, sizeof(ids) - 1) != sizeof(ids) - 1)
 		check_bail("cannot write %s", path);
@@ -118,7 +125,7 @@ static void check_file_read(void)
 int main(int argc, char **argv)
 {
 	char hex[OP_BUILD_ID_HEX_MAX], want[OP_BUILD_ID_HEX_MAX] = "", *cmd, *line;
-	char path[] = "/tmp/build_id_test.XXXXXX";
+	char path[CHECK_TMPDIR_MAX + 16];
 	char const *p;
 	uint64_t mtime;
 	FILE *f;
@@ -142,7 +149,7 @@ int main(int argc, char **argv)
 	check_int(op_build_id_of(argv[0], hex), 0, "the build-id of this executable is read");
 	check_str(hex, want, "it is readelf's");
 
-	fd = mkstemp(path);
+	fd = scratch_file(path, sizeof(path));
 	if (fd < 0 || write(fd, "not ELF at all, just text\n", 26) != 26)
 		check_bail("cannot write %s", path);
 	close(fd);

@@ -133,11 +133,11 @@ static void test_alloc__backtracking(void)
 	static char const *const specs_ab[] = { "A:100", "B:100" };
 	static char const *const specs_abcd[] = { "D:100", "A:100", "C:100", "B:100" };
 	static char const *const specs_3on2[] = { "D:100", "A:100", "B:100", "E:100" };
-	char root[512], dir[1024], err[1024];
+	char const *root = check_tmpdir();
+	char dir[1024], err[1024];
 	struct op_event_set set;
 	int counter[MAX];
 
-	test_mkdtemp(root, sizeof(root));
 	snprintf(dir, sizeof(dir), "%s/synthetic", root);
 	test_write(dir, "unit_masks", "name:zero type:mandatory default:0x0\n\t0x0 none\n");
 	test_write(dir, "events",
@@ -159,7 +159,7 @@ static void test_alloc__backtracking(void)
 	check_contains(err, "events A, B and E cannot be scheduled together: between them they can only use counters 0 and 1",
 		       "line %d: the message", __LINE__);
 	op_events_free(&set);
-	test_rmtree(root);
+	check_rmtree(root);
 }
 
 static void test_check__no_events(void)

@@ -9,7 +9,7 @@
 
 #include "op_events.h"
 
-static char root[512];
+static char const *root;
 
 #define UM_ZERO "name:zero type:mandatory default:0x0\n\t0x0 No unit mask\n"
 #define EV_OK "event:0x1 counters:0,1 um:zero minimum:10 name:OK : fine\n"
@@ -280,7 +280,7 @@ static void test_unit_masks__merge_and_names(void)
 
 int main(void)
 {
-	test_mkdtemp(root, sizeof(root));
+	root = check_tmpdir();
 	setenv("OPROFILE_EVENTS_DIR", root, 1);
 	test_errors__cases();
 	test_errors__missing_files();
@@ -288,6 +288,6 @@ int main(void)
 	test_include__own_definition_wins();
 	test_include__cycle_and_clash();
 	test_unit_masks__merge_and_names();
-	test_rmtree(root);
+	check_rmtree(root);
 	return check_done();
 }

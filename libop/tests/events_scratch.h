@@ -1,6 +1,6 @@
 /*
- * Scratch directories for the hand-written events files of the cpu type
- * and events unit tests (the checks are tests/check.h's).
+ * The hand-written events files of the cpu type and events unit tests,
+ * written in their scratch directory (tests/check.h's check_tmpdir).
  */
 #ifndef EVENTS_SCRATCH_H
 #define EVENTS_SCRATCH_H
@@ -14,19 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* A fresh directory under $TMPDIR, removed by test_rmtree(). */
-static inline char *test_mkdtemp(char *buf, size_t len)
-{
-	char const *tmp = getenv("TMPDIR");
-
-	snprintf(buf, len, "%s/op-events-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(buf)) {
-		perror("mkdtemp");
-		exit(99);
-	}
-	return buf;
-}
 
 /* Writes text to DIR/NAME, creating DIR (one level) if needed. */
 static inline void test_write(char const *dir, char const *name,
@@ -42,20 +29,6 @@ static inline void test_write(char const *dir, char const *name,
 		perror(path);
 		exit(99);
 	}
-}
-
-static inline int test_rm_one(char const *path, struct stat const *st,
-			      int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static inline void test_rmtree(char const *dir)
-{
-	nftw(dir, test_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 #endif /* EVENTS_SCRATCH_H */

@@ -22,7 +22,7 @@
 
 static char session[256];
 
-static void test_duration_size(void)
+static void test_rotate__duration_size(void)
 {
 	char err[256], text[32];
 	uint64_t v = 0;
@@ -64,7 +64,7 @@ static void keep_last(void *ctx, enum op_message_kind kind, char const *text)
 	snprintf(ctx, 512, "%s", text);
 }
 
-static void test_config(void)
+static void test_rotate__config(void)
 {
 	char said[512], want[600];
 
@@ -112,7 +112,7 @@ static void test_config(void)
 }
 
 /* One check of each setting, whichever way it comes in. */
-static void test_settings_check(void)
+static void test_rotate__settings_check(void)
 {
 	static struct {
 		char const *key, *value;
@@ -178,7 +178,7 @@ static void test_settings_check(void)
 	}
 }
 
-static void test_names(void)
+static void test_rotate__names(void)
 {
 	time_t t = 1795701930;  /* 2026-11-26T14:05:30Z */
 	char name[64];
@@ -251,7 +251,7 @@ static bool has(char const *name)
 	return ret;
 }
 
-static void test_list_retain(void)
+static void test_rotate__list_retain(void)
 {
 	struct op_rotated *v;
 	time_t t0 = 1795701600;  /* 2026-11-26T14:00:00Z */
@@ -305,7 +305,7 @@ static void test_list_retain(void)
 
 /* A removal cut short is finished by the next retention, and a removal
  * follows no symbolic link out of the session. */
-static void test_retain_cut_short(void)
+static void test_rotate__retain_cut_short(void)
 {
 	char *gone = op_session_samples(session, ".removing-2026-11-26T13");
 	char *outside = op_xasprintf("%s-outside", session);
@@ -342,15 +342,15 @@ static void test_retain_cut_short(void)
 int main(void)
 {
 	op_set_progname("rotate_test");
-	snprintf(session, sizeof(session), "/tmp/op-rotate-test-%ld", (long)getpid());
+	snprintf(session, sizeof(session), "%s/session", check_tmpdir());
 	if (op_session_create(session) < 0)
 		check_bail("cannot create '%s'", session);
-	test_duration_size();
-	test_config();
-	test_settings_check();
-	test_names();
-	test_list_retain();
-	test_retain_cut_short();
+	test_rotate__duration_size();
+	test_rotate__config();
+	test_rotate__settings_check();
+	test_rotate__names();
+	test_rotate__list_retain();
+	test_rotate__retain_cut_short();
 	if (op_session_remove_tree(session) < 0)
 		check_note("cannot remove '%s'", session);
 	return check_done();

@@ -56,7 +56,7 @@ static bool exists(char const *rel)
 	return ret;
 }
 
-static void test_command_parse(void)
+static void test_session__command_parse(void)
 {
 	static struct {
 		char const *line;
@@ -102,7 +102,7 @@ static void test_command_parse(void)
 
 /* Two senders at once: each reads its own answer (reply.ID), not the
  * shared file that the other's answer replaced. */
-static void test_own_replies(void)
+static void test_session__own_replies(void)
 {
 	char err[256];
 
@@ -131,7 +131,7 @@ static void test_own_replies(void)
 	check(!exists("reply.300.3") && !exists("reply.301.3"), "stale replies cleaned");
 }
 
-static void test_fifo(void)
+static void test_session__fifo(void)
 {
 	struct op_control ctl;
 	struct op_command c;
@@ -167,7 +167,7 @@ static void test_fifo(void)
 	      "a later dump id completes an earlier one");
 	check(op_control_wait_dump(session, "99999999999999999.1", 0, 50) < 0,
 	      "an earlier dump id does not complete a later one");
-	test_own_replies();
+	test_session__own_replies();
 }
 
 /*
@@ -201,7 +201,7 @@ static pid_t fake_daemon(void)
 	return pid;
 }
 
-static void test_lock(void)
+static void test_session__lock(void)
 {
 	pid_t owner, child = fake_daemon();
 	char text[32];
@@ -231,7 +231,7 @@ static void test_lock(void)
 	op_lock_release(session, getpid());
 }
 
-static void test_kv(void)
+static void test_session__kv(void)
 {
 	char *path = op_session_path(session, "kv");
 	struct op_kv kv = { 0 }, back;
@@ -263,7 +263,7 @@ static void test_kv(void)
 }
 
 /* key=value files are read as regular files only, bounded, without NULs */
-static void test_kv_hostile(void)
+static void test_session__kv_hostile(void)
 {
 	char *path = op_session_path(session, "kv");
 	struct op_kv back;
@@ -287,7 +287,7 @@ static void test_kv_hostile(void)
 	free(path);
 }
 
-static void test_separate(void)
+static void test_session__separate(void)
 {
 	static struct {
 		char const *in;
@@ -319,7 +319,7 @@ static void test_separate(void)
 	}
 }
 
-static void test_callgraph(void)
+static void test_session__callgraph(void)
 {
 	static struct {
 		char const *in;
@@ -356,7 +356,7 @@ static void test_callgraph(void)
 }
 
 /* The timer cpu type's events/ files, from OPROFILE_EVENTS_DIR. */
-static void test_events(void)
+static void test_session__events(void)
 {
 	struct op_settings_events ev;
 	char err[512];
@@ -383,7 +383,7 @@ static void test_events(void)
 	      ev.nr == 1, "default event");
 }
 
-static void test_reset_save(void)
+static void test_session__reset_save(void)
 {
 	char err[512];
 
@@ -428,7 +428,7 @@ static void test_reset_save(void)
 	      exists("samples/current/session/kallsyms"), "reset keeps the settings");
 }
 
-static void test_sample_data_rule(void)
+static void test_session__sample_data_rule(void)
 {
 	check(op_session_is_sample_tree("{root}"), "{root} is a sample tree");
 	check(op_session_is_sample_tree("{anon:[heap]}"), "{anon:...} is a sample tree");
@@ -493,7 +493,7 @@ static void keep_warning(void *ctx, enum op_message_kind kind, char const *text)
  * symbols; ignored (quietly) when kallsyms.gz is another, and when damaged
  * (said, naming it); the text is read then.
  */
-static void test_kallsyms_index(char const *dir, char const *kallsyms)
+static void test_session__kallsyms_index(char const *dir, char const *kallsyms)
 {
 	char *gz = op_session_path(dir, OP_META_KALLSYMS);
 	char *idx = op_session_path(dir, OP_META_KALLSYMS_INDEX);
@@ -540,7 +540,7 @@ static void test_kallsyms_index(char const *dir, char const *kallsyms)
 	free(idx);
 }
 
-static void test_kernel_metadata(void)
+static void test_session__kernel_metadata(void)
 {
 	static char const kallsyms[] =
 		"ffffffff81000000 T _text\n"
@@ -587,7 +587,7 @@ static void test_kernel_metadata(void)
 	check_str(ks.names[2], "t ext4_read", "module symbol");
 	check_str(ks.modules[2], "ext4", "module name without brackets");
 
-	test_kallsyms_index(dir, kallsyms);
+	test_session__kallsyms_index(dir, kallsyms);
 
 	touch("samples/current/session/kernel_images", "vmlinux 0x10\n");
 	check(op_session_kernel_images(dir, &back, &n, err, sizeof(err)) < 0 &&
@@ -607,7 +607,7 @@ static void test_kernel_metadata(void)
 	free(dir);
 }
 
-static void test_atomic_write(void)
+static void test_session__atomic_write(void)
 {
 	char *path = op_session_path(session, "atomic");
 	char buf[64];
@@ -620,7 +620,7 @@ static void test_atomic_write(void)
 	free(path);
 }
 
-static void test_driver_dir(void)
+static void test_session__driver_dir(void)
 {
 	char buf[256];
 
@@ -638,22 +638,22 @@ static void test_driver_dir(void)
 int main(void)
 {
 	op_set_progname("session_test");
-	snprintf(session, sizeof(session), "/tmp/op-session-test-%ld", (long)getpid());
+	snprintf(session, sizeof(session), "%s/session", check_tmpdir());
 	if (op_session_create(session) < 0)
 		check_bail("cannot create '%s'", session);
-	test_command_parse();
-	test_fifo();
-	test_lock();
-	test_kv();
-	test_kv_hostile();
-	test_separate();
-	test_callgraph();
-	test_events();
-	test_reset_save();
-	test_sample_data_rule();
-	test_kernel_metadata();
-	test_atomic_write();
-	test_driver_dir();
+	test_session__command_parse();
+	test_session__fifo();
+	test_session__lock();
+	test_session__kv();
+	test_session__kv_hostile();
+	test_session__separate();
+	test_session__callgraph();
+	test_session__events();
+	test_session__reset_save();
+	test_session__sample_data_rule();
+	test_session__kernel_metadata();
+	test_session__atomic_write();
+	test_session__driver_dir();
 	if (op_session_remove_tree(session) < 0)
 		check_note("cannot remove '%s'", session);
 	return check_done();

@@ -125,7 +125,8 @@ out:
 int main(int argc, char **argv)
 {
 	char want[2 * PP_BUILD_ID_MAX + 1] = "", got[2 * PP_BUILD_ID_MAX + 1];
-	char dir[] = "/tmp/debuginfo_test.XXXXXX", err[512];
+	char const *dir;
+	char err[512];
 	struct pp_build_id id, parsed;
 	enum pp_debug_how how;
 	char *top, *sub, *dbg, *found;
@@ -147,8 +148,7 @@ int main(int argc, char **argv)
 	check(!pp_build_id_parse("zz", &parsed), "non-hex is refused");
 	check(pp_bfd_has_dwarf(abfd), "this test is built with -g: it has DWARF");
 
-	if (!mkdtemp(dir))
-		check_bail("mkdtemp failed");
+	dir = check_tmpdir();
 	setenv("OPROFILE_DEBUG_DIRS", dir, 1);
 	unsetenv("DEBUGINFOD_URLS");
 	found = pp_debuginfo_find(abfd, argv[0], NULL, &how);

@@ -13,7 +13,7 @@
 #include "sfwriter.h"
 #include "check.h"
 
-static char dir[] = "/tmp/pp-files-test.XXXXXX";
+static char const *dir;
 
 static void mk(char const *session, char const *rel)
 {
@@ -62,7 +62,7 @@ static int manifest(char const *text, char **out, char *err, size_t errlen)
 	return pp_archive_manifest_parse(text, strlen(text), out, err, errlen);
 }
 
-static void test_manifest(void)
+static void test_files__manifest(void)
 {
 	static struct { char const *text, *err; } const bad[] = {
 		{ "", "no format= line" },
@@ -109,8 +109,7 @@ int main(void)
 	struct pp_strlist notes = { 0 };
 	char err[1024];
 
-	if (!mkdtemp(dir))
-		return 99;
+	dir = check_tmpdir();
 	mk("current", "{root}/bin/a/{dep}/{root}/bin/a/CPU_CLOCK.100000.0.all.all.all");
 	mk("current", "{root}/bin/a/{dep}/{root}/lib/libc.so.6/CPU_CLOCK.100000.0.all.all.all");
 	mk("current", "{root}/bin/a/{dep}/{kern}/vmlinux/CPU_CLOCK.100000.0.all.all.all");
@@ -166,9 +165,6 @@ int main(void)
 	      "callgraph: nothing flat selected is still an error");
 	sel_cg = false;
 	pp_strlist_free(&notes);
-	test_manifest();
-	snprintf(err, sizeof(err), "rm -rf '%s'", dir);
-	if (system(err) != 0)
-		printf("# cleanup of %s failed\n", dir);
+	test_files__manifest();
 	return check_done();
 }

@@ -17,7 +17,7 @@
 #include "pp_samples.h"
 #include "check.h"
 
-static char dir[] = "/tmp/pp-memtree-test.XXXXXX";
+static char const *dir;
 static char cur[300], samples[256];
 
 #define APP "{root}/bin/a/{dep}/{root}/bin/a/CPU_CLOCK.100000.0.all.all.all"
@@ -58,8 +58,7 @@ int main(void)
 	char err[1024] = "";
 	long n;
 
-	if (!mkdtemp(dir))
-		return 99;
+	dir = check_tmpdir();
 	snprintf(samples, sizeof(samples), "%s/samples", dir);
 	snprintf(cur, sizeof(cur), "%s/current", samples);
 	if (mkdir(samples, 0700) || mkdir(cur, 0700))

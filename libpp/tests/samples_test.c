@@ -12,7 +12,7 @@
 #include "sfwriter.h"
 #include "check.h"
 
-static char dir[] = "/tmp/pp-samples-test.XXXXXX";
+static char const *dir;
 
 static char *path(char const *name)
 {
@@ -101,8 +101,7 @@ static void test_samples__bad(void)
 
 int main(void)
 {
-	if (!mkdtemp(dir))
-		return 99;
+	dir = check_tmpdir();
 	test_samples__fold();
 	test_samples__big();
 	test_samples__bad();

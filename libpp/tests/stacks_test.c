@@ -23,7 +23,7 @@
 #include "sfwriter.h"
 #include "check.h"
 
-static char dir[] = "/tmp/pp-stacks-test.XXXXXX";
+static char const *dir;
 
 #define PROG "{root}/nonexistent/bin/prog"
 #define LIB "{root}/nonexistent/lib/libx.so"
@@ -175,7 +175,7 @@ int main(void)
 	char err[1024];
 	int rc;
 
-	check_assert(mkdtemp(dir), "temp dir");
+	dir = check_tmpdir();
 	write_session();
 	so = (struct pp_select_opts){ .session_dir = dir };
 	check_assert(!pp_spec_parse(&spec, 0, NULL, err, sizeof(err)), "spec");
@@ -199,7 +199,6 @@ int main(void)
 	pp_files_free(&files);
 	pp_spec_free(&spec);
 	pp_strlist_free(&notes);
-	snprintf(err, sizeof(err), "rm -rf '%s'", dir);
-	check(system(err) == 0, "cleaned up");
+	check(!check_rmtree(dir), "cleaned up");
 	return check_done();
 }

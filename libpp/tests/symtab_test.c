@@ -82,14 +82,14 @@ static void write_file(char const *path, char const *text)
 
 static void test_kernel__kallsyms(void)
 {
-	char dir[] = "/tmp/pp-kernel-test.XXXXXX", p[256], err[512] = "";
+	char const *dir;
+	char p[256], err[512] = "";
 	struct pp_kernel k;
 	struct pp_binary b;
 	struct pp_symbol const *s;
 	uint64_t vma;
 
-	if (!mkdtemp(dir))
-		return;
+	dir = check_tmpdir();
 	snprintf(p, sizeof(p), "%s/session", dir);
 	mkdir(p, 0755);
 	snprintf(p, sizeof(p), "%s/session/kernel_images", dir);

@@ -8,7 +8,7 @@
 #include "op_message.h"
 #include "pp_timerange.h"
 
-static void test_parse(void)
+static void test_timerange__parse(void)
 {
 	struct pp_timerange r;
 	char err[512];
@@ -32,7 +32,7 @@ static void test_parse(void)
 	check_that(pp_timerange_parse("..T14", &r, err, sizeof(err)) < 0);
 }
 
-static void test_options_match(void)
+static void test_timerange__options_match(void)
 {
 	struct pp_timerange r;
 	char err[512];
@@ -61,7 +61,7 @@ static void test_options_match(void)
 int main(void)
 {
 	op_set_progname("timerange_test");
-	test_parse();
-	test_options_match();
+	test_timerange__parse();
+	test_timerange__options_match();
 	return check_done();
 }

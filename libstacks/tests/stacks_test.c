@@ -16,7 +16,7 @@
 #include "op_stacks.h"
 #include "op_util.h"
 
-static char dir[] = "/tmp/op-stacks-test-XXXXXX";
+static char const *dir;
 
 static char *table_path(void)
 {
@@ -62,7 +62,7 @@ static struct op_stack stack_of(uint32_t tgid, uint32_t app, uint32_t stop,
 	return s;
 }
 
-static void test_names(void)
+static void test_stacks__names(void)
 {
 	check_str(op_unwind_stop_name(OP_UNWIND_ROOT), "root", "0 is root");
 	check_str(op_unwind_stop_name(OP_UNWIND_NO_CFI), "no_cfi", "no_cfi");
@@ -72,7 +72,7 @@ static void test_names(void)
 }
 
 /* doc/formats.md's worked example of a record checksum */
-static void test_checksum(void)
+static void test_stacks__checksum(void)
 {
 	unsigned char frame[20] = { 3 };
 	uint64_t offset = 0x401000;
@@ -84,7 +84,7 @@ static void test_checksum(void)
 		  "no bytes: the FNV-1a offset basis, folded");
 }
 
-static void test_absent(void)
+static void test_stacks__absent(void)
 {
 	struct op_stacks *st = (void *)1;
 
@@ -93,7 +93,7 @@ static void test_absent(void)
 }
 
 /* Two images, three stacks (one interned twice), two events. */
-static void test_write_read(void)
+static void test_stacks__write_read(void)
 {
 	struct op_stack_frame f1[] = { { 1, 0x1130 }, { 0, 0x1040 } };
 	struct op_stack_frame f2[] = { { 1, 0x1150 }, { 0, 0x1040 } };
@@ -180,7 +180,7 @@ static void test_write_read(void)
 }
 
 /* A second writer continues the table: old stacks keep their ids. */
-static void test_reopen(void)
+static void test_stacks__reopen(void)
 {
 	struct op_stack_frame f1[] = { { 1, 0x1130 }, { 0, 0x1040 } };
 	struct op_stack_frame f4[] = { { 0, 0x2000 } };
@@ -223,7 +223,7 @@ static off_t file_size(char const *path)
 
 /* A writer killed in an append leaves a torn record: readers stop before
  * it, and the next writer cuts it off. */
-static void test_torn_tail(void)
+static void test_stacks__torn_tail(void)
 {
 	struct op_stack_frame f5[] = { { 0, 0x3000 }, { 0, 0x3100 } };
 	struct op_stacks_writer *w;
@@ -270,7 +270,7 @@ static int fail_cb(void *arg, struct op_stack const *s, char const *e,
 }
 
 /* Whole records that make no sense, and counts of unknown stacks. */
-static void test_bad_input(void)
+static void test_stacks__bad_input(void)
 {
 	struct opd_header h = header();
 	struct op_stacks *st;
@@ -327,7 +327,7 @@ static void test_bad_input(void)
 
 /* A build-id goes into report paths (session/binaries/ID): a table with
  * one that is not lower-case hex is refused, not followed out. */
-static void test_bad_build_id(void)
+static void test_stacks__bad_build_id(void)
 {
 	char *d = op_xasprintf("%s/bid", dir);
 	struct op_stacks_writer *w;
@@ -347,7 +347,7 @@ static void test_bad_build_id(void)
 
 /* Stacks share their callers' frames: a stack that differs from one in
  * the table by its leaf costs one frame record and its stack record. */
-static void test_sharing(void)
+static void test_stacks__sharing(void)
 {
 	struct op_stack_frame f[] = { { 0, 0x10 }, { 0, 0x20 }, { 0, 0x30 },
 				      { 0, 0x40 }, { 0, 0x50 } };
@@ -378,7 +378,7 @@ static void test_sharing(void)
 	free(p);
 }
 
-static void test_symlink(void)
+static void test_stacks__symlink(void)
 {
 	struct op_stacks_writer *w;
 	char *other = op_xasprintf("%s/other", dir);
@@ -399,24 +399,17 @@ static void test_symlink(void)
 
 int main(void)
 {
-	char *cmd;
-
 	op_set_progname("stacks_test");
-	if (!mkdtemp(dir))
-		check_bail("mkdtemp: %s", strerror(errno));
-	test_names();
-	test_checksum();
-	test_absent();
-	test_write_read();
-	test_reopen();
-	test_torn_tail();
-	test_bad_input();
-	test_bad_build_id();
-	test_sharing();
-	test_symlink();
-	cmd = op_xasprintf("rm -rf '%s'", dir);
-	if (system(cmd))
-		check_note("could not remove %s", dir);
-	free(cmd);
+	dir = check_tmpdir();
+	test_stacks__names();
+	test_stacks__checksum();
+	test_stacks__absent();
+	test_stacks__write_read();
+	test_stacks__reopen();
+	test_stacks__torn_tail();
+	test_stacks__bad_input();
+	test_stacks__bad_build_id();
+	test_stacks__sharing();
+	test_stacks__symlink();
 	return check_done();
 }

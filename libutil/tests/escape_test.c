@@ -20,7 +20,7 @@ static void escapes(char const *in, char const *want, char const *what)
 }
 
 /* Every byte of valid UTF-8 that is no control is kept, the rest not. */
-static void all_code_points(void)
+static void test_escape__all_code_points(void)
 {
 	int bad = 0;
 	char buf[8];
@@ -57,11 +57,8 @@ static void all_code_points(void)
 	      "(%d wrong)", bad);
 }
 
-int main(void)
+static void test_escape__names(void)
 {
-	char buf[256] = "";
-	FILE *m = fmemopen(buf, sizeof(buf), "w");
-
 	escapes("X\033]0;pwned\a\033[2J.1000000.0.all.all.all",
 		"X\\x1b]0;pwned\\x07\\x1b[2J.1000000.0.all.all.all",
 		"an escape sequence that retitles the terminal");
@@ -98,8 +95,12 @@ int main(void)
 	check(!op_needs_escape("plain", 5), "a plain name needs nothing");
 	check(op_escape_kept("\xe6\xbc\xa2", 2) == 0,
 	      "op_escape_kept never reads past len");
-	all_code_points();
+}
 
+static void test_escape__stream(void)
+{
+	char buf[256] = "";
+	FILE *m = fmemopen(buf, sizeof(buf), "w");
 	char const *text = "line1\nline\0332\t\xc2\x9b";
 
 	op_fput_escaped(m, text, strlen(text), OP_ESCAPE_KEEP_NEWLINE);
@@ -110,5 +111,12 @@ int main(void)
 	fclose(m);
 	check_str(buf, "line1\nline\\x1b2\\x09\\xc2\\x9b|\tsrc\\x0a|a\\x1bb",
 		  "newline and tab kept only when asked; op_fputs_escaped");
+}
+
+int main(void)
+{
+	test_escape__names();
+	test_escape__all_code_points();
+	test_escape__stream();
 	return check_done();
 }

@@ -18,7 +18,7 @@
 #include "op_file.h"
 #include "op_util.h"
 
-static char dir[] = "/tmp/op-file-test-XXXXXX";
+static char const *dir;
 
 static char *at(char const *name)
 {
@@ -45,7 +45,7 @@ static bool exists(char const *name)
 	return yes;
 }
 
-static void test_open_regular(void)
+static void test_file__open_regular(void)
 {
 	char *fifo = at("fifo"), *file = at("plain"), *sub = at("sub");
 	char *err = NULL;
@@ -114,7 +114,7 @@ static void test_open_regular(void)
 }
 
 /* The size bound checked before reading, and op_open_safe's writes. */
-static void test_bounds_and_writes(void)
+static void test_file__bounds_and_writes(void)
 {
 	char *huge = at("bound-huge"), *fifo = at("bound-fifo");
 	char *file = at("bound-plain");
@@ -182,7 +182,7 @@ static void test_bounds_and_writes(void)
 	free(file);
 }
 
-static void test_path_escapes(void)
+static void test_file__path_escapes(void)
 {
 	static struct { char const *rel; bool escapes; } const cases[] = {
 		{ "a/b.c", false }, { "/usr/src/a.c", false },
@@ -199,7 +199,7 @@ static void test_path_escapes(void)
 		      cases[i].escapes);
 }
 
-static void test_open_beneath(void)
+static void test_file__open_beneath(void)
 {
 	char *out = at("out"), *victim = at("victim"), *p;
 	int fd;
@@ -269,7 +269,7 @@ static void test_open_beneath(void)
 	free(victim);
 }
 
-static void test_open_output(void)
+static void test_file__open_output(void)
 {
 	char *out = at("report.txt"), *link = at("planted"), *fifo = at("outfifo");
 	char *victim = at("victim/target"), *text;
@@ -320,7 +320,7 @@ static char *slurp(char const *name)
 	return text;
 }
 
-static void test_copy_beneath(void)
+static void test_file__copy_beneath(void)
 {
 	char *arch = at("arch"), *src = at("src"), *fifo = at("fifo2");
 	char *link = at("arch/usr/bin/tool"), *copy = at("arch/usr/bin/prog");
@@ -397,7 +397,7 @@ static void test_copy_beneath(void)
 	free(lib);
 }
 
-static void test_write_beneath(void)
+static void test_file__write_beneath(void)
 {
 	char *arch = at("warch"), *link = at("warch/m"), *lnk2 = at("warch/d");
 	char err[512], *text;
@@ -438,15 +438,14 @@ static int rm_one(char const *path, struct stat const *st, int flag, struct FTW 
 
 int main(void)
 {
-	if (!mkdtemp(dir))
-		check_bail("mkdtemp: %s", strerror(errno));
-	test_open_regular();
-	test_bounds_and_writes();
-	test_path_escapes();
-	test_open_beneath();
-	test_open_output();
-	test_copy_beneath();
-	test_write_beneath();
+	dir = check_tmpdir();
+	test_file__open_regular();
+	test_file__bounds_and_writes();
+	test_file__path_escapes();
+	test_file__open_beneath();
+	test_file__open_output();
+	test_file__copy_beneath();
+	test_file__write_beneath();
 	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return check_done();
 }

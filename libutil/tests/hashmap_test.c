@@ -51,7 +51,7 @@ static void free_item(struct op_hashmap_entry *e)
 	free(OP_HASHMAP_ENTRY(e, struct item, ent));
 }
 
-static void test_grow_and_get(void)
+static void test_hashmap__grow_and_get(void)
 {
 	struct op_hashmap map;
 	int missing = 0, wrong = 0;
@@ -80,7 +80,7 @@ static void test_grow_and_get(void)
 	check(map.table == NULL && op_hashmap_size(&map) == 0, "clear empties the map");
 }
 
-static void test_remove_and_iterate(void)
+static void test_hashmap__remove_and_iterate(void)
 {
 	struct op_hashmap map;
 	struct op_hashmap_iter iter;
@@ -125,7 +125,7 @@ static void test_remove_and_iterate(void)
 	op_hashmap_clear(&map, free_item);
 }
 
-static void test_duplicates(void)
+static void test_hashmap__duplicates(void)
 {
 	struct op_hashmap map;
 	struct item *a = new_item(5, 1), *b = new_item(5, 2), *k = new_item(5, 0);
@@ -142,7 +142,7 @@ static void test_duplicates(void)
 	free(k);
 }
 
-static void test_hashes(void)
+static void test_hashmap__hashes(void)
 {
 	check(op_hash_str("vmlinux") == op_hash_mem("vmlinux", 7),
 	      "op_hash_str and op_hash_mem agree");
@@ -154,9 +154,9 @@ static void test_hashes(void)
 
 int main(void)
 {
-	test_grow_and_get();
-	test_remove_and_iterate();
-	test_duplicates();
-	test_hashes();
+	test_hashmap__grow_and_get();
+	test_hashmap__remove_and_iterate();
+	test_hashmap__duplicates();
+	test_hashmap__hashes();
 	return check_done();
 }

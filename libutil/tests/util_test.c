@@ -14,14 +14,14 @@
 #include "op_file.h"
 #include "op_util.h"
 
-static char dir[] = "/tmp/op-util-test-XXXXXX";
+static char const *dir;
 
 static char *path_in(char const *name)
 {
 	return op_xasprintf("%s/%s", dir, name);
 }
 
-static void test_alloc_grow(void)
+static void test_util__alloc_grow(void)
 {
 	int *v = NULL;
 	size_t nr = 0, alloc = 0, reallocs = 0, i;
@@ -44,7 +44,7 @@ static void test_alloc_grow(void)
 	free(v);
 }
 
-static void test_asprintf(void)
+static void test_util__asprintf(void)
 {
 	char *s = op_xasprintf("%s-%d", "cpu", 7);
 
@@ -52,7 +52,7 @@ static void test_asprintf(void)
 	free(s);
 }
 
-static void test_full_io(void)
+static void test_util__full_io(void)
 {
 	char buf[200000], back[200000 + 1];
 	int fds[2];
@@ -79,7 +79,7 @@ static void test_full_io(void)
 	check_int(op_write_full(-1, buf, 1), -1, "op_write_full reports a bad fd");
 }
 
-static void test_read_file(void)
+static void test_util__read_file(void)
 {
 	char *p = path_in("f"), *missing = path_in("none"), *s, err[512];
 	size_t len = 0;
@@ -105,7 +105,7 @@ static void test_read_file(void)
 	free(missing);
 }
 
-static void test_atomic_and_copy(void)
+static void test_util__atomic_and_copy(void)
 {
 	char *a = path_in("a"), *b = path_in("b"), *bad = path_in("no/dir/x");
 	char big[300000], err[512], *s;
@@ -165,7 +165,7 @@ static void capture(void *ctx, enum op_message_kind kind, char const *text)
 	c->n++;
 }
 
-static void test_messages(void)
+static void test_util__messages(void)
 {
 	struct captured c = { 0 };
 	char line[256];
@@ -210,7 +210,7 @@ static void test_messages(void)
 	fclose(f);
 }
 
-static void test_usage_error(void)
+static void test_util__usage_error(void)
 {
 	int fds[2], status = 0;
 	char out[256] = "";
@@ -237,7 +237,7 @@ static void test_usage_error(void)
 
 /* BUG(): an internal invariant is a core dump with the place, not an
  * exit status a user could take for bad input. */
-static void test_bug(void)
+static void test_util__bug(void)
 {
 	int fds[2], status = 0;
 	char out[256] = "";
@@ -272,7 +272,7 @@ static int int_at_most(void const *elem, void const *key)
 	return *(int const *)elem <= *(int const *)key;
 }
 
-static void test_partition_point(void)
+static void test_util__partition_point(void)
 {
 	static int const v[] = { 1, 3, 3, 3, 7, 9 };
 	static int const keys[] = { 0, 1, 2, 3, 8, 9, 10 };
@@ -314,7 +314,7 @@ static void release_nothing(void *arg)
  * once, and is then opened; with nothing to spare it fails with EMFILE,
  * after one call.
  */
-static void test_fd_release(void)
+static void test_util__fd_release(void)
 {
 	char *a = path_in("fds"), err[512], *s;
 	struct rlimit was, low;
@@ -358,18 +358,17 @@ static void test_fd_release(void)
 
 int main(void)
 {
-	if (!mkdtemp(dir))
-		check_bail("mkdtemp: %s", strerror(errno));
-	test_alloc_grow();
-	test_asprintf();
-	test_full_io();
-	test_read_file();
-	test_atomic_and_copy();
-	test_messages();
-	test_usage_error();
-	test_bug();
-	test_partition_point();
-	test_fd_release();
+	dir = check_tmpdir();
+	test_util__alloc_grow();
+	test_util__asprintf();
+	test_util__full_io();
+	test_util__read_file();
+	test_util__atomic_and_copy();
+	test_util__messages();
+	test_util__usage_error();
+	test_util__bug();
+	test_util__partition_point();
+	test_util__fd_release();
 	rmdir(dir);
 	return check_done();
 }

@@ -18,7 +18,7 @@
 #include "op_util.h"
 #include "op_walk.h"
 
-static char dir[] = "/tmp/walk_test.XXXXXX";
+static char const *dir;     /* check_tmpdir() */
 
 struct seen {
 	char list[4096];	/* "rel:depth:type " per entry, sorted later */
@@ -116,11 +116,10 @@ static void make(char const *rel, char type)
 int main(void)
 {
 	struct seen s;
-	char *got, *missing, *cmd;
+	char *got, *missing;
 	int ret;
 
-	if (!mkdtemp(dir))
-		check_bail("mkdtemp: %s", strerror(errno));
+	dir = check_tmpdir();
 	make("a", 'f');
 	make("sub", 'd');
 	make("sub/b", 'f');
@@ -185,9 +184,5 @@ int main(void)
 	check(ret == -1 && errno == ENOTDIR, "a root that is a file: ENOTDIR");
 	free(missing);
 
-	cmd = op_xasprintf("rm -rf '%s'", dir);
-	if (system(cmd))
-		check_note("cannot remove %s", dir);
-	free(cmd);
 	return check_done();
 }

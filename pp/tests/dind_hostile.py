@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile debuginfod servers on loopback, for t0031-debuginfod-limits.
+"""Hostile debuginfod servers on loopback, for t2031-debuginfod-limits.
 
     dind_hostile.py DIR PORT=MODE[:FILE] ...
 

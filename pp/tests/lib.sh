@@ -82,8 +82,8 @@ ctl_start() {
 # live_session: for the tests that sample this machine through opcontrol
 # and oprofiled into $SD (as $S): needs root and a system-wide cpu-clock
 # event (skips with 77 otherwise, with the control tests' probe); puts
-# the built daemon and tools first on PATH, defines ctl (opcontrol on
-# $S) and shuts a daemon still running down at exit.
+# the built daemon and tools first on PATH, sets $S for test-lib.sh's ctl
+# (opcontrol on $S) and shuts a daemon still running down at exit.
 live_session() {
 	: "${abs_top_builddir:?}"
 	[ "$(id -u)" -eq 0 ] || skip "opcontrol samples system-wide and needs root"
@@ -97,7 +97,6 @@ live_session() {
 		fail "cannot build tests/control/perfprobe.c"
 	msg=$("$tmp/perfprobe") || skip "$msg"
 }
-ctl() { "$OPCONTROL" --session-dir="$S" "$@"; }
 test_cleanup_hook() {
 	[ -n "${S:-}" ] && [ -f "$S/lock" ] && ctl --shutdown >/dev/null 2>&1
 	:

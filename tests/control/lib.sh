@@ -5,7 +5,7 @@
 #
 # Gives: $OPCONTROL, $OPROFILED, $SFCHECK, $SFRANGE, $OPREPORT, $SPIN,
 # a fresh session dir $S in $T (removed, after shutting its daemon down,
-# on exit), ctl (opcontrol on $S), fail MSG (with the daemon's log), and
+# on exit) for test-lib.sh's ctl, fail MSG (with the daemon's log), and
 # skips (77) unless root with perf_event_open allowed.
 . "${abs_top_srcdir:?}/tests/lib/test-lib.sh"
 B=$abs_top_builddir
@@ -48,7 +48,6 @@ test_cleanup_hook() {
 }
 trap 'exit 1' TERM INT
 
-ctl() { "$OPCONTROL" --session-dir="$S" "$@"; }
 
 # a failed test shows the end of the daemon's log
 test_fail_hook() {

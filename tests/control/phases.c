@@ -1,7 +1,7 @@
 /*
  * Two phases, one after the other: phase_a burns CPU for SECONDS, then
  * phase_b for SECONDS (default 1 each). The trace-history test
- * (t0023-stream-time.sh) cuts its recorded stream in time: phase_a must
+ * (t1023-stream-time.sh) cuts its recorded stream in time: phase_a must
  * own the first half and phase_b the second. Each prints when its phase
  * began and ended (CLOCK_MONOTONIC ns, the stream's clock); first its pid.
  */

@@ -4,7 +4,7 @@
  * (instead of taking the build-id the kernel saw at exec) gets it wrong.
  *   selfreplace SECONDS            unlink its own binary, then spin
  *   selfreplace SECONDS OTHER      rename OTHER over its own binary
- * It spins in spin_hot() for SECONDS of CPU time (tests/control/t0033).
+ * It spins in spin_hot() for SECONDS of CPU time (tests/control/t1033).
  */
 #include <limits.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*
  * main calls three small leaf functions (no frame of their own at -O2),
  * for argv[1] seconds of CPU time (so a loaded machine still gives the
- * samples tests/control/t0034-stacks.sh counts on).
+ * samples tests/control/t1034-stacks.sh counts on).
  */
 #include <stdlib.h>
 #include <time.h>

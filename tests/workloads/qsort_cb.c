@@ -1,7 +1,7 @@
 /*
  * Stack unwinding through Debian's libc: main sorts with qsort and looks
  * up with bsearch, both calling back into cmp_long; built without frame
- * pointers by tests/control/t0034-stacks.sh. Runs for argv[1] seconds of
+ * pointers by tests/control/t1034-stacks.sh. Runs for argv[1] seconds of
  * CPU time, or argv[2] rounds when given (fixed work, for
  * bench/stacks_bench.sh).
  */

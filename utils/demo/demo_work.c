@@ -8,7 +8,7 @@
  *      buffer: read_zero, clear_user) and write it to /dev/null
  * Usage: demo_work MAIN_S LIB_S KERNEL_S (CPU seconds of each phase).
  * Prints the CPU seconds each phase used, "main=S lib=S kernel=S": the
- * end-to-end report test (pp/tests/t0009) reads it to know the shares.
+ * end-to-end report test (pp/tests/t2009) reads it to know the shares.
  */
 #include <fcntl.h>
 #include <stdio.h>

@@ -36,7 +36,7 @@ static char *csv(struct opwatch_stats *s)
 	return buf;
 }
 
-static void test_recursion_and_fork(void)
+static void test_opwatch__recursion_and_fork(void)
 {
 	struct opwatch_stats s;
 	char *out;
@@ -69,7 +69,7 @@ static void test_recursion_and_fork(void)
 	opwatch_stats_free(&s);
 }
 
-static void test_pair(void)
+static void test_opwatch__pair(void)
 {
 	struct opwatch_stats s;
 	char *out;
@@ -93,7 +93,7 @@ static void test_pair(void)
 	opwatch_stats_free(&s);
 }
 
-static void test_percentiles(void)
+static void test_opwatch__percentiles(void)
 {
 	struct opwatch_stats s;
 	char *out;
@@ -114,7 +114,7 @@ static void test_percentiles(void)
 }
 
 /* --count: each call's counts from entry to return, nested calls apart. */
-static void test_counts(void)
+static void test_opwatch__counts(void)
 {
 	struct opwatch_stats s;
 	uint64_t c[][2] = {
@@ -149,7 +149,7 @@ static void test_counts(void)
 	opwatch_stats_free(&s);
 }
 
-static char tmpdir[] = "/tmp/opwatch_test.XXXXXX";
+static char const *tmpdir;
 
 static char *tmp_path(char const *name)
 {
@@ -176,7 +176,7 @@ static size_t append_odd(unsigned char **buf, size_t *len, void const *p,
  * rather than casting a pointer into the file, so under UBSan it runs
  * without a misaligned access, and the offset is the same.
  */
-static void test_elf_misaligned(uint64_t want)
+static void test_opwatch__elf_misaligned(uint64_t want)
 {
 	size_t len = 0;
 	unsigned char *buf = (unsigned char *)op_read_file("/proc/self/exe", 0, &len,
@@ -234,7 +234,7 @@ static void test_elf_misaligned(uint64_t want)
 /* Only a regular file is read: a FIFO (whose open would wait for a
  * writer), a device (/dev/zero never ends), a directory, and a file
  * larger than the bound are refused, naming the file. */
-static void test_elf_not_regular(void)
+static void test_opwatch__elf_not_regular(void)
 {
 	char err[512], *fifo = tmp_path("fifo"), *huge = tmp_path("huge");
 	uint64_t off;
@@ -272,7 +272,7 @@ __attribute__((noinline, used)) int opwatch_test_target(int x)
 	return x + 1;
 }
 
-static void test_elf(void)
+static void test_opwatch__elf(void)
 {
 	char err[512];
 	uint64_t off = 0;
@@ -281,7 +281,7 @@ static void test_elf(void)
 
 	check(rc == 0 && off > 0, "a function of this test: file offset %#llx",
 	      (unsigned long long)off);
-	test_elf_misaligned(off);
+	test_opwatch__elf_misaligned(off);
 	check(opwatch_elf_func("/proc/self/exe", "no_such_fn", &off, err,
 			       sizeof(err)) < 0 &&
 	      strstr(err, "no function 'no_such_fn' in '/proc/self/exe'"),
@@ -296,7 +296,7 @@ static void test_elf(void)
 
 /* A probe on a path with ESC, a C1 control in UTF-8 and an invalid byte:
  * escaped (op_escape.h) in every format. */
-static void test_hostile_names(void)
+static void test_opwatch__hostile_names(void)
 {
 	static struct opwatch_probe bad[1] = {
 		{ .spec = "/tmp/E\033[2J\xc2\x9b\xff,x:f" },
@@ -329,15 +329,14 @@ static void test_hostile_names(void)
 
 int main(void)
 {
-	test_recursion_and_fork();
-	test_pair();
-	test_percentiles();
-	test_counts();
-	if (!mkdtemp(tmpdir))
-		check_bail("mkdtemp: %s", strerror(errno));
-	test_elf();
-	test_elf_not_regular();
-	test_hostile_names();
+	test_opwatch__recursion_and_fork();
+	test_opwatch__pair();
+	test_opwatch__percentiles();
+	test_opwatch__counts();
+	tmpdir = check_tmpdir();
+	test_opwatch__elf();
+	test_opwatch__elf_not_regular();
+	test_opwatch__hostile_names();
 	rmdir(tmpdir);
 	return check_done();
 }

@@ -1,7 +1,7 @@
 # sourced by tests/kernel/guest.sh (see guest-lib.sh for the conventions)
 # A blocking reader of buffer sleeps until there is something to take and
 # any signal ends its wait: the three ways that once made it spin in the
-# kernel at 100% of a cpu, deaf to kill -9 (issue 22, item 1). Each reader
+# kernel at 100% of a cpu, deaf to kill -9. Each reader
 # must use < 5% of a cpu over 2 s (10 of 200 ticks) and be gone 1 s after
 # kill -9.
 

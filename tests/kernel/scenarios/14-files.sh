@@ -1,5 +1,5 @@
 # sourced by tests/kernel/guest.sh (see guest-lib.sh for the conventions)
-# The files refuse what they cannot use (issue 22, items 5 and 6): decimal
+# The files refuse what they cannot use: decimal
 # only, the whole write or EINVAL, limits checked when written, values read
 # back as used; the files that tell what was sampled are root only.
 load_driver timer=1; check files_load $? ""

@@ -1,5 +1,5 @@
 # sourced by tests/kernel/guest.sh (see guest-lib.sh for the conventions)
-# No user copy under a lock the writers need (issue 22, item 2): a reader
+# No user copy under a lock the writers need: a reader
 # whose destination page stays in a page fault for 10 s (uffd_read, a
 # userfaultfd page it serves only then) must not stop the periodic sync,
 # and "echo 0 > enable" must return at once.

@@ -1,5 +1,5 @@
 # sourced by tests/kernel/guest.sh (see guest-lib.sh for the conventions)
-# CPU hotplug while sampling (issue 22, item 4), in both modes: cpu1 goes
+# CPU hotplug while sampling, in both modes: cpu1 goes
 # offline and comes back; then a spinner pinned to each cpu runs 3 s
 # (between SIGCONT and SIGSTOP; the stream before is read apart). Each
 # cpu's samples of its spinner in that window must be within 3 sigma of

@@ -1,5 +1,5 @@
 # sourced by tests/kernel/guest.sh (see guest-lib.sh for the conventions)
-# Cookies stay bounded in a long session (issue 22, item 3): JIT code in
+# Cookies stay bounded in a long session: JIT code in
 # short-lived processes (jit_spin, one new anonymous region per process)
 # makes a new cookie every few tens of ms; the driver frees those unused
 # for 10 s, so after a warm-up the cookie count and the table's memory

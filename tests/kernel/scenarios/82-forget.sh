@@ -1,5 +1,5 @@
 # sourced by tests/kernel/guest.sh (see guest-lib.sh for the conventions)
-# The daemon's definitions stay bounded (issue 27): the driver frees a
+# The daemon's definitions stay bounded: the driver frees a
 # cookie unused for 10 s and tells the stream (ESC COOKIE_FORGET), and the
 # daemon's decoder drops the definition. Short processes (jit_spin: a new
 # binary-backed app cookie use and a new anonymous region each) come and

@@ -1,7 +1,7 @@
 # sourced by tests/kernel/guest.sh (see guest-lib.sh for the conventions)
 # --- OProfile 0.9's opcontrol script, verbatim (with --session-dir), ---
 # against the driver: --init, --setup, --start-daemon, --start, workload,
-# --dump, opreport, --shutdown, --deinit (tests/control/t0022-compat09.sh
+# --dump, opreport, --shutdown, --deinit (tests/control/t1022-compat09.sh
 # runs the same on the host, with perf_events)
 C9=/tmp/compat09
 opcontrol -v >/tmp/c9.txt 2>&1
