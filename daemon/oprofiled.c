@@ -59,7 +59,7 @@
 #include "opd_rotate.h"
 #include "opd_source.h"
 #include "opd_stats_file.h"
-#include "stream_file.h"
+#include "opd_stream_file.h"
 
 #define MAX_POLL_FDS 256
 
@@ -217,9 +217,9 @@ static void deliver(unsigned long const *words, size_t n, void *arg)
 {
 	struct daemon *d = arg;
 
-	if (d->recording && stream_writer_write(&d->rec, words, n) < 0) {
+	if (d->recording && opd_stream_writer_write(&d->rec, words, n) < 0) {
 		op_error("stopped recording the stream to '%s'", d->opt.record_stream);
-		stream_writer_close(&d->rec);
+		opd_stream_writer_close(&d->rec);
 		d->recording = 0;
 	}
 	opd_core_process(d->core, words, n);
@@ -625,7 +625,7 @@ static void shutdown_daemon(struct daemon *d)
 	op_file_set_fd_release(NULL, NULL);
 	opd_core_free(d->core);
 	d->core = NULL;
-	if (d->recording && stream_writer_close(&d->rec) == 0)
+	if (d->recording && opd_stream_writer_close(&d->rec) == 0)
 		log_msg("recorded the stream to '%s'", d->opt.record_stream);
 	op_control_close(&d->ctl);
 	unlink(state);
@@ -649,10 +649,10 @@ static int replay(struct daemon *d)
 	d->lock_pid = getpid();
 	if (opd_options_save(&d->opt, &d->cfg) < 0 || !(d->core = opd_core_new(&d->cfg)))
 		goto out;
-	if (stream_reader_open(&sr, d->opt.replay) == 0) {
-		while ((n = stream_reader_read(&sr, words, sizeof(words) / sizeof(words[0]))) > 0)
+	if (opd_stream_reader_open(&sr, d->opt.replay) == 0) {
+		while ((n = opd_stream_reader_read(&sr, words, sizeof(words) / sizeof(words[0]))) > 0)
 			opd_core_process(d->core, words, (size_t)n);
-		stream_reader_close(&sr);
+		opd_stream_reader_close(&sr);
 	}
 	opd_core_sync(d->core);
 	write_stats(d);
@@ -767,7 +767,7 @@ static int run(struct daemon *d)
 		goto fail_unlock;
 	op_file_set_fd_release(release_fds, d);
 	if (d->opt.record_stream) {
-		if (stream_writer_open(&d->rec, d->opt.record_stream) < 0)
+		if (opd_stream_writer_open(&d->rec, d->opt.record_stream) < 0)
 			goto fail_core;
 		d->recording = 1;
 	}
@@ -809,7 +809,7 @@ fail_source:
 	d->src.ops->close(&d->src);
 fail_core:
 	if (d->recording)
-		stream_writer_close(&d->rec);
+		opd_stream_writer_close(&d->rec);
 	op_file_set_fd_release(NULL, NULL);
 	opd_core_free(d->core);
 fail_unlock:

@@ -1,5 +1,5 @@
 /*
- * Path interning for the producer side (see cookie_table.h). Lookups run
+ * Path interning for the producer side (see opd_cookie.h). Lookups run
  * once per mmap record, not per sample: samples carry the cookie found in
  * the process maps. Paths are in the one hash map (op_hashmap.h).
  */
@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cookie_table.h"
+#include "opd_cookie.h"
 #include "op_stream.h"
 #include "op_util.h"
-#include "word_buffer.h"
+#include "opd_words.h"
 
 /* A path in the table: the cookie of the file it names now. The entry
  * array moves as it grows, so the map holds nodes of their own. */
@@ -38,7 +38,7 @@ static int path_cmp(void const *data, struct op_hashmap_entry const *a,
 	return e->len != k->len || memcmp(e->name, k->path, k->len);
 }
 
-void ct_init(struct cookie_table *ct)
+void opd_cookie_init(struct cookie_table *ct)
 {
 	memset(ct, 0, sizeof(*ct));
 	ct->gen = 1;
@@ -57,7 +57,7 @@ static void entry_free(struct cookie_entry *e)
 	free(e);
 }
 
-void ct_free(struct cookie_table *ct)
+void opd_cookie_free(struct cookie_table *ct)
 {
 	for (size_t i = 0; i < ct->nr; i++)
 		entry_free(ct->ent[i]);
@@ -135,7 +135,7 @@ static unsigned long intern_build_id(struct cookie_table *ct,
 	return n->cookie;
 }
 
-unsigned long ct_intern_file(struct cookie_table *ct, char const *path,
+unsigned long opd_cookie_intern_file(struct cookie_table *ct, char const *path,
 			     size_t len, struct ct_file_id id)
 {
 	struct path_key key = { path, len };
@@ -168,12 +168,12 @@ unsigned long ct_intern_file(struct cookie_table *ct, char const *path,
 	return n->cookie;
 }
 
-unsigned long ct_intern(struct cookie_table *ct, char const *path, size_t len)
+unsigned long opd_cookie_intern(struct cookie_table *ct, char const *path, size_t len)
 {
-	return ct_intern_file(ct, path, len, (struct ct_file_id){ 0 });
+	return opd_cookie_intern_file(ct, path, len, (struct ct_file_id){ 0 });
 }
 
-unsigned long ct_new_anon(struct cookie_table *ct, unsigned long tgid,
+unsigned long opd_cookie_new_anon(struct cookie_table *ct, unsigned long tgid,
 			  unsigned long start, unsigned long end,
 			  char const *name)
 {
@@ -186,14 +186,14 @@ unsigned long ct_new_anon(struct cookie_table *ct, unsigned long tgid,
 	return c;
 }
 
-struct cookie_entry *ct_get(struct cookie_table *ct, unsigned long cookie)
+struct cookie_entry *opd_cookie_get(struct cookie_table *ct, unsigned long cookie)
 {
 	if (cookie == OP_NO_COOKIE || cookie > ct->nr)
 		return NULL;
 	return ct->ent[cookie - 1];
 }
 
-void ct_new_stream(struct cookie_table *ct)
+void opd_cookie_new_stream(struct cookie_table *ct)
 {
 	ct->gen++;
 }
@@ -239,9 +239,9 @@ static void unlink_path(struct cookie_table *ct, unsigned long c)
 	free(n);
 }
 
-void ct_forget(struct cookie_table *ct, unsigned long cookie)
+void opd_cookie_forget(struct cookie_table *ct, unsigned long cookie)
 {
-	struct cookie_entry *e = ct_get(ct, cookie);
+	struct cookie_entry *e = opd_cookie_get(ct, cookie);
 
 	if (!e)
 		return;
@@ -254,12 +254,12 @@ void ct_forget(struct cookie_table *ct, unsigned long cookie)
 		ct->first_live++;
 }
 
-void ct_sweep_begin(struct cookie_table *ct)
+void opd_cookie_sweep_begin(struct cookie_table *ct)
 {
 	ct->sweep++;
 }
 
-size_t ct_sweep_idle(struct cookie_table *ct, uint64_t now, uint64_t grace_ns,
+size_t opd_cookie_sweep_idle(struct cookie_table *ct, uint64_t now, uint64_t grace_ns,
 		     void (*forget)(void *arg, unsigned long cookie),
 		     void *arg)
 {
@@ -282,22 +282,22 @@ size_t ct_sweep_idle(struct cookie_table *ct, uint64_t now, uint64_t grace_ns,
 	return n;
 }
 
-void ct_define(struct cookie_table *ct, unsigned long cookie,
+void opd_cookie_define(struct cookie_table *ct, unsigned long cookie,
 	       struct word_buffer *wb)
 {
-	struct cookie_entry *e = ct_get(ct, cookie);
+	struct cookie_entry *e = opd_cookie_get(ct, cookie);
 
 	if (!e || e->stream_gen == ct->gen)
 		return;
 	e->stream_gen = ct->gen;
-	wb_reserve(wb, 7 + wb_string_words(e->len));
-	wb_push2(wb, OP_ESCAPE_CODE,
+	opd_words_reserve(wb, 7 + opd_words_string_words(e->len));
+	opd_words_push2(wb, OP_ESCAPE_CODE,
 		 e->kind == CT_ANON ? OP_CODE_ANON_DEF : OP_CODE_COOKIE_DEF);
-	wb_push(wb, cookie);
+	opd_words_push(wb, cookie);
 	if (e->kind == CT_ANON) {
-		wb_push2(wb, e->tgid, e->start);
-		wb_push(wb, e->end);
+		opd_words_push2(wb, e->tgid, e->start);
+		opd_words_push(wb, e->end);
 	}
-	wb_push(wb, e->len);
-	wb_push_string(wb, e->name, e->len);
+	opd_words_push(wb, e->len);
+	opd_words_push_string(wb, e->name, e->len);
 }

@@ -10,8 +10,8 @@
  * Cookies are never reused: the decoder may not see a cookie redefined.
  *
  * A cookie lives while something maps it. The perf source marks the
- * cookies its processes' mappings use (ct_sweep_begin, ct_mark) and
- * forgets those unused for a grace period (ct_sweep_idle); a forgotten
+ * cookies its processes' mappings use (opd_cookie_sweep_begin, ct_mark) and
+ * forgets those unused for a grace period (opd_cookie_sweep_idle); a forgotten
  * cookie's entry is freed (its slot in ent[] stays, NULL: 8 bytes per
  * cookie ever handed out) and its path, mapped again, gets a new cookie.
  *
@@ -26,8 +26,8 @@
  * a new cookie; the build-id goes to the consumer with the definition
  * (ESC BUILD_ID), so it holds even after the file is gone or replaced.
  */
-#ifndef COOKIE_TABLE_H
-#define COOKIE_TABLE_H
+#ifndef OPD_COOKIE_H
+#define OPD_COOKIE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -75,54 +75,54 @@ struct cookie_table {
 	size_t first_live;		/* ent[0..first_live) are all NULL */
 	struct op_hashmap paths;	/* path -> its current file cookie */
 	unsigned gen;			/* current stream generation, >= 1 */
-	unsigned sweep;			/* current sweep (ct_sweep_begin) */
+	unsigned sweep;			/* current sweep (opd_cookie_sweep_begin) */
 };
 
-/* ct must not move after ct_init: its path map refers to it. */
-void ct_init(struct cookie_table *ct);
-void ct_free(struct cookie_table *ct);
+/* ct must not move after opd_cookie_init: its path map refers to it. */
+void opd_cookie_init(struct cookie_table *ct);
+void opd_cookie_free(struct cookie_table *ct);
 
 /* The cookie of path[0..len) (no NUL needed), interning it if new. */
-unsigned long ct_intern(struct cookie_table *ct, char const *path, size_t len);
+unsigned long opd_cookie_intern(struct cookie_table *ct, char const *path, size_t len);
 /* The same, for a mapping of the file id: a new cookie if path's cookie
  * was a different file. An unknown id (ino 0, no build-id) takes path's
  * current one. */
-unsigned long ct_intern_file(struct cookie_table *ct, char const *path,
+unsigned long opd_cookie_intern_file(struct cookie_table *ct, char const *path,
 			     size_t len, struct ct_file_id id);
 
 /* A new cookie for the anonymous region [start, end) of tgid. */
-unsigned long ct_new_anon(struct cookie_table *ct, unsigned long tgid,
+unsigned long opd_cookie_new_anon(struct cookie_table *ct, unsigned long tgid,
 			  unsigned long start, unsigned long end,
 			  char const *name);
 
 /* The entry of cookie, or NULL if the table never handed it out or
  * forgot it. */
-struct cookie_entry *ct_get(struct cookie_table *ct, unsigned long cookie);
+struct cookie_entry *opd_cookie_get(struct cookie_table *ct, unsigned long cookie);
 
 /* Forget what was defined: the next stream defines every cookie again. */
-void ct_new_stream(struct cookie_table *ct);
+void opd_cookie_new_stream(struct cookie_table *ct);
 /* Free cookie's entry (nothing maps it any more): the number is never
  * handed out again; a file's path, mapped again, gets a new cookie. */
-void ct_forget(struct cookie_table *ct, unsigned long cookie);
+void opd_cookie_forget(struct cookie_table *ct, unsigned long cookie);
 
-/* A sweep: ct_sweep_begin, ct_mark of every cookie in use, then
- * ct_sweep_idle. */
-void ct_sweep_begin(struct cookie_table *ct);
+/* A sweep: opd_cookie_sweep_begin, ct_mark of every cookie in use, then
+ * opd_cookie_sweep_idle. */
+void opd_cookie_sweep_begin(struct cookie_table *ct);
 static inline void ct_mark(struct cookie_table *ct, unsigned long cookie)
 {
 	if (cookie && cookie <= ct->nr && ct->ent[cookie - 1])
 		ct->ent[cookie - 1]->mark = ct->sweep;
 }
 /* Call forget(arg, cookie) for each cookie left unmarked by every sweep
- * since at least grace_ns before now (> 0); it must ct_forget it. The
+ * since at least grace_ns before now (> 0); it must opd_cookie_forget it. The
  * number of cookies passed to forget. */
-size_t ct_sweep_idle(struct cookie_table *ct, uint64_t now, uint64_t grace_ns,
+size_t opd_cookie_sweep_idle(struct cookie_table *ct, uint64_t now, uint64_t grace_ns,
 		     void (*forget)(void *arg, unsigned long cookie),
 		     void *arg);
 
 /* Append cookie's definition to wb unless this stream already has it.
  * OP_NO_COOKIE and OP_INVALID_COOKIE need no definition. */
-void ct_define(struct cookie_table *ct, unsigned long cookie,
+void opd_cookie_define(struct cookie_table *ct, unsigned long cookie,
 	       struct word_buffer *wb);
 
-#endif /* COOKIE_TABLE_H */
+#endif /* OPD_COOKIE_H */

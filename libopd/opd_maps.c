@@ -1,18 +1,18 @@
 /*
- * Process table and VMA arrays for the perf source; see proc_maps.h.
- * Mapping changes are rare next to samples, so pm_map() may copy the
- * array; lookups (pm_lookup) are the hot path and stay a binary search.
+ * Process table and VMA arrays for the perf source; see opd_maps.h.
+ * Mapping changes are rare next to samples, so opd_maps_map() may copy the
+ * array; lookups (opd_maps_lookup) are the hot path and stay a binary search.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cookie_table.h"
+#include "opd_cookie.h"
 #include "op_stream.h"
 #include "op_util.h"
 #include "opd_vdso.h"
-#include "proc_maps.h"
-#include "stream_emit.h"
+#include "opd_maps.h"
+#include "opd_emit.h"
 
 static int proc_cmp(void const *data, struct op_hashmap_entry const *a,
 		    struct op_hashmap_entry const *b, void const *keydata)
@@ -23,7 +23,7 @@ static int proc_cmp(void const *data, struct op_hashmap_entry const *a,
 	       OP_HASHMAP_ENTRY(b, struct proc, ent)->tgid;
 }
 
-void pm_init(struct proc_table *pt)
+void opd_maps_init(struct proc_table *pt)
 {
 	op_hashmap_init(&pt->procs, proc_cmp, NULL, 256);
 	pt->nr = 0;
@@ -46,14 +46,14 @@ static void free_entry(struct op_hashmap_entry *e)
 	proc_free(OP_HASHMAP_ENTRY(e, struct proc, ent));
 }
 
-void pm_free(struct proc_table *pt)
+void opd_maps_free(struct proc_table *pt)
 {
 	op_hashmap_clear(&pt->procs, free_entry);
 	free(pt->dead);
 	memset(pt, 0, sizeof(*pt));
 }
 
-struct proc *pm_find(struct proc_table *pt, unsigned long tgid)
+struct proc *opd_maps_find(struct proc_table *pt, unsigned long tgid)
 {
 	struct proc key;
 	struct op_hashmap_entry *e;
@@ -68,9 +68,9 @@ struct proc *pm_find(struct proc_table *pt, unsigned long tgid)
 	return pt->cache = OP_HASHMAP_ENTRY(e, struct proc, ent);
 }
 
-struct proc *pm_get(struct proc_table *pt, unsigned long tgid)
+struct proc *opd_maps_get(struct proc_table *pt, unsigned long tgid)
 {
-	struct proc *p = pm_find(pt, tgid);
+	struct proc *p = opd_maps_find(pt, tgid);
 
 	if (p)
 		return p;
@@ -84,9 +84,9 @@ struct proc *pm_get(struct proc_table *pt, unsigned long tgid)
 	return p;
 }
 
-void pm_drop(struct proc_table *pt, unsigned long tgid)
+void opd_maps_drop(struct proc_table *pt, unsigned long tgid)
 {
-	struct proc *p = pm_find(pt, tgid);
+	struct proc *p = opd_maps_find(pt, tgid);
 
 	if (!p)
 		return;
@@ -97,11 +97,11 @@ void pm_drop(struct proc_table *pt, unsigned long tgid)
 	pt->nr--;
 }
 
-struct proc *pm_fork(struct proc_table *pt, unsigned long parent,
+struct proc *opd_maps_fork(struct proc_table *pt, unsigned long parent,
 		     unsigned long child)
 {
-	struct proc *c = pm_get(pt, child);
-	struct proc *p = pm_find(pt, parent);
+	struct proc *c = opd_maps_get(pt, child);
+	struct proc *p = opd_maps_find(pt, parent);
 
 	c->nr = 0;
 	c->last = 0;
@@ -125,14 +125,14 @@ struct proc *pm_fork(struct proc_table *pt, unsigned long parent,
 	return c;
 }
 
-void pm_exec(struct proc *p)
+void opd_maps_exec(struct proc *p)
 {
 	p->nr = 0;
 	p->last = 0;
 	p->exec_pending = true;
 }
 
-/* p exited in round: kept for pm_reap. The table's map is untouched. */
+/* p exited in round: kept for opd_maps_reap. The table's map is untouched. */
 static void mark_exit(struct proc_table *pt, struct proc *p,
 		      unsigned long round)
 {
@@ -143,15 +143,15 @@ static void mark_exit(struct proc_table *pt, struct proc *p,
 	pt->nr_dead++;
 }
 
-void pm_exit(struct proc_table *pt, unsigned long tgid, unsigned long round)
+void opd_maps_exit(struct proc_table *pt, unsigned long tgid, unsigned long round)
 {
-	struct proc *p = pm_find(pt, tgid);
+	struct proc *p = opd_maps_find(pt, tgid);
 
 	if (p)
 		mark_exit(pt, p, round);
 }
 
-void pm_records_lost(struct proc_table *pt)
+void opd_maps_records_lost(struct proc_table *pt)
 {
 	pt->records_lost = true;
 }
@@ -162,7 +162,7 @@ void pm_records_lost(struct proc_table *pt)
 static bool proc_gone(struct proc_table const *pt, struct proc *p)
 {
 	uint64_t ticks;
-	int rc = pm_start_ticks(pt, p->tgid, &ticks);
+	int rc = opd_maps_start_ticks(pt, p->tgid, &ticks);
 
 	if (rc == -ENOENT || rc == -ESRCH)
 		return true;
@@ -176,7 +176,7 @@ static bool proc_gone(struct proc_table const *pt, struct proc *p)
 	return ticks > p->start_ticks + PM_START_SLACK_TICKS;
 }
 
-size_t pm_exit_gone(struct proc_table *pt, unsigned long round)
+size_t opd_maps_exit_gone(struct proc_table *pt, unsigned long round)
 {
 	struct op_hashmap_iter it;
 	struct op_hashmap_entry *e;
@@ -204,10 +204,10 @@ static void forget_regions(struct proc const *p, struct stream_emit *se)
 	for (size_t i = 0; i < p->nr; i++)
 		if ((p->vma[i].flags & VMA_ANON) &&
 		    p->vma[i].cookie != OP_NO_COOKIE)
-			se_forget(se, p->vma[i].cookie);
+			opd_emit_forget(se, p->vma[i].cookie);
 }
 
-void pm_reap(struct proc_table *pt, unsigned long round,
+void opd_maps_reap(struct proc_table *pt, unsigned long round,
 	     struct stream_emit *se)
 {
 	size_t i, kept = 0;
@@ -220,18 +220,18 @@ void pm_reap(struct proc_table *pt, unsigned long round,
 			pt->dead[kept++] = d;
 			continue;
 		}
-		p = pm_find(pt, d.tgid);
+		p = opd_maps_find(pt, d.tgid);
 		/* not if the pid came back as a new process meanwhile */
 		if (p && p->exit_round == d.round) {
 			if (se)
 				forget_regions(p, se);
-			pm_drop(pt, d.tgid);
+			opd_maps_drop(pt, d.tgid);
 		}
 	}
 	pt->nr_dead = kept;
 }
 
-void pm_mark_cookies(struct proc_table *pt, struct cookie_table *ct)
+void opd_maps_mark_cookies(struct proc_table *pt, struct cookie_table *ct)
 {
 	struct op_hashmap_iter it;
 	struct op_hashmap_entry *e;
@@ -265,7 +265,7 @@ static bool is_pseudo_file(char const *name, size_t len)
 	return false;
 }
 
-bool pm_is_anon_name(char const *name, size_t len)
+bool opd_maps_is_anon_name(char const *name, size_t len)
 {
 	return len == 0 || name[0] == '[' ||
 	       (len >= 6 && !memcmp(name, "//anon", 6)) ||
@@ -325,7 +325,7 @@ static void insert_vma(struct proc *p, struct vma const *v)
 	p->last = 0;
 }
 
-void pm_map(struct proc_table *pt, struct cookie_table *ct, struct proc *p,
+void opd_maps_map(struct proc_table *pt, struct cookie_table *ct, struct proc *p,
 	    unsigned long start, unsigned long len, unsigned long pgoff,
 	    char const *name, size_t name_len, struct ct_file_id id)
 {
@@ -339,22 +339,22 @@ void pm_map(struct proc_table *pt, struct cookie_table *ct, struct proc *p,
 	    opd_vdso_is(OPD_VDSO_REGION, v.start, v.end)) {
 		/* this boot's vDSO: one cookie for all processes, as the
 		 * core makes it one image (opd_vdso.h) */
-		v.cookie = ct_intern(ct, name, name_len);
+		v.cookie = opd_cookie_intern(ct, name, name_len);
 		insert_vma(p, &v);
 		return;
 	}
-	if (pm_is_anon_name(name, name_len)) {
+	if (opd_maps_is_anon_name(name, name_len)) {
 		if (!name_len) {
 			name = "//anon";
 			name_len = 6;
 		}
 		v.flags = VMA_ANON;
-		v.name = ct_intern(ct, name, name_len);
+		v.name = opd_cookie_intern(ct, name, name_len);
 		v.pgoff = 0;
 		v.cookie = OP_NO_COOKIE;
 	} else {
 		v.pgoff = pgoff;
-		v.cookie = ct_intern_file(ct, name, name_len, id);
+		v.cookie = opd_cookie_intern_file(ct, name, name_len, id);
 		if (p->exec_pending) {
 			p->app_cookie = v.cookie;
 			p->exec_pending = false;
@@ -363,17 +363,17 @@ void pm_map(struct proc_table *pt, struct cookie_table *ct, struct proc *p,
 	insert_vma(p, &v);
 }
 
-unsigned long pm_vma_cookie(struct cookie_table *ct, struct proc *p,
+unsigned long opd_maps_vma_cookie(struct cookie_table *ct, struct proc *p,
 			    struct vma *v)
 {
 	struct cookie_entry *name;
 
 	if (v->cookie != OP_NO_COOKIE)
 		return v->cookie;
-	name = ct_get(ct, v->name);
+	name = opd_cookie_get(ct, v->name);
 	/* The region's definition spans the whole VMA as first seen;
 	 * pgoff keeps offsets relative to that start after splits. */
-	v->cookie = ct_new_anon(ct, p->tgid, v->start - v->pgoff, v->end,
+	v->cookie = opd_cookie_new_anon(ct, p->tgid, v->start - v->pgoff, v->end,
 				name ? name->name : "//anon");
 	return v->cookie;
 }
@@ -390,7 +390,7 @@ static size_t first_ending_after(struct proc const *p, unsigned long addr)
 				  vma_ends_by, &addr);
 }
 
-void pm_map_gaps(struct proc_table *pt, struct cookie_table *ct,
+void opd_maps_map_gaps(struct proc_table *pt, struct cookie_table *ct,
 		 struct proc *p, unsigned long start, unsigned long len,
 		 unsigned long pgoff, char const *name, size_t name_len,
 		 struct ct_file_id id)
@@ -409,8 +409,8 @@ void pm_map_gaps(struct proc_table *pt, struct cookie_table *ct,
 		}
 		if (i < p->nr && p->vma[i].start < end)
 			stop = p->vma[i].start;
-		/* pm_map inserts before vma[i]: look again from stop */
-		pm_map(pt, ct, p, at, stop - at, pgoff + (at - start), name,
+		/* opd_maps_map inserts before vma[i]: look again from stop */
+		opd_maps_map(pt, ct, p, at, stop - at, pgoff + (at - start), name,
 		       name_len, id);
 		at = stop;
 	}

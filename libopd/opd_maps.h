@@ -14,8 +14,8 @@
  * regions nobody samples cost no cookie; their pgoff is the distance from
  * the region start, so the same formula gives the offset into the region.
  */
-#ifndef PROC_MAPS_H
-#define PROC_MAPS_H
+#ifndef OPD_MAPS_H
+#define OPD_MAPS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,7 +52,7 @@ struct proc {
 	uint64_t start_ticks;	/* /proc/PID/stat starttime; 0: unknown */
 };
 
-/* A process that exited, kept until pm_reap says it is old enough. */
+/* A process that exited, kept until opd_maps_reap says it is old enough. */
 struct pm_dead {
 	unsigned long tgid;
 	unsigned long round;
@@ -66,47 +66,47 @@ struct proc_table {
 	size_t nr_dead;
 	size_t cap_dead;
 	char const *proc_root;	/* "/proc"; unit tests point it elsewhere */
-	bool records_lost;	/* since the last pm_exit_gone */
+	bool records_lost;	/* since the last opd_maps_exit_gone */
 };
 
-void pm_init(struct proc_table *pt);
-void pm_free(struct proc_table *pt);
+void opd_maps_init(struct proc_table *pt);
+void opd_maps_free(struct proc_table *pt);
 
 /* The process tgid, or NULL. */
-struct proc *pm_find(struct proc_table *pt, unsigned long tgid);
+struct proc *opd_maps_find(struct proc_table *pt, unsigned long tgid);
 /* The process tgid, created empty (app OP_NO_COOKIE) if unknown. */
-struct proc *pm_get(struct proc_table *pt, unsigned long tgid);
+struct proc *opd_maps_get(struct proc_table *pt, unsigned long tgid);
 /* Forget tgid and its maps. */
-void pm_drop(struct proc_table *pt, unsigned long tgid);
+void opd_maps_drop(struct proc_table *pt, unsigned long tgid);
 /*
  * tgid exited in round (>= 1). A task still runs kernel code after its
  * EXIT record (exit_notify, the last schedule), so its last samples come
  * later: like the kernel driver's task mortuary, the process is kept
- * until pm_reap() is called with a round two later.
+ * until opd_maps_reap() is called with a round two later.
  */
-void pm_exit(struct proc_table *pt, unsigned long tgid, unsigned long round);
+void opd_maps_exit(struct proc_table *pt, unsigned long tgid, unsigned long round);
 /* Drop the processes that exited at least two rounds before round. */
 /* se (NULL: none): the anonymous region cookies of each dropped process
- * are forgotten in its stream (se_forget). */
-void pm_reap(struct proc_table *pt, unsigned long round,
+ * are forgotten in its stream (opd_emit_forget). */
+void opd_maps_reap(struct proc_table *pt, unsigned long round,
 	     struct stream_emit *se);
 /* Mark (ct_mark) every cookie the processes use: their apps, their
  * mappings' cookies and anonymous mappings' names; processes that
  * exited but are not reaped yet included (their samples may still come). */
-void pm_mark_cookies(struct proc_table *pt, struct cookie_table *ct);
+void opd_maps_mark_cookies(struct proc_table *pt, struct cookie_table *ct);
 /* child becomes a copy of parent (empty if parent is unknown). Anonymous
  * cookies are not inherited: an anon cookie names its process. */
-struct proc *pm_fork(struct proc_table *pt, unsigned long parent,
+struct proc *opd_maps_fork(struct proc_table *pt, unsigned long parent,
 		     unsigned long child);
 /* exec: drop every mapping; the next file mapping names the app. */
-void pm_exec(struct proc *p);
+void opd_maps_exec(struct proc *p);
 
 /*
  * Lost EXIT records (issue 27). A process leaves the table only through
- * pm_exit, and its mappings keep their cookies marked until then; when a
+ * opd_maps_exit, and its mappings keep their cookies marked until then; when a
  * ring overflows its EXIT may be lost with the other records, and the
  * process would stay for the daemon's life. So the source says when
- * records were lost (pm_records_lost), and the next pm_exit_gone checks
+ * records were lost (opd_maps_records_lost), and the next opd_maps_exit_gone checks
  * each live process in /proc: one that is gone, a zombie (its EXIT was
  * written already) or another process under a reused pid (a later start
  * time than recorded) is treated as if its EXIT had come in round. Only
@@ -114,15 +114,15 @@ void pm_exec(struct proc *p);
  * exited. pids are the daemon's pid namespace's (perf gives those), so
  * its own /proc is the right one.
  */
-void pm_records_lost(struct proc_table *pt);
-size_t pm_exit_gone(struct proc_table *pt, unsigned long round);
+void opd_maps_records_lost(struct proc_table *pt);
+size_t opd_maps_exit_gone(struct proc_table *pt, unsigned long round);
 /* pid's start time in clock ticks since boot (/proc/PID/stat field 22):
  * 0, -ESRCH if the process has exited (a zombie too), or -errno. */
-int pm_start_ticks(struct proc_table const *pt, unsigned long pid,
+int opd_maps_start_ticks(struct proc_table const *pt, unsigned long pid,
 		   uint64_t *ticks);
 /* The start time /proc would show for a process started at mono_ns
  * (CLOCK_MONOTONIC, the perf records' clock), to record a FORK. */
-uint64_t pm_ticks_at(uint64_t mono_ns);
+uint64_t opd_maps_ticks_at(uint64_t mono_ns);
 /* A start time later than recorded by more than this: another process. */
 #define PM_START_SLACK_TICKS 2
 
@@ -130,15 +130,15 @@ uint64_t pm_ticks_at(uint64_t mono_ns);
  * Anonymous names ("//anon", "[vdso]", "", ...) make an anonymous VMA.
  * id: the file's device and inode when the record gives them (ino 0 if
  * not): a path that names another file than before gets a new cookie. */
-void pm_map(struct proc_table *pt, struct cookie_table *ct, struct proc *p,
+void opd_maps_map(struct proc_table *pt, struct cookie_table *ct, struct proc *p,
 	    unsigned long start, unsigned long len, unsigned long pgoff,
 	    char const *name, size_t name_len, struct ct_file_id id);
 
 /* Is name (length len) an anonymous region rather than a file? */
-bool pm_is_anon_name(char const *name, size_t len);
+bool opd_maps_is_anon_name(char const *name, size_t len);
 
 /* The VMA holding pc, or NULL. */
-static inline struct vma *pm_lookup(struct proc *p, unsigned long pc)
+static inline struct vma *opd_maps_lookup(struct proc *p, unsigned long pc)
 {
 	size_t lo = 0, hi = p->nr;
 	struct vma *v;
@@ -165,7 +165,7 @@ static inline struct vma *pm_lookup(struct proc *p, unsigned long pc)
 }
 
 /* The cookie of v, allocating v's anon cookie for process p if needed. */
-unsigned long pm_vma_cookie(struct cookie_table *ct, struct proc *p,
+unsigned long opd_maps_vma_cookie(struct cookie_table *ct, struct proc *p,
 			    struct vma *v);
 
 /*
@@ -175,15 +175,15 @@ unsigned long pm_vma_cookie(struct cookie_table *ct, struct proc *p,
  * record always wins over /proc data that it follows in time. Returns the
  * number of processes seeded.
  */
-size_t pm_seed_all(struct proc_table *pt, struct cookie_table *ct);
+size_t opd_maps_seed_all(struct proc_table *pt, struct cookie_table *ct);
 /* Seed one process; 0, or -errno if /proc/PID/maps could not be read. */
-int pm_seed(struct proc_table *pt, struct cookie_table *ct, unsigned long pid);
+int opd_maps_seed(struct proc_table *pt, struct cookie_table *ct, unsigned long pid);
 
 /*
  * Re-reading a process's maps to resolve a user pc that the records left
  * unresolved (their MMAP2, COMM(exec) or FORK record was lost when a ring
  * overflowed). /proc shows the present, which may be newer than the
- * sample being resolved, so pm_refresh() never lets it replace what the
+ * sample being resolved, so opd_maps_refresh() never lets it replace what the
  * records said, except where the records are provably stale:
  *
  *  - unknown process, or one whose EXIT was applied (a user pc after it
@@ -192,7 +192,7 @@ int pm_seed(struct proc_table *pt, struct cookie_table *ct, unsigned long pid);
  *  - known process whose /proc/PID/exe is not its app (the exec record
  *    was lost; the caller has checked that no exec, fork or exit of pid
  *    is still queued after the sample): its maps are dropped and seeded
- *    from /proc (an exec, as pm_exec);
+ *    from /proc (an exec, as opd_maps_exec);
  *  - otherwise (same app, or app unknown / exec'ed with the binary's
  *    MMAP2 lost, which then takes the app from /proc/PID/exe): /proc's
  *    executable mappings fill only the address ranges no known VMA
@@ -208,12 +208,12 @@ enum pm_refresh_how {
 	PM_REFRESH_FILLED = 1,	/* gaps filled */
 	PM_REFRESH_REPLACED = 2, /* lost exec: maps replaced */
 };
-int pm_refresh(struct proc_table *pt, struct cookie_table *ct,
+int opd_maps_refresh(struct proc_table *pt, struct cookie_table *ct,
 	       unsigned long pid);
 
-/* Map what [start, start + len) adds to p where no VMA is yet (pm_map
+/* Map what [start, start + len) adds to p where no VMA is yet (opd_maps_map
  * arguments); the pieces keep their file offsets. */
-void pm_map_gaps(struct proc_table *pt, struct cookie_table *ct,
+void opd_maps_map_gaps(struct proc_table *pt, struct cookie_table *ct,
 		 struct proc *p, unsigned long start, unsigned long len,
 		 unsigned long pgoff, char const *name, size_t name_len,
 		 struct ct_file_id id);
@@ -240,13 +240,13 @@ struct pm_reread {
 	} gone[PM_REREAD_GONE_SLOTS];
 };
 
-void pm_reread_init(struct pm_reread *rr, uint64_t interval_ns,
+void opd_maps_reread_init(struct pm_reread *rr, uint64_t interval_ns,
 		    unsigned max_per_s);
 /* May pid's maps be re-read at now? p: its process, NULL if unknown. A
  * yes is counted against the limits (and stamps p->reread_ns). */
-bool pm_reread_may(struct pm_reread *rr, struct proc *p, unsigned long pid,
+bool opd_maps_reread_may(struct pm_reread *rr, struct proc *p, unsigned long pid,
 		   uint64_t now);
 /* The re-read found no pid: no re-read of it for interval_ns. */
-void pm_reread_gone(struct pm_reread *rr, unsigned long pid, uint64_t now);
+void opd_maps_reread_gone(struct pm_reread *rr, unsigned long pid, uint64_t now);
 
-#endif /* PROC_MAPS_H */
+#endif /* OPD_MAPS_H */

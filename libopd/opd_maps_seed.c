@@ -6,10 +6,10 @@
  * kept: the events report only those (attr.mmap_data is off), and no pc
  * lies anywhere else.
  *
- * Re-seeding (pm_refresh) reads the same files later, for one process
+ * Re-seeding (opd_maps_refresh) reads the same files later, for one process
  * whose records were lost, under the limits of struct pm_reread; see
- * proc_maps.h for what it may change. After lost records, /proc/PID/stat
- * tells which processes are gone without an EXIT (pm_exit_gone).
+ * opd_maps.h for what it may change. After lost records, /proc/PID/stat
+ * tells which processes are gone without an EXIT (opd_maps_exit_gone).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -23,14 +23,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cookie_table.h"
+#include "opd_cookie.h"
 #include "op_file.h"
 #include "op_stream.h"
 #include "op_util.h"
-#include "proc_maps.h"
+#include "opd_maps.h"
 
 /* One /proc/PID/maps line: "start-end perms offset maj:min inode   path".
- * gaps: map only where p has no VMA yet (pm_map_gaps). */
+ * gaps: map only where p has no VMA yet (opd_maps_map_gaps). */
 static void seed_line(struct proc_table *pt, struct cookie_table *ct,
 		      struct proc *p, char *line, bool gaps)
 {
@@ -50,7 +50,7 @@ static void seed_line(struct proc_table *pt, struct cookie_table *ct,
 	len = strlen(name);
 	while (len && (name[len - 1] == '\n'))
 		len--;
-	(gaps ? pm_map_gaps : pm_map)(pt, ct, p, start, end - start, pgoff,
+	(gaps ? opd_maps_map_gaps : opd_maps_map)(pt, ct, p, start, end - start, pgoff,
 				      name, len, (struct ct_file_id){
 					      .dev = (uint64_t)maj << 32 | min,
 					      .ino = inode });
@@ -91,7 +91,7 @@ static void seed_lines(struct proc_table *pt, struct cookie_table *ct,
 	free(line);
 }
 
-int pm_start_ticks(struct proc_table const *pt, unsigned long pid,
+int opd_maps_start_ticks(struct proc_table const *pt, unsigned long pid,
 		   uint64_t *ticks)
 {
 	char file[PATH_MAX], buf[1024];
@@ -125,7 +125,7 @@ int pm_start_ticks(struct proc_table const *pt, unsigned long pid,
 	return end == s || (*end != ' ' && *end) ? -EINVAL : 0;
 }
 
-uint64_t pm_ticks_at(uint64_t mono_ns)
+uint64_t opd_maps_ticks_at(uint64_t mono_ns)
 {
 	static uint64_t ns_per_tick;
 	uint64_t mono, boot;
@@ -144,12 +144,12 @@ uint64_t pm_ticks_at(uint64_t mono_ns)
 }
 
 /* p's start time, if the table has none yet (the pid-reuse guard of
- * pm_exit_gone); a process already gone is left without. */
+ * opd_maps_exit_gone); a process already gone is left without. */
 static void note_start(struct proc_table const *pt, struct proc *p)
 {
 	uint64_t ticks;
 
-	if (!p->start_ticks && !pm_start_ticks(pt, p->tgid, &ticks))
+	if (!p->start_ticks && !opd_maps_start_ticks(pt, p->tgid, &ticks))
 		p->start_ticks = ticks;
 }
 
@@ -161,7 +161,7 @@ static FILE *open_maps(struct proc_table const *pt, unsigned long pid)
 	return op_fopen_regular(file);
 }
 
-int pm_seed(struct proc_table *pt, struct cookie_table *ct, unsigned long pid)
+int opd_maps_seed(struct proc_table *pt, struct cookie_table *ct, unsigned long pid)
 {
 	char exe[PATH_MAX];
 	size_t exe_len;
@@ -170,11 +170,11 @@ int pm_seed(struct proc_table *pt, struct cookie_table *ct, unsigned long pid)
 
 	if (!f)
 		return -errno;
-	p = pm_get(pt, pid);
+	p = opd_maps_get(pt, pid);
 	p->exec_pending = false;
 	exe_len = read_exe(pt, pid, exe, sizeof(exe));
 	if (exe_len)
-		p->app_cookie = ct_intern(ct, exe, exe_len);
+		p->app_cookie = opd_cookie_intern(ct, exe, exe_len);
 	seed_lines(pt, ct, p, f, false);
 	fclose(f);
 	note_start(pt, p);
@@ -192,7 +192,7 @@ static bool same_image(char const *exe, size_t exe_len, char const *app)
 	return strlen(app) == exe_len && !memcmp(exe, app, exe_len);
 }
 
-int pm_refresh(struct proc_table *pt, struct cookie_table *ct,
+int opd_maps_refresh(struct proc_table *pt, struct cookie_table *ct,
 	       unsigned long pid)
 {
 	char exe[PATH_MAX];
@@ -205,28 +205,28 @@ int pm_refresh(struct proc_table *pt, struct cookie_table *ct,
 	if (!f)
 		return -errno;
 	exe_len = read_exe(pt, pid, exe, sizeof(exe));
-	p = pm_find(pt, pid);
+	p = opd_maps_find(pt, pid);
 	/* a user pc of a pid whose process exited: the pid is another
 	 * process now (its FORK was lost) */
 	if (p && p->exit_round) {
-		pm_drop(pt, pid);
+		opd_maps_drop(pt, pid);
 		p = NULL;
 	}
 	if (!p) {
-		p = pm_get(pt, pid);
+		p = opd_maps_get(pt, pid);
 		how = PM_REFRESH_NEW;
 	}
-	app = p->app_cookie != OP_NO_COOKIE ? ct_get(ct, p->app_cookie) : NULL;
+	app = p->app_cookie != OP_NO_COOKIE ? opd_cookie_get(ct, p->app_cookie) : NULL;
 	if (how == PM_REFRESH_NEW || p->exec_pending || !app) {
 		/* the records never named the app: take the present one */
 		p->exec_pending = false;
 		if (exe_len)
-			p->app_cookie = ct_intern(ct, exe, exe_len);
+			p->app_cookie = opd_cookie_intern(ct, exe, exe_len);
 	} else if (exe_len && !same_image(exe, exe_len, app->name)) {
 		/* another image than the records say: its exec was lost */
-		pm_exec(p);
+		opd_maps_exec(p);
 		p->exec_pending = false;
-		p->app_cookie = ct_intern(ct, exe, exe_len);
+		p->app_cookie = opd_cookie_intern(ct, exe, exe_len);
 		how = PM_REFRESH_REPLACED;
 	}
 	seed_lines(pt, ct, p, f, how == PM_REFRESH_FILLED);
@@ -235,7 +235,7 @@ int pm_refresh(struct proc_table *pt, struct cookie_table *ct,
 	return how;
 }
 
-void pm_reread_init(struct pm_reread *rr, uint64_t interval_ns,
+void opd_maps_reread_init(struct pm_reread *rr, uint64_t interval_ns,
 		    unsigned max_per_s)
 {
 	memset(rr, 0, sizeof(*rr));
@@ -248,7 +248,7 @@ static size_t gone_slot(unsigned long pid)
 	return (pid * 0x9E3779B97F4A7C15ULL >> 32) % PM_REREAD_GONE_SLOTS;
 }
 
-bool pm_reread_may(struct pm_reread *rr, struct proc *p, unsigned long pid,
+bool opd_maps_reread_may(struct pm_reread *rr, struct proc *p, unsigned long pid,
 		   uint64_t now)
 {
 	size_t g = gone_slot(pid);
@@ -272,7 +272,7 @@ bool pm_reread_may(struct pm_reread *rr, struct proc *p, unsigned long pid,
 	return true;
 }
 
-void pm_reread_gone(struct pm_reread *rr, unsigned long pid, uint64_t now)
+void opd_maps_reread_gone(struct pm_reread *rr, unsigned long pid, uint64_t now)
 {
 	size_t g = gone_slot(pid);
 
@@ -280,7 +280,7 @@ void pm_reread_gone(struct pm_reread *rr, unsigned long pid, uint64_t now)
 	rr->gone[g].ns = now;
 }
 
-size_t pm_seed_all(struct proc_table *pt, struct cookie_table *ct)
+size_t opd_maps_seed_all(struct proc_table *pt, struct cookie_table *ct)
 {
 	DIR *d = opendir(pt->proc_root);
 	struct dirent *de;
@@ -298,7 +298,7 @@ size_t pm_seed_all(struct proc_table *pt, struct cookie_table *ct)
 		if (*end)
 			continue;
 		/* a process that exited meanwhile is simply not seeded */
-		if (!pm_seed(pt, ct, pid))
+		if (!opd_maps_seed(pt, ct, pid))
 			n++;
 	}
 	closedir(d);

@@ -1,6 +1,6 @@
 /*
- * The perf source's setup and read loop; see perf_source.h. Record
- * decoding lives in perf_records.c.
+ * The perf source's setup and read loop; see opd_perf.h. Record
+ * decoding lives in opd_perf_records.c.
  *
  * Why merge rings by time: MMAP2/COMM/FORK/EXIT records of one process are
  * written on whichever cpu it ran, while its samples arrive on every cpu.
@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "op_util.h"
-#include "perf_source_int.h"
+#include "opd_perf_int.h"
 
-uint64_t perf_source_now(void)
+uint64_t opd_perf_now(void)
 {
 	return op_monotonic_ns();
 }
@@ -208,7 +208,7 @@ static int map_ring(struct perf_source *ps, unsigned ci)
 				ps->cpus[ci], ps->ring_pages, strerror(-err)),
 		       err;
 	if (ps->stack_size)
-		ps->rings[ci].stack_of = ps_stack_of;
+		ps->rings[ci].stack_of = opd_perf_stack_of;
 	ps->pfd[ci].fd = lead;
 	ps->pfd[ci].events = POLLIN;
 	return 0;
@@ -315,7 +315,7 @@ static struct perf_source *alloc_source(struct perf_source_config const *cfg)
 	if (ps->depth && !cfg->fp_only) {
 		ps->stack_size = cfg->stack_size ? (cfg->stack_size + 7) & ~7u
 						 : PERF_SOURCE_STACK_SIZE;
-		ps->unw = unwind_cache_new();
+		ps->unw = opd_unwind_cache_new();
 		ps->pcs = op_xmalloc((ps->depth + 1) * sizeof(*ps->pcs));
 	}
 	ps->time_unwind = getenv("OPROFILE_UNWIND_STATS") != NULL;
@@ -324,7 +324,7 @@ static struct perf_source *alloc_source(struct perf_source_config const *cfg)
 			 PERF_SOURCE_RING_PAGES;
 	ps->slack_ns = (uint64_t)(cfg->slack_ms ? cfg->slack_ms
 				  : PERF_SOURCE_SLACK_MS) * 1000000;
-	pm_reread_init(&ps->reread, cfg->no_reread ? 0 :
+	opd_maps_reread_init(&ps->reread, cfg->no_reread ? 0 :
 		       (uint64_t)(cfg->reread_ms ? cfg->reread_ms
 				  : PERF_SOURCE_REREAD_MS) * 1000000,
 		       cfg->reread_max_per_s ? cfg->reread_max_per_s
@@ -338,15 +338,15 @@ static struct perf_source *alloc_source(struct perf_source_config const *cfg)
 		       cfg->nr_tasks * sizeof(*ps->tasks));
 	}
 	ps->enable_on_exec = cfg->enable_on_exec;
-	rq_init(&ps->q);
-	pm_init(&ps->procs);
-	ct_init(&ps->cookies);
-	wb_init(&ps->out);
-	se_init(&ps->em, &ps->out, &ps->cookies);
+	perf_queue_init(&ps->q);
+	opd_maps_init(&ps->procs);
+	opd_cookie_init(&ps->cookies);
+	opd_words_init(&ps->out);
+	opd_emit_init(&ps->em, &ps->out, &ps->cookies);
 	return ps;
 }
 
-int perf_source_open(struct perf_source **out,
+int opd_perf_open(struct perf_source **out,
 		     struct perf_source_config const *cfg)
 {
 	struct perf_source *ps;
@@ -362,7 +362,7 @@ int perf_source_open(struct perf_source **out,
 	if (n < 0) {
 		op_error("cannot read the online cpus from "
 			 "'/sys/devices/system/cpu/online': %s", strerror(-n));
-		perf_source_close(ps);
+		opd_perf_close(ps);
 		return n;
 	}
 	ps->nr_cpus = (unsigned)n;
@@ -378,7 +378,7 @@ int perf_source_open(struct perf_source **out,
 	for (unsigned ci = 0; ci < ps->nr_cpus; ci++) {
 		err = open_cpu(ps, ci);
 		if (err) {
-			perf_source_close(ps);
+			opd_perf_close(ps);
 			return err;
 		}
 	}
@@ -403,13 +403,13 @@ static int ioctl_all(struct perf_source *ps, unsigned long req)
 static void seed(struct perf_source *ps)
 {
 	if (!ps->tasks)
-		ps->stats.seeded += pm_seed_all(&ps->procs, &ps->cookies);
+		ps->stats.seeded += opd_maps_seed_all(&ps->procs, &ps->cookies);
 	else if (!ps->enable_on_exec &&
-		 !pm_seed(&ps->procs, &ps->cookies, (unsigned long)ps->tasks[0]))
+		 !opd_maps_seed(&ps->procs, &ps->cookies, (unsigned long)ps->tasks[0]))
 		ps->stats.seeded++;
 }
 
-int perf_source_enable(struct perf_source *ps)
+int opd_perf_enable(struct perf_source *ps)
 {
 	int err = ps->enable_on_exec ? 0 : ioctl_all(ps, PERF_EVENT_IOC_ENABLE);
 
@@ -423,7 +423,7 @@ int perf_source_enable(struct perf_source *ps)
 	return 0;
 }
 
-int perf_source_disable(struct perf_source *ps)
+int opd_perf_disable(struct perf_source *ps)
 {
 	int err = ioctl_all(ps, PERF_EVENT_IOC_DISABLE);
 
@@ -439,16 +439,16 @@ static void drain_all(struct perf_source *ps, uint64_t now)
 	ps->now = now;
 	for (unsigned i = 0; i < ps->nr_cpus; i++)
 		ps->stats.records += perf_ring_drain(&ps->rings[i], &ps->q,
-						     ps_record_time);
+						     opd_perf_record_time);
 	if (ps->q.max_nr > ps->stats.max_pending)
 		ps->stats.max_pending = ps->q.max_nr;
 }
 
-static bool is_sample(struct record_queue const *q, size_t i)
+static bool is_sample(struct perf_queue const *q, size_t i)
 {
 	uint32_t type;
 
-	memcpy(&type, rq_record(q, i), sizeof(type));
+	memcpy(&type, perf_queue_record(q, i), sizeof(type));
 	return type == PERF_RECORD_SAMPLE;
 }
 
@@ -456,7 +456,7 @@ static bool is_sample(struct record_queue const *q, size_t i)
  * (a stable counting sort by ring). */
 static void handle_grouped(struct perf_source *ps, size_t i, size_t j)
 {
-	struct record_queue *q = &ps->q;
+	struct perf_queue *q = &ps->q;
 	size_t *start = ps->group_start;
 
 	memset(start, 0, (ps->nr_cpus + 1) * sizeof(*start));
@@ -468,7 +468,7 @@ static void handle_grouped(struct perf_source *ps, size_t i, size_t j)
 	for (size_t k = i; k < j; k++)
 		ps->group[start[q->ent[k].src]++] = k;
 	for (size_t k = 0; k < j - i; k++)
-		ps_handle_record(ps, rq_record(q, ps->group[k]));
+		opd_perf_handle_record(ps, perf_queue_record(q, ps->group[k]));
 }
 
 /*
@@ -480,7 +480,7 @@ static void handle_grouped(struct perf_source *ps, size_t i, size_t j)
  */
 static void process_ready(struct perf_source *ps, size_t n)
 {
-	struct record_queue *q = &ps->q;
+	struct perf_queue *q = &ps->q;
 	size_t i = 0;
 
 	while (i < n) {
@@ -490,12 +490,12 @@ static void process_ready(struct perf_source *ps, size_t n)
 		for (; j < n && is_sample(q, j); j++)
 			one_ring &= q->ent[j].src == q->ent[i].src;
 		if (j == i) {
-			ps_handle_record(ps, rq_record(q, i++));
+			opd_perf_handle_record(ps, perf_queue_record(q, i++));
 			continue;
 		}
 		if (one_ring) {
 			for (; i < j; i++)
-				ps_handle_record(ps, rq_record(q, i));
+				opd_perf_handle_record(ps, perf_queue_record(q, i));
 			continue;
 		}
 		handle_grouped(ps, i, j);
@@ -509,8 +509,8 @@ static void forget_cookie(void *arg, unsigned long cookie)
 {
 	struct perf_source *ps = arg;
 
-	unwind_cache_forget(ps->unw, cookie);
-	se_forget(&ps->em, cookie);
+	opd_unwind_cache_forget(ps->unw, cookie);
+	opd_emit_forget(&ps->em, cookie);
 	ps->stats.cookies_forgotten++;
 }
 
@@ -528,10 +528,10 @@ static void sweep_cookies(struct perf_source *ps)
 	ps->last_sweep = ps->now;
 	/* after lost records: processes whose EXIT was lost (issue 27) */
 	ps->count[OP_COUNT_PROCS_EXIT_LOST] +=
-		pm_exit_gone(&ps->procs, (unsigned long)ps->stats.rounds);
-	ct_sweep_begin(&ps->cookies);
-	pm_mark_cookies(&ps->procs, &ps->cookies);
-	ct_sweep_idle(&ps->cookies, ps->now, ps->forget_ns, forget_cookie, ps);
+		opd_maps_exit_gone(&ps->procs, (unsigned long)ps->stats.rounds);
+	opd_cookie_sweep_begin(&ps->cookies);
+	opd_maps_mark_cookies(&ps->procs, &ps->cookies);
+	opd_cookie_sweep_idle(&ps->cookies, ps->now, ps->forget_ns, forget_cookie, ps);
 	ps->stats.cookies_held = ps->cookies.live;
 }
 
@@ -540,51 +540,51 @@ static void process_until(struct perf_source *ps, uint64_t until)
 {
 	size_t n;
 
-	rq_sort(&ps->q);
-	n = rq_ready(&ps->q, until);
+	perf_queue_sort(&ps->q);
+	n = perf_queue_ready(&ps->q, until);
 	process_ready(ps, n);
-	rq_consume(&ps->q, n);
-	ps_emit_counts(ps);
+	perf_queue_consume(&ps->q, n);
+	opd_perf_emit_counts(ps);
 	ps->stats.rounds++;
-	pm_reap(&ps->procs, (unsigned long)ps->stats.rounds, &ps->em);
+	opd_maps_reap(&ps->procs, (unsigned long)ps->stats.rounds, &ps->em);
 	sweep_cookies(ps);
 }
 
-int perf_source_read(struct perf_source *ps, int timeout_ms)
+int opd_perf_read(struct perf_source *ps, int timeout_ms)
 {
 	uint64_t now;
 
 	if (poll(ps->pfd, ps->nr_cpus, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
-	now = perf_source_now();
+	now = opd_perf_now();
 	drain_all(ps, now);
 	process_until(ps, now > ps->slack_ns ? now - ps->slack_ns : 0);
 	return 0;
 }
 
-void perf_source_flush(struct perf_source *ps, uint64_t until)
+void opd_perf_flush(struct perf_source *ps, uint64_t until)
 {
-	drain_all(ps, perf_source_now());
+	drain_all(ps, opd_perf_now());
 	process_until(ps, until);
 }
 
-struct word_buffer *perf_source_words(struct perf_source *ps)
+struct word_buffer *opd_perf_words(struct perf_source *ps)
 {
 	return &ps->out;
 }
 
-void perf_source_new_stream(struct perf_source *ps)
+void opd_perf_new_stream(struct perf_source *ps)
 {
-	ct_new_stream(&ps->cookies);
-	se_reset(&ps->em);
+	opd_cookie_new_stream(&ps->cookies);
+	opd_emit_reset(&ps->em);
 }
 
-struct perf_source_stats const *perf_source_stats(struct perf_source const *ps)
+struct opd_perf_stats const *opd_perf_stats(struct perf_source const *ps)
 {
 	return &ps->stats;
 }
 
-void perf_source_close(struct perf_source *ps)
+void opd_perf_close(struct perf_source *ps)
 {
 	if (!ps)
 		return;
@@ -594,7 +594,7 @@ void perf_source_close(struct perf_source *ps)
 	     ps->fds && i < ps->nr_cpus * ps->nr_targets * ps->nr_events; i++)
 		if (ps->fds[i] >= 0)
 			close(ps->fds[i]);
-	rq_free(&ps->q);
+	perf_queue_free(&ps->q);
 	if (ps->time_unwind && ps->unwind_samples)
 		op_info("backtraces: %llu samples, %.0f ns per sample, "
 			"%.1f stream words/2 per sample (%s)",
@@ -603,7 +603,7 @@ void perf_source_close(struct perf_source *ps)
 			(double)ps->unwind_frames / ps->unwind_samples,
 			ps->stack_size ? "CFI" : "frame pointers");
 	if (ps->unw && ps->time_unwind) {
-		struct unwind_stats const *u = unwind_cache_stats(ps->unw);
+		struct unwind_stats const *u = opd_unwind_cache_stats(ps->unw);
 
 		op_info("unwind: %llu binaries (%llu without CFI, %llu failed reads), %llu steps (%llu by a compiled rule); "
 			"root stacks by bytes needed <=1K %llu 2K %llu 4K %llu 8K %llu "
@@ -616,11 +616,11 @@ void perf_source_close(struct perf_source *ps)
 			(unsigned long long)u->root_bytes[4], (unsigned long long)u->root_bytes[5],
 			(unsigned long long)u->root_bytes[6]);
 	}
-	unwind_cache_free(ps->unw);
+	opd_unwind_cache_free(ps->unw);
 	free(ps->pcs);
-	pm_free(&ps->procs);
-	ct_free(&ps->cookies);
-	wb_free(&ps->out);
+	opd_maps_free(&ps->procs);
+	opd_cookie_free(&ps->cookies);
+	opd_words_free(&ps->out);
 	free(ps->events);
 	free(ps->tasks);
 	free(ps->cpus);

@@ -16,15 +16,15 @@
  *
  * Single-threaded: one caller drives open, enable, read, flush and close.
  *
- *	perf_source_open(&ps, &cfg);
- *	perf_source_enable(ps);
- *	loop: perf_source_read(ps, 100);
- *	      wb = perf_source_words(ps); consume wb->w[0..len); wb_reset(wb);
- *	perf_source_disable(ps); perf_source_flush(ps, UINT64_MAX);
- *	consume the last words; perf_source_close(ps);
+ *	opd_perf_open(&ps, &cfg);
+ *	opd_perf_enable(ps);
+ *	loop: opd_perf_read(ps, 100);
+ *	      wb = opd_perf_words(ps); consume wb->w[0..len); opd_words_reset(wb);
+ *	opd_perf_disable(ps); opd_perf_flush(ps, UINT64_MAX);
+ *	consume the last words; opd_perf_close(ps);
  */
-#ifndef PERF_SOURCE_H
-#define PERF_SOURCE_H
+#ifndef OPD_PERF_H
+#define OPD_PERF_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -58,7 +58,7 @@ struct perf_source_config {
 	unsigned ring_pages;	/* data pages per cpu, power of 2; 0: 128 */
 	unsigned slack_ms;	/* ordering slack; 0: PERF_SOURCE_SLACK_MS */
 	/* Re-reading /proc/PID/maps for a user pc the records leave
-	 * unresolved (see perf_records.c): at most once per process per
+	 * unresolved (see opd_perf_records.c): at most once per process per
 	 * reread_ms (0: PERF_SOURCE_REREAD_MS) and reread_max_per_s times
 	 * a second in all (0: PERF_SOURCE_REREAD_MAX_PER_S); no_reread:
 	 * never (tests compare with it). */
@@ -67,14 +67,14 @@ struct perf_source_config {
 	bool no_reread;
 	/* A cookie (a binary or a region) that no process has mapped for
 	 * forget_ms (0: PERF_SOURCE_FORGET_MS) is forgotten (ESC
-	 * COOKIE_FORGET), its memory freed: see cookie_table.h. */
+	 * COOKIE_FORGET), its memory freed: see opd_cookie.h. */
 	unsigned forget_ms;
 	/* Whom to sample. nr_tasks 0: every process on every cpu (needs
 	 * privileges). Else the threads tasks[0..nr_tasks) on every cpu,
 	 * each followed into the threads and processes it creates after
 	 * the open (perf inherit); a user may do that to their own
 	 * processes. enable_on_exec: counting starts at the tasks' next
-	 * exec, not at perf_source_enable (operf CMD opens the events on
+	 * exec, not at opd_perf_enable (operf CMD opens the events on
 	 * its child before the child execs CMD). */
 	pid_t const *tasks;
 	unsigned nr_tasks;
@@ -92,7 +92,7 @@ struct perf_source_config {
 #define PERF_SOURCE_FORGET_MS 10000	/* as the kernel driver's cookies */
 #define PERF_SOURCE_SWEEP_MS 1000	/* how often unused cookies are looked for */
 
-struct perf_source_stats {
+struct opd_perf_stats {
 	uint64_t rounds;	/* read/flush rounds */
 	uint64_t records;	/* records drained from the rings */
 	uint64_t samples;	/* samples written to the stream */
@@ -120,26 +120,26 @@ struct perf_source_stats {
  * -errno with the message already printed: -EACCES/-EPERM mean
  * perf_event_open was refused, -ENOENT/-EOPNOTSUPP an unsupported event.
  */
-int perf_source_open(struct perf_source **ps,
+int opd_perf_open(struct perf_source **ps,
 		     struct perf_source_config const *cfg);
 /* Start counting, then seed the processes that already exist. */
-int perf_source_enable(struct perf_source *ps);
+int opd_perf_enable(struct perf_source *ps);
 /* Stop counting; already-written records can still be flushed. */
-int perf_source_disable(struct perf_source *ps);
+int opd_perf_disable(struct perf_source *ps);
 /* Wait up to timeout_ms for ring data, then drain every ring and
  * process the records older than now - slack. 0 or -errno. */
-int perf_source_read(struct perf_source *ps, int timeout_ms);
+int opd_perf_read(struct perf_source *ps, int timeout_ms);
 /* Drain every ring and process every record with time <= until
  * (UINT64_MAX: all of them, e.g. after disable). */
-void perf_source_flush(struct perf_source *ps, uint64_t until);
+void opd_perf_flush(struct perf_source *ps, uint64_t until);
 /* The stream written so far: the caller takes w[0..len) and resets it. */
-struct word_buffer *perf_source_words(struct perf_source *ps);
+struct word_buffer *opd_perf_words(struct perf_source *ps);
 /* Start a new stream: re-define cookies, re-send the whole context. */
-void perf_source_new_stream(struct perf_source *ps);
-struct perf_source_stats const *perf_source_stats(struct perf_source const *ps);
-void perf_source_close(struct perf_source *ps);
+void opd_perf_new_stream(struct perf_source *ps);
+struct opd_perf_stats const *opd_perf_stats(struct perf_source const *ps);
+void opd_perf_close(struct perf_source *ps);
 
 /* The clock of record times (CLOCK_MONOTONIC), in ns. */
-uint64_t perf_source_now(void);
+uint64_t opd_perf_now(void);
 
-#endif /* PERF_SOURCE_H */
+#endif /* OPD_PERF_H */

@@ -6,7 +6,7 @@
 #define OPD_PERF_EVENT_H
 
 #include "opd_core.h"
-#include "perf_source.h"
+#include "opd_perf.h"
 
 /*
  * Fill pe for event e of cfg's cpu type (pe->name points into e).

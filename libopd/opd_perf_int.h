@@ -1,20 +1,20 @@
 /*
- * What perf_source.c (setup, the read loop) and perf_records.c (turning
+ * What opd_perf.c (setup, the read loop) and opd_perf_records.c (turning
  * records into stream words) share. Not for other users.
  */
-#ifndef PERF_SOURCE_INT_H
-#define PERF_SOURCE_INT_H
+#ifndef OPD_PERF_INT_H
+#define OPD_PERF_INT_H
 
 #include <poll.h>
 
-#include "cookie_table.h"
+#include "opd_cookie.h"
 #include "perf_ring.h"
-#include "perf_source.h"
-#include "proc_maps.h"
-#include "record_queue.h"
-#include "stream_emit.h"
-#include "unwind.h"
-#include "word_buffer.h"
+#include "opd_perf.h"
+#include "opd_maps.h"
+#include "perf_queue.h"
+#include "opd_emit.h"
+#include "opd_unwind.h"
+#include "opd_words.h"
 
 /* The user registers a sample carries for unwinding, in this order in
  * the record: rbp, rsp, rip (PERF_SAMPLE_REGS_USER, bit order). */
@@ -51,7 +51,7 @@ struct perf_source {
 	struct ps_id *ids;		/* sorted by id */
 	size_t nr_ids;
 	size_t last_id;			/* index of the last id found */
-	struct record_queue q;
+	struct perf_queue q;
 	size_t *group;			/* queue indexes grouped by ring */
 	size_t group_cap;
 	size_t *group_start;		/* nr_cpus + 1 bucket starts */
@@ -65,25 +65,25 @@ struct perf_source {
 	uint64_t now;			/* CLOCK_MONOTONIC at this round's drain */
 	uint64_t forget_ns;		/* unmapped this long: forgotten */
 	uint64_t last_sweep;		/* now of the last cookie sweep */
-	struct perf_source_stats stats;
+	struct opd_perf_stats stats;
 	bool enabled;
 	bool no_build_id;		/* the kernel refused attr.build_id */
 };
 
 /* The time of a record as copied out of a ring (sample_id_all layout). */
-uint64_t ps_record_time(void const *rec);
+uint64_t opd_perf_record_time(void const *rec);
 /* perf_ring's stack_of: a sample's user stack copy, to copy only the
  * bytes the kernel filled in */
-bool ps_stack_of(struct perf_ring const *r, uint64_t pos, size_t size,
+bool opd_perf_stack_of(struct perf_ring const *r, uint64_t pos, size_t size,
 		 struct perf_ring_stack *s);
 /* Apply one record: update maps, write stream words, count. */
-void ps_handle_record(struct perf_source *ps, void const *rec);
+void opd_perf_handle_record(struct perf_source *ps, void const *rec);
 /* Write and clear the pending lost counts and counters. */
-void ps_emit_counts(struct perf_source *ps);
+void opd_perf_emit_counts(struct perf_source *ps);
 /* Does q hold, after time, a record that makes pid another process or
  * image: its exec (COMM with the exec flag), its exit, or a fork that
  * creates it? Such a record is queued but not applied yet. */
-bool ps_image_changes(struct record_queue const *q, uint32_t pid,
+bool opd_perf_image_changes(struct perf_queue const *q, uint32_t pid,
 		      uint64_t time);
 
-#endif /* PERF_SOURCE_INT_H */
+#endif /* OPD_PERF_INT_H */

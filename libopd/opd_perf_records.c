@@ -2,14 +2,14 @@
  * Turning perf records into the stream: samples become cookie/offset (or
  * raw kernel pc) pairs behind the switches they need; MMAP2, COMM(exec),
  * FORK and EXIT keep the process maps current; LOST becomes lost counts.
- * Records arrive here in time order (see perf_source.c).
+ * Records arrive here in time order (see opd_perf.c).
  *
  * Lost side-band records: when a ring overflows, perf drops whatever
  * records do not fit, MMAP2, COMM(exec) and FORK included, and every
  * later sample of that process in the missing mapping would be lost
  * (sample_lost_no_mapping, or sample_lost_no_mm for a process we never
  * saw) for the rest of its life. So a sample's user pc that resolves in
- * no known mapping makes us re-read /proc/PID/maps once (pm_refresh) and
+ * no known mapping makes us re-read /proc/PID/maps once (opd_maps_refresh) and
  * try again. A frame-pointer walk's frames do not ask for re-reads: a
  * walk through code built without frame pointers yields junk return
  * addresses in no mapping all the time. A CFI-unwound frame does (once
@@ -39,7 +39,7 @@
  * none of this: the fast path is unchanged. Re-reads are counted in-band
  * (ESC COUNT: maps_reread, maps_reread_hit, maps_reread_gone).
  *
- * Layouts follow from the attributes perf_source.c sets: sample_type
+ * Layouts follow from the attributes opd_perf.c sets: sample_type
  * IDENTIFIER|IP|TID|TIME|CPU[|CALLCHAIN] and sample_id_all, so
  *	sample:   header, id, ip, pid/tid, time, cpu/res[, nr, ips[nr]]
  *	others:   header, body..., pid/tid, time, cpu/res, id   (trailer)
@@ -50,7 +50,7 @@
 #include "op_stacks.h"
 #include "op_stream.h"
 #include "op_util.h"
-#include "perf_source_int.h"
+#include "opd_perf_int.h"
 
 #define HDR sizeof(struct perf_event_header)
 #define TRAILER 32	/* pid/tid, time, cpu/res, identifier */
@@ -79,7 +79,7 @@ static inline struct perf_event_header hdr(void const *rec)
 	return h;
 }
 
-uint64_t ps_record_time(void const *rec)
+uint64_t opd_perf_record_time(void const *rec)
 {
 	struct perf_event_header h = hdr(rec);
 
@@ -94,7 +94,7 @@ uint64_t ps_record_time(void const *rec)
  * read from the ring in place, only the words that locate the stack copy.
  * A sample the layout does not fit is copied whole and judged later.
  */
-bool ps_stack_of(struct perf_ring const *r, uint64_t pos, size_t size,
+bool opd_perf_stack_of(struct perf_ring const *r, uint64_t pos, size_t size,
 		 struct perf_ring_stack *s)
 {
 	struct perf_event_header h;
@@ -167,16 +167,16 @@ static bool resolve_user(struct perf_source *ps, struct proc *p,
 			 uint64_t pc, unsigned long *cookie,
 			 unsigned long *offset)
 {
-	struct vma *v = p ? pm_lookup(p, pc) : NULL;
+	struct vma *v = p ? opd_maps_lookup(p, pc) : NULL;
 
 	if (!v)
 		return false;
-	*cookie = pm_vma_cookie(&ps->cookies, p, v);
+	*cookie = opd_maps_vma_cookie(&ps->cookies, p, v);
 	*offset = pc - v->start + v->pgoff;
 	return true;
 }
 
-bool ps_image_changes(struct record_queue const *q, uint32_t pid,
+bool opd_perf_image_changes(struct perf_queue const *q, uint32_t pid,
 		      uint64_t time)
 {
 	for (size_t i = 0; i < q->nr; i++) {
@@ -185,7 +185,7 @@ bool ps_image_changes(struct record_queue const *q, uint32_t pid,
 
 		if (q->ent[i].time <= time)
 			continue;
-		rec = rq_record(q, i);
+		rec = perf_queue_record(q, i);
 		h = hdr(rec);
 		if (h.size < HDR + TRAILER || rd32(rec, HDR) != pid)
 			continue;
@@ -220,18 +220,18 @@ static bool reread_maps(struct perf_source *ps, uint32_t pid, uint64_t time,
 {
 	int how;
 
-	if (!pid || !pm_reread_may(&ps->reread, *p, pid, ps->now))
+	if (!pid || !opd_maps_reread_may(&ps->reread, *p, pid, ps->now))
 		return false;
-	if (ps_image_changes(&ps->q, pid, time))
+	if (opd_perf_image_changes(&ps->q, pid, time))
 		return false;
-	how = pm_refresh(&ps->procs, &ps->cookies, pid);
+	how = opd_maps_refresh(&ps->procs, &ps->cookies, pid);
 	if (how < 0) {
-		pm_reread_gone(&ps->reread, pid, ps->now);
+		opd_maps_reread_gone(&ps->reread, pid, ps->now);
 		ps->count[OP_COUNT_MAPS_REREAD_GONE]++;
 		return false;
 	}
 	ps->count[OP_COUNT_MAPS_REREAD]++;
-	*p = pm_find(&ps->procs, pid);
+	*p = opd_maps_find(&ps->procs, pid);
 	(*p)->reread_ns = ps->now;
 	return true;
 }
@@ -289,12 +289,12 @@ static unsigned emit_callchain(struct perf_source *ps, struct proc *p,
 				continue;
 		}
 		if (kernel) {
-			se_mode(se, true);
-			se_pair(se, pc, 0);
+			opd_emit_mode(se, true);
+			opd_emit_pair(se, pc, 0);
 		} else if (resolve_user(ps, p, pc, &cookie, &offset)) {
-			se_mode(se, false);
-			se_cookie(se, cookie);
-			se_pair(se, offset, 0);
+			opd_emit_mode(se, false);
+			opd_emit_cookie(se, cookie);
+			opd_emit_pair(se, offset, 0);
 		} else {
 			ps->lost[OP_LOST_BT_NO_MAPPING]++;
 			return OP_UNWIND_NO_MAPPING;
@@ -307,13 +307,13 @@ static unsigned emit_callchain(struct perf_source *ps, struct proc *p,
 /* ESC UNWIND_STOP: the trace ends, and why. */
 static void emit_unwind_stop(struct perf_source *ps, unsigned reason)
 {
-	struct op_stream_out o = se_out(&ps->em, OP_WORDS_UNWIND_STOP);
+	struct op_stream_out o = opd_emit_out(&ps->em, OP_WORDS_UNWIND_STOP);
 
 	op_put_unwind_stop(&o, reason);
-	se_commit(&ps->em, &o);
+	opd_emit_commit(&ps->em, &o);
 }
 
-/* --- user stacks unwound with CFI (unwind.h) --- */
+/* --- user stacks unwound with CFI (opd_unwind.h) --- */
 
 struct map_ctx {
 	struct perf_source *ps;
@@ -334,13 +334,13 @@ struct map_ctx {
 static bool find_map(void *arg, uint64_t pc, struct unwind_map *m)
 {
 	struct map_ctx *c = arg;
-	struct vma *v = c->p ? pm_lookup(c->p, pc) : NULL;
+	struct vma *v = c->p ? opd_maps_lookup(c->p, pc) : NULL;
 	struct cookie_entry *e;
 
 	if (!v && !c->reread) {
 		c->reread = true;
 		if (reread_maps(c->ps, c->pid, c->time, &c->p)) {
-			v = pm_lookup(c->p, pc);
+			v = opd_maps_lookup(c->p, pc);
 			if (v)
 				c->ps->count[OP_COUNT_MAPS_REREAD_HIT]++;
 		}
@@ -351,7 +351,7 @@ static bool find_map(void *arg, uint64_t pc, struct unwind_map *m)
 	m->pgoff = v->pgoff;
 	m->key = 0;		/* every anonymous region: no CFI */
 	m->path = NULL;
-	if (!(v->flags & VMA_ANON) && (e = ct_get(&c->ps->cookies, v->cookie)) &&
+	if (!(v->flags & VMA_ANON) && (e = opd_cookie_get(&c->ps->cookies, v->cookie)) &&
 	    e->kind == CT_FILE) {
 		m->key = v->cookie;
 		m->path = e->name;
@@ -380,8 +380,8 @@ static unsigned emit_kernel_chain(struct perf_source *ps, uint64_t ip,
 			if (pc == ip)
 				continue;
 		}
-		se_mode(&ps->em, true);
-		se_pair(&ps->em, pc, 0);
+		opd_emit_mode(&ps->em, true);
+		opd_emit_pair(&ps->em, pc, 0);
 		frames++;
 	}
 	return frames;
@@ -437,7 +437,7 @@ static unsigned emit_unwound(struct perf_source *ps, struct proc *p,
 		return OP_UNWIND_NO_MAPPING;
 	/* a user sample's first pc is the sample itself */
 	first = kernel ? 0 : 1;
-	reason = unwind_user(ps->unw, &regs, &stk, find_map, &ctx, ps->pcs,
+	reason = opd_unwind_user(ps->unw, &regs, &stk, find_map, &ctx, ps->pcs,
 			     ps->depth - frames + first, &n);
 	p = ctx.p;		/* a re-read may have made it another */
 	for (unsigned i = first; i < n; i++) {
@@ -447,9 +447,9 @@ static unsigned emit_unwound(struct perf_source *ps, struct proc *p,
 			ps->lost[OP_LOST_BT_NO_MAPPING]++;
 			return OP_UNWIND_NO_MAPPING;
 		}
-		se_mode(&ps->em, false);
-		se_cookie(&ps->em, cookie);
-		se_pair(&ps->em, offset, 0);
+		opd_emit_mode(&ps->em, false);
+		opd_emit_cookie(&ps->em, cookie);
+		opd_emit_pair(&ps->em, offset, 0);
 	}
 	return reason;
 }
@@ -490,26 +490,26 @@ static void handle_sample(struct perf_source *ps, void const *rec,
 		ps->stats.bad++;
 		return;
 	}
-	p = pm_find(&ps->procs, pid);
+	p = opd_maps_find(&ps->procs, pid);
 	if (!kernel && !resolve_user(ps, p, ip, &cookie, &pc)) {
 		bool ok = reread_resolve(ps, pid, time, p, ip, &cookie, &pc);
 
-		p = pm_find(&ps->procs, pid);
+		p = opd_maps_find(&ps->procs, pid);
 		if (!ok) {
 			ps->lost[p ? OP_LOST_NO_MAPPING : OP_LOST_NO_MM]++;
 			return;
 		}
 	}
-	/* ESC TIME (CLOCK_MONOTONIC: perf_source.c's clockid), when due */
-	se_time(&ps->em, (unsigned long)time);
-	se_cpu(&ps->em, cpu);
-	se_task(&ps->em, tid, pid, p ? p->app_cookie : OP_NO_COOKIE);
+	/* ESC TIME (CLOCK_MONOTONIC: opd_perf.c's clockid), when due */
+	opd_emit_time(&ps->em, (unsigned long)time);
+	opd_emit_cpu(&ps->em, cpu);
+	opd_emit_task(&ps->em, tid, pid, p ? p->app_cookie : OP_NO_COOKIE);
 	if (ps->depth)
-		se_escape(&ps->em, OP_CODE_TRACE_BEGIN);
-	se_mode(&ps->em, kernel);
+		opd_emit_escape(&ps->em, OP_CODE_TRACE_BEGIN);
+	opd_emit_mode(&ps->em, kernel);
 	if (!kernel)
-		se_cookie(&ps->em, cookie);
-	se_pair(&ps->em, pc, event);
+		opd_emit_cookie(&ps->em, cookie);
+	opd_emit_pair(&ps->em, pc, event);
 	if (ps->depth)
 		emit_backtrace(ps, p, ip, kernel, rec, h.size);
 	ps->stats.samples++;
@@ -522,7 +522,7 @@ static void handle_sample(struct perf_source *ps, void const *rec,
 /* MMAP (filename at 40) and MMAP2 (at 72): pid, tid, addr, len, pgoff;
  * MMAP2 then maj, min, ino, or with PERF_RECORD_MISC_MMAP_BUILD_ID
  * (attr.build_id, Linux 5.12) build_id_size (u8), 3 bytes of padding and
- * 20 bytes of build-id: the file's identity either way (cookie_table.h). */
+ * 20 bytes of build-id: the file's identity either way (opd_cookie.h). */
 static void handle_mmap(struct perf_source *ps, void const *rec,
 			struct perf_event_header h)
 {
@@ -554,7 +554,7 @@ static void handle_mmap(struct perf_source *ps, void const *rec,
 		id.dev = (uint64_t)rd32(rec, HDR + 32) << 32 | rd32(rec, HDR + 36);
 		id.ino = rd64(rec, HDR + 40);
 	}
-	pm_map(&ps->procs, &ps->cookies, pm_get(&ps->procs, pid),
+	opd_maps_map(&ps->procs, &ps->cookies, opd_maps_get(&ps->procs, pid),
 	       rd64(rec, HDR + 8), rd64(rec, HDR + 16), rd64(rec, HDR + 24),
 	       name, len, id);
 }
@@ -570,7 +570,7 @@ static void handle_comm(struct perf_source *ps, void const *rec,
 	if (!(h.misc & PERF_RECORD_MISC_COMM_EXEC) || pid != tid)
 		return;
 	ps->stats.execs++;
-	pm_exec(pm_get(&ps->procs, pid));
+	opd_maps_exec(opd_maps_get(&ps->procs, pid));
 }
 
 /* FORK and EXIT: pid, ppid, tid, ptid. Threads share their process. */
@@ -585,16 +585,16 @@ static void handle_task(struct perf_source *ps, void const *rec,
 			return;
 		ps->stats.forks++;
 		/* its start time, as /proc will show it: the pid-reuse
-		 * guard of pm_exit_gone, without reading /proc per fork */
-		pm_fork(&ps->procs, ppid, pid)->start_ticks =
-			pm_ticks_at(ps_record_time(rec));
+		 * guard of opd_maps_exit_gone, without reading /proc per fork */
+		opd_maps_fork(&ps->procs, ppid, pid)->start_ticks =
+			opd_maps_ticks_at(opd_perf_record_time(rec));
 	} else if (pid == tid) {
 		ps->stats.exits++;
-		pm_exit(&ps->procs, pid, (unsigned long)ps->stats.rounds + 1);
+		opd_maps_exit(&ps->procs, pid, (unsigned long)ps->stats.rounds + 1);
 	}
 }
 
-void ps_handle_record(struct perf_source *ps, void const *rec)
+void opd_perf_handle_record(struct perf_source *ps, void const *rec)
 {
 	struct perf_event_header h = hdr(rec);
 
@@ -620,7 +620,7 @@ void ps_handle_record(struct perf_source *ps, void const *rec)
 	case PERF_RECORD_LOST:
 		ps->lost[OP_LOST_OVERFLOW] += rd64(rec, HDR + 8);
 		/* EXIT records may be among them: the next sweep looks */
-		pm_records_lost(&ps->procs);
+		opd_maps_records_lost(&ps->procs);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		ps->lost[OP_LOST_OVERFLOW] += rd64(rec, HDR);
@@ -637,13 +637,13 @@ void ps_handle_record(struct perf_source *ps, void const *rec)
 	}
 }
 
-void ps_emit_counts(struct perf_source *ps)
+void opd_perf_emit_counts(struct perf_source *ps)
 {
-	/* what the unwinder counted (unwind.h) */
+	/* what the unwinder counted (opd_unwind.h) */
 	if (ps->unw) {
 		struct unwind_taken t;
 
-		unwind_cache_take(ps->unw, &t);
+		opd_unwind_cache_take(ps->unw, &t);
 		ps->count[OP_COUNT_UNWIND_BINARIES_EVICTED] += t.binaries_evicted;
 		ps->count[OP_COUNT_UNWIND_RULES_FLUSHED] += t.rules_flushed;
 		/* the unwinder's own no_mapping stops cut backtraces too */
@@ -652,14 +652,14 @@ void ps_emit_counts(struct perf_source *ps)
 	for (unsigned c = 1; c < OP_LOST_CATEGORY_MAX; c++) {
 		if (!ps->lost[c])
 			continue;
-		se_lost(&ps->em, c, ps->lost[c]);
+		opd_emit_lost(&ps->em, c, ps->lost[c]);
 		ps->stats.lost[c] += ps->lost[c];
 		ps->lost[c] = 0;
 	}
 	for (unsigned c = 1; c < OP_COUNT_MAX; c++) {
 		if (!ps->count[c])
 			continue;
-		se_count(&ps->em, c, ps->count[c]);
+		opd_emit_count(&ps->em, c, ps->count[c]);
 		ps->stats.count[c] += ps->count[c];
 		ps->count[c] = 0;
 	}

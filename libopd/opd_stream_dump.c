@@ -9,8 +9,8 @@
 #include "op_escape.h"
 #include "op_message.h"
 #include "opd_trans.h"
-#include "opstream_dump.h"
-#include "stream_file.h"
+#include "opd_stream_dump.h"
+#include "opd_stream_file.h"
 
 static void dump_escape(void *ctx, struct opd_transient const *t,
 			unsigned long code, uint64_t pos)
@@ -95,7 +95,7 @@ static void dump_image(void *ctx, unsigned long start, unsigned long end,
 	put_name(ctx, name);
 }
 
-int opstream_dump(char const *path, FILE *out)
+int opd_stream_dump(char const *path, FILE *out)
 {
 	struct opd_sink sink = {
 		.ctx = out,
@@ -113,7 +113,7 @@ int opstream_dump(char const *path, FILE *out)
 	int err;
 
 	opd_trans_init(&dec, &sink, path);
-	err = stream_file_replay(path, &dec, 0);
+	err = opd_stream_file_replay(path, &dec, 0);
 	fprintf(out, "# words %" PRIu64 ", samples %" PRIu64 " (kernel %"
 		PRIu64 ", user %" PRIu64 "), arcs %" PRIu64 ", errors %"
 		PRIu64 "\n", dec.stats.words, dec.stats.samples,

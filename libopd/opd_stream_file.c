@@ -1,4 +1,4 @@
-/* Stream file writer and reader; see stream_file.h for the layout. */
+/* Stream file writer and reader; see opd_stream_file.h for the layout. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -8,11 +8,11 @@
 #include "op_file.h"
 #include "op_message.h"
 #include "opd_trans.h"
-#include "stream_file.h"
+#include "opd_stream_file.h"
 
 #define W sizeof(unsigned long)
 
-int stream_writer_open(struct stream_writer *sw, char const *path)
+int opd_stream_writer_open(struct stream_writer *sw, char const *path)
 {
 	struct stream_file_header h = {
 		.word_size = W,
@@ -35,7 +35,7 @@ int stream_writer_open(struct stream_writer *sw, char const *path)
 	return 0;
 }
 
-int stream_writer_write(struct stream_writer *sw, unsigned long const *w,
+int opd_stream_writer_write(struct stream_writer *sw, unsigned long const *w,
 			size_t n)
 {
 	if (n && fwrite(w, W, n, sw->f) != n)
@@ -44,7 +44,7 @@ int stream_writer_write(struct stream_writer *sw, unsigned long const *w,
 	return 0;
 }
 
-int stream_writer_close(struct stream_writer *sw)
+int opd_stream_writer_close(struct stream_writer *sw)
 {
 	int err = 0;
 
@@ -75,7 +75,7 @@ static int check_header(struct stream_reader *sr)
 	return 0;
 }
 
-int stream_reader_open(struct stream_reader *sr, char const *path)
+int opd_stream_reader_open(struct stream_reader *sr, char const *path)
 {
 	sr->words = 0;
 	/* a recorded stream is a regular file: a FIFO is refused, not
@@ -85,13 +85,13 @@ int stream_reader_open(struct stream_reader *sr, char const *path)
 		return op_error_errno("cannot open stream file '%s'", path);
 	sr->path = op_xstrdup(path);
 	if (check_header(sr)) {
-		stream_reader_close(sr);
+		opd_stream_reader_close(sr);
 		return -1;
 	}
 	return 0;
 }
 
-int stream_reader_open_fd(struct stream_reader *sr, int fd, char const *name)
+int opd_stream_reader_open_fd(struct stream_reader *sr, int fd, char const *name)
 {
 	int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 
@@ -106,13 +106,13 @@ int stream_reader_open_fd(struct stream_reader *sr, int fd, char const *name)
 	}
 	sr->path = op_xstrdup(name);
 	if (check_header(sr)) {
-		stream_reader_close(sr);
+		opd_stream_reader_close(sr);
 		return -1;
 	}
 	return 0;
 }
 
-long stream_reader_read(struct stream_reader *sr, unsigned long *w, size_t max)
+long opd_stream_reader_read(struct stream_reader *sr, unsigned long *w, size_t max)
 {
 	size_t got = fread(w, 1, max * W, sr->f);
 
@@ -128,7 +128,7 @@ long stream_reader_read(struct stream_reader *sr, unsigned long *w, size_t max)
 	return (long)(got / W);
 }
 
-void stream_reader_close(struct stream_reader *sr)
+void opd_stream_reader_close(struct stream_reader *sr)
 {
 	if (sr->f)
 		fclose(sr->f);
@@ -137,7 +137,7 @@ void stream_reader_close(struct stream_reader *sr)
 	sr->path = NULL;
 }
 
-int stream_file_replay(char const *path, struct opd_trans *dec,
+int opd_stream_file_replay(char const *path, struct opd_trans *dec,
 		       size_t chunk_words)
 {
 	struct stream_reader sr;
@@ -147,13 +147,13 @@ int stream_file_replay(char const *path, struct opd_trans *dec,
 
 	if (!chunk_words)
 		chunk_words = 64 * 1024;
-	if (stream_reader_open(&sr, path))
+	if (opd_stream_reader_open(&sr, path))
 		return -1;
 	buf = op_xmalloc(chunk_words * W);
-	while ((n = stream_reader_read(&sr, buf, chunk_words)) > 0)
+	while ((n = opd_stream_reader_read(&sr, buf, chunk_words)) > 0)
 		opd_trans_feed(dec, buf, (size_t)n);
 	free(buf);
-	stream_reader_close(&sr);
+	opd_stream_reader_close(&sr);
 	err = opd_trans_finish(dec);
 	return n < 0 ? -1 : err;
 }

@@ -13,8 +13,8 @@
  * order; a word-size mismatch is refused with a clear error. The length
  * after the header must be a whole number of words.
  */
-#ifndef STREAM_FILE_H
-#define STREAM_FILE_H
+#ifndef OPD_STREAM_FILE_H
+#define OPD_STREAM_FILE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -32,7 +32,7 @@ struct stream_file_header {
 };
 
 _Static_assert(sizeof(struct stream_file_header) == 16,
-	       "stream file header is 16 bytes: see stream_file.h");
+	       "stream file header is 16 bytes: see opd_stream_file.h");
 
 struct stream_writer {
 	FILE *f;
@@ -41,12 +41,12 @@ struct stream_writer {
 };
 
 /* Create path (truncating it) and write the header. 0 or -1 (reported). */
-int stream_writer_open(struct stream_writer *sw, char const *path);
+int opd_stream_writer_open(struct stream_writer *sw, char const *path);
 /* Append n words. 0 or -1 (reported). */
-int stream_writer_write(struct stream_writer *sw, unsigned long const *w,
+int opd_stream_writer_write(struct stream_writer *sw, unsigned long const *w,
 			size_t n);
 /* Flush and close. 0 or -1 (reported). */
-int stream_writer_close(struct stream_writer *sw);
+int opd_stream_writer_close(struct stream_writer *sw);
 
 struct stream_reader {
 	FILE *f;
@@ -55,22 +55,22 @@ struct stream_reader {
 };
 
 /* Open path and check its header. 0 or -1 (reported). */
-int stream_reader_open(struct stream_reader *sr, char const *path);
+int opd_stream_reader_open(struct stream_reader *sr, char const *path);
 /* The same from the start of an open file fd (not taken: a copy is read),
  * named name in messages. */
-int stream_reader_open_fd(struct stream_reader *sr, int fd, char const *name);
+int opd_stream_reader_open_fd(struct stream_reader *sr, int fd, char const *name);
 /* Read up to max words into w: the count, 0 at the end, -1 on an error
  * (reported; a partial word at the end is one). */
-long stream_reader_read(struct stream_reader *sr, unsigned long *w,
+long opd_stream_reader_read(struct stream_reader *sr, unsigned long *w,
 			size_t max);
-void stream_reader_close(struct stream_reader *sr);
+void opd_stream_reader_close(struct stream_reader *sr);
 
 /*
  * Feed the whole file to dec in chunks of chunk_words (0: a default), then
  * finish dec. Returns 0, or -1 on an I/O or format error or if the stream
  * had decode errors (dec->stats tells which).
  */
-int stream_file_replay(char const *path, struct opd_trans *dec,
+int opd_stream_file_replay(char const *path, struct opd_trans *dec,
 		       size_t chunk_words);
 
-#endif /* STREAM_FILE_H */
+#endif /* OPD_STREAM_FILE_H */

@@ -1,5 +1,5 @@
 /*
- * The daemon's stream decoder (OProfile's daemon/opd_trans.c): it walks the
+ * The daemon's stream decoder (OProfile's libopd/opd_trans.c): it walks the
  * escape-coded word stream of libop/op_stream.h, keeps the context the
  * escapes establish in a transient state, and hands every sample, arc,
  * lost count and in-band definition to a sink.

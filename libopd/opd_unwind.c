@@ -1,5 +1,5 @@
 /*
- * CFI unwinding of user stacks (unwind.h). One entry per binary: its ELF
+ * CFI unwinding of user stacks (opd_unwind.h). One entry per binary: its ELF
  * handle, loadable segments (file offset -> link-time address) and CFI,
  * opened at the binary's first frame and kept. No descriptor is kept: the
  * ELF handles are mmap'ed (or read whole) at their open, and the file is
@@ -21,7 +21,7 @@
 #include "op_message.h"
 #include "op_stacks.h"
 #include "op_util.h"
-#include "unwind.h"
+#include "opd_unwind.h"
 
 #define MAX_SEGS 16
 /*
@@ -100,12 +100,12 @@ static int bin_cmp(void const *data, struct op_hashmap_entry const *a,
 	       OP_HASHMAP_ENTRY(b, struct binary, ent)->key;
 }
 
-struct unwind_cache *unwind_cache_new(void)
+struct unwind_cache *opd_unwind_cache_new(void)
 {
-	return unwind_cache_new_bounded(MAX_BINARIES, MAX_RULES);
+	return opd_unwind_cache_new_bounded(MAX_BINARIES, MAX_RULES);
 }
 
-struct unwind_cache *unwind_cache_new_bounded(size_t binaries, size_t rules)
+struct unwind_cache *opd_unwind_cache_new_bounded(size_t binaries, size_t rules)
 {
 	struct unwind_cache *uc = op_xcalloc(1, sizeof(*uc));
 
@@ -150,7 +150,7 @@ static void bin_free(struct op_hashmap_entry *e)
 	free(b);
 }
 
-void unwind_cache_free(struct unwind_cache *uc)
+void opd_unwind_cache_free(struct unwind_cache *uc)
 {
 	if (!uc)
 		return;
@@ -159,7 +159,7 @@ void unwind_cache_free(struct unwind_cache *uc)
 }
 
 /* issue 27 (helper s4c): the perf source forgets unmapped binaries */
-void unwind_cache_forget(struct unwind_cache *uc, unsigned long key)
+void opd_unwind_cache_forget(struct unwind_cache *uc, unsigned long key)
 {
 	struct binary probe = { .key = key };
 	struct op_hashmap_entry *e;
@@ -175,12 +175,12 @@ void unwind_cache_forget(struct unwind_cache *uc, unsigned long key)
 	bin_free(e);
 }
 
-struct unwind_stats const *unwind_cache_stats(struct unwind_cache const *uc)
+struct unwind_stats const *opd_unwind_cache_stats(struct unwind_cache const *uc)
 {
 	return &uc->stats;
 }
 
-void unwind_cache_take(struct unwind_cache *uc, struct unwind_taken *t)
+void opd_unwind_cache_take(struct unwind_cache *uc, struct unwind_taken *t)
 {
 	t->binaries_evicted = uc->stats.binaries_evicted -
 			      uc->taken.binaries_evicted;
@@ -889,7 +889,7 @@ static void count_root(struct unwind_cache *uc, uint64_t bytes)
 	uc->stats.root_bytes[i]++;
 }
 
-unsigned unwind_user(struct unwind_cache *uc, struct unwind_regs const *regs,
+unsigned opd_unwind_user(struct unwind_cache *uc, struct unwind_regs const *regs,
 		     struct unwind_stack const *stack,
 		     unwind_find_map_fn find_map, void *arg,
 		     uint64_t *pcs, unsigned max, unsigned *n)

@@ -13,11 +13,11 @@
  * rules are evaluated on the three registers the sample has: rip, rsp and
  * rbp, which is what compilers' CFI uses for the CFA on x86-64 (a rule
  * needing another register stops the walk: bad_cfa). Both caches are
- * bounded (unwind.c: MAX_BINARIES, MAX_RULES). Why unwinding stopped is
+ * bounded (opd_unwind.c: MAX_BINARIES, MAX_RULES). Why unwinding stopped is
  * enum op_unwind_stop.
  */
-#ifndef UNWIND_H
-#define UNWIND_H
+#ifndef OPD_UNWIND_H
+#define OPD_UNWIND_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -65,12 +65,12 @@ struct unwind_stats {
 
 struct unwind_cache;
 
-struct unwind_cache *unwind_cache_new(void);
-/* The same with other bounds than unwind.c's (tests): binaries kept open,
+struct unwind_cache *opd_unwind_cache_new(void);
+/* The same with other bounds than opd_unwind.c's (tests): binaries kept open,
  * compiled CFI rows per binary. */
-struct unwind_cache *unwind_cache_new_bounded(size_t binaries, size_t rules);
-void unwind_cache_free(struct unwind_cache *uc);
-struct unwind_stats const *unwind_cache_stats(struct unwind_cache const *uc);
+struct unwind_cache *opd_unwind_cache_new_bounded(size_t binaries, size_t rules);
+void opd_unwind_cache_free(struct unwind_cache *uc);
+struct unwind_stats const *opd_unwind_cache_stats(struct unwind_cache const *uc);
 /*
  * Since the last call, for the stream: cache evictions (its counters), and
  * walks stopped at a pc in no mapping (backtraces cut short, its
@@ -79,20 +79,20 @@ struct unwind_stats const *unwind_cache_stats(struct unwind_cache const *uc);
 struct unwind_taken {
 	uint64_t binaries_evicted, rules_flushed, no_mapping;
 };
-void unwind_cache_take(struct unwind_cache *uc, struct unwind_taken *t);
+void opd_unwind_cache_take(struct unwind_cache *uc, struct unwind_taken *t);
 
 /* The binary of key is unmapped for good (its cookie forgotten): close
  * it and free its CFI. uc NULL or key not cached: nothing. */
-void unwind_cache_forget(struct unwind_cache *uc, unsigned long key);
+void opd_unwind_cache_forget(struct unwind_cache *uc, unsigned long key);
 
 /*
  * Unwind: pcs[0] = regs->ip, pcs[1..] the return addresses of the
  * callers, at most max in all; *n of them. Returns why it stopped (enum
  * op_unwind_stop; depth_limit when max was reached).
  */
-unsigned unwind_user(struct unwind_cache *uc, struct unwind_regs const *regs,
+unsigned opd_unwind_user(struct unwind_cache *uc, struct unwind_regs const *regs,
 		     struct unwind_stack const *stack,
 		     unwind_find_map_fn find_map, void *arg,
 		     uint64_t *pcs, unsigned max, unsigned *n);
 
-#endif /* UNWIND_H */
+#endif /* OPD_UNWIND_H */

@@ -1,24 +1,24 @@
-/* Growable stream-word array; see word_buffer.h. */
+/* Growable stream-word array; see opd_words.h. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "op_message.h"
-#include "word_buffer.h"
+#include "opd_words.h"
 
-void wb_init(struct word_buffer *wb)
+void opd_words_init(struct word_buffer *wb)
 {
 	wb->w = NULL;
 	wb->len = 0;
 	wb->cap = 0;
 }
 
-void wb_free(struct word_buffer *wb)
+void opd_words_free(struct word_buffer *wb)
 {
 	free(wb->w);
-	wb_init(wb);
+	opd_words_init(wb);
 }
 
-void wb_reserve(struct word_buffer *wb, size_t extra)
+void opd_words_reserve(struct word_buffer *wb, size_t extra)
 {
 	size_t cap = wb->cap ? wb->cap : 1024;
 
@@ -30,11 +30,11 @@ void wb_reserve(struct word_buffer *wb, size_t extra)
 	wb->cap = cap;
 }
 
-void wb_push_string(struct word_buffer *wb, char const *s, size_t nbytes)
+void opd_words_push_string(struct word_buffer *wb, char const *s, size_t nbytes)
 {
-	size_t n = wb_string_words(nbytes);
+	size_t n = opd_words_string_words(nbytes);
 
-	wb_reserve(wb, n);
+	opd_words_reserve(wb, n);
 	if (n)
 		wb->w[wb->len + n - 1] = 0;	/* zero the tail padding */
 	/* memcpy puts the first byte in the lowest-addressed byte of the

@@ -1,17 +1,17 @@
-/* Time-ordered pending record queue; see record_queue.h. */
+/* Time-ordered pending record queue; see perf_queue.h. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "op_message.h"
 #include "op_util.h"
-#include "record_queue.h"
+#include "perf_queue.h"
 
-void rq_init(struct record_queue *q)
+void perf_queue_init(struct perf_queue *q)
 {
 	memset(q, 0, sizeof(*q));
 }
 
-void rq_free(struct record_queue *q)
+void perf_queue_free(struct perf_queue *q)
 {
 	free(q->arena);
 	free(q->spare);
@@ -20,7 +20,7 @@ void rq_free(struct record_queue *q)
 	memset(q, 0, sizeof(*q));
 }
 
-void *rq_reserve(struct record_queue *q, size_t len)
+void *perf_queue_reserve(struct perf_queue *q, size_t len)
 {
 	if (q->arena_cap - q->arena_len < len) {
 		size_t cap = q->arena_cap ? q->arena_cap : 256 * 1024;
@@ -33,7 +33,7 @@ void *rq_reserve(struct record_queue *q, size_t len)
 	return q->arena + q->arena_len;
 }
 
-void rq_commit(struct record_queue *q, size_t len, uint64_t time,
+void perf_queue_commit(struct perf_queue *q, size_t len, uint64_t time,
 	       uint32_t src)
 {
 	if (q->nr == q->cap) {
@@ -51,7 +51,7 @@ void rq_commit(struct record_queue *q, size_t len, uint64_t time,
 }
 
 /* End of the non-decreasing run that starts at i. */
-static size_t run_end(struct rq_entry const *a, size_t i, size_t n)
+static size_t run_end(struct perf_queue_entry const *a, size_t i, size_t n)
 {
 	while (i + 1 < n && a[i].time <= a[i + 1].time)
 		i++;
@@ -59,8 +59,8 @@ static size_t run_end(struct rq_entry const *a, size_t i, size_t n)
 }
 
 /* Stable merge of a[0..m) and b[0..k) into out. */
-static void merge(struct rq_entry const *a, size_t m,
-		  struct rq_entry const *b, size_t k, struct rq_entry *out)
+static void merge(struct perf_queue_entry const *a, size_t m,
+		  struct perf_queue_entry const *b, size_t k, struct perf_queue_entry *out)
 {
 	size_t i = 0, j = 0;
 
@@ -70,9 +70,9 @@ static void merge(struct rq_entry const *a, size_t m,
 	memcpy(out + (m - i), b + j, (k - j) * sizeof(*out));
 }
 
-void rq_sort(struct record_queue *q)
+void perf_queue_sort(struct perf_queue *q)
 {
-	struct rq_entry *src = q->ent, *dst = q->tmp;
+	struct perf_queue_entry *src = q->ent, *dst = q->tmp;
 	size_t n = q->nr;
 
 	if (run_end(src, 0, n) >= n)
@@ -88,7 +88,7 @@ void rq_sort(struct record_queue *q)
 			i = e;
 			runs++;
 		}
-		struct rq_entry *t = src;
+		struct perf_queue_entry *t = src;
 		src = dst;
 		dst = t;
 		if (runs == 1)
@@ -100,10 +100,10 @@ void rq_sort(struct record_queue *q)
 
 static int entry_by(void const *ent, void const *until)
 {
-	return ((struct rq_entry const *)ent)->time <= *(uint64_t const *)until;
+	return ((struct perf_queue_entry const *)ent)->time <= *(uint64_t const *)until;
 }
 
-size_t rq_ready(struct record_queue const *q, uint64_t until)
+size_t perf_queue_ready(struct perf_queue const *q, uint64_t until)
 {
 	return op_partition_point(q->ent, q->nr, sizeof(q->ent[0]), entry_by,
 				  &until);
@@ -114,7 +114,7 @@ size_t rq_ready(struct record_queue const *q, uint64_t until)
  * copying them to the front is cheap; their arena order follows the
  * sorted order, which keeps the next round's copies sequential.
  */
-void rq_consume(struct record_queue *q, size_t n)
+void perf_queue_consume(struct perf_queue *q, size_t n)
 {
 	size_t rest = q->nr - n, len = 0, cap;
 	unsigned char *arena;
@@ -131,7 +131,7 @@ void rq_consume(struct record_queue *q, size_t n)
 	}
 	arena = q->spare;
 	for (size_t i = 0; i < rest; i++) {
-		struct rq_entry *e = &q->ent[n + i];
+		struct perf_queue_entry *e = &q->ent[n + i];
 		uint16_t size;	/* perf_event_header.size */
 
 		memcpy(&size, q->arena + e->off + 6, sizeof(size));

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "perf_ring.h"
-#include "record_queue.h"
+#include "perf_queue.h"
 
 int perf_ring_map(struct perf_ring *r, int fd, int cpu, uint32_t index,
 		  unsigned pages)
@@ -102,7 +102,7 @@ void perf_ring_read(struct perf_ring const *r, uint64_t pos, void *dst,
 
 /* Copy the size bytes record at pos into q (*rec), a user stack copy cut
  * to its filled bytes; returns the bytes copied. */
-static size_t copy_record(struct perf_ring const *r, struct record_queue *q,
+static size_t copy_record(struct perf_ring const *r, struct perf_queue *q,
 			  uint64_t pos, uint16_t size, void **out)
 {
 	struct perf_ring_stack s;
@@ -113,12 +113,12 @@ static size_t copy_record(struct perf_ring const *r, struct record_queue *q,
 	if (cut)
 		keep = ((s.dyn < s.len ? s.dyn : s.len) + 7) & ~(uint64_t)7;
 	if (!cut || keep >= s.len) {
-		*out = rec = rq_reserve(q, size);
+		*out = rec = perf_queue_reserve(q, size);
 		perf_ring_read(r, pos, rec, size);
 		return size;
 	}
 	size = (uint16_t)(s.data_off + keep + 8);
-	*out = rec = rq_reserve(q, size);
+	*out = rec = perf_queue_reserve(q, size);
 	perf_ring_read(r, pos, rec, s.data_off + keep);
 	memcpy(rec + s.data_off - 8, &keep, 8);
 	memcpy(rec + s.data_off + keep, &s.dyn, 8);
@@ -127,7 +127,7 @@ static size_t copy_record(struct perf_ring const *r, struct record_queue *q,
 	return size;
 }
 
-size_t perf_ring_drain(struct perf_ring *r, struct record_queue *q,
+size_t perf_ring_drain(struct perf_ring *r, struct perf_queue *q,
 		       uint64_t (*time_of)(void const *rec))
 {
 	/* acquire: record bytes are read only after data_head */
@@ -149,7 +149,7 @@ size_t perf_ring_drain(struct perf_ring *r, struct record_queue *q,
 			break;
 		}
 		len = copy_record(r, q, tail, h.size, &rec);
-		rq_commit(q, len, time_of(rec), r->index);
+		perf_queue_commit(q, len, time_of(rec), r->index);
 		tail += h.size;
 		n++;
 	}

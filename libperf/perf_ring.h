@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct record_queue;
+struct perf_queue;
 struct perf_event_mmap_page;
 
 /* Where a sample's user stack copy lies (PERF_SAMPLE_STACK_USER): its
@@ -71,7 +71,7 @@ void perf_ring_read(struct perf_ring const *r, uint64_t pos, void *dst,
  * user stack copy found by stack_of is cut to its filled bytes (rounded
  * up to 8; its size word and the header's size say so): the unwinder
  * never reads past dyn_size, and most of a 16 KiB copy is unused. */
-size_t perf_ring_drain(struct perf_ring *r, struct record_queue *q,
+size_t perf_ring_drain(struct perf_ring *r, struct perf_queue *q,
 		       uint64_t (*time_of)(void const *rec));
 
 #endif /* PERF_RING_H */

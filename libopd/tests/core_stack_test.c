@@ -47,9 +47,9 @@ static void traced(struct word_buffer *wb, unsigned long cookie,
 	sw_cookie(wb, cookie);
 	while (n--) {
 		sw_esc(wb, OP_CODE_TRACE_BEGIN);
-		wb_push2(wb, pc, 0);
-		wb_push2(wb, pc + 0x100, 0);
-		wb_push2(wb, pc + 0x200, 0);
+		opd_words_push2(wb, pc, 0);
+		opd_words_push2(wb, pc + 0x100, 0);
+		opd_words_push2(wb, pc + 0x200, 0);
 	}
 }
 
@@ -102,7 +102,7 @@ int main(void)
 	core = new_core(dir);
 	if (!check(core != NULL, "opd_core_new"))
 		return check_done();
-	wb_init(&wb);
+	opd_words_init(&wb);
 	sw_cpu(&wb, 0);
 	sw_cookie_def(&wb, 5, gone);
 	sw_cookie_def(&wb, 6, exe);
@@ -124,7 +124,7 @@ int main(void)
 	      " dropped %" PRIu64 " (want 2, 0)", st->stack_written,
 	      st->stack_dropped);
 	opd_core_free(core);
-	wb_free(&wb);
+	opd_words_free(&wb);
 	check_int((long long)stacks_total(dir), 2,
 		  "the counts in stacks/ are the samples written");
 

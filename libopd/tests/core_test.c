@@ -68,7 +68,7 @@ static uint64_t kallsyms_text(void)
 static void push_samples(struct word_buffer *wb, unsigned long pc, int n, unsigned long ev)
 {
 	while (n--)
-		wb_push2(wb, pc, ev);
+		opd_words_push2(wb, pc, ev);
 }
 
 /* Task 100 (tid 101) on cpu 1: 4 in exe, 2 in libc, 4 kernel, 2 anon, 1 bad. */
@@ -95,7 +95,7 @@ static void build_stream(struct word_buffer *wb)
 	sw_kernel(wb);
 	push_samples(wb, ktext + 0x100, 4, 0);
 	sw_esc(wb, OP_CODE_LOST);
-	wb_push2(wb, OP_LOST_NO_MAPPING, 5);
+	opd_words_push2(wb, OP_LOST_NO_MAPPING, 5);
 }
 
 struct expect { uint64_t key; uint32_t value; };
@@ -201,7 +201,7 @@ static void run(char const *dir, unsigned separate, size_t max_open)
 
 	if (!check(core != NULL, "opd_core_new"))
 		return;
-	wb_init(&wb);
+	opd_words_init(&wb);
 	build_stream(&wb);
 	/* issue 21: out of fds, the open files close with samples pending;
 	 * they are written all the same when their files reopen */
@@ -215,7 +215,7 @@ static void run(char const *dir, unsigned separate, size_t max_open)
 	      "%zu files open, bound %zu", opd_core_nr_open_files(core), max_open);
 	check_stats(core, "one core");
 	opd_core_free(core);
-	wb_free(&wb);
+	opd_words_free(&wb);
 }
 
 /* The --separate=none files of build_stream's samples in dir. */
@@ -254,7 +254,7 @@ static void run_two_cores(char const *dir_a, char const *dir_b)
 		opd_core_free(b);
 		return;
 	}
-	wb_init(&wb);
+	opd_words_init(&wb);
 	build_stream(&wb);
 	for (i = 0; i < wb.len; i += step) {
 		size_t end = i + step < wb.len ? i + step : wb.len;
@@ -268,7 +268,7 @@ static void run_two_cores(char const *dir_a, char const *dir_b)
 	opd_core_free(a);
 	check_stats(b, "core b after core a is gone");
 	opd_core_free(b);
-	wb_free(&wb);
+	opd_words_free(&wb);
 }
 /* The --separate=all files of build_stream's samples in dir. */
 static void check_separated(char const *dir)
@@ -301,7 +301,7 @@ static void run_budgets(char const *dir)
 
 	if (!check(core != NULL, "budgets: opd_core_new"))
 		return;
-	wb_init(&wb);
+	opd_words_init(&wb);
 	sw_cpu(&wb, 0);
 	sw_cookie_def(&wb, 5, exe);
 	if (opd_vdso_self(&vsize)) {
@@ -326,7 +326,7 @@ static void run_budgets(char const *dir)
 	}
 	for (c = 0; c < 70; c++) {
 		sw_esc(&wb, OP_CODE_COOKIE_FORGET);
-		wb_push(&wb, 100 + c);
+		opd_words_push(&wb, 100 + c);
 	}
 	/* the first region sampled again (the driver freed its cookie after
 	 * 10 s idle): a new cookie, and the region keeps its own file */
@@ -358,7 +358,7 @@ static void run_budgets(char const *dir)
 		 dir, exe);
 	check(system(rel) == 0, "budgets: 64 regions of the app have files of their own");
 	opd_core_free(core);
-	wb_free(&wb);
+	opd_words_free(&wb);
 }
 
 /* A sink in the test: the files the core hands it, by path. */
@@ -439,7 +439,7 @@ static void run_sink(char const *dir)
 	struct word_buffer wb;
 
 	core_sink = &sink;
-	wb_init(&wb);
+	opd_words_init(&wb);
 	build_stream(&wb);
 	core = new_core(dir, 0, 0);
 	if (check(core != NULL, "a core with a sink")) {
@@ -475,7 +475,7 @@ static void run_sink(char const *dir)
 	}
 	mem_refuse = 0;
 	core_sink = NULL;
-	wb_free(&wb);
+	opd_words_free(&wb);
 }
 
 static void rm_rf(char const *path)

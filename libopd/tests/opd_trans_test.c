@@ -148,43 +148,43 @@ static void build_all_codes(struct word_buffer *wb)
 	sw_cookie_def(wb, 5, "/usr/bin/app");
 	sw_ctx(wb, 101, 5, 100);
 	sw_kernel(wb);
-	wb_push2(wb, 0xffffffff81000010UL, 0);
+	opd_words_push2(wb, 0xffffffff81000010UL, 0);
 	sw_user(wb);
 	sw_cookie_def(wb, 6, "/lib/libc.so.6 (deleted)");
 	sw_cookie(wb, 6);
-	wb_push2(wb, 0x1234, 1);
+	opd_words_push2(wb, 0x1234, 1);
 	sw_anon_def(wb, 7, 100, 0x7000, 0x9000, name);
 	sw_cookie(wb, 7);
-	wb_push2(wb, 0x10, 0);
+	opd_words_push2(wb, 0x10, 0);
 	sw_esc(wb, OP_CODE_MODULE_LOADED);
 	sw_esc(wb, OP_CODE_KERNEL_IMAGE);
-	wb_push2(wb, 0xffffffffc0000000UL, 0xffffffffc0001000UL);
-	wb_push(wb, 3);
-	wb_push_string(wb, "ext", 3);
+	opd_words_push2(wb, 0xffffffffc0000000UL, 0xffffffffc0001000UL);
+	opd_words_push(wb, 3);
+	opd_words_push_string(wb, "ext", 3);
 	sw_esc(wb, OP_CODE_LOST);
-	wb_push2(wb, OP_LOST_NO_MAPPING, 3);
+	opd_words_push2(wb, OP_LOST_NO_MAPPING, 3);
 	/* a backtrace: kernel sample, one kernel frame, two user frames */
 	sw_esc(wb, OP_CODE_TRACE_BEGIN);
 	sw_kernel(wb);
-	wb_push2(wb, 0xffffffff81000020UL, 2);
-	wb_push2(wb, 0xffffffff81000030UL, 0);
+	opd_words_push2(wb, 0xffffffff81000020UL, 2);
+	opd_words_push2(wb, 0xffffffff81000030UL, 0);
 	sw_user(wb);
 	sw_cookie(wb, 6);
-	wb_push2(wb, 0x2000, 0);
+	opd_words_push2(wb, 0x2000, 0);
 	sw_cookie(wb, 5);
-	wb_push2(wb, 0x3000, 0);
+	opd_words_push2(wb, 0x3000, 0);
 	/* the producer says why the trace ends: a short stack copy */
 	sw_esc(wb, OP_CODE_UNWIND_STOP);
-	wb_push(wb, 3);
+	opd_words_push(wb, 3);
 	/* a second trace, ended by the cpu switch below */
 	sw_esc(wb, OP_CODE_TRACE_BEGIN);
-	wb_push2(wb, 0x3100, 1);
-	wb_push2(wb, 0x3200, 0);
+	opd_words_push2(wb, 0x3100, 1);
+	opd_words_push2(wb, 0x3200, 0);
 	/* a new cpu resets task and mode: the next sample re-establishes */
 	sw_cpu(wb, 0);
 	sw_ctx(wb, 0, OP_NO_COOKIE, 0);
 	sw_kernel(wb);
-	wb_push2(wb, 0xffffffff81000040UL, 0);
+	opd_words_push2(wb, 0xffffffff81000040UL, 0);
 }
 
 static char const all_codes_log[] =
@@ -214,14 +214,14 @@ static void test_opd_trans__every_code(void)
 	struct log l;
 	struct opd_trans_stats st;
 
-	wb_init(&wb);
+	opd_words_init(&wb);
 	build_all_codes(&wb);
 	st = decode(wb.w, wb.len, 0, &l);
 	check_log(&l, all_codes_log, "every code decodes");
 	check(st.errors == 0 && st.samples == 6 && st.arcs == 4 &&
 	      st.kernel_samples == 3 && st.lost[OP_LOST_NO_MAPPING] == 3 &&
 	      st.words == wb.len, "every code: stats");
-	wb_free(&wb);
+	opd_words_free(&wb);
 }
 
 /* Chunks of every size, and every two-way split: the same log. */
@@ -230,7 +230,7 @@ static void test_opd_trans__chunks(void)
 	struct word_buffer wb;
 	struct log l;
 
-	wb_init(&wb);
+	opd_words_init(&wb);
 	build_all_codes(&wb);
 	for (size_t chunk = 1; chunk <= wb.len; chunk++) {
 		decode(wb.w, wb.len, chunk, &l);
@@ -251,7 +251,7 @@ static void test_opd_trans__chunks(void)
 		opd_trans_free(&dec);
 		check_log(&l, all_codes_log, "two-way split");
 	}
-	wb_free(&wb);
+	opd_words_free(&wb);
 }
 
 /* Truncation at every point: exactly one error, at the end. */
@@ -260,7 +260,7 @@ static void test_opd_trans__truncated(void)
 	struct word_buffer wb;
 	struct log l;
 
-	wb_init(&wb);
+	opd_words_init(&wb);
 	build_all_codes(&wb);
 	for (size_t n = 1; n < wb.len; n++) {
 		struct opd_trans_stats st = decode(wb.w, n, 3, &l);
@@ -271,7 +271,7 @@ static void test_opd_trans__truncated(void)
 	decode(wb.w, 7, 5, &l);	/* inside the app's COOKIE_DEF */
 	check(l.errors == 1 && strstr(l.buf, "E @3 stream ends inside a record"),
 	      "truncated: error names the record's position");
-	wb_free(&wb);
+	opd_words_free(&wb);
 }
 
 struct bad_case {
@@ -365,21 +365,21 @@ static void test_opd_trans__unwind_stop(void)
 	st = decode(w, sizeof(w) / sizeof(*w), 0, &l);
 	check(st.errors == 1 && st.samples == 1 && !strstr(l.buf, "T "),
 	      "unwind_stop outside a trace: one error, no trace");
-	wb_init(&wb);
+	opd_words_init(&wb);
 	sw_cpu(&wb, 0);
 	sw_ctx(&wb, 1, 0, 1);
 	sw_kernel(&wb);
 	sw_esc(&wb, OP_CODE_TRACE_BEGIN);
-	wb_push2(&wb, 0x10, 0);
+	opd_words_push2(&wb, 0x10, 0);
 	for (unsigned i = 0; i < OPD_TRACE_MAX + 5; i++)
-		wb_push2(&wb, 0x100 + i, 0);
+		opd_words_push2(&wb, 0x100 + i, 0);
 	sw_esc(&wb, OP_CODE_UNWIND_STOP);
-	wb_push(&wb, 0);
+	opd_words_push(&wb, 0);
 	st = decode(wb.w, wb.len, 0, &l);
 	if (!check(st.errors == 0 && strstr(l.buf, "T e0 1/1 stop5 k0:0x10 "),
 	      "a trace longer than OPD_TRACE_MAX ends with depth_limit"))
 		printf("# %.300s\n", strstr(l.buf, "T ") ? strstr(l.buf, "T ") : l.buf);
-	wb_free(&wb);
+	opd_words_free(&wb);
 }
 
 static void test_opd_trans__frame_event(void)
@@ -401,7 +401,7 @@ static void test_opd_trans__redefine(void)
 	struct log l;
 	struct opd_trans_stats st;
 
-	wb_init(&wb);
+	opd_words_init(&wb);
 	sw_cookie_def(&wb, 5, "/a");
 	sw_cookie_def(&wb, 5, "/a");
 	sw_cookie_def(&wb, 5, "/b");
@@ -409,7 +409,7 @@ static void test_opd_trans__redefine(void)
 	check(st.errors == 1 && strstr(l.buf, "cookie 0x5 redefined differently"),
 	      "redefinition with another path is an error");
 	check(!strstr(l.buf, "/b"), "the first definition stays");
-	wb_free(&wb);
+	opd_words_free(&wb);
 }
 
 /* ESC COUNT: known counters reach the sink and the stats, unknown ones

@@ -18,15 +18,15 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "cookie_table.h"
+#include "opd_cookie.h"
 #include "op_message.h"
 #include "op_stream.h"
 #include "op_util.h"
-#include "perf_source_int.h"
+#include "opd_perf_int.h"
 #include "proc_layout.h"
-#include "proc_maps.h"
-#include "stream_emit.h"
-#include "word_buffer.h"
+#include "opd_maps.h"
+#include "opd_emit.h"
+#include "opd_words.h"
 
 /* A child that waits for *fd to be closed, then exits. */
 static pid_t blocked_child(int *fd)
@@ -76,53 +76,53 @@ static void test_exit_lost__reaped(void)
 	uint64_t real = 0;
 	int fd, rc;
 
-	pm_init(&pt);
-	ct_init(&ct);
-	wb_init(&wb);
-	se_init(&se, &wb, &ct);
-	check(pm_seed(&pt, &ct, me) == 0, "this process seeded from /proc");
-	self = pm_find(&pt, me);
+	opd_maps_init(&pt);
+	opd_cookie_init(&ct);
+	opd_words_init(&wb);
+	opd_emit_init(&se, &wb, &ct);
+	check(opd_maps_seed(&pt, &ct, me) == 0, "this process seeded from /proc");
+	self = opd_maps_find(&pt, me);
 	check(self && self->start_ticks, "seeding records the start time");
 	kid = (unsigned long)blocked_child(&fd);
 	/* what the FORK handler does */
-	c = pm_fork(&pt, me, kid);
-	c->start_ticks = pm_ticks_at(op_monotonic_ns());
-	rc = pm_start_ticks(&pt, kid, &real);
+	c = opd_maps_fork(&pt, me, kid);
+	c->start_ticks = opd_maps_ticks_at(op_monotonic_ns());
+	rc = opd_maps_start_ticks(&pt, kid, &real);
 	check(rc == 0 && real <= c->start_ticks &&
 	      real + PM_START_SLACK_TICKS >= c->start_ticks,
 	      "a FORK's time gives the start time /proc shows (%llu, %llu)",
 	      (unsigned long long)real, (unsigned long long)c->start_ticks);
-	pm_exec(c);
+	opd_maps_exec(c);
 	map(&pt, &ct, c, 0x1000, 0x2000, 0, "/t/gone-bin");
 	map(&pt, &ct, c, 0x8000, 0x9000, 0, "//anon");
 	bin = c->app_cookie;
-	region = pm_vma_cookie(&ct, c, pm_lookup(c, 0x8000));
-	se_define(&se, bin);
-	se_define(&se, region);
+	region = opd_maps_vma_cookie(&ct, c, opd_maps_lookup(c, 0x8000));
+	opd_emit_define(&se, bin);
+	opd_emit_define(&se, region);
 	end_child((pid_t)kid, fd, true);
 
 	check(sweep(&pt, &ct, &se, 1, 100) == 0 && sweep(&pt, &ct, &se, 2, 200) == 0 &&
-	      !pm_find(&pt, kid)->exit_round && ct_get(&ct, bin),
+	      !opd_maps_find(&pt, kid)->exit_round && opd_cookie_get(&ct, bin),
 	      "no loss: the gone process is kept and its binary held (the leak)");
-	pm_records_lost(&pt);
-	check(pm_exit_gone(&pt, 3) == 1 && pm_find(&pt, kid)->exit_round == 3,
+	opd_maps_records_lost(&pt);
+	check(opd_maps_exit_gone(&pt, 3) == 1 && opd_maps_find(&pt, kid)->exit_round == 3,
 	      "after a loss, the sweep exits the gone process in its round");
-	check(pm_find(&pt, me) && !pm_find(&pt, me)->exit_round,
+	check(opd_maps_find(&pt, me) && !opd_maps_find(&pt, me)->exit_round,
 	      "this process, alive, is kept");
-	check(pm_exit_gone(&pt, 4) == 0, "one check per loss");
-	pm_reap(&pt, 4, &se);
-	check(pm_find(&pt, kid) && sweep(&pt, &ct, &se, 4, 300) == 0 &&
-	      ct_get(&ct, bin), "within the grace: kept, its binary held");
-	pm_reap(&pt, 5, &se);
-	check(!pm_find(&pt, kid) && has_forget(&wb, region),
+	check(opd_maps_exit_gone(&pt, 4) == 0, "one check per loss");
+	opd_maps_reap(&pt, 4, &se);
+	check(opd_maps_find(&pt, kid) && sweep(&pt, &ct, &se, 4, 300) == 0 &&
+	      opd_cookie_get(&ct, bin), "within the grace: kept, its binary held");
+	opd_maps_reap(&pt, 5, &se);
+	check(!opd_maps_find(&pt, kid) && has_forget(&wb, region),
 	      "reaped two rounds later, its region forgotten");
 	check(sweep(&pt, &ct, &se, 5, 400) == 0 && sweep(&pt, &ct, &se, 6, 411) >= 1 &&
-	      !ct_get(&ct, bin) && has_forget(&wb, bin),
+	      !opd_cookie_get(&ct, bin) && has_forget(&wb, bin),
 	      "its binary forgotten after the cookie grace (ESC COOKIE_FORGET)");
-	check(pm_find(&pt, me) != NULL, "this process is still there");
-	wb_free(&wb);
-	pm_free(&pt);
-	ct_free(&ct);
+	check(opd_maps_find(&pt, me) != NULL, "this process is still there");
+	opd_words_free(&wb);
+	opd_maps_free(&pt);
+	opd_cookie_free(&ct);
 }
 
 /* A zombie wrote its EXIT already: gone too. */
@@ -133,31 +133,31 @@ static void test_exit_lost__zombie(void)
 	int fd;
 	pid_t kid = blocked_child(&fd);
 
-	pm_init(&pt);
-	pm_get(&pt, (unsigned long)kid);
+	opd_maps_init(&pt);
+	opd_maps_get(&pt, (unsigned long)kid);
 	end_child(kid, fd, false);
-	check(pm_start_ticks(&pt, (unsigned long)kid, &t) == -ESRCH,
+	check(opd_maps_start_ticks(&pt, (unsigned long)kid, &t) == -ESRCH,
 	      "a zombie's start time: -ESRCH");
-	pm_records_lost(&pt);
-	check(pm_exit_gone(&pt, 1) == 1, "a zombie is exited");
+	opd_maps_records_lost(&pt);
+	check(opd_maps_exit_gone(&pt, 1) == 1, "a zombie is exited");
 	waitpid(kid, NULL, 0);
-	pm_free(&pt);
+	opd_maps_free(&pt);
 }
 
-/* pm_exit_gone after a loss on a table holding only pid, recorded with
+/* opd_maps_exit_gone after a loss on a table holding only pid, recorded with
  * start time start: did it exit it? */
 static bool exits(unsigned long pid, uint64_t start, uint64_t *recorded)
 {
 	struct proc_table pt;
 	bool gone;
 
-	pm_init(&pt);
-	pm_get(&pt, pid)->start_ticks = start;
-	pm_records_lost(&pt);
-	gone = pm_exit_gone(&pt, 1) == 1;
+	opd_maps_init(&pt);
+	opd_maps_get(&pt, pid)->start_ticks = start;
+	opd_maps_records_lost(&pt);
+	gone = opd_maps_exit_gone(&pt, 1) == 1;
 	if (recorded)
-		*recorded = pm_find(&pt, pid)->start_ticks;
-	pm_free(&pt);
+		*recorded = opd_maps_find(&pt, pid)->start_ticks;
+	opd_maps_free(&pt);
 	return gone;
 }
 
@@ -168,7 +168,7 @@ static void test_exit_lost__reuse(void)
 	pid_t kid = blocked_child(&fd);
 	uint64_t real = 0, rec = 0;
 
-	pm_start_ticks(&(struct proc_table){ .proc_root = "/proc" },
+	opd_maps_start_ticks(&(struct proc_table){ .proc_root = "/proc" },
 		       (unsigned long)kid, &real);
 	check(real > 10, "the child's start time (%llu)", (unsigned long long)real);
 	check(!exits((unsigned long)kid, real, NULL), "same start time: alive");
@@ -198,25 +198,25 @@ static void test_exit_lost__stat_parse(void)
 
 	if (!mkdtemp(dir))
 		check_bail("mkdtemp: %s", strerror(errno));
-	pm_init(&pt);
+	opd_maps_init(&pt);
 	pt.proc_root = dir;
 	snprintf(path, sizeof(path), "%s/7", dir);
 	mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/7/stat", dir);
 	write_text(path, "7 (a) b ) S 1 7 7 0 -1 4194560 100 0 0 0 "
 		   "1 2 0 0 20 0 1 0 4242 1000 10 1\n");
-	rc = pm_start_ticks(&pt, 7, &t);
+	rc = opd_maps_start_ticks(&pt, 7, &t);
 	check(rc == 0 && t == 4242,
 	      "field 22 after a comm holding ') ' (%llu)", (unsigned long long)t);
 	write_text(path, "7 (x) S 1 2 3\n");
-	check(pm_start_ticks(&pt, 7, &t) == -EINVAL, "a short stat: -EINVAL");
-	pm_get(&pt, 7)->start_ticks = 1;
-	pm_get(&pt, 8);
-	pm_records_lost(&pt);
-	check(pm_exit_gone(&pt, 1) == 1 && !pm_find(&pt, 7)->exit_round &&
-	      pm_find(&pt, 8)->exit_round == 1,
+	check(opd_maps_start_ticks(&pt, 7, &t) == -EINVAL, "a short stat: -EINVAL");
+	opd_maps_get(&pt, 7)->start_ticks = 1;
+	opd_maps_get(&pt, 8);
+	opd_maps_records_lost(&pt);
+	check(opd_maps_exit_gone(&pt, 1) == 1 && !opd_maps_find(&pt, 7)->exit_round &&
+	      opd_maps_find(&pt, 8)->exit_round == 1,
 	      "an unreadable stat keeps its process; no /proc/PID exits it");
-	pm_free(&pt);
+	opd_maps_free(&pt);
 	remove(path);
 	snprintf(path, sizeof(path), "%s/7", dir);
 	rmdir(path);
@@ -260,26 +260,26 @@ static void test_exit_lost__records(void)
 	int fd;
 	pid_t kid;
 
-	pm_init(&ps->procs);
+	opd_maps_init(&ps->procs);
 	kid = blocked_child(&fd);
 	fork_record(rec, (uint32_t)kid, (uint32_t)me, op_monotonic_ns());
-	ps_handle_record(ps, rec);
-	c = pm_find(&ps->procs, (unsigned long)kid);
-	pm_start_ticks(&ps->procs, (unsigned long)kid, &real);
+	opd_perf_handle_record(ps, rec);
+	c = opd_maps_find(&ps->procs, (unsigned long)kid);
+	opd_maps_start_ticks(&ps->procs, (unsigned long)kid, &real);
 	check(c && c->start_ticks && real <= c->start_ticks &&
 	      real + PM_START_SLACK_TICKS >= c->start_ticks,
 	      "FORK records the child's start time (%llu, /proc: %llu)",
 	      c ? (unsigned long long)c->start_ticks : 0ULL,
 	      (unsigned long long)real);
 	end_child(kid, fd, true);
-	check(pm_exit_gone(&ps->procs, 1) == 0, "no LOST: nothing checked");
+	check(opd_maps_exit_gone(&ps->procs, 1) == 0, "no LOST: nothing checked");
 	lost_record(rec, 3);
-	ps_handle_record(ps, rec);
+	opd_perf_handle_record(ps, rec);
 	check(ps->lost[OP_LOST_OVERFLOW] == 3 &&
-	      pm_exit_gone(&ps->procs, 1) == 1 &&
-	      pm_find(&ps->procs, (unsigned long)kid)->exit_round == 1,
+	      opd_maps_exit_gone(&ps->procs, 1) == 1 &&
+	      opd_maps_find(&ps->procs, (unsigned long)kid)->exit_round == 1,
 	      "LOST counted, and the next check exits the gone child");
-	pm_free(&ps->procs);
+	opd_maps_free(&ps->procs);
 	free(ps);
 }
 

@@ -9,18 +9,18 @@
 #include <string.h>
 
 #include "check.h"
-#include "cookie_table.h"
+#include "opd_cookie.h"
 #include "op_stream.h"
-#include "proc_maps.h"
-#include "stream_emit.h"
-#include "word_buffer.h"
+#include "opd_maps.h"
+#include "opd_emit.h"
+#include "opd_words.h"
 
-/* pm_map of [start, end) at pgoff of file name (no device/inode). */
+/* opd_maps_map of [start, end) at pgoff of file name (no device/inode). */
 static inline void map(struct proc_table *pt, struct cookie_table *ct,
 		       struct proc *p, unsigned long start, unsigned long end,
 		       unsigned long pgoff, char const *name)
 {
-	pm_map(pt, ct, p, start, end - start, pgoff, name, strlen(name),
+	opd_maps_map(pt, ct, p, start, end - start, pgoff, name, strlen(name),
 	       (struct ct_file_id){ 0 });
 }
 
@@ -34,7 +34,7 @@ static inline char const *layout(struct cookie_table *ct, struct proc *p)
 	buf[0] = '\0';
 	for (size_t i = 0; p && i < p->nr; i++) {
 		struct vma *v = &p->vma[i];
-		struct cookie_entry *e = ct_get(ct, v->flags & VMA_ANON ?
+		struct cookie_entry *e = opd_cookie_get(ct, v->flags & VMA_ANON ?
 						v->name : v->cookie);
 
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
@@ -52,22 +52,22 @@ static inline void check_layout(struct cookie_table *ct, struct proc *p,
 	check_str(layout(ct, p), expect, "%s", what);
 }
 
-/* sweep_cookies of perf_source.c, without the unwinder: after lost
+/* sweep_cookies of opd_perf.c, without the unwinder: after lost
  * records the processes gone are exited, then the cookies no process
  * maps are forgotten once idle (a 10 ns grace). */
 static inline void forget_one(void *arg, unsigned long cookie)
 {
-	se_forget(arg, cookie);
+	opd_emit_forget(arg, cookie);
 }
 
 static inline size_t sweep(struct proc_table *pt, struct cookie_table *ct,
 			   struct stream_emit *se, unsigned long round,
 			   uint64_t now)
 {
-	pm_exit_gone(pt, round);
-	ct_sweep_begin(ct);
-	pm_mark_cookies(pt, ct);
-	return ct_sweep_idle(ct, now, 10, forget_one, se);
+	opd_maps_exit_gone(pt, round);
+	opd_cookie_sweep_begin(ct);
+	opd_maps_mark_cookies(pt, ct);
+	return opd_cookie_sweep_idle(ct, now, 10, forget_one, se);
 }
 
 /* wb holds ESC COOKIE_FORGET cookie */

@@ -1,7 +1,7 @@
 /*
  * The stream contract (libop/op_stream.h) from both producers' sides: the
  * driver's sync encode step (driver/sync_encode.h, the same code the
- * module compiles) and the perf source's emitter (stream_emit.c) are fed
+ * module compiles) and the perf source's emitter (opd_emit.c) are fed
  * the same samples, switches and definitions, and
  *  - the driver's words are what the driver wrote before they shared the
  *    encoders (golden streams, below);
@@ -16,10 +16,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "cookie_table.h"
+#include "opd_cookie.h"
 #include "op_stacks.h"
 #include "opd_trans.h"
-#include "stream_emit.h"
+#include "opd_emit.h"
 #include "stream_words.h"
 #include "sync_encode.h"
 
@@ -127,7 +127,7 @@ static void driver_add(struct driver *d, struct op_stream_out const *o)
 {
 	check(!op_out_overflowed(o), "driver record of %lu words fits", o->len);
 	for (unsigned long i = 0; i < o->len; i++)
-		wb_push(d->wb, o->w[i]);
+		opd_words_push(d->wb, o->w[i]);
 }
 
 /* A definition in a record of its own (buffer_sync.c does this for the
@@ -202,7 +202,7 @@ static void driver_init(struct driver *d, struct word_buffer *wb)
 	op_sync_reset(&d->ss);
 }
 
-/* --- the perf source's side: perf_records.c's use of stream_emit ---------- */
+/* --- the perf source's side: opd_perf_records.c's use of stream_emit ---------- */
 
 struct daemon {
 	struct cookie_table ct;
@@ -211,18 +211,18 @@ struct daemon {
 
 static void daemon_init(struct daemon *p, struct word_buffer *wb)
 {
-	ct_init(&p->ct);
+	opd_cookie_init(&p->ct);
 	for (size_t i = 0; i < NR(cookies); i++) {
 		struct in_cookie const *c = &cookies[i];
 		unsigned long id = c->anon ?
-			ct_new_anon(&p->ct, c->tgid, c->start, c->end, c->name) :
-			ct_intern(&p->ct, c->name, strlen(c->name));
+			opd_cookie_new_anon(&p->ct, c->tgid, c->start, c->end, c->name) :
+			opd_cookie_intern(&p->ct, c->name, strlen(c->name));
 
 		if (id != i + 1)
 			check_bail("the cookie table gave cookie %lu, not %zu",
 				   id, i + 1);
 	}
-	se_init(&p->se, wb, &p->ct);
+	opd_emit_init(&p->se, wb, &p->ct);
 }
 
 static void daemon_sample(struct daemon *p, struct in_sample const *x,
@@ -230,21 +230,21 @@ static void daemon_sample(struct daemon *p, struct in_sample const *x,
 {
 	struct stream_emit *se = &p->se;
 
-	se_cpu(se, x->cpu);
-	se_task(se, x->tid, x->tgid, x->app);
+	opd_emit_cpu(se, x->cpu);
+	opd_emit_task(se, x->tid, x->tgid, x->app);
 	if (trace)
-		se_escape(se, OP_CODE_TRACE_BEGIN);
-	se_mode(se, x->kernel);
+		opd_emit_escape(se, OP_CODE_TRACE_BEGIN);
+	opd_emit_mode(se, x->kernel);
 	if (!x->kernel)
-		se_cookie(se, x->cookie);
-	se_pair(se, x->pc, x->event);
+		opd_emit_cookie(se, x->cookie);
+	opd_emit_pair(se, x->pc, x->event);
 	for (unsigned int i = 0; i < x->nr_frames; i++) {
 		struct in_frame const *f = &x->frames[i];
 
-		se_mode(se, f->kernel);
+		opd_emit_mode(se, f->kernel);
 		if (!f->kernel)
-			se_cookie(se, f->cookie);
-		se_pair(se, f->pc, 0);
+			opd_emit_cookie(se, f->cookie);
+		opd_emit_pair(se, f->pc, 0);
 	}
 }
 
@@ -415,12 +415,12 @@ static void def(struct word_buffer *g, unsigned long cookie)
 
 static void pair(struct word_buffer *g, unsigned long pc, unsigned long event)
 {
-	wb_push2(g, pc, event);
+	opd_words_push2(g, pc, event);
 }
 
 static void frame(struct word_buffer *g, unsigned long pc)
 {
-	wb_push2(g, pc, 0);
+	opd_words_push2(g, pc, 0);
 }
 
 static void golden_plain(struct word_buffer *g)
@@ -549,12 +549,12 @@ static void check_golden(struct word_buffer const *got,
 {
 	struct word_buffer want;
 
-	wb_init(&want);
+	opd_words_init(&want);
 	golden(&want);
 	if (!check(same_words(got, &want),
 		   "%s: the driver's words are the golden stream", what))
 		note_diff(got, &want);
-	wb_free(&want);
+	opd_words_free(&want);
 }
 
 /* --- the scenarios ------------------------------------------------------- */
@@ -578,10 +578,10 @@ static void run_daemon(struct word_buffer *wb, struct in_sample const *in,
 
 	daemon_init(&p, wb);
 	for (unsigned long c = 1; predefine && c <= NR(cookies); c++)
-		se_define(&p.se, c);
+		opd_emit_define(&p.se, c);
 	for (size_t i = 0; i < n; i++)
 		daemon_sample(&p, &in[i], trace);
-	ct_free(&p.ct);
+	opd_cookie_free(&p.ct);
 }
 
 static void scenario(char const *what, struct in_sample const *in, size_t n,
@@ -592,8 +592,8 @@ static void scenario(char const *what, struct in_sample const *in, size_t n,
 	char name[64];
 
 	/* every cookie defined up front: the same words */
-	wb_init(&drv);
-	wb_init(&dmn);
+	opd_words_init(&drv);
+	opd_words_init(&dmn);
 	run_driver(&drv, in, n, trace, true);
 	run_daemon(&dmn, in, n, trace, true);
 	if (!check(same_words(&drv, &dmn),
@@ -605,8 +605,8 @@ static void scenario(char const *what, struct in_sample const *in, size_t n,
 	check_view_is_input(&v, in, n, name);
 
 	/* each producer defines cookies its own way */
-	wb_reset(&drv);
-	wb_reset(&dmn);
+	opd_words_reset(&drv);
+	opd_words_reset(&dmn);
 	run_driver(&drv, in, n, trace, false);
 	run_daemon(&dmn, in, n, trace, false);
 	check_golden(&drv, golden, what);
@@ -616,8 +616,8 @@ static void scenario(char const *what, struct in_sample const *in, size_t n,
 	snprintf(name, sizeof(name), "%s (daemon)", what);
 	check(view_decode(&v, &dmn, name), "%s: decodes without an error", name);
 	check_view_is_input(&v, in, n, name);
-	wb_free(&drv);
-	wb_free(&dmn);
+	opd_words_free(&drv);
+	opd_words_free(&dmn);
 }
 
 /* --- the encoders' details ---------------------------------------------- */
@@ -633,14 +633,14 @@ static void test_strings(void)
 		struct op_stream_out o = { w, 0, NR(w) };
 		struct word_buffer wb;
 
-		wb_init(&wb);
+		opd_words_init(&wb);
 		op_put_string(&o, s, n);
-		wb_push_string(&wb, s, n);
+		opd_words_push_string(&wb, s, n);
 		same = o.len == OP_NAME_WORDS(n) && o.len == wb.len &&
 		       !memcmp(w, wb.w, o.len * sizeof(*w));
-		wb_free(&wb);
+		opd_words_free(&wb);
 	}
-	check(same, "op_put_string packs names as wb_push_string");
+	check(same, "op_put_string packs names as opd_words_push_string");
 }
 
 static void test_out_bound(void)
@@ -744,7 +744,7 @@ static void put_build_id(struct word_buffer *wb, unsigned long cookie,
 
 	op_put_build_id(&o, cookie, id, n);
 	for (unsigned long i = 0; i < o.len; i++)
-		wb_push(wb, w[i]);
+		opd_words_push(wb, w[i]);
 }
 
 static void test_build_id_words(void)
@@ -756,13 +756,13 @@ static void test_build_id_words(void)
 	unsigned long k, plain_lib;
 	size_t at;
 
-	wb_init(&wb);
-	ct_init(&p.ct);
-	k = ct_intern_file(&p.ct, "/usr/bin/app", 12, with_build_id(id_a, 20));
-	plain_lib = ct_intern(&p.ct, "/usr/lib/libnoid.so", 19);
-	se_init(&p.se, &wb, &p.ct);
-	se_define(&p.se, k);
-	se_define(&p.se, plain_lib);
+	opd_words_init(&wb);
+	opd_cookie_init(&p.ct);
+	k = opd_cookie_intern_file(&p.ct, "/usr/bin/app", 12, with_build_id(id_a, 20));
+	plain_lib = opd_cookie_intern(&p.ct, "/usr/lib/libnoid.so", 19);
+	opd_emit_init(&p.se, &wb, &p.ct);
+	opd_emit_define(&p.se, k);
+	opd_emit_define(&p.se, plain_lib);
 	at = OP_WORDS_DEF(12, 0);
 	check(wb.len == at + OP_WORDS_BUILD_ID(20) + OP_WORDS_DEF(19, 0) &&
 	      wb.w[at] == OP_ESCAPE_CODE && wb.w[at + 1] == OP_CODE_BUILD_ID &&
@@ -770,9 +770,9 @@ static void test_build_id_words(void)
 	      !memcmp(&wb.w[at + 4], id_a, 20),
 	      "a binary with a build-id: ESC BUILD_ID cookie 20 bytes right after its COOKIE_DEF, none for one without");
 	/* a new stream defines both again: the same build-id is no error */
-	ct_new_stream(&p.ct);
-	se_reset(&p.se);
-	se_define(&p.se, k);
+	opd_cookie_new_stream(&p.ct);
+	opd_emit_reset(&p.se);
+	opd_emit_define(&p.se, k);
 	check(view_decode(&v, &wb, "build-id"), "build-id: decodes without an error (defined twice)");
 	c = opd_trans_cookie(&v.dec, k);
 	check(c && c->build_id_len == 20 && !memcmp(c->build_id, id_a, 20),
@@ -788,18 +788,18 @@ static void test_build_id_words(void)
 	check(c && c->build_id_len == 20 && !memcmp(c->build_id, id_a, 20),
 	      "... and the first one stays");
 	opd_trans_free(&v.dec);
-	wb_reset(&wb);
+	opd_words_reset(&wb);
 	put_build_id(&wb, 77, id_a, 20);
 	check(!view_decode(&v, &wb, "build-id"), "the build-id of an undefined cookie is an error");
 	opd_trans_free(&v.dec);
-	wb_reset(&wb);
-	wb_push2(&wb, OP_ESCAPE_CODE, OP_CODE_BUILD_ID);
-	wb_push2(&wb, k, OP_MAX_BUILD_ID + 1);
+	opd_words_reset(&wb);
+	opd_words_push2(&wb, OP_ESCAPE_CODE, OP_CODE_BUILD_ID);
+	opd_words_push2(&wb, k, OP_MAX_BUILD_ID + 1);
 	check(!view_decode(&v, &wb, "build-id"), "a build-id longer than %d bytes is an error",
 	      OP_MAX_BUILD_ID);
 	opd_trans_free(&v.dec);
-	wb_free(&wb);
-	ct_free(&p.ct);
+	opd_words_free(&wb);
+	opd_cookie_free(&p.ct);
 }
 
 /* A binary first met in a backtrace frame: its COOKIE_DEF and BUILD_ID
@@ -814,18 +814,18 @@ static void test_build_id_in_trace(void)
 	struct word_buffer wb;
 	struct view v;
 
-	wb_init(&wb);
-	ct_init(&p.ct);
-	ct_intern(&p.ct, "/usr/bin/app", 12);
-	ct_intern_file(&p.ct, "/usr/lib/libid.so", 17, with_build_id(id_a, 20));
-	se_init(&p.se, &wb, &p.ct);
+	opd_words_init(&wb);
+	opd_cookie_init(&p.ct);
+	opd_cookie_intern(&p.ct, "/usr/bin/app", 12);
+	opd_cookie_intern_file(&p.ct, "/usr/lib/libid.so", 17, with_build_id(id_a, 20));
+	opd_emit_init(&p.se, &wb, &p.ct);
 	daemon_sample(&p, &in, 1);
 	check(view_decode(&v, &wb, "trace"), "trace with a build-id: decodes without an error");
 	check(v.nr == 1 && v.nr_arcs == 1 && frame_is(&v.arcs[0][0], 0, 2, 0x2000),
 	      "the frame in the binary defined mid-trace is still an arc");
 	opd_trans_free(&v.dec);
-	wb_free(&wb);
-	ct_free(&p.ct);
+	opd_words_free(&wb);
+	opd_cookie_free(&p.ct);
 }
 
 /* --- COOKIE_FORGET ------------------------------------------------------ */
@@ -948,15 +948,15 @@ static void test_time(void)
 	struct opd_trans dec;
 	size_t times = 0;
 
-	wb_init(&wb);
-	ct_init(&ct);
-	se_init(&se, &wb, &ct);
+	opd_words_init(&wb);
+	opd_cookie_init(&ct);
+	opd_emit_init(&se, &wb, &ct);
 	for (size_t i = 0; i < NR(at); i++) {
-		se_time(&se, at[i]);
-		se_cpu(&se, i);	/* a cpu switch each time: time is kept */
-		se_task(&se, 7, 7, OP_NO_COOKIE);
-		se_mode(&se, true);
-		se_pair(&se, 0xffffffff81000000UL + i, 0);
+		opd_emit_time(&se, at[i]);
+		opd_emit_cpu(&se, i);	/* a cpu switch each time: time is kept */
+		opd_emit_task(&se, 7, 7, OP_NO_COOKIE);
+		opd_emit_mode(&se, true);
+		opd_emit_pair(&se, 0xffffffff81000000UL + i, 0);
 	}
 	for (size_t i = 0; i + 1 < wb.len; i++)
 		times += wb.w[i] == OP_ESCAPE_CODE && wb.w[i + 1] == OP_CODE_TIME;
@@ -973,20 +973,20 @@ static void test_time(void)
 	opd_trans_free(&dec);
 
 	/* a stream without TIME (the driver's, an older one): time 0 */
-	wb_reset(&wb);
-	se_reset(&se);
+	opd_words_reset(&wb);
+	opd_emit_reset(&se);
 	v.n = 0;
-	se_cpu(&se, 0);
-	se_task(&se, 7, 7, OP_NO_COOKIE);
-	se_mode(&se, true);
-	se_pair(&se, 0xffffffff81000000UL, 0);
+	opd_emit_cpu(&se, 0);
+	opd_emit_task(&se, 7, 7, OP_NO_COOKIE);
+	opd_emit_mode(&se, true);
+	opd_emit_pair(&se, 0xffffffff81000000UL, 0);
 	opd_trans_init(&dec, &sink, "no time");
 	opd_trans_feed(&dec, wb.w, wb.len);
 	check(opd_trans_finish(&dec) == 0 && v.n == 1 && v.t[0] == 0,
 	      "a stream without TIME decodes, its samples have time 0");
 	opd_trans_free(&dec);
-	ct_free(&ct);
-	wb_free(&wb);
+	opd_cookie_free(&ct);
+	opd_words_free(&wb);
 }
 
 int main(void)
@@ -1007,13 +1007,13 @@ int main(void)
 		struct word_buffer drv;
 		struct view v;
 
-		wb_init(&drv);
+		opd_words_init(&drv);
 		run_driver(&drv, restarted, NR(restarted), 0, false);
 		check_golden(&drv, golden_restarted, "restarted");
 		check(view_decode(&v, &drv, "restarted"),
 		      "restarted: decodes without an error");
 		check_view_is_input(&v, restarted, NR(restarted), "restarted");
-		wb_free(&drv);
+		opd_words_free(&drv);
 	}
 	return check_done();
 }

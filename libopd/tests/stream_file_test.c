@@ -10,8 +10,8 @@
 #include "check.h"
 #include "op_message.h"
 #include "opd_trans.h"
-#include "opstream_dump.h"
-#include "stream_file.h"
+#include "opd_stream_dump.h"
+#include "opd_stream_file.h"
 #include "stream_words.h"
 
 static char path[64];
@@ -24,21 +24,21 @@ static void build(struct word_buffer *wb, int samples)
 	sw_user(wb);
 	sw_cookie(wb, 1);
 	for (int i = 0; i < samples; i++)
-		wb_push2(wb, (unsigned long)i * 4, 0);
+		opd_words_push2(wb, (unsigned long)i * 4, 0);
 }
 
 static void write_file(unsigned long const *w, size_t n, size_t pieces)
 {
 	struct stream_writer sw;
 
-	check(stream_writer_open(&sw, path) == 0, "writer opens");
+	check(opd_stream_writer_open(&sw, path) == 0, "writer opens");
 	for (size_t i = 0; i < pieces; i++) {
 		size_t a = n * i / pieces, b = n * (i + 1) / pieces;
 
-		check(stream_writer_write(&sw, w + a, b - a) == 0, "write");
+		check(opd_stream_writer_write(&sw, w + a, b - a) == 0, "write");
 	}
 	check(sw.words == n, "writer counts words");
-	check(stream_writer_close(&sw) == 0, "writer closes");
+	check(opd_stream_writer_close(&sw) == 0, "writer closes");
 }
 
 static void test_stream_file__round_trip(void)
@@ -46,14 +46,14 @@ static void test_stream_file__round_trip(void)
 	static size_t const chunks[] = { 1, 2, 3, 7, 64, 0 };
 	struct word_buffer wb;
 
-	wb_init(&wb);
+	opd_words_init(&wb);
 	build(&wb, 10000);
 	write_file(wb.w, wb.len, 13);
 	for (size_t i = 0; i < sizeof(chunks) / sizeof(*chunks); i++) {
 		struct opd_trans dec;
 
 		opd_trans_init(&dec, NULL, path);
-		check(stream_file_replay(path, &dec, chunks[i]) == 0,
+		check(opd_stream_file_replay(path, &dec, chunks[i]) == 0,
 		      "replay succeeds");
 		check(dec.stats.samples == 10000 && dec.stats.words == wb.len &&
 		      dec.stats.errors == 0, "replay gives every sample");
@@ -62,7 +62,7 @@ static void test_stream_file__round_trip(void)
 		      "replay keeps definitions");
 		opd_trans_free(&dec);
 	}
-	wb_free(&wb);
+	opd_words_free(&wb);
 }
 
 static void test_stream_file__empty(void)
@@ -71,7 +71,7 @@ static void test_stream_file__empty(void)
 
 	write_file(NULL, 0, 1);
 	opd_trans_init(&dec, NULL, path);
-	check(stream_file_replay(path, &dec, 0) == 0 && dec.stats.words == 0,
+	check(opd_stream_file_replay(path, &dec, 0) == 0 && dec.stats.words == 0,
 	      "a header-only file is an empty stream");
 	opd_trans_free(&dec);
 }
@@ -90,7 +90,7 @@ static int replay_fails(void)
 	int err;
 
 	opd_trans_init(&dec, NULL, path);
-	err = stream_file_replay(path, &dec, 0);
+	err = opd_stream_file_replay(path, &dec, 0);
 	opd_trans_free(&dec);
 	return err != 0;
 }
@@ -133,17 +133,17 @@ static void test_stream_file__dump_escapes(void)
 	size_t len = 0;
 	FILE *m = open_memstream(&out, &len);
 
-	wb_init(&wb);
+	opd_words_init(&wb);
 	sw_cpu(&wb, 0);
 	sw_cookie_def(&wb, 1, "/b\033[2J\xc2\x9b\xff\nX");
 	write_file(wb.w, wb.len, 1);
-	check(opstream_dump(path, m) == 0, "dump succeeds");
+	check(opd_stream_dump(path, m) == 0, "dump succeeds");
 	fclose(m);
 	check(strstr(out, "cookie 1 = /b\\x1b[2J\\xc2\\x9b\\xff\\x0aX\n") &&
 	      !strpbrk(out, "\033\x9b\xff"),
 	      "a cookie's name is escaped, on one line: %s", out);
 	free(out);
-	wb_free(&wb);
+	opd_words_free(&wb);
 }
 
 int main(void)

@@ -8,17 +8,17 @@
 #include <string.h>
 
 #include "op_stream.h"
-#include "word_buffer.h"
+#include "opd_words.h"
 
 static inline void sw_esc(struct word_buffer *wb, unsigned long code)
 {
-	wb_push2(wb, OP_ESCAPE_CODE, code);
+	opd_words_push2(wb, OP_ESCAPE_CODE, code);
 }
 
 static inline void sw_cpu(struct word_buffer *wb, unsigned long cpu)
 {
 	sw_esc(wb, OP_CODE_CPU_SWITCH);
-	wb_push(wb, cpu);
+	opd_words_push(wb, cpu);
 }
 
 /* A context switch to thread tid of tgid, running image app. */
@@ -26,9 +26,9 @@ static inline void sw_ctx(struct word_buffer *wb, unsigned long tid,
 			  unsigned long app, unsigned long tgid)
 {
 	sw_esc(wb, OP_CODE_CTX_SWITCH);
-	wb_push2(wb, tid, app);
+	opd_words_push2(wb, tid, app);
 	sw_esc(wb, OP_CODE_CTX_TGID);
-	wb_push(wb, tgid);
+	opd_words_push(wb, tgid);
 }
 
 static inline void sw_kernel(struct word_buffer *wb)
@@ -44,15 +44,15 @@ static inline void sw_user(struct word_buffer *wb)
 static inline void sw_cookie(struct word_buffer *wb, unsigned long cookie)
 {
 	sw_esc(wb, OP_CODE_COOKIE_SWITCH);
-	wb_push(wb, cookie);
+	opd_words_push(wb, cookie);
 }
 
 static inline void sw_cookie_def(struct word_buffer *wb, unsigned long cookie,
 				 char const *path)
 {
 	sw_esc(wb, OP_CODE_COOKIE_DEF);
-	wb_push2(wb, cookie, strlen(path));
-	wb_push_string(wb, path, strlen(path));
+	opd_words_push2(wb, cookie, strlen(path));
+	opd_words_push_string(wb, path, strlen(path));
 }
 
 /* An anonymous region [start, end) of tgid, named name ("[heap]"...). */
@@ -61,10 +61,10 @@ static inline void sw_anon_def(struct word_buffer *wb, unsigned long cookie,
 			       unsigned long end, char const *name)
 {
 	sw_esc(wb, OP_CODE_ANON_DEF);
-	wb_push2(wb, cookie, tgid);
-	wb_push2(wb, start, end);
-	wb_push(wb, strlen(name));
-	wb_push_string(wb, name, strlen(name));
+	opd_words_push2(wb, cookie, tgid);
+	opd_words_push2(wb, start, end);
+	opd_words_push(wb, strlen(name));
+	opd_words_push_string(wb, name, strlen(name));
 }
 
 #endif /* STREAM_WORDS_H */

@@ -1,5 +1,5 @@
 /*
- * The CFI unwinder (daemon/unwind.c) on a real stack: this process's own,
+ * The CFI unwinder (libopd/opd_unwind.c) on a real stack: this process's own,
  * copied in a leaf reached through three calls, as perf_events copies a
  * sampled task's. The return addresses each function saw
  * (__builtin_return_address) are the truth the unwound pcs must equal;
@@ -21,8 +21,8 @@
 #include "op_stacks.h"
 #include "op_stream.h"
 #include "op_util.h"
-#include "perf_source_int.h"
-#include "unwind.h"
+#include "opd_perf_int.h"
+#include "opd_unwind.h"
 
 #define COPY 16384
 
@@ -180,14 +180,14 @@ __attribute__((noinline)) static void chain_1(void)
  * the evictions counted. */
 static void test_bounds(void)
 {
-	struct unwind_cache *uc = unwind_cache_new_bounded(1, 2);
+	struct unwind_cache *uc = opd_unwind_cache_new_bounded(1, 2);
 	struct unwind_stack stk = { regs.sp, copy, copied };
 	uint64_t pcs[64];
 	struct unwind_taken t;
 	unsigned n, reason;
 
 	for (int round = 0; round < 2; round++) {
-		reason = unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64,
+		reason = opd_unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64,
 				     &n);
 		check(reason == OP_UNWIND_ROOT && n >= 5 &&
 		      pcs[1] == truth[0] && pcs[2] == truth[1] &&
@@ -196,17 +196,17 @@ static void test_bounds(void)
 		      "(%u frames, %s)", round + 1, n,
 		      op_unwind_stop_name(reason));
 	}
-	unwind_cache_take(uc, &t);
+	opd_unwind_cache_take(uc, &t);
 	check(t.binaries_evicted >= 2 &&
-	      t.binaries_evicted == unwind_cache_stats(uc)->binaries_evicted,
+	      t.binaries_evicted == opd_unwind_cache_stats(uc)->binaries_evicted,
 	      "binaries closed for others are counted (%llu)",
 	      (unsigned long long)t.binaries_evicted);
 	check(t.rules_flushed >= 1, "full rule tables emptied are counted (%llu)",
 	      (unsigned long long)t.rules_flushed);
-	unwind_cache_take(uc, &t);
+	opd_unwind_cache_take(uc, &t);
 	check(!t.binaries_evicted && !t.rules_flushed,
 	      "taken evictions are not taken again");
-	unwind_cache_free(uc);
+	opd_unwind_cache_free(uc);
 }
 
 /*
@@ -217,7 +217,7 @@ static void test_bounds(void)
  */
 static void test_unreadable(void)
 {
-	struct unwind_cache *uc = unwind_cache_new();
+	struct unwind_cache *uc = opd_unwind_cache_new();
 	struct unwind_stack stk = { regs.sp, copy, copied };
 	struct rlimit was, low;
 	uint64_t pcs[64];
@@ -226,7 +226,7 @@ static void test_unreadable(void)
 
 	if (fd < 0 || getrlimit(RLIMIT_NOFILE, &was)) {
 		check(false, "open /dev/null, getrlimit: %s", strerror(errno));
-		unwind_cache_free(uc);
+		opd_unwind_cache_free(uc);
 		return;
 	}
 	close(fd);
@@ -234,25 +234,25 @@ static void test_unreadable(void)
 	low.rlim_cur = (rlim_t)fd;	/* the lowest free fd: none left */
 	if (setrlimit(RLIMIT_NOFILE, &low)) {
 		check(false, "setrlimit: %s", strerror(errno));
-		unwind_cache_free(uc);
+		opd_unwind_cache_free(uc);
 		return;
 	}
-	reason = unwind_user(uc, &regs, &stk, self_map_nofd, NULL, pcs, 64,
+	reason = opd_unwind_user(uc, &regs, &stk, self_map_nofd, NULL, pcs, 64,
 			     &n);
 	setrlimit(RLIMIT_NOFILE, &was);
 	check(reason == OP_UNWIND_NO_CFI && n == 1,
 	      "out of fds: the walk stops at the first frame (%s, %u)",
 	      op_unwind_stop_name(reason), n);
-	check(unwind_cache_stats(uc)->unreadable >= 1 &&
-	      !unwind_cache_stats(uc)->no_cfi,
+	check(opd_unwind_cache_stats(uc)->unreadable >= 1 &&
+	      !opd_unwind_cache_stats(uc)->no_cfi,
 	      "counted as unreadable (%llu), not as without CFI",
-	      (unsigned long long)unwind_cache_stats(uc)->unreadable);
-	reason = unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
+	      (unsigned long long)opd_unwind_cache_stats(uc)->unreadable);
+	reason = opd_unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
 	check(reason == OP_UNWIND_ROOT && n >= 5 && pcs[1] == truth[0] &&
 	      pcs[2] == truth[1] && pcs[3] == truth[2],
 	      "fds back: the next walk opens the binary again and reaches "
 	      "the root (%s, %u frames)", op_unwind_stop_name(reason), n);
-	unwind_cache_free(uc);
+	opd_unwind_cache_free(uc);
 }
 
 /*
@@ -262,27 +262,27 @@ static void test_unreadable(void)
  */
 static void test_no_fds_held(void)
 {
-	struct unwind_cache *uc = unwind_cache_new();
+	struct unwind_cache *uc = opd_unwind_cache_new();
 	struct unwind_stack stk = { regs.sp, copy, copied };
 	uint64_t pcs[64];
 	unsigned n, reason;
 	int before = open_fds(), after;
 
-	reason = unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
+	reason = opd_unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
 	after = open_fds();
 	check(reason == OP_UNWIND_ROOT &&
-	      unwind_cache_stats(uc)->binaries >= 2,
+	      opd_unwind_cache_stats(uc)->binaries >= 2,
 	      "the walk opened its binaries (%llu) and reached the root (%s)",
-	      (unsigned long long)unwind_cache_stats(uc)->binaries,
+	      (unsigned long long)opd_unwind_cache_stats(uc)->binaries,
 	      op_unwind_stop_name(reason));
 	check(after == before, "the cached binaries hold no fd (%d open "
 	      "before the walk, %d after)", before, after);
-	reason = unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
+	reason = opd_unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
 	check(reason == OP_UNWIND_ROOT && pcs[1] == truth[0] &&
 	      pcs[3] == truth[2], "their CFI is read from the mappings "
 	      "after the fds are closed (%s, %u frames)",
 	      op_unwind_stop_name(reason), n);
-	unwind_cache_free(uc);
+	opd_unwind_cache_free(uc);
 }
 
 /*
@@ -291,26 +291,26 @@ static void test_no_fds_held(void)
  */
 static void test_no_mapping_counted(void)
 {
-	struct unwind_cache *uc = unwind_cache_new();
+	struct unwind_cache *uc = opd_unwind_cache_new();
 	struct unwind_stack stk = { regs.sp, copy, copied };
 	uint64_t pcs[64];
 	struct unwind_taken t;
 	unsigned n, reason;
 
-	reason = unwind_user(uc, &regs, &stk, exe_map, NULL, pcs, 64, &n);
+	reason = opd_unwind_user(uc, &regs, &stk, exe_map, NULL, pcs, 64, &n);
 	check(reason == OP_UNWIND_NO_MAPPING && n >= 4 &&
 	      pcs[1] == truth[0] && pcs[2] == truth[1] && pcs[3] == truth[2],
 	      "libc unmapped: the walk keeps chain_2, chain_1, main and stops "
 	      "with no_mapping (%s, %u frames)", op_unwind_stop_name(reason),
 	      n);
-	unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
-	unwind_cache_take(uc, &t);
-	check(t.no_mapping == 1 && unwind_cache_stats(uc)->no_mapping == 1,
+	opd_unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
+	opd_unwind_cache_take(uc, &t);
+	check(t.no_mapping == 1 && opd_unwind_cache_stats(uc)->no_mapping == 1,
 	      "one no_mapping stop counted (%llu), none for the walk to the "
 	      "root", (unsigned long long)t.no_mapping);
-	unwind_cache_take(uc, &t);
+	opd_unwind_cache_take(uc, &t);
 	check(t.no_mapping == 0, "a taken count is not taken again");
-	unwind_cache_free(uc);
+	opd_unwind_cache_free(uc);
 }
 
 /* The executable mapping of this test's own code, from /proc/self/maps. */
@@ -378,7 +378,7 @@ static size_t mmap2_record(unsigned char *rec, uint64_t start, uint64_t end,
 }
 
 /* A user sample of this process: the registers and stack copy of leaf(),
- * no callchain (perf_source.c's layout with a stack copy). */
+ * no callchain (opd_perf.c's layout with a stack copy). */
 static size_t sample_record(unsigned char *rec)
 {
 	struct perf_event_header h = { PERF_RECORD_SAMPLE,
@@ -445,20 +445,20 @@ static void test_lost_caller_mapping(void)
 	ps->nr_ids = 1;
 	ps->depth = 32;
 	ps->stack_size = COPY;
-	ps->unw = unwind_cache_new();
+	ps->unw = opd_unwind_cache_new();
 	ps->pcs = op_xcalloc(ps->depth + 1, sizeof(*ps->pcs));
-	pm_reread_init(&ps->reread, 100 * 1000000ull, 200);
+	opd_maps_reread_init(&ps->reread, 100 * 1000000ull, 200);
 	ps->now = 1000000000ull;
-	rq_init(&ps->q);
-	pm_init(&ps->procs);
-	ct_init(&ps->cookies);
-	wb_init(&ps->out);
-	se_init(&ps->em, &ps->out, &ps->cookies);
+	perf_queue_init(&ps->q);
+	opd_maps_init(&ps->procs);
+	opd_cookie_init(&ps->cookies);
+	opd_words_init(&ps->out);
+	opd_emit_init(&ps->em, &ps->out, &ps->cookies);
 
 	mmap2_record(rec, start, end, pgoff, path);
-	ps_handle_record(ps, rec);
+	opd_perf_handle_record(ps, rec);
 	sample_record(rec);
-	ps_handle_record(ps, rec);
+	opd_perf_handle_record(ps, rec);
 	stop = last_stop(&ps->out);
 	check(ps->stats.user_samples == 1 && stop == OP_UNWIND_ROOT,
 	      "libc's record lost: the walk re-reads the maps and reaches "
@@ -470,55 +470,55 @@ static void test_lost_caller_mapping(void)
 	      (unsigned long long)ps->count[OP_COUNT_MAPS_REREAD],
 	      (unsigned long long)ps->count[OP_COUNT_MAPS_REREAD_HIT]);
 
-	wb_free(&ps->out);
-	ct_free(&ps->cookies);
-	pm_free(&ps->procs);
-	rq_free(&ps->q);
+	opd_words_free(&ps->out);
+	opd_cookie_free(&ps->cookies);
+	opd_maps_free(&ps->procs);
+	perf_queue_free(&ps->q);
 	free(ps->pcs);
-	unwind_cache_free(ps->unw);
+	opd_unwind_cache_free(ps->unw);
 	free(ps);
 }
 
 int main(void)
 {
-	struct unwind_cache *uc = unwind_cache_new();
+	struct unwind_cache *uc = opd_unwind_cache_new();
 	struct unwind_stack stk;
 	uint64_t pcs[64];
 	unsigned n, reason;
 
 	chain_1();
 	stk = (struct unwind_stack){ regs.sp, copy, copied };
-	reason = unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
+	reason = opd_unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
 	check(n >= 5, "unwound %u frames (stop: %s)", n,
 	      op_unwind_stop_name(reason));
 	check(n >= 4 && pcs[0] == regs.ip && pcs[1] == truth[0] &&
 	      pcs[2] == truth[1] && pcs[3] == truth[2],
 	      "the callers are chain_2, chain_1, main: their return addresses");
 	check_int(reason, OP_UNWIND_ROOT, "the walk reaches the root (_start)");
-	check(unwind_cache_stats(uc)->binaries >= 2,
+	check(opd_unwind_cache_stats(uc)->binaries >= 2,
 	      "this test and libc were opened (%llu binaries)",
-	      (unsigned long long)unwind_cache_stats(uc)->binaries);
+	      (unsigned long long)opd_unwind_cache_stats(uc)->binaries);
 
 	/* again: the rules compiled the first time are used */
-	unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
-	check(unwind_cache_stats(uc)->rule_hits >= 4,
+	opd_unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
+	check(opd_unwind_cache_stats(uc)->rule_hits >= 4,
 	      "a second walk hits compiled rules (%llu)",
-	      (unsigned long long)unwind_cache_stats(uc)->rule_hits);
+	      (unsigned long long)opd_unwind_cache_stats(uc)->rule_hits);
 
-	reason = unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 3, &n);
+	reason = opd_unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 3, &n);
 	check(reason == OP_UNWIND_DEPTH_LIMIT && n == 3, "depth limit at 3");
 
 	stk.size = 8;
-	reason = unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
+	reason = opd_unwind_user(uc, &regs, &stk, self_map, NULL, pcs, 64, &n);
 	check(reason == OP_UNWIND_STACK_END && n == 1,
 	      "an 8-byte copy stops with stack_end (%s, %u)",
 	      op_unwind_stop_name(reason), n);
 
 	stk.size = copied;
-	reason = unwind_user(uc, &regs, &stk, no_map, NULL, pcs, 64, &n);
+	reason = opd_unwind_user(uc, &regs, &stk, no_map, NULL, pcs, 64, &n);
 	check(reason == OP_UNWIND_NO_MAPPING && n == 1,
 	      "an unknown pc stops with no_mapping");
-	unwind_cache_free(uc);
+	opd_unwind_cache_free(uc);
 
 	test_bounds();
 	test_unreadable();

@@ -11,7 +11,7 @@
 #include "check.h"
 #include "op_message.h"
 #include "perf_ring.h"
-#include "record_queue.h"
+#include "perf_queue.h"
 
 
 /* Test records: header, u64 time, u64 tag, padding to size. */
@@ -49,7 +49,7 @@ static uint64_t put(struct perf_ring *r, uint64_t pos, uint16_t size,
 static void test_record_queue__wrap(void)
 {
 	struct perf_ring r = { 0 };
-	struct record_queue q;
+	struct perf_queue q;
 	uint64_t pos = 4096 - 40, t0;
 	size_t n;
 
@@ -57,7 +57,7 @@ static void test_record_queue__wrap(void)
 	r.data = op_xcalloc(1, 4096);
 	r.size = 4096;
 	r.pg->data_tail = pos;
-	rq_init(&q);
+	perf_queue_init(&q);
 	/* the second record straddles the end of the area */
 	pos = put(&r, pos, 32, 30, 1);
 	pos = put(&r, pos, 48, 10, 2);
@@ -67,19 +67,19 @@ static void test_record_queue__wrap(void)
 	r.pg->data_head = pos - 40;	/* the last one is not published */
 	n = perf_ring_drain(&r, &q, time_of);
 	check(n == 3 && r.pg->data_tail == t0, "drain takes published records");
-	check(tag_of(rq_record(&q, 1)) == 2 && time_of(rq_record(&q, 1)) == 10,
+	check(tag_of(perf_queue_record(&q, 1)) == 2 && time_of(perf_queue_record(&q, 1)) == 10,
 	      "a record across the end comes out whole");
 	r.pg->data_head = pos;
 	n = perf_ring_drain(&r, &q, time_of);
 	check(n == 1 && r.pg->data_tail == pos, "drain resumes at data_tail");
-	rq_sort(&q);
-	check(tag_of(rq_record(&q, 0)) == 2 && tag_of(rq_record(&q, 1)) == 3 &&
-	      tag_of(rq_record(&q, 2)) == 4 && tag_of(rq_record(&q, 3)) == 1,
+	perf_queue_sort(&q);
+	check(tag_of(perf_queue_record(&q, 0)) == 2 && tag_of(perf_queue_record(&q, 1)) == 3 &&
+	      tag_of(perf_queue_record(&q, 2)) == 4 && tag_of(perf_queue_record(&q, 3)) == 1,
 	      "sorted by time, equal times in arrival order");
-	check(rq_ready(&q, 19) == 1 && rq_ready(&q, 20) == 3 &&
-	      rq_ready(&q, 100) == 4 && rq_ready(&q, 0) == 0, "ready counts");
-	rq_consume(&q, 3);
-	check(q.nr == 1 && tag_of(rq_record(&q, 0)) == 1 && q.arena_len == 32,
+	check(perf_queue_ready(&q, 19) == 1 && perf_queue_ready(&q, 20) == 3 &&
+	      perf_queue_ready(&q, 100) == 4 && perf_queue_ready(&q, 0) == 0, "ready counts");
+	perf_queue_consume(&q, 3);
+	check(q.nr == 1 && tag_of(perf_queue_record(&q, 0)) == 1 && q.arena_len == 32,
 	      "consume keeps the rest");
 	/* a corrupt header drops what is left rather than misparse */
 	pos = put(&r, pos, 32, 40, 5);
@@ -89,7 +89,7 @@ static void test_record_queue__wrap(void)
 	n = perf_ring_drain(&r, &q, time_of);
 	check(n == 1 && r.bad == 1 && r.pg->data_tail == pos + 64,
 	      "a corrupt header resets the ring");
-	rq_free(&q);
+	perf_queue_free(&q);
 	free(r.pg);
 	free(r.data);
 }
@@ -140,7 +140,7 @@ static uint64_t word(void const *rec, size_t off)
 static void test_record_queue__stack_cut(void)
 {
 	struct perf_ring r = { 0 };
-	struct record_queue q;
+	struct perf_queue q;
 	uint64_t pos = 4096 - 72;
 	unsigned char const *rec;
 	int ok = 1;
@@ -150,26 +150,26 @@ static void test_record_queue__stack_cut(void)
 	r.size = 4096;
 	r.stack_of = stack_of;
 	r.pg->data_tail = pos;
-	rq_init(&q);
+	perf_queue_init(&q);
 	pos = put_stack(&r, pos, 128, 20, 1);	/* across the end */
 	pos = put_stack(&r, pos, 64, 64, 2);	/* all of it filled */
 	pos = put(&r, pos, 32, 3, 3);		/* too short: whole */
 	r.pg->data_head = pos;
 	check(perf_ring_drain(&r, &q, time_of) == 3 && r.pg->data_tail == pos,
 	      "drain takes the stack records and advances past them");
-	rec = rq_record(&q, 0);
+	rec = perf_queue_record(&q, 0);
 	check(((struct perf_event_header const *)rec)->size == 32 + 24 + 8 &&
 	      word(rec, 24) == 24 && word(rec, 56) == 20 && tag_of(rec) == 1,
 	      "a stack cut to dyn_size rounded up: sizes and dyn_size say so");
 	for (int i = 0; i < 20; i++)
 		ok &= rec[32 + i] == i;
 	check(ok, "the filled stack bytes are kept");
-	rec = rq_record(&q, 1);
+	rec = perf_queue_record(&q, 1);
 	check(((struct perf_event_header const *)rec)->size == 104 &&
 	      word(rec, 24) == 64 && word(rec, 96) == 64 && tag_of(rec) == 2,
 	      "a full stack is copied whole");
-	check(tag_of(rq_record(&q, 2)) == 3, "the next record follows intact");
-	rq_free(&q);
+	check(tag_of(perf_queue_record(&q, 2)) == 3, "the next record follows intact");
+	perf_queue_free(&q);
 	free(r.pg);
 	free(r.data);
 }
@@ -177,14 +177,14 @@ static void test_record_queue__stack_cut(void)
 /* Many interleaved nearly-sorted runs sort like a stable reference. */
 static void test_record_queue__sort(void)
 {
-	struct record_queue q;
+	struct perf_queue q;
 	uint64_t x = 12345, last_time = 0, last_tag = 0;
 	int ok = 1;
 
-	rq_init(&q);
+	perf_queue_init(&q);
 	for (int round = 0; round < 5; round++) {
 		for (uint64_t i = 0; i < 3000; i++) {
-			unsigned char *rec = rq_reserve(&q, 24);
+			unsigned char *rec = perf_queue_reserve(&q, 24);
 			struct perf_event_header h = { .size = 24 };
 			uint64_t t, tag = round * 100000 + i;
 
@@ -194,27 +194,27 @@ static void test_record_queue__sort(void)
 			memcpy(rec, &h, 8);
 			memcpy(rec + 8, &t, 8);
 			memcpy(rec + 16, &tag, 8);
-			rq_commit(&q, 24, t, (uint32_t)(i % 4));
+			perf_queue_commit(&q, 24, t, (uint32_t)(i % 4));
 		}
-		rq_sort(&q);
+		perf_queue_sort(&q);
 		for (size_t i = 0; i < q.nr; i++) {
-			uint64_t t = time_of(rq_record(&q, i));
+			uint64_t t = time_of(perf_queue_record(&q, i));
 
 			ok &= t == q.ent[i].time && (!i || q.ent[i - 1].time <= t);
 		}
-		rq_consume(&q, rq_ready(&q, round * 1000 + 500));
+		perf_queue_consume(&q, perf_queue_ready(&q, round * 1000 + 500));
 	}
-	rq_sort(&q);
+	perf_queue_sort(&q);
 	for (size_t i = 0; i < q.nr; i++) {
-		uint64_t t = time_of(rq_record(&q, i));
-		uint64_t tag = tag_of(rq_record(&q, i));
+		uint64_t t = time_of(perf_queue_record(&q, i));
+		uint64_t tag = tag_of(perf_queue_record(&q, i));
 
 		ok &= !i || t > last_time || (t == last_time && tag > last_tag);
 		last_time = t;
 		last_tag = tag;
 	}
 	check(ok, "natural merge sort is sorted and stable across rounds");
-	rq_free(&q);
+	perf_queue_free(&q);
 }
 
 int main(void)
