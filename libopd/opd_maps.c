@@ -2,6 +2,9 @@
  * Process table and VMA arrays for the perf source; see opd_maps.h.
  * Mapping changes are rare next to samples, so opd_maps_map() may copy the
  * array; lookups (opd_maps_lookup) are the hot path and stay a binary search.
+ * Nothing here reads /proc: opd_maps_seed.c does, on top of this file (it
+ * seeds, re-reads and finds the processes gone), so the two never call
+ * each other both ways.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -132,9 +135,8 @@ void opd_maps_exec(struct proc *p)
 	p->exec_pending = true;
 }
 
-/* p exited in round: kept for opd_maps_reap. The table's map is untouched. */
-static void mark_exit(struct proc_table *pt, struct proc *p,
-		      unsigned long round)
+void opd_maps_mark_exit(struct proc_table *pt, struct proc *p,
+			unsigned long round)
 {
 	p->exit_round = round;
 	OP_ALLOC_GROW(pt->dead, pt->nr_dead + 1, pt->cap_dead);
@@ -148,54 +150,12 @@ void opd_maps_exit(struct proc_table *pt, unsigned long tgid, unsigned long roun
 	struct proc *p = opd_maps_find(pt, tgid);
 
 	if (p)
-		mark_exit(pt, p, round);
+		opd_maps_mark_exit(pt, p, round);
 }
 
 void opd_maps_records_lost(struct proc_table *pt)
 {
 	pt->records_lost = true;
-}
-
-/* Is the process p, alive and not exited, gone from /proc? Records its
- * start time if the table had none (a pid first seen through MMAP2 or
- * COMM: reuse cannot be told then, but can from now on). */
-static bool proc_gone(struct proc_table const *pt, struct proc *p)
-{
-	uint64_t ticks;
-	int rc = opd_maps_start_ticks(pt, p->tgid, &ticks);
-
-	if (rc == -ENOENT || rc == -ESRCH)
-		return true;
-	if (rc)
-		return false;	/* cannot tell: keep it */
-	if (!p->start_ticks) {
-		p->start_ticks = ticks;
-		return false;
-	}
-	/* an earlier start is clock trouble, not another process */
-	return ticks > p->start_ticks + PM_START_SLACK_TICKS;
-}
-
-size_t opd_maps_exit_gone(struct proc_table *pt, unsigned long round)
-{
-	struct op_hashmap_iter it;
-	struct op_hashmap_entry *e;
-	size_t n = 0;
-
-	if (!pt->records_lost)
-		return 0;
-	pt->records_lost = false;
-	for (e = op_hashmap_iter_first(&pt->procs, &it); e;
-	     e = op_hashmap_iter_next(&it)) {
-		struct proc *p = OP_HASHMAP_ENTRY(e, struct proc, ent);
-
-		/* pid 0 is no process /proc shows */
-		if (p->exit_round || !p->tgid || !proc_gone(pt, p))
-			continue;
-		mark_exit(pt, p, round);
-		n++;
-	}
-	return n;
 }
 
 /* p is gone: its sampled anonymous regions' cookies are never used again. */

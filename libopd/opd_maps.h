@@ -85,6 +85,9 @@ void opd_maps_drop(struct proc_table *pt, unsigned long tgid);
  * until opd_maps_reap() is called with a round two later.
  */
 void opd_maps_exit(struct proc_table *pt, unsigned long tgid, unsigned long round);
+/* The same for p itself (opd_maps_exit_gone, which has it at hand). */
+void opd_maps_mark_exit(struct proc_table *pt, struct proc *p,
+			unsigned long round);
 /* Drop the processes that exited at least two rounds before round. */
 /* se (NULL: none): the anonymous region cookies of each dropped process
  * are forgotten in its stream (opd_emit_forget). */

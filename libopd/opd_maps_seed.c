@@ -125,6 +125,48 @@ int opd_maps_start_ticks(struct proc_table const *pt, unsigned long pid,
 	return end == s || (*end != ' ' && *end) ? -EINVAL : 0;
 }
 
+/* Is the process p, alive and not exited, gone from /proc? Records its
+ * start time if the table had none (a pid first seen through MMAP2 or
+ * COMM: reuse cannot be told then, but can from now on). */
+static bool proc_gone(struct proc_table const *pt, struct proc *p)
+{
+	uint64_t ticks;
+	int rc = opd_maps_start_ticks(pt, p->tgid, &ticks);
+
+	if (rc == -ENOENT || rc == -ESRCH)
+		return true;
+	if (rc)
+		return false;	/* cannot tell: keep it */
+	if (!p->start_ticks) {
+		p->start_ticks = ticks;
+		return false;
+	}
+	/* an earlier start is clock trouble, not another process */
+	return ticks > p->start_ticks + PM_START_SLACK_TICKS;
+}
+
+size_t opd_maps_exit_gone(struct proc_table *pt, unsigned long round)
+{
+	struct op_hashmap_iter it;
+	struct op_hashmap_entry *e;
+	size_t n = 0;
+
+	if (!pt->records_lost)
+		return 0;
+	pt->records_lost = false;
+	for (e = op_hashmap_iter_first(&pt->procs, &it); e;
+	     e = op_hashmap_iter_next(&it)) {
+		struct proc *p = OP_HASHMAP_ENTRY(e, struct proc, ent);
+
+		/* pid 0 is no process /proc shows */
+		if (p->exit_round || !p->tgid || !proc_gone(pt, p))
+			continue;
+		opd_maps_mark_exit(pt, p, round);
+		n++;
+	}
+	return n;
+}
+
 uint64_t opd_maps_ticks_at(uint64_t mono_ns)
 {
 	static uint64_t ns_per_tick;
