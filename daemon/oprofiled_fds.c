@@ -13,7 +13,7 @@
 #include "oprofiled.h"
 
 /*
- * Issue 21: the soft open-file limit raised to the hard one, as perf and
+ * The soft open-file limit raised to the hard one, as perf and
  * systemd-era daemons do: the daemon holds a descriptor per open sample
  * file, per cpu and event, and briefly one per binary it reads.
  */

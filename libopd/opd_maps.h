@@ -105,7 +105,7 @@ struct proc *opd_maps_fork(struct proc_table *pt, unsigned long parent,
 void opd_maps_exec(struct proc *p);
 
 /*
- * Lost EXIT records (issue 27). A process leaves the table only through
+ * Lost EXIT records. A process leaves the table only through
  * opd_maps_exit, and its mappings keep their cookies marked until then; when a
  * ring overflows its EXIT may be lost with the other records, and the
  * process would stay for the daemon's life. So the source says when

@@ -517,16 +517,16 @@ static void forget_cookie(void *arg, unsigned long cookie)
 /*
  * Once a second: forget the cookies that no process (alive, or exited
  * and not yet reaped) has mapped for forget_ns, so that binaries built,
- * run and deleted do not pile up (issue 27). Samples are resolved
- * against the maps when applied, so a queued sample of a mapping still
- * known keeps its cookie marked.
+ * run and deleted do not pile up in a long-running daemon. Samples are
+ * resolved against the maps when applied, so a queued sample of a mapping
+ * still known keeps its cookie marked.
  */
 static void sweep_cookies(struct perf_source *ps)
 {
 	if (ps->now - ps->last_sweep < PERF_SOURCE_SWEEP_MS * 1000000ull)
 		return;
 	ps->last_sweep = ps->now;
-	/* after lost records: processes whose EXIT was lost (issue 27) */
+	/* after lost records: processes whose EXIT was lost */
 	ps->count[OP_COUNT_PROCS_EXIT_LOST] +=
 		opd_maps_exit_gone(&ps->procs, (unsigned long)ps->stats.rounds);
 	opd_cookie_sweep_begin(&ps->cookies);

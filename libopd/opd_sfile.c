@@ -588,7 +588,7 @@ static void write_one(struct opd_sfiles *sfs, struct opd_sfile *sf,
  * Free the entries of closed files (their file reopens by key on its next
  * sample), once there are twice as many entries as open files allowed: a
  * daemon that sees thousands of binaries come and go keeps no entry per
- * file it ever wrote (issue 27). Only with the aggregation table empty:
+ * file it ever wrote. Only with the aggregation table empty:
  * it points at entries. Stale and failed entries stay, for their flags.
  */
 static void trim_closed(struct opd_sfiles *sfs)

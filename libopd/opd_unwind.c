@@ -3,8 +3,8 @@
  * handle, loadable segments (file offset -> link-time address) and CFI,
  * opened at the binary's first frame and kept. No descriptor is kept: the
  * ELF handles are mmap'ed (or read whole) at their open, and the file is
- * closed at once (issue 21: a descriptor per binary ran a daemon under a
- * low RLIMIT_NOFILE out of them).
+ * closed at once: a descriptor per binary would run a daemon under a
+ * low RLIMIT_NOFILE out of them.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -158,7 +158,8 @@ void opd_unwind_cache_free(struct unwind_cache *uc)
 	free(uc);
 }
 
-/* issue 27 (helper s4c): the perf source forgets unmapped binaries */
+/* the perf source forgets unmapped binaries, so that binaries built, run
+ * and deleted do not pile up in the cache */
 void opd_unwind_cache_forget(struct unwind_cache *uc, unsigned long key)
 {
 	struct binary probe = { .key = key };

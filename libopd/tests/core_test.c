@@ -203,7 +203,7 @@ static void run(char const *dir, unsigned separate, size_t max_open)
 		return;
 	opd_words_init(&wb);
 	build_stream(&wb);
-	/* issue 21: out of fds, the open files close with samples pending;
+	/* out of fds, the open files close with samples pending;
 	 * they are written all the same when their files reopen */
 	feed(core, &wb, 0, wb.len - 12);	/* up to the kernel samples */
 	opd_core_sync(core);
@@ -284,7 +284,7 @@ static void check_separated(char const *dir)
 }
 
 /*
- * Budgets (issue 27), in a producer's words as the driver writes them:
+ * Budgets, in a producer's words as the driver writes them:
  * three processes' [vdso] regions (the vDSO's size) are one image
  * {root}/[vdso] whose bytes are saved by build-id; 70 anonymous regions of
  * one app give 64 files and the rest folded into {anon:anon}/0.0x0.0x0;

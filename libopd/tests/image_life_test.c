@@ -1,5 +1,5 @@
 /*
- * Unit tests of the images' life (issue 27): an image lives while a
+ * Unit tests of the images' life: an image lives while a
  * cookie or a sample file entry holds it and is freed with the last
  * reference; a path's first build keeps its plain sample file name
  * across a free (its files are still there) and no later build takes

@@ -1,5 +1,5 @@
 /*
- * Unit tests of processes whose EXIT record was lost (issue 27): after a
+ * Unit tests of processes whose EXIT record was lost: after a
  * loss, a sweep finds the processes gone from /proc (a real child that
  * exited and was reaped, or a zombie) and exits them, so their cookies
  * are forgotten after the grace; live ones (this test) stay; a pid taken

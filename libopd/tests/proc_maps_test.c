@@ -271,7 +271,7 @@ static void test_proc_maps__many_paths(void)
 	opd_cookie_free(&ct);
 }
 
-/* Issue 27: a binary no process maps any more is forgotten after the
+/* A binary no process maps any more is forgotten after the
  * grace period, and mapped again it gets a fresh cookie and definition. */
 static void test_proc_maps__forget_files(void)
 {

@@ -256,7 +256,7 @@ static void test_unreadable(void)
 }
 
 /*
- * Issue 21: a binary kept in the cache holds no descriptor (its ELF is
+ * A binary kept in the cache holds no descriptor (its ELF is
  * mmap'ed and the file closed), so a daemon under a low fd limit is not
  * run out of them by the binaries it unwinds through.
  */
