@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "op_util.h"
 #include "opd_perf_int.h"
+#include "perf_open.h"
 
 uint64_t opd_perf_now(void)
 {
@@ -135,16 +135,14 @@ static int open_event(struct perf_source *ps, unsigned ci, unsigned t,
 	int fd, err;
 
 	fill_attr(ps, ev, e == 0, &attr);
-	fd = (int)syscall(SYS_perf_event_open, &attr, pid, ps->cpus[ci], -1,
-			  PERF_FLAG_FD_CLOEXEC);
+	fd = perf_open(&attr, pid, ps->cpus[ci], -1);
 	if (fd < 0 && errno == EINVAL && attr.build_id) {
 		/* a kernel before 5.12: build-ids are read from the files */
 		op_info("this kernel gives no build-ids in mmap records "
 			"(attr.build_id: EINVAL); they are read from the files");
 		ps->no_build_id = true;
 		fill_attr(ps, ev, e == 0, &attr);
-		fd = (int)syscall(SYS_perf_event_open, &attr, pid,
-				  ps->cpus[ci], -1, PERF_FLAG_FD_CLOEXEC);
+		fd = perf_open(&attr, pid, ps->cpus[ci], -1);
 	}
 	if (fd < 0) {
 		err = -errno;
