@@ -37,12 +37,44 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "op_file.h"
 #include "op_message.h"
 #include "op_session.h"
+#include "opd_stats_file.h"
 #include "oprofiled.h"
+
+static void shutdown_daemon(struct daemon *d)
+{
+	char *state = op_session_path(d->session_dir, OP_STATE_FILE);
+
+	stop_sampling(d);
+	flush_to(d, UINT64_MAX);
+	if (d->opt.rotate)	/* the last period is a session too */
+		rotate(d, time(NULL));
+	d->src.ops->close(&d->src);
+	opd_core_sync(d->core);
+	write_stats(d);
+	opd_stats_sync(d->session_dir);	/* the one sync of the session */
+	opd_retention_wait(&d->retain);
+	log_msg("exiting; statistics:");
+	opd_stats_log(opd_core_stats(d->core), d->opt.verbose);
+	log_msg("received since start %llu samples; %u sessions rotated",
+		(unsigned long long)(d->total_received +
+				     opd_core_stats(d->core)->received),
+		d->rot.nr_rotated);
+	op_file_set_fd_release(NULL, NULL);
+	opd_core_free(d->core);
+	d->core = NULL;
+	if (d->recording && opd_stream_writer_close(&d->rec) == 0)
+		log_msg("recorded the stream to '%s'", d->opt.record_stream);
+	op_control_close(&d->ctl);
+	unlink(state);
+	free(state);
+	op_lock_release(d->session_dir, d->lock_pid);
+}
 
 /*
  * Everything after the options: the lock, the log, the core, the source,

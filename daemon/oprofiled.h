@@ -1,6 +1,7 @@
 /*
  * oprofiled's state and the functions its files share (oprofiled.c keeps
- * main, the options and the order of things; one job per file around it).
+ * main, the options and the order of things: start and shutdown; one job
+ * per file around it).
  */
 #ifndef OPROFILED_H
 #define OPROFILED_H
@@ -60,7 +61,6 @@ int stop_sampling(struct daemon *d);
 int do_reset(struct daemon *d);
 int do_save(struct daemon *d, char const *name, char *err, size_t errlen,
 	    struct opd_stats *saved);
-void shutdown_daemon(struct daemon *d);
 
 /* oprofiled_rotate.c */
 void rotate(struct daemon *d, time_t start);
