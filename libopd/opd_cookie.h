@@ -10,7 +10,7 @@
  * Cookies are never reused: the decoder may not see a cookie redefined.
  *
  * A cookie lives while something maps it. The perf source marks the
- * cookies its processes' mappings use (opd_cookie_sweep_begin, ct_mark) and
+ * cookies its processes' mappings use (opd_cookie_sweep_begin, opd_cookie_mark) and
  * forgets those unused for a grace period (opd_cookie_sweep_idle); a forgotten
  * cookie's entry is freed (its slot in ent[] stays, NULL: 8 bytes per
  * cookie ever handed out) and its path, mapped again, gets a new cookie.
@@ -105,10 +105,10 @@ void opd_cookie_new_stream(struct cookie_table *ct);
  * handed out again; a file's path, mapped again, gets a new cookie. */
 void opd_cookie_forget(struct cookie_table *ct, unsigned long cookie);
 
-/* A sweep: opd_cookie_sweep_begin, ct_mark of every cookie in use, then
+/* A sweep: opd_cookie_sweep_begin, opd_cookie_mark of every cookie in use, then
  * opd_cookie_sweep_idle. */
 void opd_cookie_sweep_begin(struct cookie_table *ct);
-static inline void ct_mark(struct cookie_table *ct, unsigned long cookie)
+static inline void opd_cookie_mark(struct cookie_table *ct, unsigned long cookie)
 {
 	if (cookie && cookie <= ct->nr && ct->ent[cookie - 1])
 		ct->ent[cookie - 1]->mark = ct->sweep;

@@ -200,11 +200,11 @@ void opd_maps_mark_cookies(struct proc_table *pt, struct cookie_table *ct)
 	     e = op_hashmap_iter_next(&it)) {
 		struct proc const *p = OP_HASHMAP_ENTRY(e, struct proc, ent);
 
-		ct_mark(ct, p->app_cookie);
+		opd_cookie_mark(ct, p->app_cookie);
 		for (size_t i = 0; i < p->nr; i++) {
-			ct_mark(ct, p->vma[i].cookie);
+			opd_cookie_mark(ct, p->vma[i].cookie);
 			if (p->vma[i].flags & VMA_ANON)
-				ct_mark(ct, p->vma[i].name);
+				opd_cookie_mark(ct, p->vma[i].name);
 		}
 	}
 }

@@ -93,7 +93,7 @@ void opd_maps_mark_exit(struct proc_table *pt, struct proc *p,
  * are forgotten in its stream (opd_emit_forget). */
 void opd_maps_reap(struct proc_table *pt, unsigned long round,
 	     struct stream_emit *se);
-/* Mark (ct_mark) every cookie the processes use: their apps, their
+/* Mark (opd_cookie_mark) every cookie the processes use: their apps, their
  * mappings' cookies and anonymous mappings' names; processes that
  * exited but are not reaped yet included (their samples may still come). */
 void opd_maps_mark_cookies(struct proc_table *pt, struct cookie_table *ct);
