@@ -16,7 +16,7 @@
 
 #include "op_util.h"
 #include "opd_core.h"
-#include "stream_file.h"
+#include "opd_stream_file.h"
 
 static double cpu_seconds(void)
 {
@@ -33,16 +33,16 @@ static unsigned long *load(char const *path, size_t *n)
 	size_t cap = 0, len = 0;
 	long got;
 
-	if (stream_reader_open(&sr, path))
+	if (opd_stream_reader_open(&sr, path))
 		exit(1);
 	do {
 		OP_ALLOC_GROW(w, len + 65536, cap);
-		got = stream_reader_read(&sr, w + len, cap - len);
+		got = opd_stream_reader_read(&sr, w + len, cap - len);
 		if (got < 0)
 			exit(1);
 		len += (size_t)got;
 	} while (got > 0);
-	stream_reader_close(&sr);
+	opd_stream_reader_close(&sr);
 	*n = len;
 	return w;
 }

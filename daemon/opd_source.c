@@ -1,6 +1,6 @@
 /*
  * The stream sources oprofiled can read (opd_source.h), and the adapter
- * that puts the perf_events producer (perf_source.h) behind that
+ * that puts the perf_events producer (opd_perf.h) behind that
  * interface: events/ events become perf attributes, and the words the
  * producer writes go to the daemon's sink. The events/ to perf mapping is
  * opd_perf_event.c's, shared with operf.
@@ -19,8 +19,8 @@
 #include "op_session.h"
 #include "opd_perf_event.h"
 #include "opd_source.h"
-#include "perf_source.h"
-#include "word_buffer.h"
+#include "opd_perf.h"
+#include "opd_words.h"
 
 struct perf_priv {
 	struct perf_source *ps;
@@ -33,11 +33,11 @@ struct perf_priv {
 /* Hand the words the producer wrote so far to the sink. */
 static void perf_emit(struct perf_priv *p)
 {
-	struct word_buffer *wb = perf_source_words(p->ps);
+	struct word_buffer *wb = opd_perf_words(p->ps);
 
 	if (wb->len)
 		p->sink(wb->w, wb->len, p->sink_arg);
-	wb_reset(wb);
+	opd_words_reset(wb);
 }
 
 static int perf_open(struct opd_source *src, struct opd_source_config const *cfg)
@@ -62,7 +62,7 @@ static int perf_open(struct opd_source *src, struct opd_source_config const *cfg
 	p->sink = cfg->sink;
 	p->sink_arg = cfg->sink_arg;
 	p->verbose = cfg->verbose;
-	if (perf_source_open(&p->ps, &pcfg) < 0) {
+	if (opd_perf_open(&p->ps, &pcfg) < 0) {
 		free(p);
 		return -1;
 	}
@@ -73,7 +73,7 @@ static int perf_open(struct opd_source *src, struct opd_source_config const *cfg
 static int perf_start(struct opd_source *src)
 {
 	struct perf_priv *p = src->priv;
-	int ret = perf_source_enable(p->ps) ? -1 : 0;
+	int ret = opd_perf_enable(p->ps) ? -1 : 0;
 
 	perf_emit(p);
 	return ret;
@@ -83,7 +83,7 @@ static int perf_stop(struct opd_source *src)
 {
 	struct perf_priv *p = src->priv;
 
-	return perf_source_disable(p->ps) ? -1 : 0;
+	return opd_perf_disable(p->ps) ? -1 : 0;
 }
 
 /* The perf source polls its rings itself, in read(). */
@@ -98,7 +98,7 @@ static size_t perf_pollfds(struct opd_source *src, struct pollfd *fds, size_t ma
 static int perf_read(struct opd_source *src)
 {
 	struct perf_priv *p = src->priv;
-	int err = perf_source_read(p->ps, 0);
+	int err = opd_perf_read(p->ps, 0);
 
 	perf_emit(p);
 	if (!err)
@@ -111,13 +111,13 @@ static int perf_flush(struct opd_source *src, uint64_t until_ns)
 {
 	struct perf_priv *p = src->priv;
 
-	perf_source_flush(p->ps, until_ns);
+	opd_perf_flush(p->ps, until_ns);
 	perf_emit(p);
 	return 0;
 }
 
 /* The producer's own counters, for the log. */
-static void perf_log_stats(struct perf_source_stats const *st)
+static void perf_log_stats(struct opd_perf_stats const *st)
 {
 	op_info("perf source: %llu records in %llu rounds, %llu samples "
 		"(%llu kernel, %llu user), %llu mmaps, %llu forks, %llu exits, "
@@ -149,8 +149,8 @@ static void perf_close(struct opd_source *src)
 	if (!p)
 		return;
 	if (p->verbose)
-		perf_log_stats(perf_source_stats(p->ps));
-	perf_source_close(p->ps);
+		perf_log_stats(opd_perf_stats(p->ps));
+	opd_perf_close(p->ps);
 	free(p);
 	src->priv = NULL;
 }

@@ -1,7 +1,7 @@
 /*
  * Where the daemon's event stream comes from. oprofiled's main loop knows
  * a source only through these operations, so that the perf_events source
- * (perf_source.c) and the oprofile driver's buffer file slot in
+ * (opd_perf.c) and the oprofile driver's buffer file slot in
  * the same way. A source hands its stream words to the sink it was opened
  * with; the sink (oprofiled) records them and feeds the core.
  *

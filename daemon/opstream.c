@@ -19,10 +19,10 @@
 
 #include "op_message.h"
 #include "opd_trans.h"
-#include "opstream_dump.h"
-#include "perf_source.h"
-#include "stream_file.h"
-#include "word_buffer.h"
+#include "opd_stream_dump.h"
+#include "opd_perf.h"
+#include "opd_stream_file.h"
+#include "opd_words.h"
 
 #define MAX_EVENTS 8
 
@@ -78,14 +78,14 @@ static int parse_event(struct record_opts *o, char const *spec)
 
 static int write_words(struct stream_writer *sw, struct perf_source *ps)
 {
-	struct word_buffer *wb = perf_source_words(ps);
-	int err = stream_writer_write(sw, wb->w, wb->len);
+	struct word_buffer *wb = opd_perf_words(ps);
+	int err = opd_stream_writer_write(sw, wb->w, wb->len);
 
-	wb_reset(wb);
+	opd_words_reset(wb);
 	return err;
 }
 
-static void print_stats(struct perf_source_stats const *st, uint64_t words)
+static void print_stats(struct opd_perf_stats const *st, uint64_t words)
 {
 	fprintf(stderr, "samples %llu (kernel %llu, user %llu), records %llu, "
 		"words %llu, rounds %llu\n",
@@ -130,29 +130,29 @@ static int record(struct record_opts *o)
 		o->events[e].kernel = !o->no_kernel;
 		o->events[e].user = !o->no_user;
 	}
-	if (perf_source_open(&ps, &cfg))
+	if (opd_perf_open(&ps, &cfg))
 		return 1;
-	if (stream_writer_open(&sw, o->output)) {
-		perf_source_close(ps);
+	if (opd_stream_writer_open(&sw, o->output)) {
+		opd_perf_close(ps);
 		return 1;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	err = perf_source_enable(ps);
-	stop = perf_source_now() + (uint64_t)(o->duration * 1e9);
-	while (!err && !stop_requested && perf_source_now() < stop) {
-		err = perf_source_read(ps, 100);
+	err = opd_perf_enable(ps);
+	stop = opd_perf_now() + (uint64_t)(o->duration * 1e9);
+	while (!err && !stop_requested && opd_perf_now() < stop) {
+		err = opd_perf_read(ps, 100);
 		if (!err)
 			err = write_words(&sw, ps);
 	}
-	perf_source_disable(ps);
-	perf_source_flush(ps, UINT64_MAX);
+	opd_perf_disable(ps);
+	opd_perf_flush(ps, UINT64_MAX);
 	if (!err)
 		err = write_words(&sw, ps);
-	print_stats(perf_source_stats(ps), sw.words);
-	if (stream_writer_close(&sw))
+	print_stats(opd_perf_stats(ps), sw.words);
+	if (opd_stream_writer_close(&sw))
 		err = -1;
-	perf_source_close(ps);
+	opd_perf_close(ps);
 	return err ? 1 : 0;
 }
 
@@ -206,12 +206,12 @@ out:
 static int cmd_check(char const *path)
 {
 	struct opd_trans dec;
-	uint64_t t0 = perf_source_now(), ns;
+	uint64_t t0 = opd_perf_now(), ns;
 	int err;
 
 	opd_trans_init(&dec, NULL, path);
-	err = stream_file_replay(path, &dec, 0);
-	ns = perf_source_now() - t0;
+	err = opd_stream_file_replay(path, &dec, 0);
+	ns = opd_perf_now() - t0;
 	printf("words %" PRIu64 ", samples %" PRIu64 " (kernel %" PRIu64
 	       ", user %" PRIu64 "), arcs %" PRIu64 ", errors %" PRIu64 "\n",
 	       dec.stats.words, dec.stats.samples, dec.stats.kernel_samples,
@@ -232,7 +232,7 @@ int main(int argc, char const **argv)
 	if (argc >= 2 && !strcmp(argv[1], "record"))
 		return cmd_record(argc - 1, argv + 1);
 	if (argc == 3 && !strcmp(argv[1], "dump"))
-		return opstream_dump(argv[2], stdout) ? 1 : 0;
+		return opd_stream_dump(argv[2], stdout) ? 1 : 0;
 	if (argc == 3 && !strcmp(argv[1], "check"))
 		return cmd_check(argv[2]);
 	fprintf(stderr, "usage: opstream record [--duration=S] "

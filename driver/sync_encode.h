@@ -3,7 +3,7 @@
  * The sync's encode step (buffer_sync.c): one resolved sample, with its
  * backtrace, as one record of op_stream.h words. Pure: no kernel headers,
  * so the daemon's unit test compiles the same code in user space
- * (daemon/tests/stream_contract_test.c).
+ * (libopd/tests/stream_contract_test.c).
  *
  * A record is written whole or not at all: the caller encodes into a copy
  * of the state and keeps it only once the record is in the event buffer.

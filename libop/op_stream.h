@@ -24,7 +24,7 @@
 #define OP_STREAM_H
 
 /*
- * Decoder state (daemon/opd_trans.c's transient; producers mirror it in
+ * Decoder state (libopd/opd_trans.c's transient; producers mirror it in
  * struct op_stream_state and write a switch only when the value changes;
  * op_known_after() below is this paragraph in code):
  *   cpu, task (tid, tgid, app_cookie), mode (kernel/user), cookie, trace.
@@ -183,7 +183,7 @@ enum op_stream_code {
 	X(OP_COUNT_MAPS_REREAD, 1, "maps_reread")           /* maps read again */ \
 	X(OP_COUNT_MAPS_REREAD_HIT, 2, "maps_reread_hit")   /* ... and that sample resolved */ \
 	X(OP_COUNT_MAPS_REREAD_GONE, 3, "maps_reread_gone") /* ... but the process was gone */ \
-	/* the CFI unwinder's bounded caches (daemon/unwind.c) */ \
+	/* the CFI unwinder's bounded caches (libopd/opd_unwind.c) */ \
 	X(OP_COUNT_UNWIND_BINARIES_EVICTED, 4, "unwind_binaries_evicted") /* binary closed for another */ \
 	X(OP_COUNT_UNWIND_RULES_FLUSHED, 5, "unwind_rules_flushed") /* a binary's full row table emptied */ \
 	/* the perf source's process table: processes whose EXIT record was lost */ \

@@ -26,10 +26,10 @@
 #include "pp_memtree.h"
 #include "pp_spec.h"
 #include "pp_timeline.h"
-#include "stream_file.h"
+#include "opd_stream_file.h"
 
 /* The stream from its start through dec: 0, or -1 (said why), as
- * stream_file_replay. */
+ * opd_stream_file_replay. */
 static int replay(struct opreport_stream *s, struct opd_trans *dec)
 {
 	static unsigned long words[16384];
@@ -37,11 +37,11 @@ static int replay(struct opreport_stream *s, struct opd_trans *dec)
 	long n;
 	int err;
 
-	if (stream_reader_open_fd(&sr, s->fd, s->file) < 0)
+	if (opd_stream_reader_open_fd(&sr, s->fd, s->file) < 0)
 		return -1;
-	while ((n = stream_reader_read(&sr, words, OP_ARRAY_SIZE(words))) > 0)
+	while ((n = opd_stream_reader_read(&sr, words, OP_ARRAY_SIZE(words))) > 0)
 		opd_trans_feed(dec, words, (size_t)n);
-	stream_reader_close(&sr);
+	opd_stream_reader_close(&sr);
 	err = opd_trans_finish(dec);
 	return n < 0 ? -1 : err;
 }
@@ -357,11 +357,11 @@ static int feed(struct opd_core *core, struct opreport_stream *s)
 	struct stream_reader sr;
 	long n;
 
-	if (stream_reader_open_fd(&sr, s->fd, s->file) < 0)
+	if (opd_stream_reader_open_fd(&sr, s->fd, s->file) < 0)
 		return -1;
-	while ((n = stream_reader_read(&sr, words, OP_ARRAY_SIZE(words))) > 0)
+	while ((n = opd_stream_reader_read(&sr, words, OP_ARRAY_SIZE(words))) > 0)
 		opd_core_process(core, words, (size_t)n);
-	stream_reader_close(&sr);
+	opd_stream_reader_close(&sr);
 	return n < 0 ? -1 : 0;
 }
 

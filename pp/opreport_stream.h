@@ -1,6 +1,6 @@
 /*
  * opreport --stream: a recorded event stream (operf/oprofiled
- * --record-stream, daemon/stream_file.h) reported like a session. The
+ * --record-stream, libopd/opd_stream_file.h) reported like a session. The
  * stream goes through the daemon's own decoder and core (libopd) into a
  * temporary session directory, optionally only the samples of a time
  * window (ESC TIME, libop/op_stream.h); the report then reads that

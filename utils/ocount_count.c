@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "op_child.h"
 #include "op_message.h"
 #include "ocount.h"
+#include "perf_open.h"
 
 static int *fd_at(struct ocount_counters const *c, int t, int cpu, int e)
 {
@@ -47,8 +47,7 @@ static int open_one(struct ocount_counters *c, int t, int cpu, int e,
 			 c->ev[e].name);
 		return -1;
 	}
-	fd = (int)syscall(SYS_perf_event_open, &a, pid, c->cpus[cpu], -1,
-			  PERF_FLAG_FD_CLOEXEC);
+	fd = perf_open(&a, pid, c->cpus[cpu], -1);
 	if (fd < 0) {
 		int err = errno;
 

@@ -2,7 +2,7 @@
  * operf: profile one command (and every process it starts), running
  * processes, or the whole system, into a session directory that opreport
  * reads unchanged. It runs the daemon's core (opd_core.h) and the perf
- * source (perf_source.h) in its own process: no daemon, no opcontrol.
+ * source (opd_perf.h) in its own process: no daemon, no opcontrol.
  * operf.c turns the options into this configuration; operf_run.c samples.
  */
 #ifndef OPERF_H

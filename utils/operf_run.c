@@ -26,13 +26,13 @@
 #include "opd_perf_event.h"
 #include "opd_stats_file.h"
 #include "operf.h"
-#include "perf_source.h"
-#include "stream_file.h"
-#include "word_buffer.h"
+#include "opd_perf.h"
+#include "opd_stream_file.h"
+#include "opd_words.h"
 
 static double now_s(void)
 {
-	return (double)perf_source_now() / 1e9;
+	return (double)opd_perf_now() / 1e9;
 }
 
 struct run {
@@ -74,7 +74,7 @@ static int open_source(struct run *r)
 	}
 	pc.tasks = tasks;
 	pc.nr_tasks = (unsigned)n;
-	err = perf_source_open(&r->ps, &pc);
+	err = opd_perf_open(&r->ps, &pc);
 	free(tasks);
 	return err ? -1 : 0;
 }
@@ -82,18 +82,18 @@ static int open_source(struct run *r)
 /* The words the source wrote so far, into the core. */
 static void deliver(struct run *r)
 {
-	struct word_buffer *wb = perf_source_words(r->ps);
+	struct word_buffer *wb = opd_perf_words(r->ps);
 
 	if (wb->len && r->recording &&
-	    stream_writer_write(&r->rec, wb->w, wb->len) < 0) {
+	    opd_stream_writer_write(&r->rec, wb->w, wb->len) < 0) {
 		op_error("stopped recording the stream to '%s'",
 			 r->o->record_stream);
-		stream_writer_close(&r->rec);
+		opd_stream_writer_close(&r->rec);
 		r->recording = false;
 	}
 	if (wb->len)
 		opd_core_process(r->core, wb->w, wb->len);
-	wb_reset(wb);
+	opd_words_reset(wb);
 }
 
 /* Whether the target is still there; reaps the command when it exits. */
@@ -122,7 +122,7 @@ static int sample_loop(struct run *r, struct operf_result *res)
 	double start = now_s();
 
 	while (!op_child_stop && target_alive(r, res)) {
-		int err = perf_source_read(r->ps, 100);
+		int err = opd_perf_read(r->ps, 100);
 
 		deliver(r);
 		if (err) {
@@ -131,8 +131,8 @@ static int sample_loop(struct run *r, struct operf_result *res)
 		}
 	}
 	res->elapsed = now_s() - start;
-	perf_source_disable(r->ps);
-	perf_source_flush(r->ps, UINT64_MAX);
+	opd_perf_disable(r->ps);
+	opd_perf_flush(r->ps, UINT64_MAX);
 	deliver(r);
 	return 0;
 }
@@ -144,7 +144,7 @@ static int start(struct run *r)
 		return -1;
 	if (open_source(r) < 0)
 		return -1;
-	if (perf_source_enable(r->ps) < 0)
+	if (opd_perf_enable(r->ps) < 0)
 		return -1;
 	deliver(r);
 	if (r->o->target == OPERF_COMMAND &&
@@ -155,7 +155,7 @@ static int start(struct run *r)
 
 static void log_stats(struct run *r)
 {
-	struct perf_source_stats const *st = perf_source_stats(r->ps);
+	struct opd_perf_stats const *st = opd_perf_stats(r->ps);
 
 	fprintf(stderr, "operf: %llu samples (%llu kernel, %llu user), "
 		"%llu forks, %llu execs, %llu exits, %llu lost records\n",
@@ -178,7 +178,7 @@ int operf_run(struct operf_options const *o, struct operf_result *res)
 	if (!r.core)
 		return -1;
 	if (o->record_stream) {
-		if (stream_writer_open(&r.rec, o->record_stream) < 0) {
+		if (opd_stream_writer_open(&r.rec, o->record_stream) < 0) {
 			opd_core_free(r.core);
 			return -1;
 		}
@@ -189,11 +189,11 @@ int operf_run(struct operf_options const *o, struct operf_result *res)
 	op_child_kill(&r.child);
 	if (r.ps && o->verbose)
 		log_stats(&r);
-	perf_source_close(r.ps);
+	opd_perf_close(r.ps);
 	opd_core_sync(r.core);
 	opd_stats_write(o->session_dir, opd_core_stats(r.core));
 	opd_core_free(r.core);
-	if (r.recording && stream_writer_close(&r.rec) < 0)
+	if (r.recording && opd_stream_writer_close(&r.rec) < 0)
 		ret = -1;
 	return ret;
 }

@@ -25,7 +25,7 @@
 #include "ocount.h"
 #include "opwatch.h"
 #include "perf_ring.h"
-#include "record_queue.h"
+#include "perf_queue.h"
 
 #define MAX_PROBES 16
 #define SLACK_NS 20000000ull	/* records older than this are all in */
@@ -76,7 +76,7 @@ struct opwatch {
 	int nr_watch;
 	struct opwatch_events ev;
 	struct opwatch_stats stats;
-	struct record_queue q;
+	struct perf_queue q;
 	struct op_child child;
 	int status;
 	/* the processes watched (the command or --pid and their children,
@@ -358,11 +358,11 @@ static void process(struct opwatch *w, uint64_t until)
 	for (size_t i = 0; i < w->cnt.n; i++)
 		if (w->cnt.v[i].ring)
 			perf_ring_drain(w->cnt.v[i].ring, &w->q, record_time);
-	rq_sort(&w->q);
-	n = rq_ready(&w->q, until);
+	perf_queue_sort(&w->q);
+	n = perf_queue_ready(&w->q, until);
 	for (size_t i = 0; i < n; i++)
-		handle_record(w, rq_record(&w->q, i));
-	rq_consume(&w->q, n);
+		handle_record(w, perf_queue_record(&w->q, i));
+	perf_queue_consume(&w->q, n);
 }
 
 static bool running(struct opwatch *w, uint64_t end)
@@ -458,7 +458,7 @@ static void opwatch_free(struct opwatch *w)
 	opwatch_count_close(&w->cnt);
 	opwatch_events_close(&w->ev);
 	opwatch_stats_free(&w->stats);
-	rq_free(&w->q);
+	perf_queue_free(&w->q);
 	free(w->tree);
 	for (int i = 0; i < w->nr_probes; i++)
 		opwatch_probe_free(&w->probes[i]);
@@ -483,7 +483,7 @@ int main(int argc, char const **argv)
 	if (output_arg && !(out = op_fopen_output(output_arg)))
 		op_die("cannot write '%s': %s", output_arg, op_file_strerror(errno));
 	op_child_catch_stop(w.argv != NULL);
-	rq_init(&w.q);
+	perf_queue_init(&w.q);
 	opwatch_stats_init(&w.stats, w.nr_probes, w.by);
 	w.stats.nr_counts = w.cnt.nr;
 	for (int k = 0; k < w.cnt.nr; k++) {

@@ -15,19 +15,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "op_message.h"
 #include "op_util.h"
 #include "opwatch.h"
+#include "perf_open.h"
 #include "perf_ring.h"
 
 static int open_event(struct perf_event_attr *a, pid_t tid, int group)
 {
-	return (int)syscall(SYS_perf_event_open, a, tid, -1, group,
-			    PERF_FLAG_FD_CLOEXEC);
+	return perf_open(a, tid, -1, group);
 }
 
 static void add_id(struct opwatch_counting *c, uint64_t id, int ev)

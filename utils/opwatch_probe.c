@@ -16,13 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "op_message.h"
 #include "op_util.h"
 #include "opwatch.h"
+#include "perf_open.h"
 #include "perf_ring.h"
 
 #define PMU_DIR "/sys/bus/event_source/devices"
@@ -374,8 +374,7 @@ static int open_one(struct opwatch_events *e, int t, int cpu, int ev,
 		a.config1 = a.config2 = 0;
 		a.sample_type &= ~(uint64_t)PERF_SAMPLE_REGS_USER;
 	}
-	fd = (int)syscall(SYS_perf_event_open, &a, pid, e->cpus[cpu], -1,
-			  PERF_FLAG_FD_CLOEXEC);
+	fd = perf_open(&a, pid, e->cpus[cpu], -1);
 	if (fd < 0) {
 		int err = errno;
 

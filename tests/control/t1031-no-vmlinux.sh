@@ -5,7 +5,7 @@
 # ({kern}/no-vmlinux, is_kernel set), keyed by the raw pc; the session
 # saves no kallsyms and lists no-vmlinux as [0, 2^64-1); the stats
 # balance; opreport shows the samples as "no-vmlinux" without symbols and
-# says why. $OPROFILE_KALLSYMS (daemon/opd_kernel.c) makes the daemon
+# says why. $OPROFILE_KALLSYMS (libopd/opd_kernel.c) makes the daemon
 # read a zeroed copy of /proc/kallsyms instead of the real one.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The machine-wide per-boot kernel cache (daemon/opd_kernel.c):
+# The machine-wide per-boot kernel cache (libopd/opd_kernel.c):
 # two operf sessions of one boot share one cache entry (their kallsyms.gz
 # is the cache's file, hard-linked); a past boot's entry is replaced; a
 # cache dir that is a symbolic link, group-writable or another user's is

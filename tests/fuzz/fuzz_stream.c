@@ -5,10 +5,10 @@
  * any crash, out-of-bounds read (ASan) or disagreement is a bug.
  *
  *	clang -g -fsanitize=fuzzer,address,undefined -Ilibop -Idaemon \
- *		tests/fuzz/fuzz_stream.c daemon/opd_trans.c libop/op_message.c
+ *		tests/fuzz/fuzz_stream.c libopd/opd_trans.c libop/op_message.c
  *	./a.out -max_total_time=60 -max_len=4096 CORPUS tests/fuzz/corpus/stream
  *
- * FUZZ-SOURCES: daemon/opd_trans.c
+ * FUZZ-SOURCES: libopd/opd_trans.c
  */
 #include <stdint.h>
 #include <stdlib.h>

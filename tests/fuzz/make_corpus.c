@@ -1,6 +1,6 @@
 /*
  * Writes the generated seeds of the fuzz corpora (tests/fuzz/corpus/):
- * real streams made by the daemon's emitter (stream_emit.h) and real
+ * real streams made by the daemon's emitter (opd_emit.h) and real
  * sample files written by libdb, each with a few malformed variants. The
  * committed files came from here; the rest of a corpus is hand-made or
  * past finds. Built by make check so that it keeps compiling; run it by
@@ -15,12 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cookie_table.h"
+#include "opd_cookie.h"
 #include "odb.h"
 #include "op_sample_file.h"
 #include "op_stream.h"
-#include "stream_emit.h"
-#include "word_buffer.h"
+#include "opd_emit.h"
+#include "opd_words.h"
 
 static char const *out_dir;
 
@@ -57,53 +57,53 @@ static void put_stream(char const *name, unsigned char chunk,
  * region, lost and count records, as the perf source writes them. */
 static void emit_session(struct stream_emit *se, struct cookie_table *ct)
 {
-	unsigned long app = ct_intern(ct, "/usr/bin/app", 12);
-	unsigned long sh = ct_intern(ct, "/bin/sh", 7);
-	unsigned long lib = ct_intern(ct, "/usr/lib/libc.so.6", 18);
-	unsigned long anon = ct_new_anon(ct, 200, 0x7f0000000000UL,
+	unsigned long app = opd_cookie_intern(ct, "/usr/bin/app", 12);
+	unsigned long sh = opd_cookie_intern(ct, "/bin/sh", 7);
+	unsigned long lib = opd_cookie_intern(ct, "/usr/lib/libc.so.6", 18);
+	unsigned long anon = opd_cookie_new_anon(ct, 200, 0x7f0000000000UL,
 					 0x7f0000021000UL, "[heap]");
 
-	se_cpu(se, 0);
-	se_task(se, 200, 200, app);
-	se_mode(se, false);
-	se_cookie(se, app);
-	se_pair(se, 0x1130, 0);
-	se_pair(se, 0x1134, 0);
-	se_cookie(se, lib);
-	se_pair(se, 0x9a010, 0);
-	se_cookie(se, anon);
-	se_pair(se, 0x120, 1);
-	se_mode(se, true);
-	se_pair(se, 0xffffffff81234560UL, 0);
-	se_cpu(se, 1);
-	se_task(se, 301, 300, sh);
-	se_mode(se, false);
-	se_cookie(se, sh);
-	se_pair(se, 0x4410, 0);
-	se_task(se, 302, 300, sh);
-	se_mode(se, true);
-	se_pair(se, 0xffffffff81000010UL, 0);
-	se_lost(se, OP_LOST_NO_MAPPING, 2);
-	se_count(se, OP_COUNT_MAPS_REREAD, 1);
+	opd_emit_cpu(se, 0);
+	opd_emit_task(se, 200, 200, app);
+	opd_emit_mode(se, false);
+	opd_emit_cookie(se, app);
+	opd_emit_pair(se, 0x1130, 0);
+	opd_emit_pair(se, 0x1134, 0);
+	opd_emit_cookie(se, lib);
+	opd_emit_pair(se, 0x9a010, 0);
+	opd_emit_cookie(se, anon);
+	opd_emit_pair(se, 0x120, 1);
+	opd_emit_mode(se, true);
+	opd_emit_pair(se, 0xffffffff81234560UL, 0);
+	opd_emit_cpu(se, 1);
+	opd_emit_task(se, 301, 300, sh);
+	opd_emit_mode(se, false);
+	opd_emit_cookie(se, sh);
+	opd_emit_pair(se, 0x4410, 0);
+	opd_emit_task(se, 302, 300, sh);
+	opd_emit_mode(se, true);
+	opd_emit_pair(se, 0xffffffff81000010UL, 0);
+	opd_emit_lost(se, OP_LOST_NO_MAPPING, 2);
+	opd_emit_count(se, OP_COUNT_MAPS_REREAD, 1);
 }
 
 /* A sample with a backtrace: the sample, a kernel frame, user frames. */
 static void emit_trace(struct stream_emit *se, struct cookie_table *ct)
 {
-	unsigned long app = ct_intern(ct, "/usr/bin/app", 12);
-	unsigned long lib = ct_intern(ct, "/usr/lib/libc.so.6", 18);
+	unsigned long app = opd_cookie_intern(ct, "/usr/bin/app", 12);
+	unsigned long lib = opd_cookie_intern(ct, "/usr/lib/libc.so.6", 18);
 
-	se_cpu(se, 2);
-	se_task(se, 200, 200, app);
-	se_escape(se, OP_CODE_TRACE_BEGIN);
-	se_mode(se, true);
-	se_pair(se, 0xffffffff81000020UL, 0);
-	se_pair(se, 0xffffffff81000030UL, 0);
-	se_mode(se, false);
-	se_cookie(se, lib);
-	se_pair(se, 0x9a100, 0);
-	se_cookie(se, app);
-	se_pair(se, 0x1200, 0);
+	opd_emit_cpu(se, 2);
+	opd_emit_task(se, 200, 200, app);
+	opd_emit_escape(se, OP_CODE_TRACE_BEGIN);
+	opd_emit_mode(se, true);
+	opd_emit_pair(se, 0xffffffff81000020UL, 0);
+	opd_emit_pair(se, 0xffffffff81000030UL, 0);
+	opd_emit_mode(se, false);
+	opd_emit_cookie(se, lib);
+	opd_emit_pair(se, 0x9a100, 0);
+	opd_emit_cookie(se, app);
+	opd_emit_pair(se, 0x1200, 0);
 }
 
 /* A sample in a binary the kernel gave the build-id of (MMAP2). */
@@ -114,12 +114,12 @@ static void emit_build_id(struct stream_emit *se, struct cookie_table *ct)
 
 	for (unsigned i = 0; i < 20; i++)
 		id.build_id[i] = (unsigned char)(0x10 * i + 1);
-	app = ct_intern_file(ct, "/usr/bin/built", 14, id);
-	se_cpu(se, 0);
-	se_task(se, 400, 400, app);
-	se_mode(se, false);
-	se_cookie(se, app);
-	se_pair(se, 0x1140, 0);
+	app = opd_cookie_intern_file(ct, "/usr/bin/built", 14, id);
+	opd_emit_cpu(se, 0);
+	opd_emit_task(se, 400, 400, app);
+	opd_emit_mode(se, false);
+	opd_emit_cookie(se, app);
+	opd_emit_pair(se, 0x1140, 0);
 }
 
 static void streams(void)
@@ -132,9 +132,9 @@ static void streams(void)
 	struct cookie_table ct;
 	struct stream_emit se;
 
-	wb_init(&wb);
-	ct_init(&ct);
-	se_init(&se, &wb, &ct);
+	opd_words_init(&wb);
+	opd_cookie_init(&ct);
+	opd_emit_init(&se, &wb, &ct);
 	emit_session(&se, &ct);
 	put_stream("session-whole", 0, wb.w, wb.len, 0);
 	put_stream("session-chunk7", 6, wb.w, wb.len, 0);
@@ -144,22 +144,22 @@ static void streams(void)
 	emit_trace(&se, &ct);
 	put_stream("session-trace", 1, wb.w, wb.len, 0);
 	/* a new stream defines its cookies again */
-	ct_new_stream(&ct);
-	se_reset(&se);
+	opd_cookie_new_stream(&ct);
+	opd_emit_reset(&se);
 	wb.len = 0;
 	emit_trace(&se, &ct);
 	put_stream("trace-only", 15, wb.w, wb.len, 0);
 	/* a binary known by its build-id (ESC BUILD_ID after its def) */
-	ct_new_stream(&ct);
-	se_reset(&se);
+	opd_cookie_new_stream(&ct);
+	opd_emit_reset(&se);
 	wb.len = 0;
 	emit_build_id(&se, &ct);
 	put_stream("build-id", 5, wb.w, wb.len, 0);
 	put_stream("bad-code-lone-escape", 3, bad_code,
 		   sizeof(bad_code) / sizeof(*bad_code), 0);
 	put_stream("empty", 0, NULL, 0, 0);
-	ct_free(&ct);
-	wb_free(&wb);
+	opd_cookie_free(&ct);
+	opd_words_free(&wb);
 }
 
 /* A sample file of n keys written by libdb, its bytes in *len. */

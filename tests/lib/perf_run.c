@@ -11,7 +11,7 @@
 #include "elf_range.h"
 #include "perf_run.h"
 #include "sample_count.h"
-#include "word_buffer.h"
+#include "opd_words.h"
 
 struct perf_source_event perf_run_cpu_clock(unsigned long period_ns)
 {
@@ -57,7 +57,7 @@ int perf_run_start_config(struct perf_run *r,
 		fprintf(stderr, "SKIP: system-wide sampling needs root\n");
 		return SKIP;
 	}
-	err = perf_source_open(&r->ps, cfg);
+	err = opd_perf_open(&r->ps, cfg);
 	if (err == -EACCES || err == -EPERM || err == -ENOSYS) {
 		fprintf(stderr, "SKIP: perf_event_open refused: %s\n",
 			strerror(-err));
@@ -66,23 +66,23 @@ int perf_run_start_config(struct perf_run *r,
 	if (err)
 		return 1;
 	snprintf(r->file, sizeof(r->file), "perf_run.%d.ops", (int)getpid());
-	if (stream_writer_open(&r->sw, r->file) || perf_source_enable(r->ps))
+	if (opd_stream_writer_open(&r->sw, r->file) || opd_perf_enable(r->ps))
 		return 1;
 	return 0;
 }
 
 static void take_words(struct perf_run *r)
 {
-	struct word_buffer *wb = perf_source_words(r->ps);
+	struct word_buffer *wb = opd_perf_words(r->ps);
 
 	opd_trans_feed(&r->tally.dec, wb->w, wb->len);
-	stream_writer_write(&r->sw, wb->w, wb->len);
-	wb_reset(wb);
+	opd_stream_writer_write(&r->sw, wb->w, wb->len);
+	opd_words_reset(wb);
 }
 
 void perf_run_pump(struct perf_run *r, int timeout_ms)
 {
-	perf_source_read(r->ps, timeout_ms);
+	opd_perf_read(r->ps, timeout_ms);
 	take_words(r);
 }
 
@@ -152,7 +152,7 @@ static int check_replay(struct perf_run *r)
 	int err;
 
 	tally_init(&t, r->file);
-	err = stream_file_replay(r->file, &t.dec, 7);
+	err = opd_stream_file_replay(r->file, &t.dec, 7);
 	if (!err && !same_samples(&t, &r->tally)) {
 		fprintf(stderr, "replaying '%s' gave %zu samples, live %zu\n",
 			r->file, t.nr, r->tally.nr);
@@ -166,18 +166,18 @@ int perf_run_stop(struct perf_run *r)
 {
 	int err;
 
-	perf_source_disable(r->ps);
-	perf_source_flush(r->ps, UINT64_MAX);
+	opd_perf_disable(r->ps);
+	opd_perf_flush(r->ps, UINT64_MAX);
 	take_words(r);
 	err = opd_trans_finish(&r->tally.dec);
-	if (stream_writer_close(&r->sw) || (!r->no_replay && check_replay(r)))
+	if (opd_stream_writer_close(&r->sw) || (!r->no_replay && check_replay(r)))
 		err = -1;
 	return err;
 }
 
 void perf_run_free(struct perf_run *r)
 {
-	perf_source_close(r->ps);
+	opd_perf_close(r->ps);
 	tally_free(&r->tally);
 	if (r->file[0])
 		unlink(r->file);

@@ -13,8 +13,8 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
-#include "perf_source.h"
-#include "stream_file.h"
+#include "opd_perf.h"
+#include "opd_stream_file.h"
 #include "tally.h"
 
 #define SKIP 77

@@ -22,7 +22,7 @@ OPREPORT=${OPREPORT:-$abs_top_builddir/pp/opreport}
 OPHELP=${OPHELP:-$abs_top_builddir/utils/ophelp}
 OPROFILE_EVENTS_DIR=${OPROFILE_EVENTS_DIR:-$abs_top_srcdir/events}
 export OPROFILE_EVENTS_DIR
-# No machine-wide kernel cache (daemon/opd_kernel.c) unless a test asks:
+# No machine-wide kernel cache (libopd/opd_kernel.c) unless a test asks:
 # tests do not write the machine's directories, and t1027 swaps its cache
 OPROFILE_KERNEL_CACHE=${OPROFILE_KERNEL_CACHE-}
 export OPROFILE_KERNEL_CACHE

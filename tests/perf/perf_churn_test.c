@@ -54,10 +54,10 @@ int main(void)
 	check(perf_run_stop(&r) == 0, "stream decodes with no errors");
 	tally_report(&r.tally, "churn");
 	fprintf(stderr, "source: forks %llu, execs %llu, exits %llu, mmaps %llu\n",
-		(unsigned long long)perf_source_stats(r.ps)->forks,
-		(unsigned long long)perf_source_stats(r.ps)->execs,
-		(unsigned long long)perf_source_stats(r.ps)->exits,
-		(unsigned long long)perf_source_stats(r.ps)->mmaps);
+		(unsigned long long)opd_perf_stats(r.ps)->forks,
+		(unsigned long long)opd_perf_stats(r.ps)->execs,
+		(unsigned long long)opd_perf_stats(r.ps)->exits,
+		(unsigned long long)opd_perf_stats(r.ps)->mmaps);
 
 	n = count_samples(&r.tally, &(struct sample_filter){ .path = churn },
 			  s, e, &in);
@@ -66,9 +66,9 @@ int main(void)
 	procs = distinct_apps(&r.tally, churn);
 	check(procs >= 200, "%zu churn processes have samples with "
 	      "app %s", procs, churn);
-	check(perf_source_stats(r.ps)->execs >= 500,
+	check(opd_perf_stats(r.ps)->execs >= 500,
 	      "%llu exec records seen",
-	      (unsigned long long)perf_source_stats(r.ps)->execs);
+	      (unsigned long long)opd_perf_stats(r.ps)->execs);
 	perf_run_free(&r);
 	return check_done();
 }

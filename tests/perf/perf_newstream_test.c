@@ -1,6 +1,6 @@
 /*
  * A new stream mid-session (the daemon rotating its output): after
- * perf_source_new_stream(), a fresh decoder must decode what follows with
+ * opd_perf_new_stream(), a fresh decoder must decode what follows with
  * no errors, every cookie defined again and the context re-sent, and
  * still attribute the running workload to its hot function.
  */
@@ -34,7 +34,7 @@ int main(void)
 	tally_free(&r.tally);
 	tally_init(&r.tally, "second stream");
 	r.no_replay = true;
-	perf_source_new_stream(r.ps);
+	opd_perf_new_stream(r.ps);
 	check(perf_run_wait(&r, &pid, 1) == 0, "the workloads ran");
 	check(perf_run_stop(&r) == 0,
 	      "second stream decodes on its own with no errors");

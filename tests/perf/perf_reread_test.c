@@ -91,7 +91,7 @@ static int run(bool reread, char const *storm, char const *lib,
 		.ring_pages = 2,
 		.no_reread = !reread,
 	};
-	struct perf_source_stats const *st;
+	struct opd_perf_stats const *st;
 	struct perf_run r;
 	pid_t pid;
 	int rc;
@@ -108,7 +108,7 @@ static int run(bool reread, char const *storm, char const *lib,
 	check(perf_run_wait(&r, &pid, 1) == 0, "mapstorm ran");
 	check(perf_run_stop(&r) == 0, "stream decodes with no errors "
 	      "and replays the same");
-	st = perf_source_stats(r.ps);
+	st = opd_perf_stats(r.ps);
 	tally_report(&r.tally, reread ? "with re-reads" : "without re-reads");
 	tally_workload(&r.tally, pid, lib, s, e, o);
 	o->overflow = st->lost[OP_LOST_OVERFLOW];
