@@ -1,7 +1,7 @@
 #!/bin/bash
 # binary_churn.sh BUILD [DURATION] [RATE_HZ] [INTERVAL]   (600 s, 49 Hz, 60 s)
 #
-# Issue 27's budgets while binaries come and go: for DURATION seconds,
+# The service's budgets (files, memory, definitions) while binaries come and go: for DURATION seconds,
 # build NEW binaries (cc of a tiny CPU loop with a changing constant: each
 # a distinct path and build-id, as a build tree or a CI job makes them),
 # run each for a moment, and delete the older ones, while the daemon

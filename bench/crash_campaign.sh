@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Crash campaign (issue 21): N random kill -9 of a sampling daemon, a
+# Crash campaign (samples survive a killed daemon): N random kill -9 of a sampling daemon, a
 # third of them during an `opcontrol --dump`, with short processes making
 # new sample files (--separate=thread) all the time. After each kill the
 # daemon is restarted (which completes any growth the kill cut short),

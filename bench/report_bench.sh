@@ -26,7 +26,7 @@
 #   the work directory (printed at the end), TMPDIR where it goes,
 #   REUSE=DIR times the reports of a kept work directory again (no
 #   recording; DURATION and PERIOD are then those of that run).
-# STACKS=1: whole stacks instead (issue 26). opcontrol --callgraph=DEPTH
+# STACKS=1: whole stacks instead. opcontrol --callgraph=DEPTH
 #   (default 64) against perf record --call-graph dwarf, and
 #   `opreport --stacks --stacks-limit=0` (every path and every symbol's
 #   paths) against `perf report --stdio --no-children --sort=comm,sym

@@ -18,7 +18,7 @@
 #     stacks/ grows with new stacks only), and, looser, linearly;
 #   - report time: perf report --stdio on perf.data against
 #     opreport --stacks on the session (skipped while opreport has no
-#     --stacks: that is issue 26's other half).
+#     --stacks).
 #
 #   bench/stacks_bench.sh BUILD [WORK_ROUNDS] [ROUNDS]
 #     WORK_ROUNDS  qsort_cb rounds (default 3000: about 2.5 s of CPU)
@@ -119,7 +119,7 @@ if "$build/pp/opreport" --help 2>&1 | grep -q -- '--stacks'; then
 		{ echo "opreport --stacks failed:"; cat "$dir/op_report.err"; }
 	echo "opreport --stacks: $(awk '{ print $1 " s wall, " $2 + $3 " s CPU" }' "$dir/t_op")"
 else
-	echo "opreport --stacks: not in this build yet (issue 26's reports); hook left here"
+	echo "opreport --stacks: not in this build (no --stacks); skipped"
 fi
 
 # instructions a sample, from callgrind (the workload runs natively)
