@@ -12,7 +12,7 @@ DEPS=$abs_top_srcdir/tests/arch/deps
 "$DEPS" "$abs_top_builddir" "$abs_top_srcdir" >"$tmp/tree" 2>&1
 rc=$?
 cat "$tmp/tree" | sed 's/^/# /'
-check_eq 0 "$rc" "the tree: no file cycle, no upward dependency"
+check_eq "$rc" 0 "the tree: no file cycle, no upward dependency"
 check_grep "$tmp/tree" '^cycles: 0, upward dependencies: 0$' "the summary says so"
 n=$(sed -n 's/^files: \([0-9]*\),.*/\1/p' "$tmp/tree")
 [ "${n:-0}" -ge 100 ] && test_ok "the graph holds the tree's $n files" ||
@@ -45,10 +45,10 @@ done
 "$DEPS" "$b" "$s" >"$tmp/bad" 2>&1
 rc=$?
 cat "$tmp/bad" | sed 's/^/# /'
-check_eq 1 "$rc" "the small tree is refused"
+check_eq "$rc" 1 "the small tree is refused"
 check_grep "$tmp/bad" '^cycle: libutil/a.c <-> libutil/b.c$' "its cycle is named"
 check_grep "$tmp/bad" '^upward: libutil/c.c -> libpp/pp_x.h' "its upward include is named"
 "$DEPS" "$tmp/nothing" >"$tmp/usage" 2>&1
-check_eq 2 "$?" "a directory that is no build: exit 2"
+check_eq "$?" 2 "a directory that is no build: exit 2"
 check_grep "$tmp/usage" "is not a configured build directory" "and says so"
 test_done

@@ -115,4 +115,59 @@ echo "hot_lib's main's block:"
 cat "$T/b2"
 grep -Eq '^callee +[0-9]+ +[0-9.]+ +libhot\.so( +[^ ]+)? +hot_lib_loop$' "$T/b2" ||
 	{ cat "$T/cg"; fail "hot_lib's main does not list libhot.so's hot_lib_loop as a callee"; }
+
+# kernel_apps SEPARATE WANT [SPEC]: a program in write(2) sampled with
+# --separate=SEPARATE; every kernel row of opreport -c -l (entry, caller
+# or callee, under a user caller or a kernel one) carries app WANT
+kernel_apps() {
+	ctl --reset >/dev/null 2>&1
+	ctl --separate="$1" --start >"$T/out" 2>&1 || { cat "$T/out"; fail "--separate=$1 --start failed"; }
+	"$T/sysw" 1.5 || fail "sysw failed"
+	ctl --dump || fail "--dump failed"
+	ctl --shutdown || fail "--shutdown failed"
+	# with --separate=kernel the program's kernel samples are its own:
+	# its report (image:) holds them; kernel threads keep app vmlinux
+	"$OPREPORT" --session-dir="$S" -c -l ${3-} >"$T/k.$1" 2>"$T/k.err" ||
+		{ cat "$T/k.err"; fail "opreport -c -l failed (--separate=$1)"; }
+	awk '$3 == "vmlinux" && ($4 == "sysw" || $4 == "vmlinux")' "$T/k.$1" >"$T/k.rows"
+	awk '$1 ~ /^[0-9]/ && $3 == "libc.so.6" && $5 == "write" { on = 1; next }
+	     /^-+$/ { on = 0 } on && $3 == "vmlinux" { print }' "$T/k.$1" >"$T/k.under"
+	echo "--separate=$1: $(wc -l <"$T/k.rows") kernel rows of sysw or vmlinux, $(wc -l <"$T/k.under") kernel callees of write"
+	[ -s "$T/k.under" ] || { cat "$T/k.$1"; fail "--separate=$1: no kernel callee under libc's write"; }
+	awk -v want="$2" '$3 == "vmlinux" && $4 != want && ($4 == "sysw" || $4 == "vmlinux")' \
+		"$T/k.$1" >"$T/k.bad"
+	check_eq "$(wc -l <"$T/k.bad")" 0 "--separate=$1: kernel rows of another app than $2"
+	sed 's/^/#   /' "$T/k.bad" | head -5
+}
+
+step "kernel callees carry one app: the process's with --separate=kernel, vmlinux's with --separate=lib"
+cat >"$T/sysw.c" <<'EOC'
+#include <fcntl.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+static char buf[4096];
+__attribute__((noinline)) static void writer(int fd)
+{
+	for (int i = 0; i < 256; i++)
+		if (write(fd, buf, sizeof(buf)) < 0)
+			exit(1);
+}
+int main(int argc, char **argv)
+{
+	struct timespec t0, t;
+	double secs = argc > 1 ? atof(argv[1]) : 1;
+	int fd = open("/dev/null", O_WRONLY);
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		writer(fd);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	return 0;
+}
+EOC
+cc -O1 -g -fno-omit-frame-pointer -o "$T/sysw" "$T/sysw.c" || fail "cannot build sysw"
+kernel_apps kernel sysw "image:$T/sysw"
+kernel_apps lib vmlinux
 test_done
