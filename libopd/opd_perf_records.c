@@ -47,6 +47,7 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
+#include "op_bytes.h"
 #include "op_stacks.h"
 #include "op_stream.h"
 #include "op_util.h"
@@ -55,20 +56,15 @@
 #define HDR sizeof(struct perf_event_header)
 #define TRAILER 32	/* pid/tid, time, cpu/res, identifier */
 
+/* a record's field at byte offset off (records are copied unaligned) */
 static inline uint64_t rd64(void const *rec, size_t off)
 {
-	uint64_t v;
-
-	memcpy(&v, (unsigned char const *)rec + off, sizeof(v));
-	return v;
+	return op_get64((unsigned char const *)rec + off);
 }
 
 static inline uint32_t rd32(void const *rec, size_t off)
 {
-	uint32_t v;
-
-	memcpy(&v, (unsigned char const *)rec + off, sizeof(v));
-	return v;
+	return op_get32((unsigned char const *)rec + off);
 }
 
 static inline struct perf_event_header hdr(void const *rec)
