@@ -48,6 +48,8 @@ char *pp_anon_display(char const *name, int tgid, char const *app)
 	while (base > app && base[-1] != '/')
 		base--;
 	blen = (size_t)(app + plen - base);
+	if (!blen)		/* "/": no base name */
+		return op_xasprintf("%s (%d)", name, tgid);
 	return op_xasprintf("%s (%d:%.*s)", name, tgid, (int)blen, base);
 }
 
