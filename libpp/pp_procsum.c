@@ -277,7 +277,8 @@ static void print_portion(FILE *out, char const *title,
 		total += t;
 	}
 	fprintf(out, "  %s: %llu samples\n", title, (unsigned long long)total);
-	qsort(rows, n, sizeof(*rows), by_count);
+	if (n > 1)	/* a portion without samples has no rows (NULL) */
+		qsort(rows, n, sizeof(*rows), by_count);
 	for (size_t i = 0; i < n; i++) {
 		double share = 100.0 * (double)rows[i].n / (double)total;
 		char *sym, *image;
