@@ -136,6 +136,8 @@ char const *op_mangle_bad_anon_name(char const *s, size_t len)
 		return "'/' in anonymous region name";
 	if (memchr(s, '}', len))
 		return "'}' in anonymous region name";
+	if (len > OP_MANGLE_ANON_NAME_MAX)
+		return "anonymous region name longer than a file name may be";
 	return NULL;
 }
 

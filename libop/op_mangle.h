@@ -45,6 +45,13 @@ enum op_mangle_flags {
  */
 #define OP_MANGLE_ANON_MERGED(start, end) ((start) == 0 && (end) == 0)
 
+/*
+ * The longest anonymous region name: "{anon:NAME}" is one file name
+ * component, which may not be longer than NAME_MAX (255) bytes. The
+ * daemon cuts longer names (a memfd's may be 265 bytes) to this.
+ */
+#define OP_MANGLE_ANON_NAME_MAX (255 - 7)
+
 struct op_mangle_values {
 	unsigned flags;
 	char const *app_name;     /* A */

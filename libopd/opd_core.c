@@ -26,6 +26,7 @@
 
 #include "op_config.h"
 #include "op_file.h"
+#include "op_mangle.h"
 #include "op_util.h"
 #include "opd_core.h"
 #include "opd_image.h"
@@ -65,7 +66,8 @@ struct opd_core {
  * The name of an anonymous region in a sample file name: the producer's
  * "//anon" becomes "anon" as in OProfile; a pseudo path ("/memfd:x
  * (deleted)") loses its leading '/'; '/' and '}' cannot appear in
- * {anon:NAME} and become '_'.
+ * {anon:NAME} and become '_'; len is at most OP_MANGLE_ANON_NAME_MAX + 1,
+ * so that {anon:NAME} fits one file name component.
  */
 static void anon_name(char const *in, char *out, size_t len)
 {
@@ -249,7 +251,7 @@ static int cookie_image(struct opd_core *core, unsigned long cookie,
 static int intern_cookie(struct opd_core *core, struct opd_cookie *c,
 			 struct opd_transient const *t)
 {
-	char name[256], rootbuf[64];
+	char name[OP_MANGLE_ANON_NAME_MAX + 1], rootbuf[64];
 	unsigned long cookie = c->cookie;
 	int id;
 

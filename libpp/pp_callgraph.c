@@ -148,6 +148,9 @@ static struct cgimg image_of(struct pp_sfile const *f, char *name, int kern,
 	struct op_parsed_name shown = {
 		.image_name = name, .image_is_anon = anon,
 		.anon_tgid = tgid, .anon_start = start, .anon_end = end,
+		/* B and C are both images of A's process */
+		.app_name = f->name.app_name,
+		.app_is_kernel = f->name.app_is_kernel,
 	};
 	struct cgimg im = {
 		.name = name, .kern = kern, .anon = anon, .tgid = tgid,

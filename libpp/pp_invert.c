@@ -31,17 +31,40 @@ char *pp_path_display(char const *name)
 				  PP_SHORT_BUILD_ID), id);
 }
 
+char *pp_anon_display(char const *name, int tgid, char const *app)
+{
+	char const *id, *base;
+	size_t plen, idlen, blen;
+
+	if (!app || !*app)
+		return op_xasprintf("%s (%d)", name, tgid);
+	/* the program's base name; a later build's tag is not part of it */
+	plen = op_build_tag_split(app, &id, &idlen);
+	if (!plen)
+		plen = strlen(app);
+	while (plen > 1 && app[plen - 1] == '/')
+		plen--;
+	base = app + plen;
+	while (base > app && base[-1] != '/')
+		base--;
+	blen = (size_t)(app + plen - base);
+	if (!blen)		/* "/": no base name */
+		return op_xasprintf("%s (%d)", name, tgid);
+	return op_xasprintf("%s (%d:%.*s)", name, tgid, (int)blen, base);
+}
+
 char *pp_image_display(struct op_parsed_name const *n)
 {
 	/* past the daemon's bound on regions, an app's further anonymous
-	 * regions share one image: tgid 0, no range (opd_core.c) */
-	if (n->image_is_anon && !n->anon_tgid && !n->anon_start && !n->anon_end)
+	 * regions share one image: tgid 0, no range (opd_core.c); its
+	 * files hold samples of many processes, so no pid names it */
+	if (n->image_is_anon && !n->anon_tgid &&
+	    OP_MANGLE_ANON_MERGED(n->anon_start, n->anon_end))
 		return op_xasprintf("%s (regions past the bound, merged)",
 				    n->image_name);
 	if (n->image_is_anon)
-		return op_xasprintf("%s (tgid:%d range:0x%" PRIx64 "-0x%"
-				    PRIx64 ")", n->image_name, n->anon_tgid,
-				    n->anon_start, n->anon_end);
+		return pp_anon_display(n->image_name, n->anon_tgid,
+				       n->app_is_kernel ? NULL : n->app_name);
 	return pp_path_display(n->image_name);
 }
 

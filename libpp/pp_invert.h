@@ -40,12 +40,21 @@ void pp_invlist_free(struct pp_invlist *l);
 
 /*
  * The image (B) of a file as reports name it: a path, a kernel image
- * name, "NAME (tgid:T range:0xS-0xE)" for an anonymous region, or for a
+ * name, "NAME (PID:APP)" for an anonymous region (pp_anon_display; the
+ * regions past the daemon's bound, merged, have no one pid), or for a
  * later build of a path (PATH/{build:ID}, op_mangle.h) "PATH (build
  * 0123456789ab)" (the build-id's first PP_SHORT_BUILD_ID digits), "PATH
  * (build of mtime N)" when it has none. Caller frees.
  */
 char *pp_image_display(struct op_parsed_name const *n);
+/*
+ * An anonymous region as reports name it: "NAME (PID:APP)", NAME as the
+ * daemon kept it ("anon" for "//anon", "[anon:NAME]" as /proc/PID/maps
+ * shows a region named with PR_SET_VMA_ANON_NAME, "[heap]", ...), PID
+ * its process, APP the base name of that process's program ("NAME
+ * (PID)" when app is NULL: not known). Caller frees.
+ */
+char *pp_anon_display(char const *name, int tgid, char const *app);
 /* A path (an application's too) as reports name it: the same for a
  * later build. Caller frees. */
 char *pp_path_display(char const *name);

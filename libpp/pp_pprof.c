@@ -197,7 +197,8 @@ static void add_mappings(struct pb *pb)
 		m[i].id = i + 1;
 		m[i].memory_start = (uint64_t)(i + 1) << IMAGE_SHIFT;
 		m[i].memory_limit = m[i].memory_start + g->max_key + 1;
-		m[i].filename = str(pb, g->path);
+		/* a region has no file: its name as reports give it */
+		m[i].filename = str(pb, g->anon ? g->display : g->path);
 		m[i].build_id = str(pb, g->build_id);
 		m[i].has_functions = true;
 		m[i].has_filenames = true;

@@ -17,7 +17,8 @@
  * How much a file's application looks like its process's program: a
  * session that does not separate libraries or the kernel files each
  * image's samples under that image, so a process's files name the kernel,
- * [vdso], anonymous regions and libraries as well as its program.
+ * [vdso] and libraries as well as its program; its anonymous regions'
+ * files name the program.
  */
 static int app_rank(struct op_parsed_name const *n)
 {
@@ -27,7 +28,11 @@ static int app_rank(struct op_parsed_name const *n)
 	so = strstr(base, ".so");
 	if (n->app_is_kernel)
 		return 0;
-	if (*base == '[' || n->image_is_anon)
+	/* an anonymous region's file is always under its process's
+	 * program (the daemon's A), whatever the separation */
+	if (n->image_is_anon)
+		return 3;
+	if (*base == '[')
 		return 1;
 	if (so && (so[3] == '\0' || so[3] == '.'))	/* libc.so.6, ld.so */
 		return 2;
@@ -272,7 +277,8 @@ static void print_portion(FILE *out, char const *title,
 		total += t;
 	}
 	fprintf(out, "  %s: %llu samples\n", title, (unsigned long long)total);
-	qsort(rows, n, sizeof(*rows), by_count);
+	if (n > 1)	/* a portion without samples has no rows (NULL) */
+		qsort(rows, n, sizeof(*rows), by_count);
 	for (size_t i = 0; i < n; i++) {
 		double share = 100.0 * (double)rows[i].n / (double)total;
 		char *sym, *image;

@@ -41,6 +41,7 @@ struct timage {
 	char *key;               /* "k:NAME", "u:PATH", "a:NAME/TGID/S/E" */
 	size_t global;           /* in st->images */
 	size_t proc;             /* as an application: in st->procs */
+	bool app_named;          /* anon: display names its program */
 };
 
 /* A selected sample file as a stack filter: "LEAFKEY\nAPPKEY" or "\n*". */
@@ -352,6 +353,24 @@ static size_t *alloc_frames(struct pp_stacks *st, size_t n)
 	return out;
 }
 
+/*
+ * An anonymous region of the table is named after its process's program
+ * (pp_anon_display), which only the stacks in it give: the first one's.
+ */
+static void name_anon(struct load *l, struct timage *t,
+		      struct timage const *app)
+{
+	struct pp_simage *g = &l->st->images[t->global];
+	struct pp_simage const *a = &l->st->images[app->global];
+
+	if (!t->ok || t->app_named || !g->anon || a->kern ||
+	    OP_MANGLE_ANON_MERGED(g->anon_start, g->anon_end))
+		return;
+	t->app_named = true;
+	free(g->display);
+	g->display = pp_anon_display(g->path, g->anon_tgid, a->path);
+}
+
 /* One stack of the table: kept with its raw frames when selected. */
 static int take_stack(void *arg, struct op_stack const *s, char const *event,
 		      uint64_t count)
@@ -383,6 +402,7 @@ static int take_stack(void *arg, struct op_stack const *s, char const *event,
 			d->nr_frames = i;
 			break;
 		}
+		name_anon(l, &l->timg[f->image], &l->timg[s->app]);
 		/* a caller's offset is a return address: look up the call */
 		d->frames[i] = intern_raw(l, l->timg[f->image].global,
 					  f->offset - (i && f->offset));

@@ -301,6 +301,45 @@ static void check_buffer_size(void)
 	check(rc == -1, "a short buffer without err is refused");
 }
 
+/*
+ * {anon:NAME} is one file name component: a NAME of
+ * OP_MANGLE_ANON_NAME_MAX bytes is written and read back, one byte more
+ * is refused by both, never left to fail as ENAMETOOLONG.
+ */
+static void test_mangle__anon_name_length(void)
+{
+	char name[OP_MANGLE_ANON_NAME_MAX + 2], buf[1024], err[512] = "";
+	struct op_mangle_values v = { .flags = OP_MANGLE_ANON, .app_name = "/a",
+				      .anon_name = name, .anon_end = 1,
+				      .event_name = "E" };
+	struct op_parsed_name p;
+	char const *anon;
+	int rc;
+
+	memset(name, 'n', OP_MANGLE_ANON_NAME_MAX);
+	name[OP_MANGLE_ANON_NAME_MAX] = '\0';
+	rc = op_mangle_filename(&v, buf, sizeof(buf), err, sizeof(err));
+	check(rc > 0, "a %d-byte region name is written: %s",
+	      OP_MANGLE_ANON_NAME_MAX, err);
+	anon = strstr(buf, "{anon:");
+	check(anon && strchr(anon, '/') - anon == 255,
+	      "{anon:NAME} is 255 bytes, NAME_MAX");
+	rc = op_parse_filename(buf, &p, err, sizeof(err));
+	check(!rc && !strcmp(p.image_name, name), "and read back: %s", err);
+	op_parsed_name_free(&p);
+
+	strcpy(name + OP_MANGLE_ANON_NAME_MAX, "n");
+	rc = op_mangle_filename(&v, buf, sizeof(buf), err, sizeof(err));
+	check(rc == -1 && strstr(err, "longer than a file name may be"),
+	      "one byte more is refused: %s", err);
+	snprintf(buf, sizeof(buf), "{root}/a/{dep}/{anon:%s}/0.0x0.0x1/" OK_T,
+		 name);
+	rc = op_parse_filename(buf, &p, err, sizeof(err));
+	check(rc == -1 && strstr(err, "longer than a file name may be"),
+	      "and not parsed: %s", err);
+	op_parsed_name_free(&p);
+}
+
 int main(void)
 {
 	size_t i;
@@ -310,6 +349,7 @@ int main(void)
 	for (i = 0; i < sizeof(bad_values) / sizeof(bad_values[0]); i++)
 		check_bad_values(&bad_values[i]);
 	check_buffer_size();
+	test_mangle__anon_name_length();
 	check_note("%zu malformed names, %zu unrepresentable values",
 		   sizeof(bad_names) / sizeof(bad_names[0]),
 		   sizeof(bad_values) / sizeof(bad_values[0]));

@@ -361,6 +361,75 @@ static void run_budgets(char const *dir)
 	opd_words_free(&wb);
 }
 
+/*
+ * Region names reach a file name component, {anon:NAME}: a region named
+ * with PR_SET_VMA_ANON_NAME as /proc/PID/maps shows it (79 bytes, the
+ * kernel's longest, with '}' and "/.."), a memfd whose name holds ESC,
+ * BEL, '}' and "/../" (perf's MMAP2 path, any bytes but NUL), and one
+ * longer than a component may be: each is one component of the app's
+ * {dep} directory, '/' and '}' written '_', cut to fit.
+ */
+static void test_core__anon_names(void)
+{
+	char dir[PATH_MAX], rel[PATH_MAX * 4], name[400], want[400];
+	struct opd_core *core;
+	struct word_buffer wb;
+	char const *memfd = "/memfd:E\033]0;t\007}/../x (deleted)";
+	size_t n;
+
+	snprintf(dir, sizeof(dir), "%s/names", check_tmpdir());
+	if (mkdir(dir, 0700))
+		check_bail("mkdir %s: %s", dir, strerror(errno));
+	core = new_core(dir, 0, 0);
+	if (!check(core != NULL, "names: opd_core_new"))
+		return;
+	opd_words_init(&wb);
+	sw_cpu(&wb, 0);
+	sw_cookie_def(&wb, 5, exe);
+	n = (size_t)snprintf(name, sizeof(name), "[anon:x}/../escaped");
+	memset(name + n, '0', 79 - (n - 6));
+	strcpy(name + 6 + 79, "]");
+	sw_anon_def(&wb, 10, 400, 0x7e0000000000ul, 0x7e0000001000ul, name);
+	sw_anon_def(&wb, 11, 400, 0x7e0000010000ul, 0x7e0000011000ul, memfd);
+	memset(name, 'm', 300);
+	memcpy(name, "/memfd:", 7);
+	name[300] = '\0';
+	sw_anon_def(&wb, 12, 400, 0x7e0000020000ul, 0x7e0000021000ul, name);
+	sw_ctx(&wb, 400, 5, 400);
+	sw_user(&wb);
+	for (unsigned long c = 10; c <= 12; c++) {
+		sw_cookie(&wb, c);
+		push_samples(&wb, 0x10, 2, 0);	/* offsets in the region */
+	}
+	feed(core, &wb, 0, wb.len);
+	opd_core_sync(core);
+	check_int((long long)opd_core_stats(core)->stream_errors, 0,
+		  "names: stream errors");
+	check_int((long long)opd_core_stats(core)->sfile_errors, 0,
+		  "names: every region has its file");
+	n = (size_t)snprintf(want, sizeof(want), "[anon:x__.._escaped");
+	memset(want + n, '0', 79 - (n - 6));
+	strcpy(want + 6 + 79, "]");
+	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{anon:%s}/400.0x7e0000000000.0x7e0000001000/CPU_CLOCK.1000000.0.all.all.all",
+		 strip(exe), want);
+	check_file(dir, rel, 0, 0x7e0000000000ul, (struct expect[]){ {0x10, 2}, {0} });
+	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{anon:memfd:E\033]0;t\007__.._x (deleted)}/400.0x7e0000010000.0x7e0000011000/CPU_CLOCK.1000000.0.all.all.all",
+		 strip(exe));
+	check_file(dir, rel, 0, 0x7e0000010000ul, (struct expect[]){ {0x10, 2}, {0} });
+	/* a component is at most NAME_MAX bytes: "{anon:" NAME "}" */
+	memset(want, 'm', 255 - 7);
+	memcpy(want, "memfd:", 6);
+	want[255 - 7] = '\0';
+	snprintf(rel, sizeof(rel), "{root}/%s/{dep}/{anon:%s}/400.0x7e0000020000.0x7e0000021000/CPU_CLOCK.1000000.0.all.all.all",
+		 strip(exe), want);
+	check_file(dir, rel, 0, 0x7e0000020000ul, (struct expect[]){ {0x10, 2}, {0} });
+	/* nothing of the names' "/../" made a path outside the app's {dep} */
+	snprintf(rel, sizeof(rel), "test $(find %s/samples/current -mindepth 1 -maxdepth 1 | grep -v '/{root}$\\|/session$\\|/stats$' | wc -l) = 0", dir);
+	check(system(rel) == 0, "names: nothing beside {root}, session and stats in the session");
+	opd_core_free(core);
+	opd_words_free(&wb);
+}
+
 /* A sink in the test: the files the core hands it, by path. */
 struct mem_file {
 	char path[PATH_MAX * 4];
@@ -549,6 +618,7 @@ int main(void)
 
 	rm_rf(rel);
 	run_budgets(dir);
+	test_core__anon_names();
 
 	rm_rf(dir);
 	rm_rf(dir2);

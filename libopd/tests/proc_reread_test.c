@@ -289,6 +289,43 @@ static void test_proc_reread__image_changes(void)
 	perf_queue_free(&q);
 }
 
+/*
+ * A region named with PR_SET_VMA_ANON_NAME is "[anon:NAME]" in
+ * /proc/PID/maps, the only place the daemon sees that name (perf's MMAP2
+ * says "//anon"): seeding keeps it, as the anonymous region's name; a
+ * region without a name is "//anon", as perf's records call it.
+ */
+static void test_proc_reread__anon_names(void)
+{
+	char const *root = check_tmpdir();
+	struct proc_table pt;
+	struct cookie_table ct;
+	struct cookie_entry *e;
+	struct proc *p;
+
+	opd_maps_init(&pt);
+	opd_cookie_init(&ct);
+	pt.proc_root = root;
+	fake_proc(root, 300, "/bin/node",
+		  "00010000-00011000 r-xp 00000000 00:00 0 [anon:v8 jit}/..]\n"
+		  "00012000-00013000 r-xp 00000000 00:00 0 \n"
+		  "00014000-00015000 rw-p 00000000 00:00 0 [anon:data]\n"
+		  "00016000-00017000 r-xp 00000000 00:00 0 [anon_shmem:x]\n");
+	check(opd_maps_refresh(&pt, &ct, 300) == PM_REFRESH_NEW,
+	      "anon names: the process is seeded");
+	p = opd_maps_find(&pt, 300);
+	check_layout(&ct, p, "10000-11000:0:[anon:v8 jit}/..] "
+		     "12000-13000:0://anon 16000-17000:0:[anon_shmem:x]",
+		     "anon names: each executable region by its name");
+	if (p && p->nr == 3) {
+		e = opd_cookie_get(&ct, opd_maps_vma_cookie(&ct, p, &p->vma[0]));
+		check(e && e->kind == CT_ANON && !strcmp(e->name, "[anon:v8 jit}/..]"),
+		      "anon names: the region's definition carries the name");
+	}
+	opd_maps_free(&pt);
+	opd_cookie_free(&ct);
+}
+
 int main(void)
 {
 	test_reread__per_process();
@@ -297,5 +334,6 @@ int main(void)
 	test_reread__gaps();
 	test_proc_reread__refresh();
 	test_proc_reread__image_changes();
+	test_proc_reread__anon_names();
 	return check_done();
 }

@@ -10,6 +10,7 @@
 
 #include "pp_archive.h"
 #include "pp_files.h"
+#include "pp_invert.h"
 #include "sfwriter.h"
 #include "check.h"
 
@@ -104,11 +105,44 @@ static void test_files__manifest(void)
 	free(samples);
 }
 
+/* An anonymous region as reports name it: by its process and program. */
+static void test_files__anon_display(void)
+{
+	static struct { char const *name, *app, *want; int tgid; } const c[] = {
+		{ "anon", "/usr/bin/node", "anon (4242:node)", 4242 },
+		{ "[anon:v8 jit]", "/usr/bin/node", "[anon:v8 jit] (4242:node)", 4242 },
+		/* a later build of the program: its tag is not its name */
+		{ "anon", "/usr/bin/node/{build:0123456789abcdef}",
+		  "anon (7:node)", 7 },
+		{ "anon", "/opt/x/", "anon (7:x)", 7 },
+		{ "anon", "/", "anon (7)", 7 },
+		{ "anon", "", "anon (7)", 7 },
+		{ "anon", NULL, "anon (7)", 7 },
+	};
+	struct op_parsed_name merged = { .image_name = "anon",
+					 .image_is_anon = 1,
+					 .app_name = "/usr/bin/node", .tgid = 5 };
+	char *got;
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		got = pp_anon_display(c[i].name, c[i].tgid, c[i].app);
+		check_str(got, c[i].want, "region %s of %s", c[i].name,
+			  c[i].app ? c[i].app : "(null)");
+		free(got);
+	}
+	/* the regions merged past the daemon's bound: many processes */
+	got = pp_image_display(&merged);
+	check_str(got, "anon (regions past the bound, merged)",
+		  "the merged regions name no process");
+	free(got);
+}
+
 int main(void)
 {
 	struct pp_strlist notes = { 0 };
 	char err[1024];
 
+	test_files__anon_display();
 	dir = check_tmpdir();
 	mk("current", "{root}/bin/a/{dep}/{root}/bin/a/CPU_CLOCK.100000.0.all.all.all");
 	mk("current", "{root}/bin/a/{dep}/{root}/lib/libc.so.6/CPU_CLOCK.100000.0.all.all.all");

@@ -242,7 +242,7 @@ samples  %        image name               symbol name
 -------------------------------------------------------------------------------
 EOF
 
-# --- an anonymous callee (JIT code): no symbols, named by its region
+# --- an anonymous callee (JIT code): no symbols, named by its process and program
 an="{anon:anon}/300.0x7f0000000000.0x7f0000010000"
 "$MKSAMPLE" "$SD/samples/anon/$(mangle "$prog")/{dep}/$(mangle "$prog")/$EV" --mtime-of "$prog" \
 	"$(o $prog beta)=5" || fail mksample
@@ -252,7 +252,7 @@ an="{anon:anon}/300.0x7f0000000000.0x7f0000010000"
 	--cg-anon-start 0x7f0000000000 "$(o $prog beta 3):0x44=6" || fail mksample
 run_report "$tmp/an" -c session:anon
 cat "$tmp/an"
-check_grep "$tmp/an" '^  6 +54\.5455 +anon \(tgid:300 range:0x7f0000000000-0x7f0000010000\) +prog +\(no symbols\)$' \
+check_grep "$tmp/an" '^  6 +54\.5455 +anon \(300:prog\) +prog +\(no symbols\)$' \
 	"an anonymous callee: (no symbols) of its region, under the process (6 of beta's 5 + 6)"
 check_grep "$tmp/an" '^  6 +100\.0000 +prog +prog +beta$' "the anonymous region's caller"
 

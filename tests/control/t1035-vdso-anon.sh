@@ -59,6 +59,9 @@ echo "$t samples in the folded file"
 grep -q 'anon (regions past the bound, merged)' "$T/anon.l" ||
 	{ cat "$T/anon.l"; fail "opreport -l does not name the merged regions"; }
 ! grep -q 'tgid:0 range:0x0-0x0' "$T/anon.l" || fail "opreport -l names a region tgid:0 range:0x0-0x0"
+grep -Eq '^[0-9].* anon \([1-9][0-9]*:jit_spin\) ' "$T/anon.l" ||
+	{ cat "$T/anon.l"; fail "opreport -l does not name the regions anon (PID:jit_spin)"; }
+! grep -q 'tgid:\|range:0x' "$T/anon.l" || fail "opreport -l names a region by tgid: or range:"
 "$SFCHECK" "$C" || fail "sample files fail the structural check"
 stats_balance "$C"
 ctl --shutdown || fail "--shutdown failed"
