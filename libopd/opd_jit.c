@@ -277,8 +277,10 @@ static int save_one(struct opd_jit *j, struct jit_proc *p,
 		op_warn("'%s': only its first %u MiB read (the bound): later "
 			"functions stay unnamed", path, OPD_JIT_MAP_BYTES >> 20);
 	if (!p->warned && m.bad_lines)
-		op_warn("'%s': %zu lines do not parse (the first: line %zu): "
-			"not kept", path, m.bad_lines, m.first_bad);
+		op_warn("'%s': %zu line%s that do%s not parse (the first: "
+			"line %zu) not kept", path, m.bad_lines,
+			m.bad_lines == 1 ? "" : "s", m.bad_lines == 1 ? "es" : "",
+			m.first_bad);
 	if (!p->warned && m.cut)
 		op_warn("'%s': %zu entries past the bound (%u per process, "
 			"%u in the session) not kept", path, m.cut,

@@ -27,16 +27,16 @@ wait $pid || fail "node failed"
 map=/tmp/perf-$pid.map
 [ -f "$map" ] || fail "node wrote no $map"
 grep -q 'hotA' "$map" || fail "$map does not name hotA"
-# the daemon reads it when the process is gone (within a flush), or at
-# the dump at the latest; then the map goes, as it would on a real host
-ctl --dump || fail "--dump failed"
+# the daemon reads it when the process is gone (within a flush, no dump
+# needed); then the map goes, as it would on a real host
+saved=$C/session/jit/$pid.map
+wait_for test -s "$saved" || fail "node's map not kept at its exit in $saved"
 rm -f "$map"
+ctl --dump || fail "--dump failed"
 ctl --shutdown || fail "--shutdown failed"
 cat "$T/truth"
 set -- $(cat "$T/truth")
 ta=$2 tb=$4
-saved=$C/session/jit/$pid.map
-[ -f "$saved" ] || fail "no $saved"
 grep -q 'JS:\*hotA' "$saved" && grep -q 'JS:\*hotB' "$saved" ||
 	{ cat "$saved"; fail "$saved does not name both functions"; }
 echo "$(wc -l <"$saved") entries kept in session/jit/$pid.map"
@@ -68,4 +68,48 @@ grep -q 'JS:\*hotA' "$T/stacks" && grep -q 'JS:\*hotB' "$T/stacks" ||
 	fail "opreport --stacks does not name both functions"
 "$SFCHECK" "$C" || fail "sample files fail the structural check"
 stats_balance "$C"
+
+step "hostile maps at /tmp/perf-PID.map of jit_spin (code in an anonymous region)"
+ctl --reset >/dev/null 2>&1
+ctl --separate=none --callgraph=0 >"$T/out" 2>&1 || { cat "$T/out"; fail "opcontrol refused"; }
+ctl --start >"$T/out" 2>&1 || { cat "$T/out"; fail "--start failed"; }
+# jit_spin under a shell that plants the map for its own pid first
+# ($$ is jit_spin's pid after exec); each map claims the whole address
+# space under a name that must not be shown
+hostile() {
+	sh -c "$1"' ; exec "$0" 0.3 >/dev/null' "$T/jit_spin" &
+	eval "pid_$2=\$!"
+	wait $! || fail "jit_spin under the $2 map failed"
+}
+printf '0 7fffffffffff LINKED\n' >"$T/target.map"
+hostile 'ln -s '"$T"'/target.map /tmp/perf-$$.map' link
+hostile 'mkfifo /tmp/perf-$$.map' fifo
+hostile 'printf "0 7fffffffffff NOT_MINE\n" >/tmp/perf-$$.map; chown 65534 /tmp/perf-$$.map' other
+hostile 'printf "0 7fffffffffff HUGE_FIRST\n" >/tmp/perf-$$.map; truncate -s 1G /tmp/perf-$$.map' huge
+hostile 'printf "0 7fffffffffff esc\033]0;pwned\007name\n1 2 no newline" >/tmp/perf-$$.map' esc
+ctl --dump || fail "--dump failed (or hung)"
+ctl --shutdown || fail "--shutdown failed"
+log=$S/samples/oprofiled.log
+for w in link fifo other huge esc; do rm -f "/tmp/perf-$(eval echo \$pid_$w).map"; done
+grep "perf-$pid_link.map.*symbolic link" "$log" || fail "no warning about the link"
+grep "perf-$pid_fifo.map.*not a regular file" "$log" || fail "no warning about the FIFO"
+grep "perf-$pid_other.map' ignored: owned by uid 65534" "$log" || fail "no warning about another user's map"
+grep "perf-$pid_huge.map': only its first 64 MiB read" "$log" || fail "no warning about the huge map"
+grep "perf-$pid_esc.map': 1 line that does not parse" "$log" || fail "no warning about the line without newline"
+for w in link fifo other; do
+	[ ! -e "$C/session/jit/$(eval echo \$pid_$w).map" ] || fail "the $w map was kept"
+done
+"$OPREPORT" --session-dir="$S" -l "image:$T/jit_spin" >"$T/hostile" 2>"$T/err" ||
+	{ cat "$T/err"; fail "opreport -l failed"; }
+cat "$T/hostile"
+! grep -q 'LINKED\|NOT_MINE' "$T/hostile" || fail "a map was read through a link or from another user"
+grep -q 'HUGE_FIRST' "$T/hostile" || fail "the huge map's first line does not name its region"
+grep -qF 'esc\x1b]0;pwned\x07name' "$T/hostile" || fail "the name with escape bytes is not shown escaped"
+! grep -q "$(printf '\033')" "$T/hostile" || fail "a raw escape byte in opreport's output"
+"$OPREPORT" --session-dir="$S" --folded >"$T/hfolded" 2>"$T/err" ||
+	{ cat "$T/err"; fail "opreport --folded failed"; }
+! grep -q "$(printf '\033')" "$T/hfolded" || fail "a raw escape byte in --folded"
+echo "stats: jit_maps_read $(counter "$C" jit_maps_read), refused $(counter "$C" jit_maps_refused), cut $(counter "$C" jit_maps_cut)"
+[ "$(counter "$C" jit_maps_refused)" -ge 3 ] || fail "fewer than 3 maps counted refused"
+[ "$(counter "$C" jit_maps_cut)" -ge 1 ] || fail "the huge map not counted cut"
 test_done
