@@ -98,6 +98,7 @@ static enum pp_image_failure anon_open(struct pp_image *im,
 	op_perf_map_free(&m);
 	im->bin.keymap = PP_KEY_BASE;
 	im->bin.base = ref->anon_start;
+	im->bin.jit_map = true;
 	return PP_IMAGE_OK;
 }
 
