@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "op_file.h"
@@ -23,11 +24,13 @@
 #include "opd_jit.h"
 
 #define CHUNK (1u << 20)
+#define OPD_JIT_CLOCK_SLACK 5   /* seconds */
 
 struct jit_proc {
 	unsigned long tgid;
 	uid_t uid;
 	bool uid_known;
+	time_t start;                /* when it started; 0: unknown */
 	bool gone;
 	bool warned;                 /* said once what was wrong */
 	struct op_perf_map_range *r; /* its sampled regions */
@@ -76,6 +79,41 @@ static struct jit_proc *find(struct opd_jit *j, unsigned long tgid)
 	return NULL;
 }
 
+/* Boot time (/proc/stat btime), in seconds since the epoch; 0: unknown. */
+static time_t boot_time(void)
+{
+	char *text = op_read_file("/proc/stat", 1 << 20, NULL, NULL, 0);
+	char *at = text ? strstr(text, "\nbtime ") : NULL;
+	time_t t = at ? (time_t)strtoll(at + 7, NULL, 10) : 0;
+
+	free(text);
+	return t;
+}
+
+/* When process tgid started (/proc/TGID/stat starttime), 0: unknown. */
+static time_t proc_start(unsigned long tgid)
+{
+	char path[64], *text, *p;
+	unsigned long long ticks = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	time_t boot;
+	int field;
+
+	snprintf(path, sizeof(path), "/proc/%lu/stat", tgid);
+	text = op_read_file(path, 4096, NULL, NULL, 0);
+	p = text ? strrchr(text, ')') : NULL;
+	/* after "pid (comm)" comes field 3; starttime is field 22 */
+	for (field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		ticks = strtoull(p + 1, NULL, 10);
+	free(text);
+	boot = boot_time();
+	if (!ticks || !boot || hz <= 0)
+		return 0;
+	return boot + (time_t)(ticks / (unsigned long long)hz);
+}
+
 void opd_jit_region(struct opd_jit *j, unsigned long tgid, uint64_t start,
 		    uint64_t end)
 {
@@ -94,6 +132,7 @@ void opd_jit_region(struct opd_jit *j, unsigned long tgid, uint64_t start,
 			p->uid = st.st_uid;
 			p->uid_known = true;
 		}
+		p->start = proc_start(tgid);
 	}
 	OP_ALLOC_GROW(p->r, p->nr + 1, p->alloc);
 	p->r[p->nr++] = (struct op_perf_map_range){ start, end };
@@ -255,6 +294,18 @@ static int save_one(struct opd_jit *j, struct jit_proc *p,
 				"runs as uid %u (as perf, a map must be its "
 				"process's)", path, (unsigned)sb.st_uid,
 				p->tgid, (unsigned)p->uid);
+		p->warned = true;
+		close(fd);
+		return -1;
+	}
+	/* a map last written before the process started is an earlier
+	 * process's of the same pid (btime is known to a few seconds) */
+	if (p->start && sb.st_mtime + OPD_JIT_CLOCK_SLACK < p->start) {
+		st->jit_maps_refused++;
+		if (!p->warned)
+			op_warn("'%s' ignored: last written before process %lu "
+				"started (an earlier process's map)", path,
+				p->tgid);
 		p->warned = true;
 		close(fd);
 		return -1;

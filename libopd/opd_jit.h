@@ -10,7 +10,9 @@
  *   - OPD_JIT_MAP_BYTES of a map are read (its first lines);
  *   - OPD_JIT_PER_PROC entries kept per process, OPD_JIT_TOTAL in all;
  *   - a map is a regular file owned by the process's user (as perf asks),
- *     opened without following a link and without blocking.
+ *     last written after the process started (not an earlier process's
+ *     of the same pid), opened without following a link and without
+ *     blocking.
  *
  * What is cut or refused is counted (struct opd_stats jit_*) and said
  * once per process in the log.

@@ -7,8 +7,9 @@
 # name both with shares within 3 sigma (binomial) of the measured ones.
 # Then hostile maps at /tmp/perf-PID.map of a JIT-like process
 # (workloads/jit_spin): a symbolic link, a FIFO, another user's map, a
-# huge sparse one, lines without newline and escape bytes: a warning or
-# silence, no hang, no crash, nothing read through the link.
+# huge sparse one, one left from before the process started, lines
+# without newline and escape bytes: a warning, no hang, no crash,
+# nothing read through the link.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
 command -v node >/dev/null || skip "no node (Debian package nodejs)"
@@ -86,23 +87,26 @@ hostile 'ln -s '"$T"'/target.map /tmp/perf-$$.map' link
 hostile 'mkfifo /tmp/perf-$$.map' fifo
 hostile 'printf "0 7fffffffffff NOT_MINE\n" >/tmp/perf-$$.map; chown 65534 /tmp/perf-$$.map' other
 hostile 'printf "0 7fffffffffff HUGE_FIRST\n" >/tmp/perf-$$.map; truncate -s 1G /tmp/perf-$$.map' huge
+hostile 'printf "0 7fffffffffff STALE\n" >/tmp/perf-$$.map; touch -d "1 hour ago" /tmp/perf-$$.map' stale
 hostile 'printf "0 7fffffffffff esc\033]0;pwned\007name\n1 2 no newline" >/tmp/perf-$$.map' esc
 ctl --dump || fail "--dump failed (or hung)"
 ctl --shutdown || fail "--shutdown failed"
 log=$S/samples/oprofiled.log
-for w in link fifo other huge esc; do rm -f "/tmp/perf-$(eval echo \$pid_$w).map"; done
+for w in link fifo other huge stale esc; do rm -f "/tmp/perf-$(eval echo \$pid_$w).map"; done
 grep "perf-$pid_link.map.*symbolic link" "$log" || fail "no warning about the link"
 grep "perf-$pid_fifo.map.*not a regular file" "$log" || fail "no warning about the FIFO"
 grep "perf-$pid_other.map' ignored: owned by uid 65534" "$log" || fail "no warning about another user's map"
 grep "perf-$pid_huge.map': only its first 64 MiB read" "$log" || fail "no warning about the huge map"
+grep "perf-$pid_stale.map' ignored: last written before process" "$log" || fail "no warning about the stale map"
 grep "perf-$pid_esc.map': 1 line that does not parse" "$log" || fail "no warning about the line without newline"
-for w in link fifo other; do
+for w in link fifo other stale; do
 	[ ! -e "$C/session/jit/$(eval echo \$pid_$w).map" ] || fail "the $w map was kept"
 done
 "$OPREPORT" --session-dir="$S" -l "image:$T/jit_spin" >"$T/hostile" 2>"$T/err" ||
 	{ cat "$T/err"; fail "opreport -l failed"; }
 cat "$T/hostile"
-! grep -q 'LINKED\|NOT_MINE' "$T/hostile" || fail "a map was read through a link or from another user"
+! grep -q 'LINKED\|NOT_MINE\|STALE' "$T/hostile" ||
+	fail "a map was read through a link, from another user or from before its process"
 grep -q 'HUGE_FIRST' "$T/hostile" || fail "the huge map's first line does not name its region"
 grep -qF 'esc\x1b]0;pwned\x07name' "$T/hostile" || fail "the name with escape bytes is not shown escaped"
 ! grep -q "$(printf '\033')" "$T/hostile" || fail "a raw escape byte in opreport's output"
@@ -110,6 +114,6 @@ grep -qF 'esc\x1b]0;pwned\x07name' "$T/hostile" || fail "the name with escape by
 	{ cat "$T/err"; fail "opreport --folded failed"; }
 ! grep -q "$(printf '\033')" "$T/hfolded" || fail "a raw escape byte in --folded"
 echo "stats: jit_maps_read $(counter "$C" jit_maps_read), refused $(counter "$C" jit_maps_refused), cut $(counter "$C" jit_maps_cut)"
-[ "$(counter "$C" jit_maps_refused)" -ge 3 ] || fail "fewer than 3 maps counted refused"
+[ "$(counter "$C" jit_maps_refused)" -ge 4 ] || fail "fewer than 4 maps counted refused"
 [ "$(counter "$C" jit_maps_cut)" -ge 1 ] || fail "the huge map not counted cut"
 test_done
