@@ -375,6 +375,10 @@ void opd_jit_save(struct opd_jit *j, char const *meta_dir, bool all,
 
 		if (p->gone || all)
 			save_one(j, p, meta_dir, st);
+		/* a region unmapped is forgotten too: a process that still
+		 * runs (the same one: its start time) stays known */
+		if (p->gone && p->start && proc_start(p->tgid) == p->start)
+			p->gone = false;
 		if (p->gone) {
 			proc_free(p);
 			continue;

@@ -1,9 +1,10 @@
 /*
  * The daemon's JIT perf maps (opd_jit.h) on maps written here for this
- * process (its pid, its user): only the entries of the sampled regions
- * are kept; a process gone is read at the next save and forgotten; a
- * later process of the same pid keeps the earlier one's entries of other
- * regions; another user's map, a map from before the process started and
+ * process and a child (their pids, their user): only the entries of the
+ * sampled regions are kept; a region forgotten while its process runs
+ * keeps the process known; a process gone is read at the next save and
+ * forgotten; a later reading for the same pid keeps the earlier entries
+ * of other regions; another user's map, a map from before the process started and
  * no map at all are not read; past the bound per process the entries are
  * cut and counted.
  */
@@ -11,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -84,10 +87,7 @@ int main(void)
 
 	put_map("800 100 below\n1000 80 first\n1f00 200 across\n"
 		"2000 10 above\n");
-	opd_jit_gone(j, me);
-	check(opd_jit_pending(j), "a process gone waits for its map");
-	opd_jit_save(j, meta, false, &st);
-	check(!opd_jit_pending(j), "read at the next save");
+	opd_jit_save(j, meta, true, &st);
 	if (read_saved(&m)) {
 		check_int((long long)m.n, 2, "only the region's entries kept");
 		check_str(name_at(&m, 0x1040), "first", "an entry inside");
@@ -98,18 +98,68 @@ int main(void)
 	}
 	check_int((long long)st.jit_maps_read, 1, "one map read");
 
-	/* the pid used again: another process, another region */
+	/* a region forgotten while the process runs: it stays known */
+	put_map("1000 80 first_again\n");
+	opd_jit_gone(j, me);
+	check(opd_jit_pending(j), "a region forgotten: its map waits");
+	opd_jit_save(j, meta, false, &st);
+	check(!opd_jit_pending(j), "read at the next save");
+	put_map("1000 80 first_third\n");
+	opd_jit_save(j, meta, true, &st);
+	read_saved(&m);
+	check_str(name_at(&m, 0x1040), "first_third",
+		  "a process still running is read again at the next dump");
+	op_perf_map_free(&m);
+	opd_jit_free(j);
+
+	/* another daemon (or a later process of the pid): another region */
+	j = opd_jit_new(maps);
 	opd_jit_region(j, me, 0x5000, 0x6000);
 	put_map("5000 20 second\n1000 80 not_this_process\n");
 	opd_jit_save(j, meta, true, &st);
 	if (read_saved(&m)) {
 		check_str(name_at(&m, 0x5010), "second", "the later process's region");
-		check_str(name_at(&m, 0x1040), "first",
+		check_str(name_at(&m, 0x1040), "first_third",
 			  "the earlier process's region kept, not renamed by "
 			  "the later map");
 		op_perf_map_free(&m);
 	} else {
 		check(false, "no %s", saved);
+	}
+
+	/* a process gone: read once more, then forgotten */
+	{
+		pid_t child = fork();
+		char cmap[sizeof(map)], csaved[sizeof(saved)];
+		FILE *f;
+
+		if (child < 0)
+			check_bail("cannot fork");
+		if (!child) {
+			pause();
+			_exit(0);
+		}
+		snprintf(cmap, sizeof(cmap), "%s/perf-%d.map", maps, (int)child);
+		snprintf(csaved, sizeof(csaved), "%s/jit/%d.map", meta, (int)child);
+		opd_jit_region(j, (unsigned long)child, 0x7000, 0x8000);
+		f = fopen(cmap, "w");
+		if (!f || fputs("7000 10 child_last\n", f) < 0 || fclose(f))
+			check_bail("cannot write %s", cmap);
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		opd_jit_gone(j, (unsigned long)child);
+		opd_jit_save(j, meta, false, &st);
+		f = fopen(cmap, "w");
+		if (!f || fputs("7000 10 after_its_end\n", f) < 0 || fclose(f))
+			check_bail("cannot write %s", cmap);
+		opd_jit_save(j, meta, true, &st);
+		strcpy(saved, csaved);
+		read_saved(&m);
+		check_str(name_at(&m, 0x7000), "child_last",
+			  "a process gone: its map read at its end, then forgotten");
+		op_perf_map_free(&m);
+		unlink(cmap);
+		snprintf(saved, sizeof(saved), "%s/jit/%lu.map", meta, me);
 	}
 
 	/* a map from before the process started */
