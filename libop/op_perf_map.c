@@ -122,9 +122,9 @@ void op_perf_map_parse(struct op_perf_map *m, char const *buf, size_t len,
 		       size_t nr_ranges, size_t max)
 {
 	char const *p = buf, *end = buf + len;
-	size_t line = 0, kept = 0;
+	size_t line = m->lines, kept = 0;
 
-	/* lines go on from the entries already there, so that they lose
+	/* lines go on from the entries already there, so that those lose
 	 * to this text's lines for the same start */
 	for (size_t i = 0; i < m->n; i++)
 		if (m->v[i].line > line)
@@ -146,6 +146,7 @@ void op_perf_map_parse(struct op_perf_map *m, char const *buf, size_t len,
 		}
 		p = nl + 1;
 	}
+	m->lines = line;
 	if (!m->n)
 		return;
 	qsort(m->v, m->n, sizeof(*m->v), by_start);

@@ -42,6 +42,7 @@ struct op_perf_map_range {
 struct op_perf_map {
 	struct op_perf_map_entry *v;  /* sorted by start, one per start */
 	size_t n, alloc;
+	size_t lines;           /* lines read, over every call */
 	size_t bad_lines;       /* lines that did not parse */
 	size_t first_bad;       /* the first of them (1-based), 0: none */
 	size_t cut;             /* entries past max, not kept */
@@ -49,7 +50,9 @@ struct op_perf_map {
 
 /*
  * Add the entries of len bytes of map text to m (empty, or filled by an
- * earlier call: a later text's line for the same start wins again). Only
+ * earlier call: a later text's line for the same start wins again, and
+ * lines are counted on from the earlier text's, as for one file read in
+ * pieces). Only
  * entries overlapping one of ranges are kept (nr_ranges 0: all); past
  * max entries in m (0: no bound) those at the highest addresses are
  * dropped and counted in m->cut.

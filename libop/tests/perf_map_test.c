@@ -101,6 +101,12 @@ int main(void)
 	      "escape bytes kept as they are (printed escaped), a name cut at NUL");
 	op_perf_map_free(&m);
 
+	parse(&m, "1 1 a\n2 1 b\n");
+	parse(&m, "3 1 c\nbad\n");
+	check(m.n == 3 && m.lines == 4 && m.first_bad == 4,
+	      "a file read in two pieces: lines counted on (the bad one is line 4)");
+	op_perf_map_free(&m);
+
 	memset(big, 'n', sizeof(big));
 	memcpy(big, "70 4 ", 5);
 	big[sizeof(big) - 1] = '\n';
