@@ -5,7 +5,8 @@
 # samples at three offsets; the map names them (a later line for the same
 # start wins, an entry outside the region names nothing, escape bytes are
 # printed escaped), --details gives their addresses. The merged
-# region 0.0x0.0x0 is never named, even with a jit/0.map. A FIFO, a
+# region 0.0x0.0x0 is never named, even with a jit/0.map; thread-separated
+# files of the region are named alike. A FIFO, a
 # directory or a 2 GiB sparse file at the map: a note, no hang, the
 # region shown without symbols.
 . "$SRCDIR/tests/lib.sh"
@@ -39,6 +40,18 @@ check_no_grep "$tmp/l" 'OUTSIDE\|MERGED\|py::older' \
 check_no_grep "$tmp/l" "$(printf '\033')" "no raw escape byte"
 run_report "$tmp/d" -l --details
 check_grep "$tmp/d" '^ +00007f0000000010 +50 ' "--details: the sample's address is the region's start + offset"
+
+# --separate=thread: the same region's files per thread, named alike
+thr="$SD/samples/thr/$(mangle "$prog")/{dep}/$an"
+"$MKSAMPLE" "$thr/CPU_CLOCK.100000.0.300.300.all" --anon-start 0x7f0000000000 \
+	0x10=11 || fail mksample
+"$MKSAMPLE" "$thr/CPU_CLOCK.100000.0.300.301.all" --anon-start 0x7f0000000000 \
+	0x104=12 || fail mksample
+mkdir -p "$SD/samples/thr/session/jit" && cp "$map" "$SD/samples/thr/session/jit/" ||
+	fail "cannot copy the map"
+run_report "$tmp/thr" -l session:thr
+check_grep "$tmp/thr" '^11 +100\.0000 +0 .* JS:\*first /srv/a\.js:1:1$' "--separate=thread: thread 300's sample named"
+check_grep "$tmp/thr" '^0 +0\.0000 +12 .* py::second:/srv/b\.py$' "--separate=thread: thread 301's sample named"
 
 for plant in fifo dir huge; do
 	rm -f "$map"
