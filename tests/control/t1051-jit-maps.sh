@@ -3,8 +3,9 @@
 # JS functions (control/jit_two.js: hotA does twice hotB's work per call
 # and measures the time spent in each) while the daemon samples; after
 # node has exited and its /tmp/perf-PID.map is deleted, the session's
-# session/jit/PID.map names them, and opreport -l, --stacks and --folded
-# name both with shares within 3 sigma (binomial) of the measured ones.
+# session/jit/PID.map names them: opreport -l with shares within 3 sigma
+# (binomial) of the measured ones; -c, --stacks, --folded, --flame and
+# --pprof name both.
 # Then hostile maps at /tmp/perf-PID.map of a JIT-like process
 # (workloads/jit_spin): a symbolic link, a FIFO, another user's map, a
 # huge sparse one, one left from before the process started, lines
@@ -67,6 +68,18 @@ grep -q 'JS:\*hotA' "$T/folded" && grep -q 'JS:\*hotB' "$T/folded" ||
 	{ cat "$T/err"; fail "opreport --stacks failed"; }
 grep -q 'JS:\*hotA' "$T/stacks" && grep -q 'JS:\*hotB' "$T/stacks" ||
 	fail "opreport --stacks does not name both functions"
+"$OPREPORT" --session-dir="$S" -c "image:$(command -v node)" >"$T/cg" 2>"$T/err" ||
+	{ cat "$T/err"; fail "opreport -c failed"; }
+grep -q 'JS:\*hotA' "$T/cg" && grep -q 'JS:\*hotB' "$T/cg" ||
+	fail "opreport -c does not name both functions"
+"$OPREPORT" --session-dir="$S" --flame="$T/flame.html" 2>"$T/err" ||
+	{ cat "$T/err"; fail "opreport --flame failed"; }
+grep -q 'JS:\*hotA' "$T/flame.html" && grep -q 'JS:\*hotB' "$T/flame.html" ||
+	fail "opreport --flame does not name both functions"
+"$OPREPORT" --session-dir="$S" --pprof="$T/p.pb.gz" 2>"$T/err" ||
+	{ cat "$T/err"; fail "opreport --pprof failed"; }
+gzip -dc "$T/p.pb.gz" | grep -aq 'JS:\*hotA' || fail "opreport --pprof does not name hotA"
+echo "-c, --flame, --pprof name them too"
 "$SFCHECK" "$C" || fail "sample files fail the structural check"
 stats_balance "$C"
 
