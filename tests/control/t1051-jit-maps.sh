@@ -14,6 +14,14 @@
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
 command -v node >/dev/null || skip "no node (Debian package nodejs)"
+# a failed run leaves no map of its own in /tmp (a success removes them)
+test_fail_hook() {
+	[ -f "$T/pids" ] && while read -r p; do rm -f "/tmp/perf-$p.map"; done <"$T/pids"
+	if [ -f "$S/samples/oprofiled.log" ]; then
+		test_note "--- oprofiled.log"
+		tail -30 "$S/samples/oprofiled.log" | sed 's/^/# /'
+	fi
+}
 C=$S/samples/current
 cp "$abs_top_srcdir/tests/control/jit_two.js" "$T/" || fail "cannot copy jit_two.js"
 cp "$B/tests/workloads/jit_spin" "$T/" || fail "cannot copy jit_spin"
@@ -25,6 +33,7 @@ ctl --start >"$T/out" 2>&1 || { cat "$T/out"; fail "--start failed"; }
 # no inlining: each function's samples are its own code's
 node --perf-basic-prof --no-turbo-inlining "$T/jit_two.js" 3 >"$T/truth" &
 pid=$!
+echo "$pid" >>"$T/pids"
 wait $pid || fail "node failed"
 map=/tmp/perf-$pid.map
 [ -f "$map" ] || fail "node wrote no $map"
@@ -93,6 +102,7 @@ ctl --start >"$T/out" 2>&1 || { cat "$T/out"; fail "--start failed"; }
 hostile() {
 	sh -c "$1"' ; exec "$0" 0.3 >/dev/null' "$T/jit_spin" &
 	eval "pid_$2=\$!"
+	echo "$!" >>"$T/pids"
 	wait $! || fail "jit_spin under the $2 map failed"
 }
 printf '0 7fffffffffff LINKED\n' >"$T/target.map"
