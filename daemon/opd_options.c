@@ -417,6 +417,7 @@ void opd_options_parse(struct opd_options *o, struct opd_config *cfg,
 	setup_config(o, cfg);
 	cfg->vmlinux = o->vmlinux;
 	cfg->keep_binaries = keep_binaries_arg;
+	cfg->jit_maps = !o->replay;
 	o->session_dir = op_xstrdup(session_dir_arg ? session_dir_arg :
 				    OP_SESSION_DIR_DEFAULT);
 	poptFreeContext(ctx);

@@ -36,6 +36,7 @@ int flush_to(struct daemon *d, uint64_t until_ns)
 {
 	if (d->src.ops && d->src.ops->flush(&d->src, until_ns) < 0)
 		op_error("cannot flush the %s source", d->src.ops->name);
+	opd_core_save_jit_maps(d->core);
 	opd_core_sync(d->core);
 	return write_stats(d);
 }

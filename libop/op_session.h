@@ -65,6 +65,9 @@
 #define OP_META_SEGMENTS "segments"
 /* and copies of binaries of other mount namespaces, by build-id */
 #define OP_META_BINARIES "binaries"
+/* and what JITs' perf maps say about sampled anonymous regions:
+ * jit/TGID.map (op_perf_map.h) */
+#define OP_META_JIT "jit"
 
 /* Entries of kernel-cache/. */
 #define OP_KCACHE_KEY "key"

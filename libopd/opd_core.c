@@ -30,6 +30,7 @@
 #include "op_util.h"
 #include "opd_core.h"
 #include "opd_image.h"
+#include "opd_jit.h"
 #include "opd_kernel.h"
 #include "opd_sfile.h"
 #include "opd_stacks.h"
@@ -57,6 +58,7 @@ struct opd_core {
 	/* whole stacks: the last sample's resolved leaf, for its trace */
 	size_t nr_anon;               /* anonymous region images made */
 	struct opd_stacks *stacks;
+	struct opd_jit *jit;          /* cfg jit_maps: perf maps; else NULL */
 	bool trace_ok;
 	int trace_image, trace_app;
 	uint64_t trace_offset;
@@ -230,6 +232,9 @@ static int anon_image(struct opd_core *core, struct opd_cookie const *c,
 				    c->end, name);
 		if (opd_images_nr(core->images) > nr) {
 			core->nr_anon++;
+			if (core->jit && c->tgid)
+				opd_jit_region(core->jit, c->tgid, c->start,
+					       c->end);
 			if (app >= 0)
 				opd_image_anon_count(core->images, app, 1);
 			opd_image_ref(core->images, id);  /* kept: see above */
@@ -609,6 +614,8 @@ int opd_core_write_session(struct opd_core *core)
 int opd_core_new_session(struct opd_core *core)
 {
 	opd_images_new_session(core->images);
+	if (core->jit)
+		opd_jit_new_session(core->jit);
 	return opd_core_write_session(core);
 }
 
@@ -663,6 +670,10 @@ static void on_cookie_forget(void *ctx, struct opd_cookie const *c)
 		core->last_def = NULL;
 	if (core->last_app_def == c)
 		core->last_app_def = NULL;
+	/* a sampled region forgotten: its process is gone (the perf
+	 * source forgets them at exit), its map is read at the next flush */
+	if (core->jit && c->anon && c->image >= 0 && c->tgid)
+		opd_jit_gone(core->jit, c->tgid);
 	release_cookie_image(core, c->image);
 }
 
@@ -697,6 +708,8 @@ struct opd_core *opd_core_new(struct opd_config const *cfg)
 	};
 	core->images = opd_images_new();
 	opd_trans_init(&core->dec, &core->sink, "event stream");
+	if (cfg->jit_maps)
+		core->jit = opd_jit_new(NULL);
 	if (core_open(core)) {
 		opd_core_free(core);
 		return NULL;
@@ -718,9 +731,25 @@ void opd_core_new_stream(struct opd_core *core)
 	core->last_def = core->last_app_def = NULL;
 }
 
+static void save_jit_maps(struct opd_core *core, bool all)
+{
+	char *meta = op_xasprintf("%s/%s", core->current_dir, OP_META_DIR);
+
+	opd_jit_save(core->jit, meta, all, &core->stats);
+	free(meta);
+}
+
 void opd_core_flush(struct opd_core *core)
 {
 	opd_sfile_flush(core->sfiles);
+	if (core->jit && opd_jit_pending(core->jit))
+		save_jit_maps(core, false);
+}
+
+void opd_core_save_jit_maps(struct opd_core *core)
+{
+	if (core->jit)
+		save_jit_maps(core, true);
 }
 
 char const *opd_core_no_space(struct opd_core const *core)
@@ -798,6 +827,7 @@ void opd_core_free(struct opd_core *core)
 	opd_trans_free(&core->dec);
 	opd_images_free(core->images);
 	opd_kernel_free(core->kernel);
+	opd_jit_free(core->jit);
 	free(core->kimage_ids);
 	free(core->current_dir);
 	free(core);

@@ -66,6 +66,11 @@ struct opd_config {
 				      * data to read or save */
 	char const *const *image_filter;  /* NULL-ended paths to keep; NULL: all */
 	bool keep_binaries;          /* copy each sampled binary into session/binaries */
+	/* keep what the perf maps of processes sampled live say about their
+	 * sampled anonymous regions (opd_jit.h): at a process's exit and at
+	 * opd_core_save_jit_maps; never for a replayed stream (its pids are
+	 * not the live ones) */
+	bool jit_maps;
 	/* opreport --stream --time: keep only samples (and arcs) whose ESC
 	 * TIME is in [time_start, time_end); a sample before any TIME has
 	 * time 0. Off (all kept) unless time_window. */
@@ -97,6 +102,11 @@ struct opd_stats {
 	uint64_t images_live;        /* images the daemon holds now (a size) */
 	uint64_t anon_regions_folded; /* regions beyond the bound, in {anon:NAME}/0.0x0.0x0 */
 	uint64_t outside_window;     /* samples outside cfg time_window */
+	/* JIT perf maps (opd_jit.h): not samples */
+	uint64_t jit_maps_read;      /* maps read into session/jit/ */
+	uint64_t jit_maps_refused;   /* not a regular file, a link, another user's */
+	uint64_t jit_maps_cut;       /* read only up to the byte bound */
+	uint64_t jit_entries_cut;    /* entries past the per-process or total bound */
 	/* whole stacks (stacks/): samples, not in the balance */
 	uint64_t stack_written;      /* samples counted under their stack */
 	uint64_t stack_dropped;      /* samples whose stack could not be */
@@ -155,6 +165,13 @@ void opd_core_close_files(struct opd_core *core);
 /* Out of descriptors: close the sample files, pending samples kept
  * (opd_sfile_release_fds); the number closed. */
 size_t opd_core_release_fds(struct opd_core *core);
+
+/*
+ * Read the perf maps of every process with sampled anonymous regions now
+ * and keep what they say in the session (at a dump, operf's end): see
+ * opd_jit.h. Nothing unless cfg jit_maps.
+ */
+void opd_core_save_jit_maps(struct opd_core *core);
 
 /* Re-read kernel images (module list) now. */
 void opd_core_reload_kernel(struct opd_core *core);

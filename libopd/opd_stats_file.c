@@ -47,6 +47,10 @@ struct opd_stat_field const opd_stat_fields[] = {
 	FIELD("decoder_cookies", decoder_cookies, 0)
 	FIELD("images_live", images_live, 0)
 	FIELD("anon_regions_folded", anon_regions_folded, 0)
+	FIELD("jit_maps_read", jit_maps_read, 0)
+	FIELD("jit_maps_refused", jit_maps_refused, 0)
+	FIELD("jit_maps_cut", jit_maps_cut, 0)
+	FIELD("jit_entries_cut", jit_entries_cut, 0)
 	/* lost before the stream, and producer counters (not samples):
 	 * op_stream.h's names */
 	OP_LOST_CATEGORIES(LOST_FIELD)

@@ -167,7 +167,11 @@ static struct pp_disasm *open_disasm(struct pp_annotation *a,
 	char err[512];
 	char *msg;
 
-	if (!bin->abfd)
+	if (!bin->abfd && bin->jit_map)
+		snprintf(err, sizeof(err), "no code of JIT-compiled functions "
+			 "is kept (their names come from the process's perf "
+			 "map, session/jit/)");
+	else if (!bin->abfd)
 		snprintf(err, sizeof(err), "no binary to read its code from "
 			 "(its symbols come from the session's saved kernel "
 			 "symbols%s)", pp_kernel_is_proper(image) ?

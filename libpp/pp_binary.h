@@ -44,6 +44,7 @@ struct pp_binary {
 	struct pp_build_id build_id;    /* the image's (len 0: none) */
 	struct bfd_symbol **bfd_syms;   /* symbols of the line-info bfd */
 	bool dynamic;                   /* symbols are dynamic-symbol ranges */
+	bool jit_map;                   /* symbols from a JIT's perf map: no code */
 };
 
 /* The bfd holding line info and symbols: the debug file, else the image. */

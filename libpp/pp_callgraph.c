@@ -228,12 +228,12 @@ static void open_image(struct cg *ctx, struct cgimg *im)
 {
 	struct pp_image_ref ref = {
 		.name = im->name, .display = im->display, .kern = im->kern,
-		.anon = im->anon, .session = im->session,
+		.anon = im->anon, .anon_tgid = im->tgid,
+		.anon_start = im->start, .anon_end = im->end,
+		.session = im->session,
 	};
 	char what[8192];
 
-	if (im->anon)
-		return;
 	/* the sampled build's bytes, as for the samples (said once) */
 	im->img.quiet = image_has_samples(ctx, im->display);
 	if (pp_image_find(&im->img, &ref, ctx->opts->locate,

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "op_build_id.h"
 #include "op_mangle.h"
+#include "op_perf_map.h"
 #include "op_session.h"
 #include "op_util.h"
 #include "pp_bfd.h"
@@ -51,6 +53,55 @@ static void map_segments(struct pp_binary *b, struct op_segment const *segs,
 	}
 }
 
+/* The session's copy of one process's perf map is at most this big (the
+ * daemon keeps 65536 entries of a process, each name at most 1 KiB). */
+#define PP_JIT_MAP_MAX (80u << 20)
+
+/*
+ * An anonymous region's symbols: the entries of its process's perf map
+ * that the daemon kept (session/jit/TGID.map) inside the region; keys
+ * are offsets from the region's start. The regions merged past the
+ * daemon's bound (tgid 0) cannot be named: their offsets are from each
+ * region's own start. No file: no symbols, nothing to say.
+ */
+static enum pp_image_failure anon_open(struct pp_image *im,
+				       struct pp_image_ref const *ref,
+				       struct pp_kernels *kernels,
+				       char *what, size_t whatlen)
+{
+	struct op_perf_map_range r = { ref->anon_start, ref->anon_end };
+	struct op_perf_map m = { 0 };
+	char err[1024], *path, *text;
+	size_t len;
+
+	if (ref->anon_tgid <= 0 || !kernels || !kernels->files ||
+	    ref->session >= kernels->files->nr_sessions)
+		return PP_IMAGE_OK;
+	path = op_xasprintf("%s/%s/%s/%d.map",
+			    kernels->files->sessions[ref->session].dir,
+			    OP_META_DIR, OP_META_JIT, ref->anon_tgid);
+	text = op_read_file(path, PP_JIT_MAP_MAX, &len, err, sizeof(err));
+	free(path);
+	if (!text) {
+		if (errno == ENOENT)
+			return PP_IMAGE_OK;
+		snprintf(what, whatlen, "no JIT symbols for '%s': %s",
+			 ref->display, err);
+		return PP_IMAGE_UNREADABLE;
+	}
+	op_perf_map_parse(&m, text, len, &r, 1, 0);
+	free(text);
+	for (size_t i = 0; i < m.n; i++)
+		pp_symtab_add(&im->bin.symtab, m.v[i].name, m.v[i].start,
+			      m.v[i].start + m.v[i].size, 0, false);
+	pp_symtab_finish(&im->bin.symtab);
+	op_perf_map_free(&m);
+	im->bin.keymap = PP_KEY_BASE;
+	im->bin.base = ref->anon_start;
+	im->bin.jit_map = true;
+	return PP_IMAGE_OK;
+}
+
 enum pp_image_failure pp_image_open(struct pp_image *im,
 				    struct pp_image_ref const *ref,
 				    bool is_kernel, struct pp_kernels *kernels,
@@ -59,7 +110,7 @@ enum pp_image_failure pp_image_open(struct pp_image *im,
 	char err[1024];
 
 	if (ref->anon)
-		return PP_IMAGE_OK;
+		return anon_open(im, ref, kernels, what, whatlen);
 	if (ref->kern || (is_kernel && !im->path)) {
 		struct pp_kernel *k = pp_kernels_get(kernels, ref->session);
 

@@ -4,7 +4,9 @@
  * located (pp_locate.h) and read with libbfd; a kernel image (by its
  * {kern} name, or a binary a sample header calls kernel that cannot be
  * found) takes its symbols from its session's saved kallsyms; an
- * anonymous region has none.
+ * anonymous region takes them from what its process's perf map said, as
+ * the daemon kept it in its session (session/jit/TGID.map, op_perf_map.h:
+ * JIT-compiled code), else has none.
  *
  *	struct pp_image im = { 0 };
  *	pp_image_locate(&im, &ref, locate);	(before reading samples:
@@ -31,7 +33,9 @@ struct pp_image_ref {
 	char const *display;    /* as reports name it */
 	bool kern;              /* a {kern} image */
 	bool anon;              /* an anonymous region */
-	size_t session;         /* its session (for kernel symbols) */
+	int anon_tgid;          /* its process (0: the merged regions) */
+	uint64_t anon_start, anon_end;  /* its range */
+	size_t session;         /* its session (kernel symbols, JIT maps) */
 };
 
 struct pp_image {
@@ -49,7 +53,8 @@ struct pp_image {
 
 /* Why an image has no symbols; the caller says what that costs. */
 enum pp_image_failure {
-	PP_IMAGE_OK,            /* symbols, or none to expect (anon, no kallsyms) */
+	PP_IMAGE_OK,            /* symbols, or none to expect (anon without
+				 * a JIT map, no kallsyms) */
 	PP_IMAGE_NO_KERNEL_SYMBOLS,
 	PP_IMAGE_NOT_FOUND,
 	PP_IMAGE_UNREADABLE,

@@ -148,7 +148,7 @@ static void open_binary(struct populate *ctx, struct image *im)
 	char what[8192];
 	char const *sep;
 
-	if (im->ref.anon || !im->nr_fresh)
+	if (!im->nr_fresh)
 		return;
 	switch (pp_image_open(&im->img, &im->ref, im->is_kernel, &ctx->kernels,
 			      what, sizeof(what))) {
@@ -267,6 +267,9 @@ static void populate_image(struct populate *ctx, struct pp_inverted const *inv)
 		.name = im.first->name.image_name, .display = im.name,
 		.kern = im.first->name.image_is_kernel,
 		.anon = im.first->name.image_is_anon,
+		.anon_tgid = im.first->name.anon_tgid,
+		.anon_start = im.first->name.anon_start,
+		.anon_end = im.first->name.anon_end,
 		.session = im.first->session,
 	};
 	if (ctx->opts->symbols)

@@ -719,7 +719,9 @@ static void name_image(struct load *l, struct op_hashmap *map,
 	struct pp_simage *g = &st->images[st->frames[from].image];
 	struct pp_image_ref ref = {
 		.name = g->path, .display = g->display, .kern = g->kern,
-		.anon = g->anon, .session = g->session,
+		.anon = g->anon, .anon_tgid = g->anon_tgid,
+		.anon_start = g->anon_start, .anon_end = g->anon_end,
+		.session = g->session,
 	};
 	struct pp_image im = { 0 };
 	struct pp_symtab const *t = &im.bin.symtab;
@@ -736,6 +738,10 @@ static void name_image(struct load *l, struct op_hashmap *map,
 				       sizeof(what)))
 			pp_note(l->notes, "%s: its stack frames are shown "
 				"without symbols", what);
+	} else if (g->anon && pp_image_open(&im, &ref, false, kernels, what,
+					    sizeof(what))) {
+		pp_note(l->notes, "%s: its stack frames are shown without "
+			"symbols", what);
 	}
 	for (size_t i = from; i < to; i++) {
 		struct pp_sframe *f = &st->frames[i];

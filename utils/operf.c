@@ -195,6 +195,7 @@ static void setup_session(struct operf_options *o)
 	if (op_session_reset(o->session_dir) < 0)
 		exit(1);
 	o->cfg.session_dir = o->session_dir;
+	o->cfg.jit_maps = true;
 }
 
 static void parse(struct operf_options *o, int argc, char const **argv)

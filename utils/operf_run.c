@@ -190,6 +190,7 @@ int operf_run(struct operf_options const *o, struct operf_result *res)
 	if (r.ps && o->verbose)
 		log_stats(&r);
 	opd_perf_close(r.ps);
+	opd_core_save_jit_maps(r.core);
 	opd_core_sync(r.core);
 	opd_stats_write(o->session_dir, opd_core_stats(r.core));
 	opd_core_free(r.core);
