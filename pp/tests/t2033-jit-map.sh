@@ -29,11 +29,11 @@ printf '0 100000 MERGED\n' >"$SD/samples/current/session/jit/0.map"
 
 run_report "$tmp/l" -l
 cat "$tmp/l"
-check_grep "$tmp/l" '^50 .*anon \(tgid:300 range:0x7f0000000000-0x7f0000010000\) +prog +JS:\*first /srv/a\.js:1:1$' \
+check_grep "$tmp/l" '^50 .*anon \(300:prog\) +prog +JS:\*first /srv/a\.js:1:1$' \
 	"offset 0x10 in the map's first function"
 check_grep "$tmp/l" '^30 .* py::second:/srv/b\.py$' "the later line for a start wins"
 check_grep "$tmp/l" '^20 .* esc\\x1b\]0;pwned\\x07name$' "a name with escape bytes printed escaped"
-check_grep "$tmp/l" '^7 .*anon \(tgid:300 .*\(no symbols\)$' "an offset no entry covers: no symbols"
+check_grep "$tmp/l" '^7 .*anon \(300:prog\) .*\(no symbols\)$' "an offset no entry covers: no symbols"
 check_grep "$tmp/l" '^4 .*anon \(regions past the bound, merged\)' "the merged region"
 check_no_grep "$tmp/l" 'OUTSIDE\|MERGED\|py::older' \
 	"no entry outside the region, none for the merged region, no overridden line"
@@ -62,9 +62,9 @@ for plant in fifo dir huge; do
 	esac
 	timeout 20 "$OPREPORT" --session-dir="$SD" -l >"$tmp/$plant" 2>&1 ||
 		{ cat "$tmp/$plant"; fail "opreport -l with a $plant at session/jit/300.map failed"; }
-	check_grep "$tmp/$plant" "no JIT symbols for 'anon \\(tgid:300 .*300\\.map" \
+	check_grep "$tmp/$plant" "no JIT symbols for 'anon \\(300:prog\\)'.*300\\.map" \
 		"a $plant at the session's map: a note naming it"
-	check_grep "$tmp/$plant" '^107 .*anon \(tgid:300 .*\(no symbols\)$' \
+	check_grep "$tmp/$plant" '^107 .*anon \(300:prog\) .*\(no symbols\)$' \
 		"a $plant at the session's map: the region without symbols"
 	rm -rf "$map"
 done
