@@ -495,8 +495,13 @@ static int check_tgids(struct parse_ctx *c, struct op_parsed_name const *p)
 					     p->anon_tgid, tgid);
 		tgid = p->anon_tgid;
 	}
-	if (p->cg_is_anon && tgid != -1 && p->cg_anon_tgid != tgid &&
-	    !OP_MANGLE_ANON_MERGED(p->cg_anon_start, p->cg_anon_end))
+	if (p->cg_is_anon &&
+	    OP_MANGLE_ANON_MERGED(p->cg_anon_start, p->cg_anon_end)) {
+		if (p->cg_anon_tgid)
+			return op_mangle_err(c->err, c->errlen,
+					     "merged callgraph anonymous region with TGID %d, not 0",
+					     p->cg_anon_tgid);
+	} else if (p->cg_is_anon && tgid != -1 && p->cg_anon_tgid != tgid)
 		return op_mangle_err(c->err, c->errlen,
 				     "callgraph anonymous region TGID %d differs from TGID %d",
 				     p->cg_anon_tgid, tgid);

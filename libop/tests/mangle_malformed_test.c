@@ -131,6 +131,8 @@ static struct bad_name const bad_names[] = {
 	  "callgraph anonymous region TGID 6 differs from TGID 5" },
 	{ "{root}/a/{dep}/{anon:x}/7.0x0.0x0/E.0.0.7.all.all",
 	  "merged anonymous region with TGID 7, not 0" },
+	{ "{root}/a/{dep}/{anon:a}/0.0x0.0x8/{cg}/{anon:[}/5.0x0.0x0/E.0.12.all.1.all",
+	  "merged callgraph anonymous region with TGID 5, not 0" },
 
 	/* the trailer */
 	{ "{root}/a/" OK_B "E.0.0.all.all",

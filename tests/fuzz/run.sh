@@ -31,7 +31,7 @@ for src in tests/fuzz/fuzz_*.c; do
 	# shellcheck disable=SC2086
 	if ! clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined \
-		-Ilibutil -Ilibop -Ilibdb -Ilibstacks -Idaemon -Ilibpp -I"$build" -I"$build/libpp" \
+		-Ilibutil -Ilibop -Ilibdb -Ilibstacks -Ilibperf -Ilibopd -Ilibpp -I"$build" -I"$build/libpp" \
 		"$src" libutil/*.c libop/*.c libdb/*.c libstacks/*.c $extra $libs -lz -o "$out/$name" \
 		2>"$out/$name.build.log"; then
 		echo "fuzz $name: FAIL (build, see $out/$name.build.log)"
