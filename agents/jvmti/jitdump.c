@@ -186,7 +186,8 @@ int jd_open(struct jd_writer *w, const char *dir, pid_t pid)
 	w->fd = -1;
 	n = snprintf(w->path, sizeof(w->path), "%s/jit-%ld.dump", dir, (long)pid);
 	if (n < 0 || (size_t)n >= sizeof(w->path)) {
-		warn("jitdump directory '%s' is too long: no jitdump", dir);
+		warn("jitdump directory '%.64s...' is too long (%zu bytes): no jitdump",
+		     dir, strlen(dir));
 		return -1;
 	}
 	w->fd = open(w->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -292,9 +293,11 @@ int pm_open(struct pm_writer *w, const char *dir, pid_t pid)
 	struct stat st;
 
 	w->fd = -1;
+	w->offset = 0;
 	n = snprintf(w->path, sizeof(w->path), "%s/perf-%ld.map", dir, (long)pid);
 	if (n < 0 || (size_t)n >= sizeof(w->path)) {
-		warn("perf map directory '%s' is too long: no perf map", dir);
+		warn("perf map directory '%.64s...' is too long (%zu bytes): no perf map",
+		     dir, strlen(dir));
 		return -1;
 	}
 	w->fd = open(w->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -330,10 +333,15 @@ void pm_write(struct pm_writer *w, uint64_t addr, uint64_t size, const char *nam
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return;
 	if (write_all(w->fd, line, (size_t)n)) {
-		warn("cannot write '%s': %s: the perf map stops here", w->path, strerror(errno));
+		int err = errno;
+		/* no half line for a reader to take for a whole one */
+		if (ftruncate(w->fd, (off_t)w->offset)) {}
+		warn("cannot write '%s': %s: the perf map stops here", w->path, strerror(err));
 		close(w->fd);
 		w->fd = -1;
+		return;
 	}
+	w->offset += (uint64_t)n;
 }
 
 void pm_close(struct pm_writer *w)

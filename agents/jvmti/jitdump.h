@@ -42,6 +42,7 @@ struct jd_writer {
 
 struct pm_writer {
 	int fd;			/* -1: off */
+	uint64_t offset;	/* end of the last whole line */
 	char path[4096];
 };
 
