@@ -236,7 +236,9 @@ static void JNICALL compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint
 	if (code_size <= 0)
 		return;
 	method_name(jvmti, method, name, sizeof(name));
-	if (jd.fd >= 0)
+	/* a hint read without the lock: lines are not looked up for a dump
+	 * already off */
+	if (__atomic_load_n(&jd.fd, __ATOMIC_RELAXED) >= 0)
 		nr = collect_lines(jvmti, method, code_addr, code_size, map_length, map,
 				   compile_info, &lines, cache, &used);
 
