@@ -34,6 +34,61 @@ static struct pm_writer pm = { .fd = -1 };
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int closed;
 
+/* Stubs written before VMInit's replay (GenerateEvents) ends: the replay
+ * posts again, on the VMInit thread, every stub still in the code cache,
+ * most of them already written live since Agent_OnLoad (at times under a
+ * less precise name). Replayed code at an address and size already
+ * written is not written twice; the replay is still wanted for the
+ * buffers HotSpot posts only through it. */
+struct seen {
+	uint64_t addr, size;
+	int used;
+};
+static struct seen *seen;
+static size_t seen_cap, seen_nr;
+static int seen_on = 1;
+static __thread int replaying;
+
+static size_t seen_slot(const struct seen *tab, size_t cap, uint64_t addr, uint64_t size)
+{
+	size_t i = (size_t)((addr >> 4) ^ (addr >> 20) ^ size) & (cap - 1);
+
+	while (tab[i].used && !(tab[i].addr == addr && tab[i].size == size))
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/* Under the lock: was this code written already (and is this the replay)?
+ * Records it while the replay is still to come or under way. */
+static int already_written(uint64_t addr, uint64_t size)
+{
+	size_t i;
+
+	if (!seen_on)
+		return 0;
+	if (seen_cap && seen[seen_slot(seen, seen_cap, addr, size)].used)
+		return replaying;
+	if (2 * (seen_nr + 1) > seen_cap) {
+		size_t cap = seen_cap ? 2 * seen_cap : 1024;
+		struct seen *tab = calloc(cap, sizeof(*tab));
+		if (!tab) {
+			/* without the table a replay writes duplicates: harmless */
+			seen_on = 0;
+			return 0;
+		}
+		for (size_t j = 0; j < seen_cap; j++)
+			if (seen[j].used)
+				tab[seen_slot(tab, cap, seen[j].addr, seen[j].size)] = seen[j];
+		free(seen);
+		seen = tab;
+		seen_cap = cap;
+	}
+	i = seen_slot(seen, seen_cap, addr, size);
+	seen[i] = (struct seen){ addr, size, 1 };
+	seen_nr++;
+	return 0;
+}
+
 static void say(const char *fmt, const char *what)
 {
 	char buf[512];
@@ -262,22 +317,35 @@ static void JNICALL dynamic_code_generated(jvmtiEnv *jvmti, const char *name,
 	(void)jvmti;
 	if (length <= 0)
 		return;
+	if (!name)
+		name = "stub";
 	pthread_mutex_lock(&lock);
-	if (!closed) {
-		jd_code_load(&jd, (uint32_t)getpid(), tid(), name ? name : "stub",
+	if (!closed && !already_written((uintptr_t)address, (uint64_t)length)) {
+		jd_code_load(&jd, (uint32_t)getpid(), tid(), name,
 			     (uintptr_t)address, (uint64_t)length);
-		pm_write(&pm, (uintptr_t)address, (uint64_t)length, name ? name : "stub");
+		pm_write(&pm, (uintptr_t)address, (uint64_t)length, name);
 	}
 	pthread_mutex_unlock(&lock);
 }
 
-/* What was compiled or generated before the events were on. */
+/* Stubs HotSpot posts only when asked. Compiled methods are not replayed:
+ * with the agent loaded at start every one is posted live (those compiled
+ * before VMInit by the service thread, later), and a replay would write
+ * each of them twice. */
 static void JNICALL vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
 {
 	(void)env;
 	(void)thread;
+	replaying = 1;
 	(*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
-	(*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
+	replaying = 0;
+	/* from now on every load is new, even at an address seen before */
+	pthread_mutex_lock(&lock);
+	seen_on = 0;
+	free(seen);
+	seen = NULL;
+	seen_cap = seen_nr = 0;
+	pthread_mutex_unlock(&lock);
 }
 
 static void finish_files(void)

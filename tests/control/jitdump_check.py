@@ -16,6 +16,8 @@ dump cut short, which must still end on a whole record).
 Prints, for the test to assert on:
     header pid=P machine=M version=V
     records N loads L debug D close C
+    loaded again N                         (loads at an address and size loaded
+                                           before: legal, code can be reused)
     load NAME LOADS NONZERO                (per distinct name: its loads, and
                                            how many had a code byte not 0)
     lines NAME FILE MIN MAX COUNT          (per name and source file)
@@ -87,6 +89,8 @@ def main(argv):
     lines = {}		# (name, file) -> [min, max, count]
     pending = None		# the debug-info record waiting for its load
     indexes = set()
+    ranges = set()
+    again = 0		# loads of an address and size loaded before
     closed_at = None
     while off < len(data):
         if len(data) - off < 16:
@@ -130,6 +134,8 @@ def main(argv):
                     if index in indexes:
                         err("load at %d: code_index %d again" % (off, index))
                     indexes.add(index)
+                    again += (addr, csize) in ranges
+                    ranges.add((addr, csize))
                     if any(b < 0x20 or b == 0x7f for b in rec[56:nul]):
                         err("load at %d: control bytes in the name" % off)
                     v = names.setdefault(name, [0, 0])
@@ -197,6 +203,7 @@ def main(argv):
         err("%d JIT_CODE_CLOSE records, not 1" % close)
 
     print("records %d loads %d debug %d close %d" % (n, loads, debug, close))
+    print("loaded again %d" % again)
     for name in sorted(names):
         print("load %s %d %d" % (name, names[name][0], names[name][1]))
     for (name, f), (lo, hi, cnt) in sorted(lines.items()):
