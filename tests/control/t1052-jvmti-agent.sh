@@ -129,11 +129,15 @@ check_no_grep "/tmp/perf-$PID.map" stale-line "the stale lines are gone"
 check_grep "/tmp/perf-$PID.map" ' Interpreter$' "the new map is written"
 check_eq "$(ls "$T/d3" | wc -l)" 0 "nojitdump: no dump"
 rm -f "/tmp/perf-$PID.map"
-echo stale-line >"$T/victim2"
-run_java d3b "perfmap,nojitdump" 300 'ln "'"$T"'/victim2" /tmp/perf-$$.map'
+# in /tmp, the map's file system: a hard link cannot cross to $TMPDIR's
+V2=$(mktemp /tmp/t1052-victim.XXXXXX) || bail "mktemp in /tmp failed"
+PLANTED="$PLANTED $V2"
+echo stale-line >"$V2"
+run_java d3b "perfmap,nojitdump" 300 'ln "'"$V2"'" /tmp/perf-$$.map'
+check_eq "$(stat -c %h "$V2")" 2 "the hard link was planted"
 PLANTED="$PLANTED /tmp/perf-$PID.map"
 check_ran d3b
-check_eq "$(cat "$T/victim2")" stale-line "a hard link to another file is not truncated"
+check_eq "$(cat "$V2")" stale-line "a hard link to another file is not truncated"
 check_eq "$(warnings d3b)" 1 "... and warned about"
 rm -f "/tmp/perf-$PID.map"
 
