@@ -9,7 +9,7 @@
  *
  * OPTIONS, comma-separated: perfmap (also write /tmp/perf-PID.map),
  * nojitdump (no jit-PID.dump), dir=DIR (the jitdump's directory; default
- * $JITDUMPDIR, else /tmp). See doc/jit.md.
+ * $JITDUMPDIR, else /tmp). See doc/jvmti.md.
  *
  * Names are "Class.method(descriptor)": the class in Java's dotted form,
  * the JVM's method descriptor kept as is so overloads stay apart, e.g.

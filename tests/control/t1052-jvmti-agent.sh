@@ -1,17 +1,20 @@
 #!/bin/bash
-# The JVMTI agent (agents/jvmti, doc/jit.md) on a real JVM: a Java program
+# The JVMTI agent (agents/jvmti, doc/jvmti.md) on a real JVM: a Java program
 # with two hot methods (tests/control/java/Hot.java, a 2:1 split) runs
 # with -agentpath:libjvmti_oprofile.so; its jit-PID.dump is read by an
 # independent checker written from perf's jitdump specification
 # (jitdump_check.py): header, whole records, monotonic timestamps, both
 # hot methods loaded with their code, lines of Hot.java inside each
-# method. Its perf map (option perfmap) names both. A hostile directory
+# method; the dump mapped r-xp while the JVM runs (how perf finds it).
+# Its perf map (option perfmap) names both. A hostile directory
 # (read-only, a planted symlink or FIFO, a full disk) costs the profile,
-# never the program: it finishes, and the agent warns once. Then perf
+# never the program: it finishes, and the agent warns once; a noexec
+# directory refuses the executable mapping (said). Then perf
 # itself: perf record -k 1 + perf inject --jit + perf report name both
 # methods, about 2:1.
 # Needs: the agent (configure found jvmti.h), java, javac, python3; root
-# for the read-only and full-disk mounts and for perf (else those skip).
+# for the read-only, noexec and full-disk mounts and for perf (else those
+# skip).
 . "${abs_top_srcdir:?}/tests/lib/test-lib.sh"
 B=$abs_top_builddir
 AGENT=$B/agents/jvmti/libjvmti_oprofile.so
@@ -93,6 +96,20 @@ check_eq "$(grep -cv '^[0-9a-f][0-9a-f]* [0-9a-f][0-9a-f]* [^[:cntrl:]][^[:cntrl
 	"every perf map line is START SIZE NAME"
 rm -f "$MAP"
 
+test_note "--- the dump mapped executable while the JVM runs (how perf finds it)"
+mkdir "$T/d5"
+java -XX:+UseSerialGC -Xmx128m -agentpath:"$AGENT=dir=$T/d5" -cp "$T/cls" Hot 1500 \
+	>"$T/d5.out" 2>"$T/d5.err" &
+jpid=$!
+line=
+for _ in $(seq 100); do
+	line=$(grep " $T/d5/jit-$jpid.dump\$" "/proc/$jpid/maps" 2>/dev/null) && break
+	sleep 0.05
+done
+wait "$jpid"
+test_note "maps: $line"
+check_eq "$(echo "$line" | awk '{print $2}')" r-xp "jit-PID.dump is mapped r-xp in the JVM"
+
 test_note "--- the checker refuses what the specification refuses"
 size=$(stat -c %s "$DUMP")
 # 3 bytes short of the record before the close
@@ -158,6 +175,17 @@ else
 	check_ran ro
 	check_eq "$(warnings ro)" 1 "one warning"
 	check_grep "$T/ro.err" "cannot create '$T/ro/jit-$PID.dump': Read-only file system" "... saying why"
+
+	test_note "--- a noexec directory: the dump is written, perf cannot find it, said"
+	mkdir "$T/noexec"
+	mount -t tmpfs -o noexec,size=8m tmpfs "$T/noexec" && MOUNTS="$T/noexec $MOUNTS"
+	run_java noexec "dir=$T/noexec" 300
+	check_ran noexec
+	check_grep "$T/noexec.err" "cannot map '$T/noexec/jit-$PID.dump' executable: Operation not permitted: perf will not find the jitdump" \
+		"the mapping refused, said"
+	check_eq "$(warnings noexec)" 1 "once"
+	python3 "$CHECK" "$T/noexec/jit-$PID.dump" --pid "$PID" --machine "$MACHINE" >/dev/null
+	check_eq $? 0 "the dump is written all the same"
 
 	test_note "--- a full disk"
 	mkdir "$T/full"
