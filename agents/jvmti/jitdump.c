@@ -141,7 +141,8 @@ static void disable(struct jd_writer *w)
 	w->map = NULL;
 	if (w->fd >= 0)
 		close(w->fd);
-	w->fd = -1;
+	/* the agent reads fd outside its lock as a hint */
+	__atomic_store_n(&w->fd, -1, __ATOMIC_RELAXED);
 }
 
 /* Append one whole record, or none: a failed write is cut back off. */

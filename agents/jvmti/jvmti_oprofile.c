@@ -6,6 +6,7 @@
  * keeps in the session).
  *
  *   java -agentpath:/usr/lib/oprofile/libjvmti_oprofile.so[=OPTIONS] ...
+ *   jcmd PID JVMTI.agent_load /usr/lib/oprofile/libjvmti_oprofile.so '"OPTIONS"'
  *
  * OPTIONS, comma-separated: perfmap (also write /tmp/perf-PID.map),
  * nojitdump (no jit-PID.dump), dir=DIR (the jitdump's directory; default
@@ -369,8 +370,23 @@ static void JNICALL vm_death(jvmtiEnv *jvmti, JNIEnv *env)
 
 struct options {
 	int jitdump, perfmap;
-	char dir[4000];
+	char dir[4096];
 };
+
+/* Set the dump's directory, or, when it does not fit, say so and write
+ * no dump: a name cut short would be another directory. */
+static void set_dir(struct options *o, const char *dir, size_t len, const char *from)
+{
+	if (len >= sizeof(o->dir)) {
+		char what[64];
+		snprintf(what, sizeof(what), "%s", from);
+		say("jvmti_oprofile: the directory of %s is too long: no jitdump\n", what);
+		o->jitdump = 0;
+		return;
+	}
+	memcpy(o->dir, dir, len);
+	o->dir[len] = '\0';
+}
 
 static void parse_options(const char *s, struct options *o)
 {
@@ -378,7 +394,10 @@ static void parse_options(const char *s, struct options *o)
 
 	o->jitdump = 1;
 	o->perfmap = 0;
-	snprintf(o->dir, sizeof(o->dir), "%s", env && *env ? env : "/tmp");
+	if (env && *env)
+		set_dir(o, env, strlen(env), "JITDUMPDIR");
+	else
+		set_dir(o, "/tmp", 4, "/tmp");
 	while (s && *s) {
 		size_t n = strcspn(s, ",");
 		if (n == 7 && !strncmp(s, "perfmap", 7))
@@ -386,7 +405,7 @@ static void parse_options(const char *s, struct options *o)
 		else if (n == 9 && !strncmp(s, "nojitdump", 9))
 			o->jitdump = 0;
 		else if (n > 4 && !strncmp(s, "dir=", 4))
-			snprintf(o->dir, sizeof(o->dir), "%.*s", (int)(n - 4), s + 4);
+			set_dir(o, s + 4, n - 4, "dir=");
 		else if (n) {
 			char opt[256];
 			snprintf(opt, sizeof(opt), "%.*s", (int)n, s);
@@ -400,14 +419,16 @@ static void parse_options(const char *s, struct options *o)
 	}
 }
 
-JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+/* Loaded at the JVM's start (Agent_OnLoad) or into a running JVM
+ * (Agent_OnAttach, jcmd PID JVMTI.agent_load): @c live for the latter,
+ * where what was compiled before is asked for at once. */
+static jint start(JavaVM *vm, const char *options, int live)
 {
 	jvmtiEnv *jvmti = NULL;
 	jvmtiCapabilities caps;
 	jvmtiEventCallbacks cb;
 	struct options o;
 
-	(void)reserved;
 	parse_options(options, &o);
 	if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_0) != JNI_OK || !jvmti) {
 		say("jvmti_oprofile: %s\n", "no JVMTI environment: nothing written");
@@ -429,10 +450,19 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 		}
 	}
 
+	pthread_mutex_lock(&lock);
+	if (jd.fd >= 0 || pm.fd >= 0 || closed) {
+		pthread_mutex_unlock(&lock);
+		say("jvmti_oprofile: %s\n", "already loaded: loaded once only");
+		return JNI_OK;
+	}
 	if (o.jitdump)
 		jd_open(&jd, o.dir, getpid());
 	if (o.perfmap)
 		pm_open(&pm, "/tmp", getpid());
+	if (live)
+		seen_on = 0;	/* nothing written before: no replay to sort out */
+	pthread_mutex_unlock(&lock);
 	if (jd.fd < 0 && pm.fd < 0)
 		return JNI_OK;
 
@@ -446,9 +476,27 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 					   JVMTI_EVENT_COMPILED_METHOD_LOAD, NULL);
 	(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE,
 					   JVMTI_EVENT_DYNAMIC_CODE_GENERATED, NULL);
-	(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL);
 	(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL);
+	if (live) {
+		(*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
+		(*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
+	} else {
+		(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE,
+						   JVMTI_EVENT_VM_INIT, NULL);
+	}
 	return JNI_OK;
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+{
+	(void)reserved;
+	return start(vm, options, 0);
+}
+
+JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
+{
+	(void)reserved;
+	return start(vm, options, 1);
 }
 
 JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)

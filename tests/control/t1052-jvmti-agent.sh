@@ -5,7 +5,8 @@
 # independent checker written from perf's jitdump specification
 # (jitdump_check.py): header, whole records, monotonic timestamps, both
 # hot methods loaded with their code, lines of Hot.java inside each
-# method; the dump mapped r-xp while the JVM runs (how perf finds it).
+# method; the dump mapped r-xp while the JVM runs (how perf finds it);
+# the agent loaded into a running JVM (jcmd) names what was compiled.
 # Its perf map (option perfmap) names both. A hostile directory
 # (read-only, a planted symlink or FIFO, a full disk) costs the profile,
 # never the program: it finishes, and the agent warns once; a noexec
@@ -109,6 +110,30 @@ done
 wait "$jpid"
 test_note "maps: $line"
 check_eq "$(echo "$line" | awk '{print $2}')" r-xp "jit-PID.dump is mapped r-xp in the JVM"
+
+test_note "--- loaded into a running JVM (jcmd PID JVMTI.agent_load)"
+if ! command -v jcmd >/dev/null; then
+	test_ok "attach # SKIP no jcmd (default-jdk-headless)"
+else
+	mkdir "$T/d6"
+	java -XX:+UseSerialGC -Xmx128m -cp "$T/cls" Hot 2500 >"$T/d6.out" 2>"$T/d6.err" &
+	jpid=$!
+	for _ in $(seq 50); do
+		timeout 10 jcmd "$jpid" VM.version >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	# jcmd splits key=value arguments: the options go quoted
+	timeout 30 jcmd "$jpid" JVMTI.agent_load "$AGENT" "\"dir=$T/d6,perfmap\"" >"$T/d6.jcmd" 2>&1
+	wait "$jpid"
+	PLANTED="$PLANTED /tmp/perf-$jpid.map"
+	check_eq "$(cat "$T/d6.out")" done "attach: Hot ran to its end"
+	python3 "$CHECK" "$T/d6/jit-$jpid.dump" --pid "$jpid" --machine "$MACHINE" >"$T/d6.check"
+	check_eq $? 0 "attach: the dump is well formed"
+	check_grep "$T/d6.check" '^load Hot\.hotA\(I\)J ' "attach: hotA, compiled before the agent came, is written"
+	check_grep "$T/d6.check" '^load Hot\.hotB\(I\)J ' "attach: hotB too"
+	check_grep "/tmp/perf-$jpid.map" ' Hot\.hotA\(I\)J$' "attach: the perf map names hotA"
+	rm -f "/tmp/perf-$jpid.map"
+fi
 
 test_note "--- the checker refuses what the specification refuses"
 size=$(stat -c %s "$DUMP")
