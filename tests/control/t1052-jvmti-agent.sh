@@ -189,6 +189,12 @@ run_java d4 "dir=$T/d4,bogus" 200
 check_ran d4
 check_grep "$T/d4.err" "^jvmti_oprofile: unknown option 'bogus' ignored" "the unknown option is named"
 test_expect "the dump is still written" test -f "$T/d4/jit-$PID.dump"
+long=$(head -c 5000 /dev/zero | tr '\0' x)
+run_java d4b "dir=$T/$long" 200
+check_ran d4b
+check_grep "$T/d4b.err" "^jvmti_oprofile: the directory of dir= is too long: no jitdump\$" \
+	"a directory too long is said, not cut short"
+
 
 if [ "$(id -u)" -ne 0 ]; then
 	test_ok "read-only and full disk # SKIP the mounts need root"
