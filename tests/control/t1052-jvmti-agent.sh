@@ -258,4 +258,29 @@ else
 		test $((a * 10)) -ge $((b * 15)) -a $((a * 10)) -le $((b * 27))
 fi
 
+test_note "--- our tools: operf, the agent's perf map, opreport -l after the map is gone"
+if [ "$(id -u)" -ne 0 ]; then
+	test_ok "operf's side # SKIP needs root (system perf_event_paranoid)"
+elif ! msg=$("$B/tests/control/perfprobe"); then
+	test_ok "operf's side # SKIP $msg"
+else
+	"$B/utils/operf" -d "$T/op" java -XX:+UseSerialGC -Xmx128m \
+		-agentpath:"$AGENT=perfmap,nojitdump" -cp "$T/cls" Hot 3000 \
+		>"$T/op.out" 2>"$T/op.err"
+	check_eq "$(grep -c '^done$' "$T/op.out")" 1 "Hot ran under operf"
+	kept=$(ls "$T/op/samples/current/session/jit/" 2>/dev/null | head -1)
+	test_expect "the session keeps the JVM's map ($kept)" test -n "$kept"
+	jpid=${kept%.map}
+	PLANTED="$PLANTED /tmp/perf-$jpid.map"
+	rm -f "/tmp/perf-$jpid.map"
+	"$OPREPORT" --session-dir="$T/op" -l >"$T/op.l" 2>"$T/op.l.err"
+	# a method compiled more than once is a row per compiled copy
+	a=$(awk '$NF == "Hot.hotA(I)J" {s += $1} END {print s + 0}' "$T/op.l")
+	b=$(awk '$NF == "Hot.hotB(I)J" {s += $1} END {print s + 0}' "$T/op.l")
+	test_note "opreport -l: Hot.hotA(I)J $a samples, Hot.hotB(I)J $b samples"
+	test_expect "opreport -l names both methods, the map deleted" test "$a" -gt 100 -a "$b" -gt 50
+	test_expect "hotA/hotB = $a/$b, about 2" \
+		test $((a * 10)) -ge $((b * 15)) -a $((a * 10)) -le $((b * 27))
+fi
+
 test_done
