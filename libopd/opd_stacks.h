@@ -1,6 +1,6 @@
 /*
  * The core's whole stacks: each sample's resolved trace interned in the
- * session's stack table and counted per event (libop/op_stacks.h,
+ * session's stack table and counted per event (libstacks/op_stacks.h,
  * doc/formats.md section 6). Opened at the first trace, so a session
  * without callgraphs has no stacks/; closed with the sample files (HUP,
  * reset, save) and reopened lazily.

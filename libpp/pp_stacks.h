@@ -1,6 +1,6 @@
 /*
  * Whole stacks of a profile (opreport --stacks, --folded, --pprof,
- * --flame): the stack tables of the selected sessions (libop/op_stacks.h)
+ * --flame): the stack tables of the selected sessions (libstacks/op_stacks.h)
  * read, filtered like the sample files and symbolised through the same
  * image opener as opreport -l (pp_image_open: libbfd, debug files, the
  * session's kallsyms), so a frame has the name the flat profile gives it.

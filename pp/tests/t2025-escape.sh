@@ -1,5 +1,5 @@
 #!/bin/sh
-# The printing rule for names from input (libop/op_escape.h) in every
+# The printing rule for names from input (libutil/op_escape.h) in every
 # output mode: a binary whose path, symbol names and source file name
 # hold ESC, BEL, a raw C1 CSI (0x9b), U+009B in UTF-8 (\xc2\x9b) and
 # invalid UTF-8 (0xff, an overlong '/', a surrogate), with samples, call

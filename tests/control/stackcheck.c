@@ -1,5 +1,5 @@
 /*
- * The session's whole stacks read back with op_stacks (libop/op_stacks.h)
+ * The session's whole stacks read back with op_stacks (libstacks/op_stacks.h)
  * and checked against the ELF oracle (tests/lib/elf_range):
  *
  *   stackcheck --dump SAMPLES_DIR

@@ -8,9 +8,9 @@
  * else aborts. Refused names must come with an error message.
  *
  * Build (from the top of the tree):
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilibop \
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilibop -Ilibutil \
  *     tests/fuzz/fuzz_mangled_name.c libop/op_mangle.c \
- *     libop/op_parse_filename.c libop/op_message.c -o fuzz_mangled_name
+ *     libop/op_parse_filename.c libutil/*.c -o fuzz_mangled_name
  *   ./fuzz_mangled_name -dict=tests/fuzz/fuzz_mangled_name.dict \
  *     -max_total_time=60 CORPUS_DIR tests/fuzz/corpus/mangled_name
  */

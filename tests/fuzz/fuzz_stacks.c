@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for the stack table (libop/op_stacks.c, doc/formats.md
+ * libFuzzer target for the stack table (libstacks/, doc/formats.md
  * section 6) and the reports made from it (libpp/pp_stacks.c and the
  * --stacks, --folded, --pprof and --flame outputs): the input is the
  * bytes of samples/current/stacks/table of a session in a private
