@@ -10,7 +10,7 @@
  * Build (from the top of the tree):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilibop -Ilibutil \
  *     tests/fuzz/fuzz_mangled_name.c libop/op_mangle.c \
- *     libop/op_parse_filename.c libutil/*.c -o fuzz_mangled_name
+ *     libop/op_parse_filename.c libutil/op_*.c -o fuzz_mangled_name
  *   ./fuzz_mangled_name -dict=tests/fuzz/fuzz_mangled_name.dict \
  *     -max_total_time=60 CORPUS_DIR tests/fuzz/corpus/mangled_name
  */

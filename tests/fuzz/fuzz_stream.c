@@ -5,7 +5,7 @@
  * any crash, out-of-bounds read (ASan) or disagreement is a bug.
  *
  *	clang -g -fsanitize=fuzzer,address,undefined -Ilibop -Ilibutil -Ilibstacks -Ilibopd \
- *		tests/fuzz/fuzz_stream.c libopd/opd_trans.c libutil/*.c
+ *		tests/fuzz/fuzz_stream.c libopd/opd_trans.c libutil/op_*.c
  *	./a.out -max_total_time=60 -max_len=4096 CORPUS tests/fuzz/corpus/stream
  *
  * FUZZ-SOURCES: libopd/opd_trans.c
