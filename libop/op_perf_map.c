@@ -13,17 +13,6 @@
 #include "op_perf_map.h"
 #include "op_util.h"
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A hex number at *p (before end): at most 16 digits, an optional 0x. */
 static bool parse_hex(char const **p, char const *end, uint64_t *out)
 {
@@ -32,12 +21,12 @@ static bool parse_hex(char const **p, char const *end, uint64_t *out)
 	size_t digits = 0;
 
 	if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') &&
-	    hexval(s[2]) >= 0)
+	    op_hex_digit(s[2]) >= 0)
 		s += 2;
-	for (; s < end && hexval(*s) >= 0; s++) {
+	for (; s < end && op_hex_digit(*s) >= 0; s++) {
 		if (++digits > 16)
 			return false;
-		v = v << 4 | (uint64_t)hexval(*s);
+		v = v << 4 | (uint64_t)op_hex_digit(*s);
 	}
 	if (!digits)
 		return false;
@@ -58,11 +47,9 @@ static bool skip_blanks(char const **p, char const *end)
 	return true;
 }
 
-static bool wanted(uint64_t start, uint64_t size,
-		   struct op_perf_map_range const *r, size_t nr)
+bool op_perf_map_overlaps(uint64_t start, uint64_t size,
+			  struct op_perf_map_range const *r, size_t nr)
 {
-	if (!nr)
-		return true;
 	for (size_t i = 0; i < nr; i++)
 		if (start < r[i].end && r[i].start < start + size)
 			return true;
@@ -94,7 +81,7 @@ static bool parse_line(struct op_perf_map *m, char const *s, char const *end,
 		return false;
 	if (len > OP_PERF_MAP_NAME_MAX)
 		len = OP_PERF_MAP_NAME_MAX;
-	if (!wanted(start, size, ranges, nr_ranges))
+	if (nr_ranges && !op_perf_map_overlaps(start, size, ranges, nr_ranges))
 		return true;
 	OP_ALLOC_GROW(m->v, m->n + 1, m->alloc);
 	e = &m->v[m->n++];
@@ -166,20 +153,20 @@ void op_perf_map_parse(struct op_perf_map *m, char const *buf, size_t len,
 	}
 }
 
+static int starts_at_or_below(void const *elem, void const *key)
+{
+	struct op_perf_map_entry const *e = elem;
+
+	return e->start <= *(uint64_t const *)key;
+}
+
 struct op_perf_map_entry const *op_perf_map_find(struct op_perf_map const *m,
 						 uint64_t addr)
 {
-	size_t lo = 0, hi = m->n;
-
 	/* the last entry starting at or below addr */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	size_t lo = op_partition_point(m->v, m->n, sizeof(m->v[0]),
+				       starts_at_or_below, &addr);
 
-		if (m->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NULL;
 	if (addr - m->v[lo - 1].start < m->v[lo - 1].size)

@@ -21,6 +21,7 @@
 #ifndef OP_PERF_MAP_H
 #define OP_PERF_MAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,6 +61,10 @@ struct op_perf_map {
 void op_perf_map_parse(struct op_perf_map *m, char const *buf, size_t len,
 		       struct op_perf_map_range const *ranges,
 		       size_t nr_ranges, size_t max);
+
+/* Whether [start, start + size) overlaps one of the nr ranges r. */
+bool op_perf_map_overlaps(uint64_t start, uint64_t size,
+			  struct op_perf_map_range const *r, size_t nr);
 
 /* The entry whose [start, start + size) holds addr, or NULL. */
 struct op_perf_map_entry const *op_perf_map_find(struct op_perf_map const *m,

@@ -212,15 +212,6 @@ static void read_chunks(int fd, struct op_perf_map *m,
 	free(buf);
 }
 
-static bool in_regions(struct op_perf_map_entry const *e,
-		       struct jit_proc const *p)
-{
-	for (size_t i = 0; i < p->nr; i++)
-		if (e->start < p->r[i].end && p->r[i].start < e->start + e->size)
-			return true;
-	return false;
-}
-
 static int by_start(void const *a, void const *b)
 {
 	struct op_perf_map_entry const *x = a, *y = b;
@@ -245,7 +236,8 @@ static void merge_saved(struct op_perf_map *m, char const *path,
 	op_perf_map_parse(&old, text, len, NULL, 0, 0);
 	free(text);
 	for (size_t i = 0; i < old.n; i++) {
-		if (in_regions(&old.v[i], p)) {
+		if (op_perf_map_overlaps(old.v[i].start, old.v[i].size, p->r,
+					 p->nr)) {
 			free(old.v[i].name);
 			continue;
 		}

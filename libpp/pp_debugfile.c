@@ -14,6 +14,7 @@
 
 #include "op_file.h"
 #include "op_message.h"
+#include "op_util.h"
 #include "pp_debugfile.h"
 
 #define NT_GNU_BUILD_ID_TYPE 3
@@ -81,17 +82,6 @@ void pp_build_id_hex(struct pp_build_id const *id, char *out)
 	out[2 * id->len] = '\0';
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 bool pp_build_id_parse(char const *hex, struct pp_build_id *id)
 {
 	size_t n = strlen(hex);
@@ -100,7 +90,7 @@ bool pp_build_id_parse(char const *hex, struct pp_build_id *id)
 	if (!n || n % 2 || n / 2 > PP_BUILD_ID_MAX)
 		return false;
 	for (size_t i = 0; i < n / 2; i++) {
-		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+		int hi = op_hex_digit(hex[2 * i]), lo = op_hex_digit(hex[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return false;

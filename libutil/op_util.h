@@ -32,6 +32,18 @@ static inline uint64_t op_clock_ns(clockid_t clock)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The value of one hexadecimal digit (either case), -1 if c is none. */
+static inline int op_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /* CLOCK_MONOTONIC in nanoseconds: the one clock of timeouts, flushes and
  * timed events. */
 static inline uint64_t op_monotonic_ns(void)
