@@ -131,4 +131,12 @@ int op_parse_filename(char const *name, struct op_parsed_name *out,
 		      char *err, size_t errlen);
 void op_parsed_name_free(struct op_parsed_name *p);
 
+/*
+ * Parse an image name alone, as a stack table keeps it ("{root}/bin/ls",
+ * "{kern}/ext4", "{anon:...}/7.0x1000.0x2000"): its image fields in out,
+ * by the sample file name rules, so both spellings mean one thing.
+ */
+int op_parse_image_name(char const *image, struct op_parsed_name *out,
+			char *err, size_t errlen);
+
 #endif /* OP_MANGLE_H */

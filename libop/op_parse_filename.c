@@ -573,6 +573,29 @@ int op_parse_filename(char const *name, struct op_parsed_name *out,
 	return 0;
 }
 
+int op_parse_image_name(char const *image, struct op_parsed_name *out,
+			char *err, size_t errlen)
+{
+	/* the image as the B part of a sample file name of any event */
+	static char const pre[] = "{kern}/x/{dep}/", post[] = "/E.1.0.all.all.all";
+	size_t n = image ? strlen(image) : 0;
+	char *full;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!n)
+		return op_mangle_err(err, errlen, "empty name");
+	full = malloc(sizeof(pre) - 1 + n + sizeof(post));
+	if (!full)
+		return op_mangle_err(err, errlen, "out of memory");
+	memcpy(full, pre, sizeof(pre) - 1);
+	memcpy(full + sizeof(pre) - 1, image, n);
+	memcpy(full + sizeof(pre) - 1 + n, post, sizeof(post));
+	rc = op_parse_filename(full, out, err, errlen);
+	free(full);
+	return rc;
+}
+
 void op_parsed_name_free(struct op_parsed_name *p)
 {
 	free(p->storage);

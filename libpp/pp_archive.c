@@ -16,8 +16,10 @@
 #include "op_config.h"
 #include "op_escape.h"
 #include "op_file.h"
+#include "op_mangle.h"
 #include "op_message.h"
 #include "op_session.h"
+#include "op_stacks.h"
 #include "op_util.h"
 #include "op_walk.h"
 #include "pp_archive.h"
@@ -313,6 +315,41 @@ static void put_sample_file(struct archiver *a, struct pp_sfile const *f)
 }
 
 /*
+ * The session's whole stacks (stacks/), and the binaries their frames
+ * are in: a caller's library may hold no sample of its own, and without
+ * it the archive's --stacks would show that frame without a name.
+ */
+static void put_stacks(struct archiver *a, size_t s)
+{
+	char const *dir = a->files->sessions[s].dir;
+	char *from = op_session_path(dir, OP_STACKS_DIR);
+	char *to = op_xasprintf("%s/%s", a->sess[s], OP_STACKS_DIR);
+	struct op_stacks *st;
+	struct op_parsed_name pn;
+	char err[256];
+
+	put_tree(a, from, to);
+	free(to);
+	free(from);
+	if (op_stacks_open(dir, &st))
+		return;		/* none, or an error already said */
+	for (size_t i = 0; i < op_stacks_nimages(st); i++) {
+		char const *name = op_stacks_image(st, (uint32_t)i)->name;
+
+		if (op_parse_image_name(name, &pn, err, sizeof(err))) {
+			op_warn("stack table of '%s': image '%s' is no image "
+				"name (%s): its binary not archived", dir,
+				name, err);
+			continue;
+		}
+		if (!pn.image_is_kernel && !pn.image_is_anon)
+			put_binary(a, pn.image_name, s);
+		op_parsed_name_free(&pn);
+	}
+	op_stacks_close(st);
+}
+
+/*
  * Each session's directory in the archive, as OProfile's oparchive
  * names it: PP_ARCHIVE_SESSION_DIR/samples/ and its directory's name
  * (a second session of the same name gets ".2", ...).
@@ -425,6 +462,7 @@ int pp_archive(struct pp_filelist const *files,
 		free(to);
 		free(meta);
 		free(stats);
+		put_stacks(&a, s);
 		conf = op_session_path(dir, OP_SESSION_CONF);
 		to = op_xasprintf("%s/%s", a.sess[s], OP_SESSION_CONF);
 		if (!stat(conf, &st))

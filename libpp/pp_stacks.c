@@ -132,8 +132,6 @@ static void parse_image(struct load *l, uint32_t i, struct timage *t)
 	struct op_parsed_name pn;
 	struct pp_simage *g;
 	char err[256];
-	char *full = op_xasprintf("{kern}/x/{dep}/%s/E.1.0.all.all.all",
-				  si->name);
 
 	st->images = op_xrealloc(st->images, (st->nr_images + 1) *
 				 sizeof(*st->images));
@@ -141,8 +139,7 @@ static void parse_image(struct load *l, uint32_t i, struct timage *t)
 	g = &st->images[st->nr_images++];
 	memset(g, 0, sizeof(*g));
 	g->build_id = si->build_id ? op_xstrdup(si->build_id) : NULL;
-	t->ok = !op_parse_filename(full, &pn, err, sizeof(err));
-	free(full);
+	t->ok = !op_parse_image_name(si->name, &pn, err, sizeof(err));
 	if (!t->ok) {
 		pp_note(l->notes, "stack table of %s: image '%s' is not a "
 			"sample file image name (%s): its frames are shown "

@@ -307,6 +307,33 @@ static void check_build_tags(void)
 	      "names without a tag are paths");
 }
 
+/* An image name alone, as a stack table keeps it. */
+static void check_image_names(void)
+{
+	struct op_parsed_name p;
+	char err[256];
+
+	check(!op_parse_image_name("{root}/usr/bin/gzip", &p, err, sizeof(err)) &&
+	      !strcmp(p.image_name, "/usr/bin/gzip") && !p.image_is_kernel &&
+	      !p.image_is_anon, "a {root} image: %s", err);
+	op_parsed_name_free(&p);
+	check(!op_parse_image_name("{kern}/ext4", &p, err, sizeof(err)) &&
+	      !strcmp(p.image_name, "ext4") && p.image_is_kernel,
+	      "a {kern} image: %s", err);
+	op_parsed_name_free(&p);
+	check(!op_parse_image_name("{anon:anon}/7.0x1000.0x2000", &p, err,
+				   sizeof(err)) && p.image_is_anon &&
+	      p.anon_tgid == 7 && p.anon_start == 0x1000,
+	      "an anonymous image: %s", err);
+	op_parsed_name_free(&p);
+	check(op_parse_image_name("", &p, err, sizeof(err)) == -1 &&
+	      op_parse_image_name(NULL, &p, err, sizeof(err)) == -1 &&
+	      op_parse_image_name("usr/bin/gzip", &p, err, sizeof(err)) == -1 &&
+	      op_parse_image_name("{root}/a/../b/{dep}/{root}/c", &p, err,
+				  sizeof(err)) == -1,
+	      "names that are no image refused");
+}
+
 int main(void)
 {
 	size_t i;
@@ -315,5 +342,6 @@ int main(void)
 		check_case(&cases[i]);
 	check_real_world();
 	check_build_tags();
+	check_image_names();
 	return check_done();
 }
