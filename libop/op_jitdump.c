@@ -345,7 +345,7 @@ int op_jitdump_read(struct op_jitdump *d, op_jitdump_pread_fn rd, void *ctx,
 		rc = -1;
 	} else if (magic == __builtin_bswap32(OP_JITDUMP_MAGIC)) {
 		snprintf(err, errlen, "a jitdump of the other byte order "
-			 "(written on another machine): not read");
+			 "(written on another machine)");
 		rc = -1;
 	} else if (magic != OP_JITDUMP_MAGIC) {
 		snprintf(err, errlen, "not a jitdump (magic %#x)", magic);

@@ -26,6 +26,8 @@
 #define OPD_JIT_MAP_BYTES (64u << 20)
 #define OPD_JIT_PER_PROC 65536
 #define OPD_JIT_TOTAL (1u << 20)
+/* the bytes of the ELF images written of jitdumps in a session */
+#define OPD_JIT_DUMP_TOTAL (512u << 20)
 
 struct opd_jit;
 struct opd_stats;
