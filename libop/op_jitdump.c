@@ -26,21 +26,22 @@ struct window {
 	op_jitdump_pread_fn rd;
 	void *ctx;
 	uint64_t size;          /* of the file */
-	unsigned char *buf;
+	unsigned char *buf;     /* cap bytes: WINDOW, or the whole file */
+	size_t cap;
 	uint64_t base;
 	size_t have;
 };
 
-/* len bytes at off (len <= WINDOW), or NULL when the file ends first. */
+/* len bytes at off (len <= cap), or NULL when the file ends first. */
 static unsigned char const *get(struct window *w, uint64_t off, size_t len)
 {
 	if (off >= w->base && off - w->base + len <= w->have)
 		return w->buf + (off - w->base);
 	w->base = off;
 	w->have = 0;
-	while (w->have < WINDOW && off + w->have < w->size) {
+	while (w->have < w->cap && off + w->have < w->size) {
 		uint64_t left = w->size - off - w->have;
-		size_t want = WINDOW - w->have;
+		size_t want = w->cap - w->have;
 		ssize_t n;
 
 		if (want > left)
@@ -125,6 +126,8 @@ static void resolve(struct op_jitdump *d)
 {
 	size_t kept = 0;
 
+	if (!d->n)
+		return;
 	qsort(d->v, d->n, sizeof(*d->v), by_addr);
 	for (size_t i = 0; i < d->n; i++) {
 		struct op_jitdump_load *l = &d->v[i];
@@ -335,7 +338,9 @@ int op_jitdump_read(struct op_jitdump *d, op_jitdump_pread_fn rd, void *ctx,
 	if (lim)
 		r.lim = *lim;
 	r.w = (struct window){ .rd = rd, .ctx = ctx, .size = size };
-	r.w.buf = op_xmalloc(WINDOW);
+	/* a name is read whole within the window: at least that much */
+	r.w.cap = size < WINDOW ? (size_t)size + OP_PERF_MAP_NAME_MAX : WINDOW;
+	r.w.buf = op_xmalloc(r.w.cap);
 	p = get(&r.w, 0, OP_JITDUMP_HEADER_SIZE);
 	magic = p ? rd32(p) : 0;
 	hsize = p ? rd32(p + 8) : 0;
