@@ -23,6 +23,11 @@
  * reads at most max_bytes of the file. A dump written on a machine of the
  * other byte order (the magic reversed) is refused.
  *
+ * A DEBUG_INFO record's entries go with the load of its code_addr that
+ * follows it (at most OP_JITDUMP_MAX_LINES entries and
+ * OP_JITDUMP_MAX_FILES bytes of file names kept); an entry outside its
+ * load, or of line 0, is not kept.
+ *
  * A later load over the addresses of an earlier one wins (the JIT
  * reused the memory): the earlier is dropped and counted (replaced).
  * A CODE_MOVE moves its load (found by code index and old address).
@@ -62,11 +67,20 @@ enum op_jitdump_id {
 #define OP_JITDUMP_MAX_BYTES (1ull << 30)   /* of the file read */
 #define OP_JITDUMP_MAX_LOADS 65536
 #define OP_JITDUMP_MAX_CODE (64u << 20)     /* code bytes kept */
+#define OP_JITDUMP_MAX_LINES (1u << 20)     /* line entries kept */
+#define OP_JITDUMP_MAX_FILES (16u << 20)    /* bytes of file names kept */
 
 struct op_jitdump_limits {
 	uint64_t max_bytes;
 	size_t max_loads;
 	uint64_t max_code;
+};
+
+/* A DEBUG_INFO entry: the code from addr on is from line of file. */
+struct op_jitdump_line {
+	uint64_t addr;          /* inside its load */
+	uint32_t line;          /* > 0 */
+	uint32_t file;          /* index in op_jitdump.files */
 };
 
 struct op_jitdump_load {
@@ -76,6 +90,8 @@ struct op_jitdump_load {
 	uint64_t seq;           /* its place in the file (later: higher) */
 	char *name;             /* not empty, at most OP_PERF_MAP_NAME_MAX */
 	unsigned char *code;    /* size bytes */
+	struct op_jitdump_line *lines;  /* sorted by addr; NULL: none */
+	size_t nr_lines;
 };
 
 struct op_jitdump {
@@ -84,6 +100,13 @@ struct op_jitdump {
 	size_t n, alloc;
 	uint32_t elf_mach, pid;       /* from the header */
 	uint64_t code_bytes;          /* of the loads kept */
+	char **files;                 /* the lines' file names, each once */
+	size_t nr_files, alloc_files;
+	uint64_t file_bytes;
+	size_t *file_hash;            /* open addressing: index + 1, 0: free */
+	size_t hash_size;
+	uint64_t nr_lines;            /* of the loads kept */
+	uint64_t lines_cut;           /* entries past the bounds, not kept */
 	uint64_t records;             /* records read whole */
 	uint64_t loads, moves, debug_info;
 	uint64_t replaced;            /* kept loads a later load overwrote */
@@ -132,7 +155,9 @@ void op_jitdump_free(struct op_jitdump *d);
  * The kept loads as an ELF64 file (the host's byte order, machine
  * d->elf_mach): each run of loads less than OP_JITDUMP_ELF_GAP apart is
  * one .text section at its address (the gaps zero), each load a
- * function symbol. At most OP_JITDUMP_ELF_SECTIONS sections: the loads
+ * function symbol; the loads' lines as a DWARF 2 line table
+ * (.debug_line, with a compile unit in .debug_info spanning the code),
+ * which libbfd reads. At most OP_JITDUMP_ELF_SECTIONS sections: the loads
  * past them are left out, their number in *left_out. malloc'ed, its
  * length in *len.
  */

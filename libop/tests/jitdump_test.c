@@ -6,6 +6,8 @@
  * name without its NUL, a half-written last record, a million records);
  * the bounds on loads, code bytes and bytes read; the ELF file's layout.
  */
+#include "config.h"
+
 #include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +94,31 @@ static void record(struct buf *b, uint32_t id, uint32_t size)
 		put(b, "", 1);
 }
 
+/* A DEBUG_INFO record for code_addr: n entries at code_addr + 4 * i, of
+ * line 10 + i, the first of file "/srv/a.js", the rest "\xff" (the same),
+ * but entry 2 of line 0 (not kept). */
+static void debug(struct buf *b, uint64_t code_addr, uint64_t n)
+{
+	struct buf e = { 0 };
+
+	for (uint64_t i = 0; i < n; i++) {
+		put64(&e, code_addr + 4 * i);
+		put32(&e, i == 2 ? 0 : (uint32_t)(10 + i));
+		put32(&e, 0);
+		if (i)
+			put(&e, "\xff", 2);
+		else
+			put(&e, "/srv/a.js", 10);
+	}
+	put32(b, OP_JITDUMP_DEBUG_INFO);
+	put32(b, (uint32_t)(32 + e.len));
+	put64(b, 5);
+	put64(b, code_addr);
+	put64(b, n);
+	put(b, e.p, e.len);
+	free(e.p);
+}
+
 static int parse(struct op_jitdump *d, struct buf const *b,
 		 struct op_perf_map_range const *r, size_t nr,
 		 struct op_jitdump_limits const *lim, char *err)
@@ -166,6 +193,48 @@ int main(void)
 		check(sh.sh_type == SHT_SYMTAB &&
 		      sh.sh_size == 3 * sizeof(Elf64_Sym), "a symbol per load");
 		check_int((long long)left, 0, "no load left out");
+		free(elf);
+	}
+	op_jitdump_free(&d);
+
+	/* lines: a debug record goes with the load of its address after it */
+	b.len = 0;
+	header(&b, OP_JITDUMP_MAGIC);
+	debug(&b, 0x10000, 4);
+	load(&b, 0x10000, 0x40, 1, "withLines");
+	debug(&b, 0x20000, 50);         /* entries past its load's end */
+	load(&b, 0x20000, 0x10, 2, "partly");
+	debug(&b, 0x30000, 3);          /* another load's address: none */
+	load(&b, 0x40000, 0x10, 3, "noLines");
+	move(&b, 0x10000, 0x50000, 0x40, 1);
+	rc = parse(&d, &b, NULL, 0, NULL, err);
+	{
+		struct op_jitdump_load const *l = op_jitdump_find(&d, 0x50000);
+
+		check(!rc && l && l->nr_lines == 3 && l->lines[0].line == 10 &&
+		      l->lines[2].line == 13 && l->lines[2].addr == 0x5000c &&
+		      !strcmp(d.files[l->lines[1].file], "/srv/a.js"),
+		      "a load's lines: line 0 left out, \"\\xff\" the same file, "
+		      "moved with it");
+		l = op_jitdump_find(&d, 0x20000);
+		check(l && l->nr_lines == 3, "entries outside their load not "
+		      "kept (%zu)", l ? l->nr_lines : 0);
+		l = op_jitdump_find(&d, 0x40000);
+		check(l && !l->nr_lines, "a debug record of another address "
+		      "gives no lines");
+		check(d.nr_files == 1 && d.nr_lines == 6,
+		      "one file name kept once, 6 lines");
+	}
+	{
+		size_t len, left;
+		unsigned char *elf = op_jitdump_elf(&d, &len, &left);
+		Elf64_Ehdr eh;
+
+		memcpy(&eh, elf, sizeof(eh));
+		check_int(eh.e_shnum, 1 + 3 + 2 + 3 + 1, "with lines: three "
+			  "runs, symbols, DWARF (abbrev, info, line)");
+		check(memmem(elf, len, "/srv/a.js", 10) != NULL,
+		      "the file name in the line table");
 		free(elf);
 	}
 	op_jitdump_free(&d);

@@ -4,8 +4,10 @@
 # it; the daemon finds it through the mapping and keeps an ELF image of
 # the code loads over the sampled regions, session/jit/PID.so. After
 # node has exited and its dump is deleted, opreport -l names hotA and
-# hotB, and opannotate -a disassembles each of their JIT functions with
-# instruction counts that sum exactly to its opreport -l row.
+# hotB, opannotate -a disassembles each of their JIT functions with
+# instruction counts that sum exactly to its opreport -l row, and
+# opannotate -s puts their samples on jit_two.js's lines (the dump's
+# line records), more on hotA's than on hotB's.
 # Then hostile dumps at /tmp/jit-PID.dump of a JIT-like process
 # (workloads/jit_spin): another user's, a symbolic link, a FIFO, the other
 # byte order, a record pointing past the file's end: a warning naming
@@ -79,6 +81,23 @@ grep "anon ($pid" "$T/rep" | grep 'hot[AB]' | awk '{ print $1 }' | sort -n >"$T/
 awk '{ print $1 }' "$T/sums" | sort -n >"$T/tots"
 test_cmp "$T/rows" "$T/tots" || fail "opannotate's totals are not opreport -l's rows"
 echo "opannotate -a: $(wc -l <"$T/sums") JIT functions, instruction counts summing to their opreport -l rows"
+
+# the dump's line records (node writes them for optimised code): the
+# source of jit_two.js with counts in hotA's and hotB's bodies
+"$OPANNOTATE" --session-dir="$S" -s >"$T/src" 2>"$T/err" ||
+	{ cat "$T/err"; fail "opannotate -s failed"; }
+awk -v f="$T/jit_two.js" '
+	index($0, "Total samples for file : \"" f "\"") { on = 1; next }
+	on && /Total samples for file/ { on = 0 }
+	!on { next }
+	/:function hotA/ { fn = "A" } /:function hotB/ { fn = "B" }
+	/:const seconds/ { fn = "" }
+	fn != "" && $1 ~ /^[0-9]+$/ { n[fn] += $1 }
+	END { print n["A"] + 0, n["B"] + 0 }' "$T/src" >"$T/lines"
+read -r la lb <"$T/lines"
+echo "opannotate -s: jit_two.js lines of hotA $la samples, of hotB $lb"
+[ "$la" -gt 0 ] && [ "$lb" -gt 0 ] && [ "$la" -gt "$lb" ] ||
+	{ grep -A40 "jit_two.js\"" "$T/src" | head -50; fail "opannotate -s does not put hotA's and hotB's samples on their source lines"; }
 "$SFCHECK" "$C" || fail "sample files fail the structural check"
 
 step "hostile dumps at /tmp/jit-PID.dump of jit_spin (code in an anonymous region)"

@@ -7,7 +7,8 @@
  * 256 code bytes and 4 KiB read. What is kept must be sane: sorted by
  * address, none overlapping, a size that does not wrap, a name not
  * empty and at most OP_PERF_MAP_NAME_MAX, each found again at its
- * address, the bounds kept; the ELF file written of it has its sections
+ * address, its lines sorted, inside it, of a known file, the bounds
+ * kept; the ELF file written of it has its sections
  * inside it. Anything else aborts.
  */
 #include <elf.h>
@@ -23,7 +24,7 @@ static void check_sane(struct op_jitdump const *d,
 		       struct op_jitdump_limits const *lim,
 		       struct op_perf_map_range const *r)
 {
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, lines = 0;
 
 	if (d->n > lim->max_loads)
 		abort();
@@ -42,8 +43,18 @@ static void check_sane(struct op_jitdump const *d,
 		if (r && !op_perf_map_overlaps(l->addr, l->size, r, 1))
 			abort();
 		bytes += l->size;
+		for (size_t k = 0; k < l->nr_lines; k++) {
+			struct op_jitdump_line const *e = &l->lines[k];
+
+			if (e->addr - l->addr >= l->size || !e->line ||
+			    e->file >= d->nr_files ||
+			    (k && l->lines[k - 1].addr > e->addr))
+				abort();
+		}
+		lines += l->nr_lines;
 	}
-	if (bytes != d->code_bytes || bytes > lim->max_code)
+	if (bytes != d->code_bytes || bytes > lim->max_code ||
+	    lines != d->nr_lines || lines > OP_JITDUMP_MAX_LINES)
 		abort();
 }
 
