@@ -8,10 +8,12 @@
 # instruction counts that sum exactly to its opreport -l row, and
 # opannotate -s puts their samples on jit_two.js's lines (the dump's
 # line records), more on hotA's than on hotB's.
-# Then hostile dumps at /tmp/jit-PID.dump of a JIT-like process
-# (workloads/jit_spin): another user's, a symbolic link, a FIFO, the other
-# byte order, a record pointing past the file's end: a warning naming
-# the file, no image kept, no hang.
+# Then dumps at /tmp/jit-PID.dump of a JIT-like process
+# (workloads/jit_spin): one naming its code under a name with escape
+# bytes (shown escaped, its instructions disassembled); hostile ones:
+# another user's, a symbolic link, a FIFO, the other byte order, a record
+# pointing past the file's end: a warning naming the file, no image
+# kept, no hang.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
 command -v node >/dev/null || skip "no node (Debian package nodejs)"
@@ -100,22 +102,38 @@ echo "opannotate -s: jit_two.js lines of hotA $la samples, of hotB $lb"
 	{ grep -A40 "jit_two.js\"" "$T/src" | head -50; fail "opannotate -s does not put hotA's and hotB's samples on their source lines"; }
 "$SFCHECK" "$C" || fail "sample files fail the structural check"
 
-step "hostile dumps at /tmp/jit-PID.dump of jit_spin (code in an anonymous region)"
+step "dumps at /tmp/jit-PID.dump of jit_spin (code in an anonymous region): its own, hostile ones"
 ctl --reset >/dev/null 2>&1
 ctl --separate=none --callgraph=0 >"$T/out" 2>&1 || { cat "$T/out"; fail "opcontrol refused"; }
 ctl --start >"$T/out" 2>&1 || { cat "$T/out"; fail "--start failed"; }
-# mkdump PID [swap|outside]: a one-load jitdump on stdout
+# mkdump PID [swap|outside|spin:ADDR]: a one-load jitdump on stdout; spin:
+# jit_spin's code at ADDR under a name with escape bytes
 cat >"$T/mkdump.py" <<'EOF'
 import struct, sys
 pid, how = int(sys.argv[1]), sys.argv[2] if len(sys.argv) > 2 else ''
 bo = '>' if how == 'swap' else '<'
-name = b'NOT_SHOWN\0'
+name, addr, code = b'NOT_SHOWN\0', 0x1000, b'\x90' * 16
+if how.startswith('spin:'):
+    name = b'spin\x1b]0;pwned\x07loop\0'
+    addr = int(how[5:], 16)
+    code = bytes([0x48, 0x89, 0xf8, 0x48, 0xff, 0xc8, 0x75, 0xfb, 0xc3])
 out = struct.pack(bo + 'IIIIIIQQ', 0x4A695444, 1, 40, 62, 0, pid, 1, 0)
-size = 0x7fffffff if how == 'outside' else 56 + len(name) + 16
-out += struct.pack(bo + 'IIQIIQQQQ', 0, size, 2, pid, pid, 0x1000, 0x1000, 16, 1)
-out += name + b'\x90' * 16
+size = 0x7fffffff if how == 'outside' else 56 + len(name) + len(code)
+out += struct.pack(bo + 'IIQIIQQQQ', 0, size, 2, pid, pid, addr, addr, len(code), 1)
+out += name + code
 sys.stdout.buffer.write(out)
 EOF
+# a dump written while jit_spin runs, for its code's address: read at
+# its exit from /tmp (jit_spin maps no dump)
+"$T/jit_spin" 2 >"$T/spin.out" &
+spid=$!
+echo "$spid" >>"$T/pids"
+wait_for grep -q 'code at' "$T/spin.out" || fail "jit_spin does not say where its code is"
+addr=$(sed -n 's/.*code at //p' "$T/spin.out")
+python3 "$T/mkdump.py" "$spid" "spin:$addr" >"/tmp/jit-$spid.dump" || fail "cannot make a dump"
+wait $spid || fail "jit_spin failed"
+wait_for test -s "$C/session/jit/$spid.so" || fail "no image of jit_spin's dump kept"
+rm -f "/tmp/jit-$spid.dump"
 hostile() {
 	sh -c "$1"' ; exec "$0" 0.3 >/dev/null' "$T/jit_spin" &
 	eval "pid_$2=\$!"
@@ -133,6 +151,18 @@ ctl --dump || fail "--dump failed (or hung)"
 ctl --shutdown || fail "--shutdown failed"
 log=$S/samples/oprofiled.log
 for w in other link fifo swap outside; do rm -f "/tmp/jit-$(eval echo \$pid_$w).dump"; done
+"$OPREPORT" --session-dir="$S" -l "image:$T/jit_spin" >"$T/spin" 2>"$T/err" ||
+	{ cat "$T/err"; fail "opreport -l failed"; }
+grep "anon ($spid" "$T/spin"
+grep "anon ($spid" "$T/spin" | grep -qF 'spin\x1b]0;pwned\x07loop' ||
+	fail "jit_spin's code not named from its dump, escaped"
+! grep -q "$(printf '\033')" "$T/spin" || fail "a raw escape byte in opreport's output"
+"$OPANNOTATE" --session-dir="$S" -a "image:$T/jit_spin" >"$T/spin.ann" 2>"$T/err" ||
+	{ cat "$T/err"; fail "opannotate -a failed"; }
+grep -A6 'spin.*loop.*total:' "$T/spin.ann"
+grep -A6 'spin.*loop.*total:' "$T/spin.ann" | grep -q 'dec *%rax' ||
+	fail "opannotate -a does not show jit_spin's instructions from its dump"
+! grep -q "$(printf '\033')" "$T/spin.ann" || fail "a raw escape byte in opannotate's output"
 grep "jit-$pid_other.dump' ignored: owned by uid 65534" "$log" || fail "no warning about another user's dump"
 grep "jit-$pid_link.dump.*symbolic link" "$log" || fail "no warning about the link"
 grep "jit-$pid_fifo.dump.*not a regular file" "$log" || fail "no warning about the FIFO"
