@@ -41,6 +41,12 @@ struct jit_proc {
 	char *dump;                  /* its jit-TGID.dump, from its maps */
 	bool dump_warned;
 	uint64_t dump_saved;         /* bytes of its TGID.so now */
+	/* the dump as last read into this session: unchanged, and no new
+	 * region since, it is not read again */
+	bool dump_kept;
+	off_t dump_size;
+	struct timespec dump_mtime;
+	size_t dump_nr;
 };
 
 struct opd_jit {
@@ -131,7 +137,13 @@ static char *find_dump(unsigned long tgid)
 	char path[64], want[64], *text, *line, *next;
 	size_t len, wlen;
 	char *found = NULL;
+	struct stat self, other;
 
+	/* another mount namespace's path names another file here */
+	snprintf(path, sizeof(path), "/proc/%lu/ns/mnt", tgid);
+	if (stat("/proc/self/ns/mnt", &self) || stat(path, &other) ||
+	    self.st_ino != other.st_ino || self.st_dev != other.st_dev)
+		return NULL;
 	snprintf(path, sizeof(path), "/proc/%lu/maps", tgid);
 	wlen = (size_t)snprintf(want, sizeof(want), "/jit-%lu.dump", tgid);
 	text = op_read_file(path, 4u << 20, &len, NULL, 0);
@@ -470,6 +482,13 @@ static void save_dump(struct opd_jit *j, struct jit_proc *p,
 		close(fd);
 		return;
 	}
+	if (p->dump_kept && sb.st_size == p->dump_size &&
+	    sb.st_mtim.tv_sec == p->dump_mtime.tv_sec &&
+	    sb.st_mtim.tv_nsec == p->dump_mtime.tv_nsec &&
+	    p->nr == p->dump_nr) {
+		close(fd);
+		return;
+	}
 	if (before >= OPD_JIT_DUMP_TOTAL) {
 		st->jit_dumps_refused++;
 		dump_warn(p, "'%s' not read: the session's JIT images reached "
@@ -525,6 +544,10 @@ static void save_dump(struct opd_jit *j, struct jit_proc *p,
 		} else {
 			j->dump_total = before + len;
 			p->dump_saved = len;
+			p->dump_kept = true;
+			p->dump_size = sb.st_size;
+			p->dump_mtime = sb.st_mtim;
+			p->dump_nr = p->nr;
 		}
 	}
 	free(out);
@@ -564,5 +587,6 @@ void opd_jit_new_session(struct opd_jit *j)
 	for (size_t i = 0; i < j->n; i++) {
 		j->v[i].saved = 0;
 		j->v[i].dump_saved = 0;
+		j->v[i].dump_kept = false;
 	}
 }

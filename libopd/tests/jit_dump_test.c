@@ -3,7 +3,8 @@
  * maps (as a JIT does) outside the perf map directory: it is found by
  * its mapping, read at the save, and the loads over the sampled region
  * become an ELF image, session/jit/PID.so, with their names and code; a
- * load outside the region is not kept; a dump with a record past its end
+ * load outside the region is not kept (until its region is sampled: the
+ * dump is read again then, not before); a dump with a record past its end
  * is kept up to it; a process with neither a mapping nor a dump in the
  * map directory has no image.
  */
@@ -109,6 +110,15 @@ int main(void)
 	check(elf && memmem(elf, len, "\xc3\xc3\xc3\xc3", 4),
 	      "its code kept");
 	free(elf);
+	opd_jit_save(j, meta, true, &st);
+	check_int((long long)st.jit_dumps_read, 1, "unchanged, no new region: "
+		  "not read again at the next save");
+	opd_jit_region(j, me, 0x90000, 0x91000);
+	opd_jit_save(j, meta, true, &st);
+	elf = op_read_file(so, 0, &len, NULL, 0);
+	check(st.jit_dumps_read == 2 && elf && memmem(elf, len, "JS:*outside", 11),
+	      "a new sampled region: read again, its load kept");
+	free(elf);
 	opd_jit_free(j);
 	munmap(mapped, 4096);
 	close(fd);
@@ -118,7 +128,7 @@ int main(void)
 	j = opd_jit_new(maps);
 	opd_jit_region(j, me, 0x10000, 0x20000);
 	opd_jit_save(j, meta, true, &st);
-	check(access(so, F_OK) && st.jit_dumps_read == 1,
+	check(access(so, F_OK) && st.jit_dumps_read == 2,
 	      "no mapping, no dump in the map directory: no image");
 	opd_jit_free(j);
 
@@ -132,7 +142,7 @@ int main(void)
 		j = opd_jit_new(maps);
 		opd_jit_region(j, me, 0x10000, 0x20000);
 		opd_jit_save(j, meta, true, &st);
-		check(!access(so, F_OK) && st.jit_dumps_read == 2,
+		check(!access(so, F_OK) && st.jit_dumps_read == 3,
 		      "a dump in the map directory read without a mapping");
 		opd_jit_free(j);
 	}
