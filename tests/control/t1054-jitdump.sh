@@ -12,8 +12,8 @@
 # (workloads/jit_spin): one naming its code under a name with escape
 # bytes (shown escaped, its instructions disassembled); hostile ones:
 # another user's, a symbolic link, a FIFO, the other byte order, a record
-# pointing past the file's end: a warning naming the file, no image
-# kept, no hang.
+# pointing past the file's end, a 2 GB sparse one: a warning naming the
+# file and the record's offset, no image kept, no hang.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
 command -v node >/dev/null || skip "no node (Debian package nodejs)"
@@ -147,10 +147,11 @@ hostile 'ln -s '"$T"'/target.dump /tmp/jit-$$.dump' link
 hostile 'mkfifo /tmp/jit-$$.dump' fifo
 hostile "$mk"' $$ swap >/tmp/jit-$$.dump' swap
 hostile "$mk"' $$ outside >/tmp/jit-$$.dump' outside
+hostile "$mk"' $$ >/tmp/jit-$$.dump; truncate -s 2G /tmp/jit-$$.dump' huge
 ctl --dump || fail "--dump failed (or hung)"
 ctl --shutdown || fail "--shutdown failed"
 log=$S/samples/oprofiled.log
-for w in other link fifo swap outside; do rm -f "/tmp/jit-$(eval echo \$pid_$w).dump"; done
+for w in other link fifo swap outside huge; do rm -f "/tmp/jit-$(eval echo \$pid_$w).dump"; done
 "$OPREPORT" --session-dir="$S" -l "image:$T/jit_spin" >"$T/spin" 2>"$T/err" ||
 	{ cat "$T/err"; fail "opreport -l failed"; }
 grep "anon ($spid" "$T/spin"
@@ -170,6 +171,8 @@ grep "jit-$pid_swap.dump' not read: a jitdump of the other byte order" "$log" ||
 	fail "no warning about the byte-swapped dump"
 grep "jit-$pid_outside.dump': a record of 2147483647 bytes past the file's end (.*) at offset 40" "$log" ||
 	fail "no warning about the record past the file's end"
+grep "jit-$pid_huge.dump': a record of 0 bytes, smaller than a record header at offset 122" "$log" ||
+	fail "no warning about the huge sparse dump's zeros"
 for w in other link fifo swap outside; do
 	[ ! -e "$C/session/jit/$(eval echo \$pid_$w).so" ] || fail "an image of the $w dump was kept"
 done
