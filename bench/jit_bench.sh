@@ -22,9 +22,13 @@ how=${4:-map}
 case $how in map) flag=--perf-basic-prof ;; dump) flag=--perf-prof ;;
 *) echo "jit_bench.sh: HOW is map or dump, not '$how'" >&2; exit 2 ;; esac
 top=$(cd "$(dirname "$0")/.." && pwd)
-js=$top/tests/control/jit_two.js
+build=$(cd "$build" && pwd)     # the growing run works in another directory
 dir=$(mktemp -d)
-trap 'rm -rf "$dir"; rm -f /tmp/perf-*.map.jitbench' EXIT
+# node's maps in /tmp name the script's path, unique to this run: only
+# those are removed at the end
+js=$dir/jit_two.js
+cp "$top/tests/control/jit_two.js" "$js"
+trap 'grep -lF "$dir/" /tmp/perf-*.map 2>/dev/null | xargs -r rm -f; rm -rf "$dir"' EXIT
 export OPROFILE_EVENTS_DIR=${OPROFILE_EVENTS_DIR:-$top/events}
 cpu() { /usr/bin/time -f '%U %S' "$@" 2>&1 >/dev/null | tail -1 | awk '{ print $1 + $2 }'; }
 # perf 6.1 aborts on this kernel's BPF events without --no-bpf-event
