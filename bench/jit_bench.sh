@@ -9,20 +9,30 @@
 # inject step) and the bytes each keeps: the operf session against
 # perf.data + perf.jit.data + the jitted-*.so files. Median of 3. Then, if
 # GROW is set, GROW seconds of a JIT that keeps compiling new functions
-# under operf: the session's session/jit/ bytes and lines at the end.
-# Root, linux-perf, nodejs. Usage: jit_bench.sh BUILD [SECONDS] [GROW]
+# under operf: the session's session/jit/ bytes and lines at the end;
+# HOW is how node tells its functions: map (--perf-basic-prof, the
+# default: session/jit/PID.map) or dump (--perf-prof: jit-PID.dump,
+# session/jit/PID.so). SECONDS 0: the growing JIT only.
+# Root, linux-perf, nodejs. Usage: jit_bench.sh BUILD [SECONDS] [GROW] [HOW]
 set -e
-build=${1:?usage: jit_bench.sh BUILD [SECONDS] [GROW]}
+build=${1:?usage: jit_bench.sh BUILD [SECONDS] [GROW] [HOW]}
 secs=${2:-5}
 grow=${3:-}
+how=${4:-map}
+case $how in map) flag=--perf-basic-prof ;; dump) flag=--perf-prof ;;
+*) echo "jit_bench.sh: HOW is map or dump, not '$how'" >&2; exit 2 ;; esac
 top=$(cd "$(dirname "$0")/.." && pwd)
-js=$top/tests/control/jit_two.js
+build=$(cd "$build" && pwd)     # the growing run works in another directory
 dir=$(mktemp -d)
-trap 'rm -rf "$dir"; rm -f /tmp/perf-*.map.jitbench' EXIT
+# node's maps in /tmp name the script's path, unique to this run: only
+# those are removed at the end
+js=$dir/jit_two.js
+cp "$top/tests/control/jit_two.js" "$js"
+trap 'grep -lF "$dir/" /tmp/perf-*.map 2>/dev/null | xargs -r rm -f; rm -rf "$dir"' EXIT
 export OPROFILE_EVENTS_DIR=${OPROFILE_EVENTS_DIR:-$top/events}
 cpu() { /usr/bin/time -f '%U %S' "$@" 2>&1 >/dev/null | tail -1 | awk '{ print $1 + $2 }'; }
 # perf 6.1 aborts on this kernel's BPF events without --no-bpf-event
-for _ in 1 2 3; do
+[ "$secs" != 0 ] && for _ in 1 2 3; do
 	rm -rf "$dir/op" "$dir/p"; mkdir "$dir/p"
 	a=$(cpu node --perf-basic-prof "$js" "$secs")
 	o=$(cpu "$build/utils/operf" -e CPU_CLOCK:1000000 -d "$dir/op" \
@@ -57,8 +67,14 @@ while (Date.now() < end) {
 console.log(n + ' functions');
 EOF
 rm -rf "$dir/g"
-"$build/utils/operf" -e CPU_CLOCK:1000000 -d "$dir/g" node --perf-basic-prof "$dir/grow.js" "$grow" >"$dir/g.out" 2>&1
+# in $dir: node --perf-prof writes its jit-PID.dump into its cwd
+(cd "$dir" && exec "$build/utils/operf" -e CPU_CLOCK:1000000 -d "$dir/g" \
+	node "$flag" "$dir/grow.js" "$grow") >"$dir/g.out" 2>&1
 j=$dir/g/samples/current/session/jit
-printf 'growing JIT, %s s: %s; session %d bytes, session/jit %d bytes, %d lines kept\n' \
-	"$grow" "$(grep functions "$dir/g.out")" "$(du -sb "$dir/g" | cut -f1)" \
-	"$(du -cb "$j"/* 2>/dev/null | tail -1 | cut -f1)" "$(cat "$j"/* 2>/dev/null | wc -l)"
+kept=$(cat "$j"/*.map 2>/dev/null | wc -l)
+[ "$how" = dump ] && kept=$(for f in "$j"/*.so; do
+	readelf -sW "$f" | grep -c ' FUNC '; done | awk '{ n += $1 } END { print n + 0 }')
+printf 'growing JIT (%s), %s s: %s; session %d bytes, session/jit %d bytes, %d functions kept; dump %d bytes\n' \
+	"$how" "$grow" "$(grep functions "$dir/g.out")" "$(du -sb "$dir/g" | cut -f1)" \
+	"$(du -cb "$j"/* 2>/dev/null | tail -1 | cut -f1)" "$kept" \
+	"$(du -cb "$dir"/jit-*.dump 2>/dev/null | tail -1 | cut -f1)"

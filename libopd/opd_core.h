@@ -107,6 +107,9 @@ struct opd_stats {
 	uint64_t jit_maps_refused;   /* not a regular file, a link, another user's */
 	uint64_t jit_maps_cut;       /* read only up to the byte bound */
 	uint64_t jit_entries_cut;    /* entries past the per-process or total bound */
+	uint64_t jit_dumps_read;     /* jitdumps read into session/jit/TGID.so */
+	uint64_t jit_dumps_refused;  /* not a jitdump, a link, another user's */
+	uint64_t jit_dump_loads_cut; /* code loads past the bounds, not kept */
 	/* whole stacks (stacks/): samples, not in the balance */
 	uint64_t stack_written;      /* samples counted under their stack */
 	uint64_t stack_dropped;      /* samples whose stack could not be */

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "op_file.h"
+#include "op_jitdump.h"
 #include "op_perf_map.h"
 #include "op_session.h"
 #include "op_util.h"
@@ -36,6 +38,15 @@ struct jit_proc {
 	struct op_perf_map_range *r; /* its sampled regions */
 	size_t nr, alloc;
 	size_t saved;                /* entries in its file now */
+	char *dump;                  /* its jit-TGID.dump, from its maps */
+	bool dump_warned;
+	uint64_t dump_saved;         /* bytes of its TGID.so now */
+	/* the dump as last read into this session: unchanged, and no new
+	 * region since, it is not read again */
+	bool dump_kept;
+	off_t dump_size;
+	struct timespec dump_mtime;
+	size_t dump_nr;
 };
 
 struct opd_jit {
@@ -44,6 +55,7 @@ struct opd_jit {
 	size_t n, alloc;
 	size_t total;                /* entries in the session's files */
 	size_t nr_gone;
+	uint64_t dump_total;         /* bytes of the session's TGID.so */
 };
 
 struct opd_jit *opd_jit_new(char const *map_dir)
@@ -57,6 +69,7 @@ struct opd_jit *opd_jit_new(char const *map_dir)
 static void proc_free(struct jit_proc *p)
 {
 	free(p->r);
+	free(p->dump);
 }
 
 void opd_jit_free(struct opd_jit *j)
@@ -114,6 +127,45 @@ static time_t proc_start(unsigned long tgid)
 	return boot + (time_t)(ticks / (unsigned long long)hz);
 }
 
+/*
+ * The JIT maps its jitdump (executable, so that perf sees it): the path
+ * of process tgid's mapping of a file named jit-TGID.dump, from
+ * /proc/TGID/maps (its first 4 MiB), or NULL.
+ */
+static char *find_dump(unsigned long tgid)
+{
+	char path[64], want[64], *text, *line, *next;
+	size_t len, wlen;
+	char *found = NULL;
+	struct stat self, other;
+
+	/* another mount namespace's path names another file here */
+	snprintf(path, sizeof(path), "/proc/%lu/ns/mnt", tgid);
+	if (stat("/proc/self/ns/mnt", &self) || stat(path, &other) ||
+	    self.st_ino != other.st_ino || self.st_dev != other.st_dev)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%lu/maps", tgid);
+	wlen = (size_t)snprintf(want, sizeof(want), "/jit-%lu.dump", tgid);
+	text = op_read_file(path, 4u << 20, &len, NULL, 0);
+	for (line = text; line && line < text + len && !found; line = next) {
+		char *nl = memchr(line, '\n', (size_t)(text + len - line));
+		char *name;
+		size_t n;
+
+		next = nl ? nl + 1 : text + len;
+		n = (size_t)((nl ? nl : text + len) - line);
+		/* the path is the sixth field: from its first '/' on */
+		name = memchr(line, '/', n);
+		if (!name)
+			continue;
+		n -= (size_t)(name - line);
+		if (n > wlen && !memcmp(name + n - wlen, want, wlen))
+			found = op_xasprintf("%.*s", (int)n, name);
+	}
+	free(text);
+	return found;
+}
+
 void opd_jit_region(struct opd_jit *j, unsigned long tgid, uint64_t start,
 		    uint64_t end)
 {
@@ -136,6 +188,8 @@ void opd_jit_region(struct opd_jit *j, unsigned long tgid, uint64_t start,
 	}
 	OP_ALLOC_GROW(p->r, p->nr + 1, p->alloc);
 	p->r[p->nr++] = (struct op_perf_map_range){ start, end };
+	if (!p->dump)
+		p->dump = find_dump(tgid);
 }
 
 void opd_jit_gone(struct opd_jit *j, unsigned long tgid)
@@ -357,6 +411,149 @@ static int save_one(struct opd_jit *j, struct jit_proc *p,
 	return rc;
 }
 
+/* Said once per process: what was wrong with its jitdump. */
+__attribute__((format(printf, 2, 3)))
+static void dump_warn(struct jit_proc *p, char const *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (p->dump_warned)
+		return;
+	p->dump_warned = true;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	op_warn("%s", msg);
+}
+
+/*
+ * A process's jitdump (the path its mapping named, else map_dir's
+ * jit-TGID.dump) read, and the code loads over its sampled regions
+ * written as an ELF image, meta_dir/jit/TGID.so; the same checks as a
+ * perf map's (a regular file, not a link, its process's user's, written
+ * since the process started), bounded (op_jitdump.h; OPD_JIT_DUMP_TOTAL
+ * bytes of images in a session).
+ */
+static void save_dump(struct opd_jit *j, struct jit_proc *p,
+		      char const *meta_dir, struct opd_stats *st)
+{
+	struct op_jitdump_limits lim = { OP_JITDUMP_MAX_BYTES,
+					 OP_JITDUMP_MAX_LOADS,
+					 OP_JITDUMP_MAX_CODE };
+	struct op_jitdump d = { 0 };
+	char path[4096], err[512], *out;
+	unsigned char *elf;
+	uint64_t before = j->dump_total - p->dump_saved;
+	size_t len, left;
+	struct stat sb;
+	int fd, rc;
+
+	if (p->dump)
+		snprintf(path, sizeof(path), "%s", p->dump);
+	else
+		snprintf(path, sizeof(path), "%s/jit-%lu.dump", j->map_dir,
+			 p->tgid);
+	fd = op_open_regular(path, O_NOFOLLOW);
+	if (fd < 0) {
+		if (errno == ENOENT)    /* no jitdump: silent */
+			return;
+		st->jit_dumps_refused++;
+		dump_warn(p, "cannot read '%s': %s: its JIT code stays "
+			  "unnamed", path, errno == ELOOP ?
+			  "a symbolic link" : op_file_strerror(errno));
+		return;
+	}
+	if (fstat(fd, &sb) || !p->uid_known || sb.st_uid != p->uid ||
+	    (p->start && sb.st_mtime + OPD_JIT_CLOCK_SLACK < p->start)) {
+		st->jit_dumps_refused++;
+		if (!p->uid_known)
+			dump_warn(p, "'%s' ignored: the user of process %lu "
+				  "is unknown", path, p->tgid);
+		else if (sb.st_uid != p->uid)
+			dump_warn(p, "'%s' ignored: owned by uid %u, process "
+				  "%lu runs as uid %u (a jitdump must be its "
+				  "process's)", path, (unsigned)sb.st_uid,
+				  p->tgid, (unsigned)p->uid);
+		else
+			dump_warn(p, "'%s' ignored: last written before "
+				  "process %lu started (an earlier process's "
+				  "dump)", path, p->tgid);
+		close(fd);
+		return;
+	}
+	if (p->dump_kept && sb.st_size == p->dump_size &&
+	    sb.st_mtim.tv_sec == p->dump_mtime.tv_sec &&
+	    sb.st_mtim.tv_nsec == p->dump_mtime.tv_nsec &&
+	    p->nr == p->dump_nr) {
+		close(fd);
+		return;
+	}
+	if (before >= OPD_JIT_DUMP_TOTAL) {
+		st->jit_dumps_refused++;
+		dump_warn(p, "'%s' not read: the session's JIT images reached "
+			  "%u MiB", path, OPD_JIT_DUMP_TOTAL >> 20);
+		close(fd);
+		return;
+	}
+	/* the code, its names and the gaps between runs fit in 3 times it */
+	if (lim.max_code > (OPD_JIT_DUMP_TOTAL - before) / 3)
+		lim.max_code = (OPD_JIT_DUMP_TOTAL - before) / 3;
+	if (op_jitdump_read_fd(&d, fd, p->r, p->nr, &lim, err, sizeof(err))) {
+		close(fd);
+		st->jit_dumps_refused++;
+		dump_warn(p, "'%s' not read: %s", path, err);
+		return;
+	}
+	close(fd);
+	st->jit_dumps_read++;
+	st->jit_dump_loads_cut += d.cut;
+	/* a live process's last record may be half written */
+	if (d.problem[0] && (p->gone || !d.truncated))
+		dump_warn(p, "'%s': %s at offset %llu: what follows is not "
+			  "read", path, d.problem,
+			  (unsigned long long)d.problem_at);
+	else if (d.cut || d.bytes_cut)
+		dump_warn(p, "'%s': code loads past the bound (%u, %u MiB of "
+			  "code, %llu MiB read) not kept", path,
+			  OP_JITDUMP_MAX_LOADS, (unsigned)(lim.max_code >> 20),
+			  (unsigned long long)(OP_JITDUMP_MAX_BYTES >> 20));
+	if (d.replaced && p->gone)
+		op_info("'%s': %llu code load%s over an earlier one's "
+			"addresses in sampled regions: the later one names "
+			"them (doc/jit.md)", path,
+			(unsigned long long)d.replaced,
+			d.replaced == 1 ? "" : "s");
+	if (!d.n) {
+		op_jitdump_free(&d);
+		return;
+	}
+	elf = op_jitdump_elf(&d, &len, &left);
+	st->jit_dump_loads_cut += left;
+	op_jitdump_free(&d);
+	out = op_xasprintf("%s/%s", meta_dir, OP_META_JIT);
+	rc = op_mkdir_p(out);
+	if (rc) {
+		op_warn("cannot create '%s': %s", out, strerror(-rc));
+	} else {
+		free(out);
+		out = op_xasprintf("%s/%s/%lu.so", meta_dir, OP_META_JIT,
+				   p->tgid);
+		if (op_write_file_atomic(out, elf, len, err, sizeof(err))) {
+			op_warn("%s", err);
+		} else {
+			j->dump_total = before + len;
+			p->dump_saved = len;
+			p->dump_kept = true;
+			p->dump_size = sb.st_size;
+			p->dump_mtime = sb.st_mtim;
+			p->dump_nr = p->nr;
+		}
+	}
+	free(out);
+	free(elf);
+}
+
 void opd_jit_save(struct opd_jit *j, char const *meta_dir, bool all,
 		  struct opd_stats *st)
 {
@@ -365,8 +562,10 @@ void opd_jit_save(struct opd_jit *j, char const *meta_dir, bool all,
 	for (size_t i = 0; i < j->n; i++) {
 		struct jit_proc *p = &j->v[i];
 
-		if (p->gone || all)
+		if (p->gone || all) {
 			save_one(j, p, meta_dir, st);
+			save_dump(j, p, meta_dir, st);
+		}
 		/* a region unmapped is forgotten too: a process that still
 		 * runs (the same one: its start time) stays known */
 		if (p->gone && p->start && proc_start(p->tgid) == p->start)
@@ -384,6 +583,10 @@ void opd_jit_save(struct opd_jit *j, char const *meta_dir, bool all,
 void opd_jit_new_session(struct opd_jit *j)
 {
 	j->total = 0;
-	for (size_t i = 0; i < j->n; i++)
+	j->dump_total = 0;
+	for (size_t i = 0; i < j->n; i++) {
 		j->v[i].saved = 0;
+		j->v[i].dump_saved = 0;
+		j->v[i].dump_kept = false;
+	}
 }

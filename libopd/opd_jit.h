@@ -16,6 +16,13 @@
  *
  * What is cut or refused is counted (struct opd_stats jit_*) and said
  * once per process in the log.
+ *
+ * A process's jitdump (jit-TGID.dump, op_jitdump.h), found through its
+ * mapping in /proc/TGID/maps when its first region is sampled (else in
+ * map_dir), is read at the same times with the same checks; its code
+ * loads over the sampled regions become an ELF image,
+ * SESSION/samples/current/session/jit/TGID.so (at most
+ * OPD_JIT_DUMP_TOTAL bytes of them in a session).
  */
 #ifndef OPD_JIT_H
 #define OPD_JIT_H
@@ -26,6 +33,8 @@
 #define OPD_JIT_MAP_BYTES (64u << 20)
 #define OPD_JIT_PER_PROC 65536
 #define OPD_JIT_TOTAL (1u << 20)
+/* the bytes of the ELF images written of jitdumps in a session */
+#define OPD_JIT_DUMP_TOTAL (512u << 20)
 
 struct opd_jit;
 struct opd_stats;

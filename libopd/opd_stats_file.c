@@ -51,6 +51,9 @@ struct opd_stat_field const opd_stat_fields[] = {
 	FIELD("jit_maps_refused", jit_maps_refused, 0)
 	FIELD("jit_maps_cut", jit_maps_cut, 0)
 	FIELD("jit_entries_cut", jit_entries_cut, 0)
+	FIELD("jit_dumps_read", jit_dumps_read, 0)
+	FIELD("jit_dumps_refused", jit_dumps_refused, 0)
+	FIELD("jit_dump_loads_cut", jit_dump_loads_cut, 0)
 	/* lost before the stream, and producer counters (not samples):
 	 * op_stream.h's names */
 	OP_LOST_CATEGORIES(LOST_FIELD)

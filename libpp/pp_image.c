@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "op_build_id.h"
 #include "op_mangle.h"
@@ -57,9 +58,21 @@ static void map_segments(struct pp_binary *b, struct op_segment const *segs,
  * daemon keeps 65536 entries of a process, each name at most 1 KiB). */
 #define PP_JIT_MAP_MAX (80u << 20)
 
+static bool has_symbol_in(struct pp_symtab const *t, uint64_t start,
+			  uint64_t end)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].start < end && start < t->v[i].end)
+			return true;
+	return false;
+}
+
 /*
- * An anonymous region's symbols: the entries of its process's perf map
- * that the daemon kept (session/jit/TGID.map) inside the region; keys
+ * An anonymous region's symbols and code: the ELF image the daemon wrote
+ * of its process's jitdump (session/jit/TGID.so, symbols and code at
+ * their addresses) when it has functions in the region, else the
+ * entries of its process's perf map that the daemon kept
+ * (session/jit/TGID.map) inside the region; keys
  * are offsets from the region's start. The regions merged past the
  * daemon's bound (tgid 0) cannot be named: their offsets are from each
  * region's own start. No file: no symbols, nothing to say.
@@ -77,6 +90,29 @@ static enum pp_image_failure anon_open(struct pp_image *im,
 	if (ref->anon_tgid <= 0 || !kernels || !kernels->files ||
 	    ref->session >= kernels->files->nr_sessions)
 		return PP_IMAGE_OK;
+	/* the image written of the process's jitdump: names and code */
+	path = op_xasprintf("%s/%s/%s/%d.so",
+			    kernels->files->sessions[ref->session].dir,
+			    OP_META_DIR, OP_META_JIT, ref->anon_tgid);
+	if (!access(path, F_OK)) {
+		if (pp_bfd_open(&im->bin, path, false, err, sizeof(err))) {
+			snprintf(what, whatlen, "no JIT symbols for '%s': "
+				 "'%s': %s", ref->display, path, err);
+			free(path);
+			return PP_IMAGE_UNREADABLE;
+		}
+		/* none in this region (cut by the daemon's bounds): the
+		 * perf map may have some */
+		if (has_symbol_in(&im->bin.symtab, ref->anon_start,
+				  ref->anon_end)) {
+			im->path = path;
+			im->bin.keymap = PP_KEY_BASE;
+			im->bin.base = ref->anon_start;
+			return PP_IMAGE_OK;
+		}
+		pp_binary_free(&im->bin);
+	}
+	free(path);
 	path = op_xasprintf("%s/%s/%s/%d.map",
 			    kernels->files->sessions[ref->session].dir,
 			    OP_META_DIR, OP_META_JIT, ref->anon_tgid);

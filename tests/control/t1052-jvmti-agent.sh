@@ -12,7 +12,11 @@
 # never the program: it finishes, and the agent warns once; a noexec
 # directory refuses the executable mapping (said). Then perf
 # itself: perf record -k 1 + perf inject --jit + perf report name both
-# methods, about 2:1.
+# methods, about 2:1. Then our tools: operf with the agent's perf map
+# (opreport -l after the map is gone), and with its jitdump alone: the
+# session's image of it names both methods after the dump is deleted,
+# opannotate -a shows their instructions summing to their opreport -l
+# rows, and opannotate -s puts the samples on Hot.java's lines.
 # Needs: the agent (configure found jvmti.h), java, javac, python3; root
 # for the read-only, noexec and full-disk mounts and for perf (else those
 # skip).
@@ -281,6 +285,40 @@ else
 	test_expect "opreport -l names both methods, the map deleted" test "$a" -gt 100 -a "$b" -gt 50
 	test_expect "hotA/hotB = $a/$b, about 2" \
 		test $((a * 10)) -ge $((b * 15)) -a $((a * 10)) -le $((b * 27))
+
+	test_note "--- our tools: operf, the agent's jitdump kept as an image, opannotate -a and -s"
+	mkdir "$T/jd"
+	"$B/utils/operf" -d "$T/jop" java -XX:+UseSerialGC -Xmx128m \
+		-agentpath:"$AGENT=dir=$T/jd" -cp "$T/cls" Hot 3000 \
+		>"$T/jop.out" 2>"$T/jop.err"
+	check_eq "$(grep -c '^done$' "$T/jop.out")" 1 "Hot ran under operf, jitdump only"
+	so=$(ls "$T/jop/samples/current/session/jit/" 2>/dev/null | grep '\.so$' | head -1)
+	test_expect "the session keeps an image of the JVM's dump ($so)" test -n "$so"
+	rm -f "$T"/jd/jit-*.dump
+	"$OPREPORT" --session-dir="$T/jop" -l >"$T/jop.l" 2>"$T/jop.l.err"
+	a=$(awk '$NF == "Hot.hotA(I)J" {s += $1} END {print s + 0}' "$T/jop.l")
+	b=$(awk '$NF == "Hot.hotB(I)J" {s += $1} END {print s + 0}' "$T/jop.l")
+	test_note "opreport -l: Hot.hotA(I)J $a samples, Hot.hotB(I)J $b samples"
+	test_expect "opreport -l names both methods from the image, the dump deleted" \
+		test "$a" -gt 100 -a "$b" -gt 50
+	"$B/pp/opannotate" --session-dir="$T/jop" -a >"$T/jop.a" 2>"$T/jop.a.err"
+	# each compiled copy: its header's total and its instructions' sum
+	awk '/ total: / { if (n != "") print t, s; n = ""
+			if ($0 !~ /Hot\.hot[AB]\(I\)J total:/) next
+			n = $0; t = $0; sub(/.* total: +/, "", t); sub(/ .*/, "", t); s = 0; next }
+		/^ +[0-9]+ +[0-9.]+ +:/ { if (n != "") s += $1 }
+		END { if (n != "") print t, s }' "$T/jop.a" >"$T/jop.sums"
+	test_note "opannotate -a: $(tr '\n' ' ' <"$T/jop.sums")(total sum, per compiled copy)"
+	test_expect "opannotate -a shows the methods' instructions, summing to their totals" \
+		awk 'NF == 2 && $1 == $2 { ok++ } NF != 2 || $1 != $2 { bad++ }
+			END { exit !(ok > 0 && !bad) }' "$T/jop.sums"
+	ta=$(awk '{ s += $1 } END { print s + 0 }' "$T/jop.sums")
+	check_eq "$ta" "$((a + b))" "the annotated totals are opreport -l's rows"
+	"$B/pp/opannotate" --session-dir="$T/jop" -s \
+		--search-dirs="$(dirname "$SRC")" >"$T/jop.s" 2>"$T/jop.s.err"
+	l=$(awk '/:.*s \+= \(s \^ i\)/ && $1 ~ /^[0-9]+$/ { s += $1 } END { print s + 0 }' "$T/jop.s")
+	test_note "opannotate -s: $l samples on Hot.java's loop bodies"
+	test_expect "opannotate -s puts the samples on Hot.java's lines" test "$l" -gt 100
 fi
 
 test_done
