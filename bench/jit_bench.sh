@@ -37,7 +37,7 @@ cpu() { /usr/bin/time -f '%U %S' "$@" 2>&1 >/dev/null | tail -1 | awk '{ print $
 	a=$(cpu node --perf-basic-prof "$js" "$secs")
 	o=$(cpu "$build/utils/operf" -e CPU_CLOCK:1000000 -d "$dir/op" \
 		node --perf-basic-prof "$js" "$secs")
-	r=$(cd "$dir/p" && cpu perf record --no-bpf-event -q -k 1 -e cpu-clock \
+	r=$(cd "$dir/p" && cpu perf record --no-bpf-event --buildid-mmap -q -k 1 -e cpu-clock \
 		-c 1000000 -o perf.data node --perf-prof "$js" "$secs")
 	i=$(cd "$dir/p" && cpu perf inject --jit -i perf.data -o perf.jit.data)
 	ob=$(du -sb "$dir/op" | cut -f1)

@@ -111,7 +111,10 @@ record() {
 	loop dd w_dd
 	loop cpu w_cpu
 	# -N: no copies of the binaries in ~/.debug.
-	perf record -q -a -e cpu-clock -c "$period" "${perf_rec[@]}" -N -o "$tmp/perf.data" -- \
+	# --buildid-mmap: oprofiled's events ask for build-ids, and the
+	# mapping records perf then gets carry the flag (perf 6.1 aborts
+	# reading them unless it asked too)
+	perf record -q -a --buildid-mmap -e cpu-clock -c "$period" "${perf_rec[@]}" -N -o "$tmp/perf.data" -- \
 		bash -c '"$1" --session-dir="$2" --start && sleep "$3" && "$1" --session-dir="$2" --stop' \
 		_ "$opcontrol" "$sess" "$duration" >"$tmp/perf-record.log" 2>&1 ||
 		{ cat "$tmp/perf-record.log"; echo "report_bench: recording failed" >&2; exit 1; }
