@@ -1,0 +1,127 @@
+#!/bin/sh
+# Off-CPU time (OFF_CPU, doc/offcpu.md) end to end with operf, against
+# the times tests/workloads/offcpu_places measures itself:
+#  (a) places: its main thread blocks in wait_sleep (nanosleep),
+#      wait_pipe (a pipe a feeder writes 4 ms later) and wait_mutex (a
+#      mutex a holder keeps 10 ms more). operf --event=OFF_CPU:1
+#      --callgraph, then after it exited, opreport --folded: each
+#      place's share of the three places' off-CPU time is within 2
+#      points of the share the program timed, found under the place's
+#      own function (its user-space caller), and its microseconds within
+#      5 % of the program's;
+#  (b) every output reads it, and the header and columns say
+#      microseconds, not samples: -l, -c, --stacks, --pprof (sample type
+#      off-cpu/microseconds), --flame, a differential {} {} report;
+#  (c) OFF_CPU:7 records one blocking switch in 7 and weights it by 7:
+#      the places' total stays within 15 % of the truth;
+#  (d) the combined view: a thread that computes (4 ms of cpu) and sleeps
+#      (6 ms) in turn, sampled with CPU_CLOCK:1000000 and OFF_CPU:1
+#      (-t): opreport --wall's on-CPU share of its on + off time is within
+#      3 points of the program's own cpu / (cpu + sleep). (On-CPU time is
+#      counted in 1 ms samples: each 4 ms stint is 4 +- 1 samples, which
+#      averages out over the ~300 stints of 3 s to well under a point;
+#      the program's own clock reads sit a few microseconds inside each
+#      stint. 3 points leaves room for a loaded machine's scheduling.)
+. "${abs_top_srcdir:?}/tests/control/lib.sh"
+
+OPERF=$B/utils/operf
+W=$T/offcpu_places
+cp "$B/tests/workloads/offcpu_places" "$W" || fail "cannot copy offcpu_places"
+
+# the tracepoint this needs (operf mounts tracefs itself when it may)
+"$OPERF" --event=OFF_CPU:1 -d "$T/probe" true >"$T/probe.out" 2>&1 ||
+	{ cat "$T/probe.out"; skip "no OFF_CPU here: $(head -1 "$T/probe.out")"; }
+
+step "(a) three places, each timed by the program"
+"$OPERF" --event=OFF_CPU:1 --callgraph -d "$T/s" "$W" places 3 \
+	>"$T/truth" 2>"$T/operf.err" || { cat "$T/operf.err"; fail "operf failed"; }
+sed 's/^/# truth: /' "$T/truth"
+"$OPREPORT" --session-dir="$T/s" --folded >"$T/folded" 2>"$T/err" ||
+	{ cat "$T/err"; fail "opreport --folded failed"; }
+# place PLACE: the off-CPU microseconds of the stacks through PLACE
+place() {
+	awk -v p="$1" '{ n = split($0, a, " "); f = ";" a[1] ";"
+		if (index(f, ";" p ";")) s += a[n] } END { printf "%d\n", s }' "$T/folded"
+}
+tt=0 tp=0
+for p in wait_sleep wait_pipe wait_mutex; do
+	t=$(awk -v p="$p" '$1 == p { print $2 }' "$T/truth")
+	[ -n "$t" ] || fail "the program printed no time for $p"
+	eval "t_$p=$t"
+	v=$(place "$p")
+	eval "p_$p=$v"
+	tt=$((tt + t)) tp=$((tp + v))
+done
+for p in wait_sleep wait_pipe wait_mutex; do
+	eval "t=\$t_$p v=\$p_$p"
+	awk -v t="$t" -v tt="$tt" -v v="$v" -v tp="$tp" 'BEGIN {
+		st = 100 * t / tt; sp = tp ? 100 * v / tp : 0
+		d = sp - st; if (d < 0) d = -d
+		printf "# %s: profile %d us (%.2f %%), program %d us (%.2f %%)\n",
+			ARGV[0], v, sp, t, st
+		exit !(d <= 2) }' ||
+		fail "$p: its share is not within 2 points of the program's"
+	test_ok "$p: share within 2 points of the program's ($v us profiled, $t us timed)"
+	awk -v t="$t" -v v="$v" 'BEGIN { exit !(v >= t * 0.95 && v <= t * 1.05) }' ||
+		fail "$p: $v us profiled, $t us timed: not within 5 %"
+done
+# each place's stacks name it as the caller of its libc call
+for pair in "wait_sleep nanosleep" "wait_pipe read" "wait_mutex pthread_mutex_lock"; do
+	set -- $pair
+	check_grep "$T/folded" ";main;$1;[^;]*$2" "$1 calls $2 in the stacks"
+done
+
+step "(b) every output: microseconds, not samples"
+"$OPREPORT" --session-dir="$T/s" -l >"$T/l" 2>"$T/err" || { cat "$T/err"; fail "opreport -l failed"; }
+check_grep "$T/l" "^Off-CPU time \(OFF_CPU\): .*microseconds \(us\), not samples" "-l: the header says microseconds"
+check_grep "$T/l" "^us +%" "-l: the column is us"
+"$OPREPORT" --session-dir="$T/s" -c >"$T/c" 2>"$T/err" || { cat "$T/err"; fail "opreport -c failed"; }
+check_grep "$T/c" "offcpu_places +wait_mutex" "-c: the places are in the call graph"
+"$OPREPORT" --session-dir="$T/s" --stacks >"$T/st" 2>"$T/err" || { cat "$T/err"; fail "opreport --stacks failed"; }
+check_grep "$T/st" "^Stacks of event OFF_CPU.1.0: [0-9]+ us," "--stacks: counts in us"
+"$OPREPORT" --session-dir="$T/s" --pprof="$T/p.pb.gz" 2>"$T/err" || { cat "$T/err"; fail "opreport --pprof failed"; }
+# the string table, each string after its tag and length bytes
+zcat "$T/p.pb.gz" | tr -c '[:print:]' '\n' >"$T/p.txt"
+check_grep "$T/p.txt" "off-cpu" "--pprof: sample type off-cpu"
+check_grep "$T/p.txt" "microseconds" "--pprof: unit microseconds"
+check_no_grep "$T/p.txt" "samples" "--pprof: no samples type"
+"$OPREPORT" --session-dir="$T/s" --flame="$T/f.html" 2>"$T/err" || { cat "$T/err"; fail "opreport --flame failed"; }
+check_grep "$T/f.html" "wait_mutex" "--flame: the places are in the graph"
+"$OPREPORT" --session-dir="$T/s" -l "{" "}" "{" "}" >"$T/d" 2>"$T/err" ||
+	{ cat "$T/err"; fail "opreport { } { } failed"; }
+check_grep "$T/d" "Off-CPU time" "{ } { }: reads it"
+
+step "(c) OFF_CPU:7 weights one switch in 7 by 7"
+"$OPERF" --event=OFF_CPU:7 --callgraph -d "$T/s7" "$W" places 3 \
+	>"$T/truth7" 2>"$T/operf.err" || { cat "$T/operf.err"; fail "operf OFF_CPU:7 failed"; }
+"$OPREPORT" --session-dir="$T/s7" --folded >"$T/folded" 2>"$T/err" ||
+	{ cat "$T/err"; fail "opreport --folded failed"; }
+tt=$(awk '{ s += $2 } END { printf "%d\n", s }' "$T/truth7")
+tp=0
+for p in wait_sleep wait_pipe wait_mutex; do
+	tp=$((tp + $(place "$p")))
+done
+echo "# OFF_CPU:7: the places $tp us profiled, $tt us timed"
+awk -v t="$tt" -v v="$tp" 'BEGIN { exit !(v >= t * 0.85 && v <= t * 1.15) }' ||
+	fail "OFF_CPU:7: $tp us profiled, $tt us timed: not within 15 %"
+test_ok "OFF_CPU:7: within 15 % of the time the program timed"
+
+step "(d) the combined view: compute 40 %, sleep 60 %"
+"$OPERF" --events=CPU_CLOCK:1000000,OFF_CPU:1 --callgraph -t -d "$T/m" "$W" mixed 3 \
+	>"$T/mtruth" 2>"$T/operf.err" || { cat "$T/operf.err"; fail "operf (mixed) failed"; }
+sed 's/^/# truth: /' "$T/mtruth"
+"$OPREPORT" --session-dir="$T/m" --wall >"$T/wall" 2>"$T/err" ||
+	{ cat "$T/err"; fail "opreport --wall failed"; }
+sed 's/^/# /' "$T/wall"
+check_grep "$T/wall" "on-CPU = CPU_CLOCK samples x 1000000 ns / 1000, off-CPU = OFF_CPU" "--wall says how it counts"
+cpu=$(awk '$1 == "cpu" { print $2 }' "$T/mtruth")
+slp=$(awk '$1 == "sleep" { print $2 }' "$T/mtruth")
+# the computing thread: the row with on-CPU time (the main thread only waits)
+on=$(awk '$4 ~ /^[0-9]+$/ && $4 > 0 { print $5; exit }' "$T/wall")
+[ -n "$on" ] || fail "--wall shows no thread with on-CPU time"
+awk -v c="$cpu" -v s="$slp" -v on="$on" 'BEGIN { t = 100 * c / (c + s)
+	d = on - t; if (d < 0) d = -d
+	printf "# on-CPU %.2f %% in --wall, %.2f %% by the program\n", on, t
+	exit !(d <= 3) }' || fail "--wall: on-CPU $on %: not within 3 points of the program's"
+test_ok "--wall: the thread's on/off split within 3 points of its own"
+test_done
