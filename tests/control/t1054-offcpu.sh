@@ -9,6 +9,7 @@
 #      points of the share the program timed, found under the place's
 #      own function (its user-space caller), and its microseconds within
 #      5 % of the program's;
+#      The stats balance and count microseconds, as the files do;
 #  (b) every output reads it, and the header and columns say
 #      microseconds, not samples: -l, -c, --stacks, --pprof (sample type
 #      off-cpu/microseconds), --flame, a differential {} {} report;
@@ -36,6 +37,12 @@ step "(a) three places, each timed by the program"
 "$OPERF" --event=OFF_CPU:1 --callgraph -d "$T/s" "$W" places 3 \
 	>"$T/truth" 2>"$T/operf.err" || { cat "$T/operf.err"; fail "operf failed"; }
 sed 's/^/# truth: /' "$T/truth"
+# the stats count what the files count (microseconds): still balanced,
+# and the stacks' counts sum to stack_samples_written
+stats_balance "$T/s/samples/current"
+sum=$("$B/tests/control/stackcheck" --sum "$T/s/samples/current") || fail "stackcheck --sum failed"
+check_eq "${sum%% *}" "$(counter "$T/s/samples/current" stack_samples_written)" \
+	"the stacks' microseconds sum to stats/stack_samples_written"
 "$OPREPORT" --session-dir="$T/s" --folded >"$T/folded" 2>"$T/err" ||
 	{ cat "$T/err"; fail "opreport --folded failed"; }
 # place PLACE: the off-CPU microseconds of the stacks through PLACE
@@ -54,11 +61,11 @@ for p in wait_sleep wait_pipe wait_mutex; do
 done
 for p in wait_sleep wait_pipe wait_mutex; do
 	eval "t=\$t_$p v=\$p_$p"
-	awk -v t="$t" -v tt="$tt" -v v="$v" -v tp="$tp" 'BEGIN {
+	awk -v p="$p" -v t="$t" -v tt="$tt" -v v="$v" -v tp="$tp" 'BEGIN {
 		st = 100 * t / tt; sp = tp ? 100 * v / tp : 0
 		d = sp - st; if (d < 0) d = -d
 		printf "# %s: profile %d us (%.2f %%), program %d us (%.2f %%)\n",
-			ARGV[0], v, sp, t, st
+			p, v, sp, t, st
 		exit !(d <= 2) }' ||
 		fail "$p: its share is not within 2 points of the program's"
 	test_ok "$p: share within 2 points of the program's ($v us profiled, $t us timed)"
