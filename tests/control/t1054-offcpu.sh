@@ -23,6 +23,8 @@
 #      averages out over the ~300 stints of 3 s to well under a point;
 #      the program's own clock reads sit a few microseconds inside each
 #      stint. 3 points leaves room for a loaded machine's scheduling.)
+#  (e) without the tracepoint (OPROFILE_TRACEFS somewhere else) operf
+#      fails with one line naming what is missing.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
 OPERF=$B/utils/operf
@@ -131,4 +133,18 @@ awk -v c="$cpu" -v s="$slp" -v on="$on" 'BEGIN { t = 100 * c / (c + s)
 	printf "# on-CPU %.2f %% in --wall, %.2f %% by the program\n", on, t
 	exit !(d <= 3) }' || fail "--wall: on-CPU $on %: not within 3 points of the program's"
 test_ok "--wall: the thread's on/off split within 3 points of its own"
+
+step "(e) no tracepoint: one line that says why"
+OPROFILE_TRACEFS=$T/none "$OPERF" --event=OFF_CPU:1 -d "$T/x" true >"$T/out" 2>"$T/err" &&
+	fail "operf ran OFF_CPU without its tracepoint"
+sed 's/^/# /' "$T/err"
+check_eq "$(wc -l <"$T/err")" 1 "one line"
+check_grep "$T/err" "^operf: error: event OFF_CPU needs the tracepoint sched:sched_switch .*'$T/none/events/sched/sched_switch/id'" \
+	"it names the tracepoint and the file"
+mkdir -p "$T/bad/events/sched/sched_switch"
+printf '37\033[2J\n' >"$T/bad/events/sched/sched_switch/id"
+OPROFILE_TRACEFS=$T/bad "$OPERF" --event=OFF_CPU:1 -d "$T/x" true >"$T/out" 2>"$T/err" &&
+	fail "operf ran OFF_CPU with a bad tracepoint id"
+check_grep "$T/err" "is not a tracepoint id" "a bad id: refused, named"
+check_no_grep "$T/err" "$(printf '\033')" "no escape byte reaches the terminal"
 test_done
