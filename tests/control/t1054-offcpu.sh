@@ -125,8 +125,9 @@ sed 's/^/# /' "$T/wall"
 check_grep "$T/wall" "on-CPU = CPU_CLOCK samples x 1000000 ns / 1000, off-CPU = OFF_CPU" "--wall says how it counts"
 cpu=$(awk '$1 == "cpu" { print $2 }' "$T/mtruth")
 slp=$(awk '$1 == "sleep" { print $2 }' "$T/mtruth")
-# the computing thread: the row with on-CPU time (the main thread only waits)
-on=$(awk '$4 ~ /^[0-9]+$/ && $4 > 0 { print $5; exit }' "$T/wall")
+# the computing thread: the row with the most on-CPU time (the main
+# thread only starts it and waits)
+on=$(awk '$1 ~ /^[0-9]+$/ && $4 > max { max = $4; on = $5 } END { print on }' "$T/wall")
 [ -n "$on" ] || fail "--wall shows no thread with on-CPU time"
 awk -v c="$cpu" -v s="$slp" -v on="$on" 'BEGIN { t = 100 * c / (c + s)
 	d = on - t; if (d < 0) d = -d
