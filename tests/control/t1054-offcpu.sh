@@ -31,9 +31,15 @@ OPERF=$B/utils/operf
 W=$T/offcpu_places
 cp "$B/tests/workloads/offcpu_places" "$W" || fail "cannot copy offcpu_places"
 
-# the tracepoint this needs (operf mounts tracefs itself when it may)
+# a kernel without tracefs cannot: skip. Else operf mounts it (root)
+# when the host booted without it, and any failure is a failure.
+[ -d /sys/kernel/tracing ] || [ -d /sys/kernel/debug/tracing ] ||
+	skip "this kernel has no tracefs (sched:sched_switch)"
 "$OPERF" --event=OFF_CPU:1 -d "$T/probe" true >"$T/probe.out" 2>&1 ||
-	{ cat "$T/probe.out"; skip "no OFF_CPU here: $(head -1 "$T/probe.out")"; }
+	{ cat "$T/probe.out"; fail "operf --event=OFF_CPU:1 failed"; }
+test -e /sys/kernel/tracing/events/sched/sched_switch/id ||
+	test -e /sys/kernel/debug/tracing/events/sched/sched_switch/id ||
+	fail "tracefs is not mounted after operf ran as root"
 
 step "(a) three places, each timed by the program"
 "$OPERF" --event=OFF_CPU:1 --callgraph -d "$T/s" "$W" places 3 \
