@@ -41,6 +41,13 @@ test -e /sys/kernel/tracing/events/sched/sched_switch/id ||
 	test -e /sys/kernel/debug/tracing/events/sched/sched_switch/id ||
 	fail "tracefs is not mounted after operf ran as root"
 
+step "ophelp lists OFF_CPU; its count is a ratio, the same with a callgraph"
+"$B/utils/ophelp" >"$T/ophelp" 2>&1 || fail "ophelp failed"
+check_grep "$T/ophelp" "^OFF_CPU: " "ophelp lists OFF_CPU"
+test_expect "ophelp --callgraph=1 -e OFF_CPU:1 is valid" "$B/utils/ophelp" --callgraph=1 -e OFF_CPU:1
+"$B/utils/ophelp" -e OFF_CPU:0 >"$T/out" 2>&1 && fail "ophelp -e OFF_CPU:0 was accepted"
+check_grep "$T/out" "OFF_CPU:0.: count must be positive" "OFF_CPU:0 is refused"
+
 step "(a) three places, each timed by the program"
 "$OPERF" --event=OFF_CPU:1 --callgraph -d "$T/s" "$W" places 3 \
 	>"$T/truth" 2>"$T/operf.err" || { cat "$T/operf.err"; fail "operf failed"; }
