@@ -12,7 +12,8 @@
 #      The stats balance and count microseconds, as the files do;
 #  (b) every output reads it, and the header and columns say
 #      microseconds, not samples: -l, -c, --stacks, --pprof (sample type
-#      off-cpu/microseconds), --flame, a differential {} {} report;
+#      off-cpu/microseconds), --flame, --processes, a differential
+#      {} {} report;
 #  (c) OFF_CPU:7 records one blocking switch in 7 and weights it by 7:
 #      the places' total stays within 15 % of the truth;
 #  (d) the combined view: a thread that computes (4 ms of cpu) and sleeps
@@ -109,6 +110,9 @@ check_grep "$T/p.txt" "microseconds" "--pprof: unit microseconds"
 check_no_grep "$T/p.txt" "samples" "--pprof: no samples type"
 "$OPREPORT" --session-dir="$T/s" --flame="$T/f.html" 2>"$T/err" || { cat "$T/err"; fail "opreport --flame failed"; }
 check_grep "$T/f.html" "wait_mutex" "--flame: the places are in the graph"
+"$OPREPORT" --session-dir="$T/s" --processes >"$T/pr" 2>"$T/err" || { cat "$T/err"; fail "opreport --processes failed"; }
+check_grep "$T/pr" "^Process summary \(event OFF_CPU; counts are microseconds off the cpu" "--processes: microseconds"
+check_grep "$T/pr" "KERNEL portion: [0-9]+ us$" "--processes: portions in us"
 "$OPREPORT" --session-dir="$T/s" -l "{" "}" "{" "}" >"$T/d" 2>"$T/err" ||
 	{ cat "$T/err"; fail "opreport { } { } failed"; }
 check_grep "$T/d" "Off-CPU time" "{ } { }: reads it"
