@@ -24,7 +24,9 @@
 #      averages out over the ~300 stints of 3 s to well under a point;
 #      the program's own clock reads sit a few microseconds inside each
 #      stint. 3 points leaves room for a loaded machine's scheduling.)
-#  (e) without the tracepoint (OPROFILE_TRACEFS somewhere else) operf
+#  (e) the same places under the daemon (opcontrol --event=OFF_CPU:1,
+#      system-wide, SWITCH_CPU_WIDE records): the same 2 points;
+#  (f) without the tracepoint (OPROFILE_TRACEFS somewhere else) operf
 #      fails with one line naming what is missing.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
@@ -152,7 +154,39 @@ awk -v c="$cpu" -v s="$slp" -v on="$on" 'BEGIN { t = 100 * c / (c + s)
 	exit !(d <= 3) }' || fail "--wall: on-CPU $on %: not within 3 points of the program's"
 test_ok "--wall: the thread's on/off split within 3 points of its own"
 
-step "(e) no tracepoint: one line that says why"
+step "(e) the daemon: opcontrol --event=OFF_CPU:1, system-wide"
+ctl --event=OFF_CPU:1 --callgraph=16 --separate=thread >"$T/out" 2>&1 ||
+	{ cat "$T/out"; fail "opcontrol --event=OFF_CPU:1 refused"; }
+ctl --start >"$T/out" 2>&1 || { cat "$T/out"; fail "--start failed"; }
+"$W" places 2 >"$T/dtruth" || fail "the workload failed under the daemon"
+ctl --dump || fail "--dump failed"
+ctl --shutdown || fail "--shutdown failed"
+stats_balance "$S/samples/current"
+"$OPREPORT" --session-dir="$S" --folded >"$T/folded.all" 2>"$T/err" ||
+	{ cat "$T/err"; fail "opreport --folded on the daemon's session failed"; }
+# the machine's other processes are in it too: ours by its name
+grep "^offcpu_places;" "$T/folded.all" >"$T/folded"
+tt=0 tp=0
+for p in wait_sleep wait_pipe wait_mutex; do
+	t=$(awk -v p="$p" '$1 == p { print $2 }' "$T/dtruth")
+	eval "t_$p=$t"
+	v=$(place "$p")
+	eval "p_$p=$v"
+	tt=$((tt + t)) tp=$((tp + v))
+done
+for p in wait_sleep wait_pipe wait_mutex; do
+	eval "t=\$t_$p v=\$p_$p"
+	awk -v p="$p" -v t="$t" -v tt="$tt" -v v="$v" -v tp="$tp" 'BEGIN {
+		st = 100 * t / tt; sp = tp ? 100 * v / tp : 0
+		d = sp - st; if (d < 0) d = -d
+		printf "# daemon, %s: profile %d us (%.2f %%), program %d us (%.2f %%)\n",
+			p, v, sp, t, st
+		exit !(d <= 2) }' ||
+		fail "daemon: $p's share is not within 2 points of the program's"
+	test_ok "daemon: $p's share within 2 points of the program's"
+done
+
+step "(f) no tracepoint: one line that says why"
 OPROFILE_TRACEFS=$T/none "$OPERF" --event=OFF_CPU:1 -d "$T/x" true >"$T/out" 2>"$T/err" &&
 	fail "operf ran OFF_CPU without its tracepoint"
 sed 's/^/# /' "$T/err"
