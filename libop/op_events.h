@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "op_cpu_type.h"
 
@@ -94,14 +95,14 @@ struct op_event const *op_event_find(struct op_event_set const *set,
 #define OP_EVENTS_OFF_CPU_DIR "offcpu"
 static inline int op_event_is_off_cpu(char const *name)
 {
-	return name && !__builtin_strcmp(name, OP_EVENT_OFF_CPU);
+	return name && !strcmp(name, OP_EVENT_OFF_CPU);
 }
 
 /* The same for an event as sample files and stacks name it
  * ("OFF_CPU.1.0"). */
 static inline int op_event_key_is_off_cpu(char const *key)
 {
-	return key && !__builtin_strncmp(key, OP_EVENT_OFF_CPU ".",
+	return key && !strncmp(key, OP_EVENT_OFF_CPU ".",
 					 sizeof(OP_EVENT_OFF_CPU));
 }
 
