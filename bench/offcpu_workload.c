@@ -5,6 +5,7 @@
  * can be checked against the truth it prints.
  *
  *   offcpu_workload [-m MODE] [-s SECONDS] [-c CYCLE_MS] [-p PAIRS] [-r RATE]
+ *                   [-l LINGER_S]
  *
  * MODE places (default): one thread cycles through three places, each
  *   its own function, for shares of its blocked time of about 30 / 20 / 50:
@@ -23,6 +24,11 @@
  *   process's CPU time per round trip: the figures a profiler slows down.
  * MODE mixed: one thread computes (mixed_compute, its own CPU time) for
  *   40% of a cycle and sleeps (mixed_sleep, nanosleep) for 60%.
+ *
+ * With -l, the program calls measure_done() when its figures are printed,
+ * then sleeps LINGER_S seconds before it exits: a tracer that stops at
+ * measure_done (a uprobe) can still read the process's maps to name the
+ * user addresses of its stacks.
  *
  * SECONDS is the run's length (default 10), CYCLE_MS one cycle's length in
  * places and mixed mode (default 20). Output is "key=value" words, one
@@ -498,10 +504,18 @@ static void run_mixed(double seconds)
 	       on + off > 0 ? off / (on + off) * 100 : 0.0);
 }
 
+/* The end of the measured part (see -l): a place for a uprobe. */
+PLACE void measure_done(double linger_s)
+{
+	__asm__ volatile ("" ::: "memory");
+	if (linger_s > 0)
+		sleep_ns(linger_s * 1e9);
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: offcpu_workload [-m places|switch|mixed] [-s SECONDS] "
-		"[-c CYCLE_MS] [-p PAIRS] [-r RATE]\n");
+		"[-c CYCLE_MS] [-p PAIRS] [-r RATE] [-l LINGER_S]\n");
 	exit(2);
 }
 
@@ -523,16 +537,17 @@ int main(int argc, char **argv)
 {
 	const char *mode = "places";
 	double seconds = 10;
-	double rate = 0;
+	double rate = 0, linger = 0;
 	int npairs = 2, opt;
 
-	while ((opt = getopt(argc, argv, "m:s:c:p:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:s:c:p:r:l:")) != -1) {
 		switch (opt) {
 		case 'm': mode = optarg; break;
 		case 's': seconds = number_arg("seconds", optarg, 0.01, 86400); break;
 		case 'c': cycle_ns = number_arg("cycle", optarg, 0.1, 10000) * 1e6; break;
 		case 'p': npairs = (int)number_arg("pairs", optarg, 1, 256); break;
 		case 'r': rate = number_arg("rate", optarg, 0, 1e8); break;
+		case 'l': linger = number_arg("linger", optarg, 0, 3600); break;
 		default: usage();
 		}
 	}
@@ -549,5 +564,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "offcpu_workload: unknown mode '%s'\n", mode);
 		usage();
 	}
+	measure_done(linger);
 	return 0;
 }
