@@ -98,6 +98,8 @@ static int check_one(struct op_event_set const *set, struct op_event_spec *spec,
 	}
 	if (resolve_um(ev, spec, err, errlen))
 		return -1;
+	if (op_event_is_off_cpu(ev->name))
+		callgraph = 0;
 	min = (uint64_t)ev->minimum * (callgraph ? CALLGRAPH_MIN_FACTOR : 1);
 	if (spec->count < min) {
 		if (callgraph)

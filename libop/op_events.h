@@ -79,6 +79,21 @@ void op_events_free(struct op_event_set *set);
 
 struct op_event const *op_event_find(struct op_event_set const *set,
 				     char const *name);
+/*
+ * Off-CPU time (events/offcpu/events, doc/offcpu.md): not a counter but
+ * the scheduler's blocking switches, every COUNTth one recorded and
+ * weighted by its time off the cpu in microseconds. Every cpu type
+ * includes it. Its count is a sampling ratio, not a rate, so it keeps its
+ * minimum with --callgraph.
+ */
+#define OP_EVENT_OFF_CPU "OFF_CPU"
+/* its directory under events/ (not a cpu type) */
+#define OP_EVENTS_OFF_CPU_DIR "offcpu"
+static inline int op_event_is_off_cpu(char const *name)
+{
+	return name && !__builtin_strcmp(name, OP_EVENT_OFF_CPU);
+}
+
 /* The default event spec of a cpu type, e.g. "CPU_CLOCK:1000000". */
 char const *op_default_event(enum op_cpu cpu);
 

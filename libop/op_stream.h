@@ -127,6 +127,15 @@ enum op_stream_code {
 	 * every backtrace. Outside a trace it is an error. */
 	OP_CODE_UNWIND_STOP = 40,
 
+	/* ESC 41 w: the next sample counts w (1 .. OP_MAX_WEIGHT), not 1,
+	 * and so do its arcs and its whole stack. Off-CPU samples carry
+	 * their blocked time this way (microseconds, doc/offcpu.md). Only
+	 * the next sample: the one after it counts 1 again. 0 or more than
+	 * OP_MAX_WEIGHT is an error (the weight is dropped). No effect on
+	 * the decoder state otherwise; it ends a trace, so it comes before
+	 * TRACE_BEGIN. */
+	OP_CODE_WEIGHT = 41,
+
 	OP_CODE_LAST
 };
 
@@ -150,6 +159,9 @@ enum op_stream_code {
 #define OP_WORDS_COUNT 4
 #define OP_WORDS_COOKIE_FORGET 3
 #define OP_WORDS_TIME 3
+#define OP_WORDS_WEIGHT 3
+/* The heaviest sample (WEIGHT): a sample file's count is 32 bits. */
+#define OP_MAX_WEIGHT 0xffffffffUL
 #define OP_WORDS_DEF(nbytes, anon) (((anon) ? 7 : 4) + OP_NAME_WORDS(nbytes))
 #define OP_WORDS_KERNEL_IMAGE(nbytes) (5 + OP_NAME_WORDS(nbytes))
 /* BUILD_ID: the longest build-id the kernel gives (BUILD_ID_SIZE_MAX). */
@@ -175,7 +187,8 @@ enum op_stream_code {
 	X(OP_LOST_EVENT_OVERFLOW, 4, "event_lost_overflow") /* the event buffer was full */ \
 	X(OP_LOST_BT_NO_MAPPING, 5, "bt_lost_no_mapping")  /* a backtrace cut: frame in no mapping */ \
 	X(OP_LOST_INVALID_EIP, 6, "sample_invalid_eip")    /* invalid pc */ \
-	X(OP_LOST_THROTTLED, 7, "sample_lost_throttled")   /* samples the kernel throttled away */
+	X(OP_LOST_THROTTLED, 7, "sample_lost_throttled")   /* samples the kernel throttled away */ \
+	X(OP_LOST_OFFCPU, 8, "offcpu_lost")                /* off-CPU samples with no room to wait, or whose switch-in was lost */
 
 /* Producer counters (work it did, not samples). maps_reread: the perf
  * source read /proc/PID/maps again to resolve a sample's user pc. */
@@ -400,6 +413,13 @@ static inline int op_time_due(unsigned long last, int have_last,
 	if (sizeof(unsigned long) < 8)
 		return 0;
 	return !have_last || (t > last && t - last >= OP_TIME_GRANULARITY_NS);
+}
+
+/* ESC WEIGHT w: the next sample counts w. */
+static inline void op_put_weight(struct op_stream_out *o, unsigned long w)
+{
+	op_put_escape(o, OP_CODE_WEIGHT);
+	op_put(o, w);
 }
 
 /* ESC UNWIND_STOP reason: ends the trace in progress. */

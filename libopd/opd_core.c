@@ -447,6 +447,12 @@ static bool outside_window(struct opd_core const *core,
 		t->time >= core->config.time_end);
 }
 
+/* What a sample counts: 1, or its ESC WEIGHT (off-CPU microseconds). */
+static uint32_t weight_of(struct opd_transient const *t)
+{
+	return t->weight && t->weight <= OP_MAX_WEIGHT ? (uint32_t)t->weight : 1;
+}
+
 /* --- whole stacks: a written sample's trace, resolved frame by frame --- */
 
 static void keep_trace_leaf(struct opd_core *core,
@@ -486,7 +492,8 @@ static void on_trace(void *ctx, struct opd_trace const *tr)
 		}
 	}
 	opd_stacks_add(core->stacks, (uint32_t)tr->t.tgid, core->trace_app,
-		       stop, images, offsets, n, tr->t.event, &core->stats);
+		       stop, images, offsets, n, tr->t.event,
+		       weight_of(&tr->t), &core->stats);
 }
 
 static void on_sample(void *ctx, struct opd_transient const *t,
@@ -496,29 +503,32 @@ static void on_sample(void *ctx, struct opd_transient const *t,
 	struct opd_sfile_key k;
 	uint64_t offset, *drop;
 	int image;
+	/* the stats count what the files count: a weighted sample its
+	 * weight, so that received = written + dropped still holds */
+	uint32_t w = weight_of(t);
 
 	core->trace_ok = false;
-	core->stats.received++;
+	core->stats.received += w;
 	if (outside_window(core, t)) {
-		core->stats.outside_window++;
+		core->stats.outside_window += w;
 		return;
 	}
 	if (event >= core->config.nr_events) {
-		core->stats.bad_event++;
+		core->stats.bad_event += w;
 		return;
 	}
 	drop = resolve(core, t, t->in_kernel, pc, t->cookie, &image, &offset);
 	if (drop) {
-		(*drop)++;
+		*drop += w;
 		return;
 	}
 	if (filtered_out(core, t, image)) {
-		core->stats.filtered++;
+		core->stats.filtered += w;
 		return;
 	}
 	k.app = app_of(core, t, image);
 	if (k.app < 0) {
-		core->stats.no_app++;
+		core->stats.no_app += w;
 		return;
 	}
 	k.image = image;
@@ -526,12 +536,12 @@ static void on_sample(void *ctx, struct opd_transient const *t,
 	k.event = (int32_t)event;
 	fill_task_fields(core, &k, t);
 	if (!t->in_trace) {
-		opd_sfile_add(core->sfiles, &k, offset);
+		opd_sfile_add_n(core->sfiles, &k, offset, w);
 		return;
 	}
 	/* stacks/ counts only samples that are in their file (the folded
 	 * stacks add up to the sample files): written now, not aggregated */
-	if (opd_sfile_add_now(core->sfiles, &k, offset))
+	if (opd_sfile_add_now(core->sfiles, &k, offset, w))
 		keep_trace_leaf(core, t, image, offset);
 }
 
@@ -557,7 +567,8 @@ static void on_arc(void *ctx, struct opd_transient const *t,
 		return;
 	k.event = (int32_t)t->event;
 	fill_task_fields(core, &k, t);
-	opd_sfile_add(core->sfiles, &k, (from << 32) | (to & 0xffffffffu));
+	opd_sfile_add_n(core->sfiles, &k, (from << 32) | (to & 0xffffffffu),
+			weight_of(t));
 }
 
 static void on_lost(void *ctx, unsigned long category, unsigned long count)

@@ -84,6 +84,15 @@ static inline void opd_emit_time(struct stream_emit *se, unsigned long t)
 	opd_emit_commit(se, &o);
 }
 
+/* ESC WEIGHT w: the next sample counts w (an off-CPU sample's time). */
+static inline void opd_emit_weight(struct stream_emit *se, unsigned long w)
+{
+	struct op_stream_out o = opd_emit_out(se, OP_WORDS_WEIGHT);
+
+	op_put_weight(&o, w);
+	opd_emit_commit(se, &o);
+}
+
 /* ESC LOST category count (no effect on the decoder state). */
 void opd_emit_lost(struct stream_emit *se, unsigned long category,
 	     unsigned long count);

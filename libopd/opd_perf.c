@@ -80,6 +80,8 @@ static void fill_attr(struct perf_source const *ps,
 		a->sample_stack_user = ps->stack_size;
 		a->exclude_callchain_user = 1;
 	}
+	if (ev->off_cpu)	/* the switch-in ends a sample's time off */
+		a->context_switch = 1;
 	a->disabled = 1;
 	a->exclude_kernel = !ev->kernel;
 	a->exclude_user = !ev->user;
@@ -157,6 +159,12 @@ static int open_event(struct perf_source *ps, unsigned ci, unsigned t,
 		return err;
 	}
 	ps->fds[fd_index(ps, ci, t, e)] = fd;
+	if (ev->filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, ev->filter)) {
+		err = -errno;
+		op_error_errno("cannot filter perf event '%s' with \"%s\"",
+			       ev->name ? ev->name : "?", ev->filter);
+		return err;
+	}
 	return 0;
 }
 
@@ -341,6 +349,7 @@ static struct perf_source *alloc_source(struct perf_source_config const *cfg)
 	opd_cookie_init(&ps->cookies);
 	opd_words_init(&ps->out);
 	opd_emit_init(&ps->em, &ps->out, &ps->cookies);
+	opd_offcpu_init(&ps->offcpu, OPD_OFFCPU_PENDING_MAX);
 	return ps;
 }
 
@@ -562,8 +571,15 @@ int opd_perf_read(struct perf_source *ps, int timeout_ms)
 
 void opd_perf_flush(struct perf_source *ps, uint64_t until)
 {
-	drain_all(ps, opd_perf_now());
+	uint64_t now = opd_perf_now();
+
+	drain_all(ps, now);
 	process_until(ps, until);
+	/* the end: threads still off the cpu count until now */
+	if (until == UINT64_MAX && !ps->enabled) {
+		opd_perf_offcpu_end(ps, now);
+		opd_perf_emit_counts(ps);
+	}
 }
 
 struct word_buffer *opd_perf_words(struct perf_source *ps)
@@ -593,6 +609,7 @@ void opd_perf_close(struct perf_source *ps)
 		if (ps->fds[i] >= 0)
 			close(ps->fds[i]);
 	perf_queue_free(&ps->q);
+	opd_offcpu_free(&ps->offcpu);
 	if (ps->time_unwind && ps->unwind_samples)
 		op_info("backtraces: %llu samples, %.0f ns per sample, "
 			"%.1f stream words/2 per sample (%s)",

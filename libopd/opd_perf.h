@@ -43,6 +43,10 @@ struct perf_source_event {
 	bool kernel;		/* sample in kernel mode */
 	bool user;		/* sample in user mode */
 	char const *name;	/* for messages; may be NULL */
+	/* OFF_CPU (opd_offcpu.h): a tracepoint whose samples wait for their
+	 * thread's switch-in and are weighted by the time off the cpu */
+	bool off_cpu;
+	char const *filter;	/* PERF_EVENT_IOC_SET_FILTER, or NULL */
 };
 
 struct perf_source_config {
@@ -111,6 +115,10 @@ struct opd_perf_stats {
 	uint64_t max_pending;	/* most records queued at once */
 	uint64_t cookies_forgotten;	/* unmapped cookies freed (ESC COOKIE_FORGET) */
 	uint64_t cookies_held;	/* cookies held at the last sweep (a size) */
+	uint64_t offcpu_out;	/* off-CPU samples (blocking switches) */
+	uint64_t offcpu_in;	/* ... written at their switch-in */
+	uint64_t offcpu_dropped;	/* ... that found no room to wait */
+	uint64_t offcpu_open;	/* ... written at the end, still off */
 	uint64_t lost[OP_LOST_CATEGORY_MAX];	/* as written to the stream */
 	uint64_t count[OP_COUNT_MAX];	/* ESC COUNT: maps re-reads... */
 };

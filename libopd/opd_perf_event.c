@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "op_cpu_type.h"
+#include "op_events.h"
 #include "op_message.h"
+#include "opd_offcpu.h"
 #include "opd_perf_event.h"
 
 /*
@@ -17,6 +19,8 @@ int opd_perf_event(struct opd_config const *cfg, struct opd_event const *e,
 		   struct perf_source_event *pe)
 {
 	memset(pe, 0, sizeof(*pe));
+	if (op_event_is_off_cpu(e->name))
+		return opd_offcpu_event(pe, e->count);
 	if (cfg->cpu_type == CPU_TIMER_INT) {
 		pe->type = PERF_TYPE_SOFTWARE;
 		if (e->code == 0)

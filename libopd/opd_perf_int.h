@@ -15,6 +15,7 @@
 #include "opd_emit.h"
 #include "opd_unwind.h"
 #include "opd_words.h"
+#include "opd_offcpu.h"
 
 /* The user registers a sample carries for unwinding, in this order in
  * the record: rbp, rsp, rip (PERF_SAMPLE_REGS_USER, bit order). */
@@ -68,6 +69,8 @@ struct perf_source {
 	struct opd_perf_stats stats;
 	bool enabled;
 	bool no_build_id;		/* the kernel refused attr.build_id */
+	struct opd_offcpu offcpu;	/* OFF_CPU samples off the cpu */
+	uint64_t offcpu_carry_ns;	/* below a microsecond, not yet written */
 };
 
 /* The time of a record as copied out of a ring (sample_id_all layout). */
@@ -78,6 +81,9 @@ bool opd_perf_stack_of(struct perf_ring const *r, uint64_t pos, size_t size,
 		 struct perf_ring_stack *s);
 /* Apply one record: update maps, write stream words, count. */
 void opd_perf_handle_record(struct perf_source *ps, void const *rec);
+/* Write every OFF_CPU sample still waiting, as off until now (the end
+ * of sampling). */
+void opd_perf_offcpu_end(struct perf_source *ps, uint64_t now);
 /* Write and clear the pending lost counts and counters. */
 void opd_perf_emit_counts(struct perf_source *ps);
 /* Does q hold, after time, a record that makes pid another process or

@@ -45,6 +45,7 @@
  *	others:   header, body..., pid/tid, time, cpu/res, id   (trailer)
  */
 #include <linux/perf_event.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "op_bytes.h"
@@ -470,22 +471,19 @@ static void emit_backtrace(struct perf_source *ps, struct proc *p,
 	emit_unwind_stop(ps, reason);
 }
 
-static void handle_sample(struct perf_source *ps, void const *rec,
-			  struct perf_event_header h)
+/* Write a sample of event to the stream, counting weight (0: no ESC
+ * WEIGHT, it counts 1). */
+static void write_sample(struct perf_source *ps, void const *rec,
+			 struct perf_event_header h, unsigned long event,
+			 unsigned long weight, uint64_t time)
 {
 	uint64_t ip = rd64(rec, HDR + 8);
 	uint32_t pid = rd32(rec, HDR + 16), tid = rd32(rec, HDR + 20);
-	uint64_t time = rd64(rec, HDR + 24);
 	uint32_t cpu = rd32(rec, HDR + 32);
 	bool kernel = is_kernel_mode(h.misc);
-	unsigned long event, cookie = OP_NO_COOKIE, pc = ip;
+	unsigned long cookie = OP_NO_COOKIE, pc = ip;
 	struct proc *p;
 
-	if (h.size < HDR + 40 || (ps->depth && h.size < HDR + 48) ||
-	    !find_event(ps, rd64(rec, HDR), &event)) {
-		ps->stats.bad++;
-		return;
-	}
 	p = opd_maps_find(&ps->procs, pid);
 	if (!kernel && !resolve_user(ps, p, ip, &cookie, &pc)) {
 		bool ok = reread_resolve(ps, pid, time, p, ip, &cookie, &pc);
@@ -500,6 +498,8 @@ static void handle_sample(struct perf_source *ps, void const *rec,
 	opd_emit_time(&ps->em, (unsigned long)time);
 	opd_emit_cpu(&ps->em, cpu);
 	opd_emit_task(&ps->em, tid, pid, p ? p->app_cookie : OP_NO_COOKIE);
+	if (weight)
+		opd_emit_weight(&ps->em, weight);
 	if (ps->depth)
 		opd_emit_escape(&ps->em, OP_CODE_TRACE_BEGIN);
 	opd_emit_mode(&ps->em, kernel);
@@ -513,6 +513,78 @@ static void handle_sample(struct perf_source *ps, void const *rec,
 		ps->stats.kernel_samples++;
 	else
 		ps->stats.user_samples++;
+}
+
+static void handle_sample(struct perf_source *ps, void const *rec,
+			  struct perf_event_header h)
+{
+	unsigned long event;
+
+	if (h.size < HDR + 40 || (ps->depth && h.size < HDR + 48) ||
+	    !find_event(ps, rd64(rec, HDR), &event)) {
+		ps->stats.bad++;
+		return;
+	}
+	if (event < ps->nr_events && ps->events[event].off_cpu) {
+		/* written at the thread's switch-in, weighted by the wait */
+		uint64_t dropped = ps->offcpu.dropped;
+
+		ps->stats.offcpu_out++;
+		opd_offcpu_out(&ps->offcpu, rd32(rec, HDR + 20),
+			       rd64(rec, HDR + 24), rec, h.size);
+		ps->lost[OP_LOST_OFFCPU] += ps->offcpu.dropped - dropped;
+		ps->stats.offcpu_dropped += ps->offcpu.dropped - dropped;
+		return;
+	}
+	write_sample(ps, rec, h, event, 0, rd64(rec, HDR + 24));
+}
+
+/* An off-CPU sample whose thread came back at time in: written now,
+ * weighted by its time off (opd_offcpu.h). */
+static void write_offcpu(struct perf_source *ps, struct offcpu_wait *w,
+			 uint64_t in)
+{
+	struct perf_event_header h = hdr(w->rec);
+	unsigned long event;
+	unsigned long weight;
+
+	if (!find_event(ps, rd64(w->rec, HDR), &event))
+		return;
+	weight = opd_offcpu_weight(w->time, in, ps->events[event].period,
+				   &ps->offcpu_carry_ns);
+	if (weight)
+		write_sample(ps, w->rec, h, event, weight, in);
+}
+
+/*
+ * SWITCH (per task) and SWITCH_CPU_WIDE: the trailer's tid is the thread
+ * that ran when it was written, which for a switch-in is the thread
+ * coming in. Its waiting off-CPU sample, if any, is complete.
+ */
+static void handle_switch(struct perf_source *ps, void const *rec,
+			  struct perf_event_header h)
+{
+	struct offcpu_wait *w;
+
+	if (h.misc & PERF_RECORD_MISC_SWITCH_OUT)
+		return;
+	w = opd_offcpu_take(&ps->offcpu, rd32(rec, h.size - TRAILER + 4));
+	if (!w)
+		return;
+	ps->stats.offcpu_in++;
+	write_offcpu(ps, w, opd_perf_record_time(rec));
+	free(w);
+}
+
+void opd_perf_offcpu_end(struct perf_source *ps, uint64_t now)
+{
+	struct offcpu_wait *w;
+
+	while ((w = opd_offcpu_take_any(&ps->offcpu))) {
+		ps->stats.offcpu_open++;
+		write_offcpu(ps, w, now > w->time ? now : w->time);
+		free(w);
+	}
 }
 
 /* MMAP (filename at 40) and MMAP2 (at 72): pid, tid, addr, len, pgoff;
@@ -584,7 +656,17 @@ static void handle_task(struct perf_source *ps, void const *rec,
 		 * guard of opd_maps_exit_gone, without reading /proc per fork */
 		opd_maps_fork(&ps->procs, ppid, pid)->start_ticks =
 			opd_maps_ticks_at(opd_perf_record_time(rec));
-	} else if (pid == tid) {
+	} else {
+		/* a thread that exits while its off-CPU sample waits: its
+		 * switch-in record was lost */
+		struct offcpu_wait *w = opd_offcpu_take(&ps->offcpu, tid);
+
+		if (w) {
+			ps->lost[OP_LOST_OFFCPU]++;
+			free(w);
+		}
+		if (pid != tid)
+			return;
 		ps->stats.exits++;
 		opd_maps_exit(&ps->procs, pid, (unsigned long)ps->stats.rounds + 1);
 	}
@@ -612,6 +694,10 @@ void opd_perf_handle_record(struct perf_source *ps, void const *rec)
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
 		handle_task(ps, rec, h);
+		break;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		handle_switch(ps, rec, h);
 		break;
 	case PERF_RECORD_LOST:
 		ps->lost[OP_LOST_OVERFLOW] += rd64(rec, HDR + 8);

@@ -664,16 +664,16 @@ void opd_sfile_flush(struct opd_sfiles *sfs)
 	trim_closed(sfs);
 }
 
-void opd_sfile_add(struct opd_sfiles *sfs, struct opd_sfile_key const *k,
-		   uint64_t key)
+void opd_sfile_add_n(struct opd_sfiles *sfs, struct opd_sfile_key const *k,
+		     uint64_t key, uint32_t n)
 {
 	struct opd_sfile *sf = lookup(sfs, k);
 	struct agg_slot *agg = sfs->agg, *mru = &agg[sfs->mru];
 	uintptr_t h;
 	unsigned i;
 
-	if (mru->sf == sf && mru->key == key && mru->count < UINT32_MAX) {
-		mru->count++;
+	if (mru->sf == sf && mru->key == key && mru->count <= UINT32_MAX - n) {
+		mru->count += n;
 		return;
 	}
 	h = ((uintptr_t)sf >> 4) ^ (key * 0x9e3779b97f4a7c15ull >> 20);
@@ -681,18 +681,18 @@ void opd_sfile_add(struct opd_sfiles *sfs, struct opd_sfile_key const *k,
 		struct agg_slot *a = &agg[i];
 
 		if (a->sf == sf && a->key == key) {
-			if (a->count == UINT32_MAX) {
+			if (a->count > UINT32_MAX - n) {
 				write_one(sfs, sf, key, a->count);
 				a->count = 0;
 			}
-			a->count++;
+			a->count += n;
 			sfs->mru = i;
 			return;
 		}
 		if (!a->sf) {
 			a->sf = sf;
 			a->key = key;
-			a->count = 1;
+			a->count = n;
 			sfs->mru = i;
 			if (++sfs->agg_used >= AGG_SIZE / 2)
 				opd_sfile_flush(sfs);
@@ -701,12 +701,18 @@ void opd_sfile_add(struct opd_sfiles *sfs, struct opd_sfile_key const *k,
 	}
 }
 
+void opd_sfile_add(struct opd_sfiles *sfs, struct opd_sfile_key const *k,
+		   uint64_t key)
+{
+	opd_sfile_add_n(sfs, k, key, 1);
+}
+
 int opd_sfile_add_now(struct opd_sfiles *sfs, struct opd_sfile_key const *k,
-		      uint64_t key)
+		      uint64_t key, uint32_t n)
 {
 	uint64_t had = sfs->counts.written;
 
-	write_one(sfs, lookup(sfs, k), key, 1);
+	write_one(sfs, lookup(sfs, k), key, n);
 	return sfs->counts.written > had;
 }
 

@@ -47,6 +47,9 @@ void opd_sfiles_free(struct opd_sfiles *sfs);
  */
 void opd_sfile_add(struct opd_sfiles *sfs, struct opd_sfile_key const *k,
 		   uint64_t key);
+/* The same for a sample that counts n (an off-CPU sample's weight). */
+void opd_sfile_add_n(struct opd_sfiles *sfs, struct opd_sfile_key const *k,
+		     uint64_t key, uint32_t n);
 /*
  * Close and free the entries whose key names image id (its cookie was
  * forgotten), so that they no longer hold it; pending samples are written
@@ -58,13 +61,13 @@ void opd_sfile_release_image(struct opd_sfiles *sfs, int id);
 void opd_sfile_flush(struct opd_sfiles *sfs);
 
 /*
- * Write one sample at key in the file for k now, not aggregated, and
+ * Write one sample (counting n) at key in the file for k now, not aggregated, and
  * count its fate as opd_sfile_add's: 1 if it is in the file, 0 if not
  * (saturated, or counted as an error or no space). For a sample whose
  * stack is counted only when the sample itself is in its file.
  */
 int opd_sfile_add_now(struct opd_sfiles *sfs, struct opd_sfile_key const *k,
-		      uint64_t key);
+		      uint64_t key, uint32_t n);
 
 /* What became of the samples flushed so far (flushes first). */
 struct opd_sfile_counts {

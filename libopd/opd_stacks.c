@@ -125,7 +125,7 @@ static int table_index(struct opd_stacks *st, int id, uint32_t *out)
 
 static int record(struct opd_stacks *st, struct op_stack *s, int app,
 		  int const *images, uint64_t const *offsets,
-		  unsigned long event)
+		  unsigned long event, uint32_t weight)
 {
 	uint64_t id;
 	size_t i;
@@ -144,12 +144,13 @@ static int record(struct opd_stacks *st, struct op_stack *s, int app,
 		return -1;
 	/* 1: the count saturated (dropped, but nothing is broken) */
 	return op_stacks_writer_count(st->w, st->event[event],
-				      &st->hdr[event], id, 1);
+				      &st->hdr[event], id, weight);
 }
 
 void opd_stacks_add(struct opd_stacks *st, uint32_t tgid, int app,
 		    uint32_t stop, int const *images, uint64_t const *offsets,
-		    size_t n, unsigned long event, struct opd_stats *stats)
+		    size_t n, unsigned long event, uint32_t weight,
+		    struct opd_stats *stats)
 {
 	struct op_stack s = { .tgid = tgid, .stop = stop };
 	int ret;
@@ -162,7 +163,7 @@ void opd_stacks_add(struct opd_stacks *st, uint32_t tgid, int app,
 		stats->stack_dropped++;
 		return;
 	}
-	ret = record(st, &s, app, images, offsets, event);
+	ret = record(st, &s, app, images, offsets, event, weight);
 	if (ret < 0) {
 		op_warn("whole stacks are not recorded until the session's "
 			"files are reopened (HUP, reset, save)");

@@ -25,14 +25,16 @@ struct opd_stacks *opd_stacks_new(char const *current_dir,
 void opd_stacks_free(struct opd_stacks *st);
 
 /*
- * Count one sample's stack: frames leaf first as (image id, offset) of
+ * Count one sample's stack (weight: what it counts, 1 but for off-CPU
+ * samples): frames leaf first as (image id, offset) of
  * the core's images, app the process's image id, stop why the trace
  * ended. Counts it in stats (stack_written or stack_dropped, and its
  * stop reason).
  */
 void opd_stacks_add(struct opd_stacks *st, uint32_t tgid, int app,
 		    uint32_t stop, int const *images, uint64_t const *offsets,
-		    size_t n, unsigned long event, struct opd_stats *stats);
+		    size_t n, unsigned long event, uint32_t weight,
+		    struct opd_stats *stats);
 
 /* Close the files (they reopen at the next stack). */
 void opd_stacks_close(struct opd_stacks *st);

@@ -39,6 +39,7 @@ static char const *const code_names[OP_CODE_LAST] = {
 	[OP_CODE_COOKIE_FORGET] = "cookie_forget",
 	[OP_CODE_TIME] = "time",
 	[OP_CODE_UNWIND_STOP] = "unwind_stop",
+	[OP_CODE_WEIGHT] = "weight",
 };
 
 char const *opd_code_name(unsigned long code)
@@ -56,6 +57,7 @@ void opd_trans_init(struct opd_trans *dec, struct opd_sink const *sink,
 	static struct opd_sink const none;
 
 	memset(dec, 0, offsetof(struct opd_trans, carry));
+	dec->t.weight = 1;
 	dec->sink = sink ? sink : &none;
 	dec->name = name ? name : "stream";
 	op_hashmap_init(&dec->tab, cookie_cmp, NULL, 0);
@@ -229,8 +231,11 @@ static void put_sample(struct opd_trans *dec, unsigned long pc,
 		       unsigned long event, uint64_t pos)
 {
 	struct opd_sink const *s = dec->sink;
+	unsigned long weight = dec->next_weight;
 
 	end_trace(dec);
+	/* a weight is the next sample's, dropped or not */
+	dec->next_weight = 0;
 	if (dec->t.in_trace)
 		dec->trace_sample = false;
 	if (!sample_context_ok(dec, pos)) {
@@ -238,6 +243,9 @@ static void put_sample(struct opd_trans *dec, unsigned long pc,
 		return;
 	}
 	dec->t.event = event;
+	dec->t.weight = weight ? weight : 1;
+	if (weight)
+		dec->stats.weighted++;
 	dec->stats.samples++;
 	if (dec->t.in_kernel)
 		dec->stats.kernel_samples++;
@@ -522,6 +530,22 @@ static size_t decode_time(struct opd_trans *dec, unsigned long const *w,
 	return OP_WORDS_TIME;
 }
 
+/* ESC WEIGHT w: what the next sample counts. */
+static size_t decode_weight(struct opd_trans *dec, unsigned long const *w,
+			    size_t avail)
+{
+	if (avail < OP_WORDS_WEIGHT)
+		return 0;
+	if (!w[2] || w[2] > OP_MAX_WEIGHT) {
+		error_at(dec, dec->pos, "sample weight %lu out of range 1..%lu",
+			 w[2], OP_MAX_WEIGHT);
+		dec->next_weight = 0;
+		return OP_WORDS_WEIGHT;
+	}
+	dec->next_weight = w[2];
+	return OP_WORDS_WEIGHT;
+}
+
 static size_t decode_ctx_switch(struct opd_trans *dec, unsigned long const *w,
 				size_t avail)
 {
@@ -684,6 +708,9 @@ static size_t decode_escape(struct opd_trans *dec, unsigned long const *w,
 		break;
 	case OP_CODE_TIME:
 		used = decode_time(dec, w, avail);
+		break;
+	case OP_CODE_WEIGHT:
+		used = decode_weight(dec, w, avail);
 		break;
 	case OP_CODE_CTX_TGID:
 		error_at(dec, dec->pos, "ctx_tgid without ctx_switch");

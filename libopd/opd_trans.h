@@ -51,6 +51,9 @@ struct opd_transient {
 	 * OP_TIME_GRANULARITY_NS); 0 until the stream's first TIME (a
 	 * driver stream, or an older one, has none). Kept across switches. */
 	uint64_t time;
+	/* What the current sample, its arcs and its stack count: 1, or the
+	 * ESC WEIGHT that came before it (off-CPU microseconds). */
+	unsigned long weight;
 };
 
 /* One end of a callgraph arc. */
@@ -141,6 +144,7 @@ struct opd_trans_stats {
 	uint64_t count[OP_COUNT_MAX];	/* from ESC COUNT, by counter */
 	uint64_t forgotten;	/* definitions dropped (ESC COOKIE_FORGET) */
 	uint64_t times;		/* ESC TIME records */
+	uint64_t weighted;	/* samples that had an ESC WEIGHT */
 };
 
 struct opd_trans {
@@ -152,6 +156,7 @@ struct opd_trans {
 	bool resync;		/* after an error: skip to the next escape */
 	bool trace_sample;	/* in_trace: the next pair is the sample */
 	bool trace_broken;	/* in_trace: drop frames (bad sample/frame) */
+	unsigned long next_weight;	/* ESC WEIGHT for the next sample; 0: 1 */
 	struct opd_frame callee;	/* in_trace: the frame below the next */
 	bool tr_active;		/* tr collects the trace in progress */
 	struct opd_trace tr;	/* only with a sink->trace */

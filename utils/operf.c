@@ -49,6 +49,9 @@ static struct poptOption const options[] = {
 	{ "events", 'e', POPT_ARG_STRING, &events_arg, 0,
 	  "events to sample, comma separated (default: the cpu type's default)",
 	  "NAME:count[:um[:kernel[:user]]],..." },
+	{ "event", 0, POPT_ARG_STRING, &events_arg, 0,
+	  "the same as --events (as opcontrol spells it); OFF_CPU:N samples "
+	  "time off the cpu (doc/offcpu.md)", "NAME:count,..." },
 	{ "callgraph", 'g', POPT_ARG_NONE, &callgraph_arg, 0,
 	  "record the callers of each sample (up to 32)", NULL },
 	{ "stack-size", 0, POPT_ARG_STRING, &stack_size_arg, 0,

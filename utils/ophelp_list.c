@@ -21,6 +21,8 @@ static uint32_t all_counters(struct op_event_set const *set)
 
 static unsigned long long min_count(struct op_event const *ev, int callgraph)
 {
+	if (op_event_is_off_cpu(ev->name))
+		callgraph = 0;
 	return (unsigned long long)ev->minimum * (callgraph ? OPHELP_CALLGRAPH_FACTOR : 1);
 }
 

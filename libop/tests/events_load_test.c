@@ -44,6 +44,9 @@ static void check_set(struct op_event_set const *set, char const *name)
 
 	check_that(set->nr_events > 0);
 	check_that(set->nr_counters > 0);
+	/* every cpu type offers off-CPU time (events/offcpu) */
+	if (!check_that(op_event_find(set, OP_EVENT_OFF_CPU) != NULL))
+		fprintf(stderr, "  %s: no %s\n", name, OP_EVENT_OFF_CPU);
 	for (i = 0; i < set->nr_events; i++) {
 		struct op_event const *ev = &set->events[i];
 		struct op_unit_mask const *um = ev->unit_mask;
@@ -80,6 +83,8 @@ static int visit(char const *path, struct stat const *st, int flag,
 	name = path + strlen(events_root) + 1;
 	if (!strcmp(name, OP_EVENTS_SOFTWARE))
 		return 0;	/* no cpu type: test_events__software */
+	if (!strcmp(name, OP_EVENTS_OFF_CPU_DIR))
+		return 0;	/* no cpu type: included by each (check_set) */
 	dirs_seen++;
 	cpu = op_cpu_from_name(name);
 	if (!check_that(cpu != CPU_NO_GOOD && !strcmp(op_cpu_name(cpu), name))) {
