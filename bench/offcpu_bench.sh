@@ -4,9 +4,10 @@
 #              offcputime does: the switch-out time and stacks per thread,
 #              the delta added at switch-in, under kstack+ustack)
 #   perf       perf record -e sched:sched_switch -g, then perf report
-#   operf      operf --events=OFF_CPU:1 --callgraph, and at OFF_CPU:$OPERF_N
-#              (the continuous default), then opreport; left out (a line
-#              says so) while operf has no OFF_CPU event
+#   operf      operf --events=OFF_CPU:1 --callgraph, and at OFF_CPU:N for
+#              each N of $OPERF_N (the continuous default's, and more),
+#              then opreport; left out (a line says so) when operf has no
+#              OFF_CPU event
 # each beside unprofiled runs of the same workload in the same round (the
 # order turns from round to round), REPEATS rounds, medians printed. The
 # workload is its switch mode (PAIRS ping-pong pairs, RATE round trips a
@@ -18,7 +19,8 @@
 # program's own timing.
 #
 # Usage: offcpu_bench.sh BUILD [SECONDS] [REPEATS]
-#   env PAIRS (1), RATE (0), OPERF_N (the continuous default's N, 100),
+#   env PAIRS (1), RATE (0), OPERF_N (the Ns after 1, "100"; the first is
+#   the continuous default's, held against the 0.5% budget),
 #   KEEP=1 keeps the scratch directory (its path is printed)
 set -e
 build=${1:?usage: offcpu_bench.sh BUILD [SECONDS] [REPEATS]}
@@ -26,7 +28,8 @@ secs=${2:-5}
 reps=${3:-3}
 pairs=${PAIRS:-1}
 rate=${RATE:-0}
-opn=${OPERF_N:-100}
+opns=${OPERF_N:-100}
+opn=${opns%% *}
 build=$(cd "$build" && pwd)
 work=$build/bench/offcpu_workload
 operf=$build/utils/operf
@@ -116,26 +119,28 @@ run() {
 		;;
 	perf)
 		# shellcheck disable=SC2046
-		/usr/bin/time -f '%U %S' -o "$o.time" perf record -q --no-bpf-event \
-			-e sched:sched_switch -g -o "$o.data" -- "$work" $(wl_args) >"$o.work" 2>"$o.err"
+		# --buildid-mmap: without it, perf 6.1 on this kernel aborts
+		# reading its own mmap2 records (bench/README.md)
+		/usr/bin/time -f '%U %S' -o "$o.time" perf record -q --no-bpf-event --buildid-mmap \
+			-e sched:sched_switch -g -o "$o.data" -- "$work" $(wl_args) >"$o.work" 2>"$o.err" ||
+			{ tail -3 "$o.err" >&2; die "perf record failed"; }
 		tool=$(awk -v t="$(tcpu "$o.time")" -v w="$(kv "$o.work" cpu_s)" \
 			'BEGIN { printf "%.3f", t - w }')
 		/usr/bin/time -f '%U %S' -o "$o.rtime" perf report -i "$o.data" --stdio \
-			>/dev/null 2>&1
+			>/dev/null 2>"$o.rerr" || { tail -3 "$o.rerr" >&2; die "perf report failed"; }
 		rep=$(tcpu "$o.rtime")
 		bytes=$(stat -c %s "$o.data")
 		rm -f "$o.data"
 		;;
-	operf1 | operfN)
-		local n=1
-		[ "$c" = operfN ] && n=$opn
+	operf:*)
+		local n=${c#operf:}
 		# shellcheck disable=SC2046
 		/usr/bin/time -f '%U %S' -o "$o.time" "$operf" -d "$o.op" \
 			--events="OFF_CPU:$n" --callgraph "$work" $(wl_args) >"$o.work" 2>"$o.err"
 		tool=$(awk -v t="$(tcpu "$o.time")" -v w="$(kv "$o.work" cpu_s)" \
 			'BEGIN { printf "%.3f", t - w }')
 		/usr/bin/time -f '%U %S' -o "$o.rtime" "$opreport" --session-dir="$o.op" \
-			--callgraph >/dev/null 2>&1 || true
+			-l --callgraph >/dev/null 2>&1 || true
 		rep=$(tcpu "$o.rtime")
 		bytes=$(du -sb "$o.op" | cut -f1)
 		rm -rf "$o.op"
@@ -146,7 +151,10 @@ run() {
 }
 
 configs=(none bpftrace perf)
-[ $has_offcpu = 1 ] && configs+=(operf1 operfN)
+if [ $has_offcpu = 1 ]; then
+	configs+=(operf:1)
+	for n in $opns; do configs+=("operf:$n"); done
+fi
 n=${#configs[@]}
 for ((r = 0; r < reps; r++)); do
 	for ((k = 0; k < n; k++)); do
@@ -163,28 +171,39 @@ slowdowns() {
 		END { for (r in t) if (base[r] > 0)
 			printf "%.2f\n", (k == 3 ? 1 - t[r] / base[r] : t[r] / base[r] - 1) * 100 }' "$dir/raw"
 }
+# Per round, the CPU a config added (per trip, times its trips a second)
+# as a percentage of all the machine's cpus.
+machine() {
+	awk -v c="$1" -v ncpu="$(nproc)" '$1 == "none" { base[$2] = $4 } $1 == c { t[$2] = $4; r[$2] = $3 }
+		END { for (k in t) if (k in base)
+			printf "%.2f\n", (t[k] - base[k]) * r[k] / 1e6 / ncpu * 100 }' "$dir/raw"
+}
 col() { awk -v c="$1" -v k="$2" '$1 == c { print $k }' "$dir/raw" | median; }
 
 echo "offcpu_workload $(wl_args), $reps rounds, medians ($(nproc) cpus, load $(cut -d' ' -f1 /proc/loadavg))"
-printf '%-22s %8s %8s %9s %11s %9s %8s %10s %10s\n' config trips/s vcsw/s slowdown \
-	cpu_us/trip cpu_added tool_cpu report_cpu bytes
+printf '%-22s %8s %8s %9s %11s %9s %8s %8s %10s %10s\n' config trips/s vcsw/s slowdown \
+	cpu_us/trip cpu_added machine tool_cpu report_cpu bytes
 for c in "${configs[@]}"; do
 	case $c in
 	none) name="unprofiled" ;;
 	bpftrace) name="bpftrace offcputime" ;;
 	perf) name="perf record -g" ;;
-	operf1) name="operf OFF_CPU:1" ;;
-	operfN) name="operf OFF_CPU:$opn" ;;
+	operf:*) name="operf OFF_CPU:${c#operf:}" ;;
 	esac
-	sd=- ca=-
-	[ "$c" != none ] && sd="$(slowdowns "$c" | median)%" ca="$(slowdowns "$c" 4 | median)%"
-	printf '%-22s %8s %8s %9s %11s %9s %8s %10s %10s\n' "$name" "$(col "$c" 3)" "$(col "$c" 8)" \
-		"$sd" "$(col "$c" 4)" "$ca" "$(col "$c" 5)" "$(col "$c" 6)" "$(col "$c" 7)"
+	sd=- ca=- ma=-
+	if [ "$c" != none ]; then
+		sd="$(slowdowns "$c" | median)%" ca="$(slowdowns "$c" 4 | median)%"
+		ma="$(machine "$c" | median)%"
+	fi
+	printf '%-22s %8s %8s %9s %11s %9s %8s %8s %10s %10s\n' "$name" "$(col "$c" 3)" \
+		"$(col "$c" 8)" "$sd" "$(col "$c" 4)" "$ca" "$ma" "$(col "$c" 5)" "$(col "$c" 6)" \
+		"$(col "$c" 7)"
 done
 [ $has_offcpu = 1 ] || echo "operf: no OFF_CPU event in this build, left out"
 if [ $has_offcpu = 1 ]; then
-	echo "operf OFF_CPU:$opn: throughput lost $(slowdowns operfN | median)%," \
-		"CPU per round trip added $(slowdowns operfN 4 | median)% (budget 0.5%)"
+	echo "operf OFF_CPU:$opn: throughput lost $(slowdowns "operf:$opn" | median)%," \
+		"CPU per round trip added $(slowdowns "operf:$opn" 4 | median)%," \
+		"CPU added $(machine "operf:$opn" | median)% of the machine's (budget 0.5%)"
 fi
 echo "per round: config round trips/s cpu_us/trip tool_cpu report_cpu bytes vcsw/s"
 sort -k2,2n -k1,1 "$dir/raw" | sed 's/^/  /'
@@ -211,11 +230,28 @@ awk '/^\]: / { v = $2; for (p in pl) if (blk ~ ("[ \t]" p "\\+")) { got[p] += v;
 	{ blk = blk " " $0 }
 	BEGIN { pl["wait_nanosleep"]; pl["wait_pipe_read"]; pl["wait_mutex"] }
 	END { for (p in got) print p, got[p] }' "$dir/acc.out" >"$dir/acc.bt"
+# operf OFF_CPU:1 on the same mode, its stacks folded the same way.
+places="wait_nanosleep wait_pipe_read wait_mutex"
+if [ $has_offcpu = 1 ]; then
+	"$operf" -d "$dir/acc.op" --events=OFF_CPU:1 --callgraph "$work" -m places -s "$secs" \
+		>"$dir/acc.opwork" 2>"$dir/acc.operr"
+	"$opreport" --session-dir="$dir/acc.op" --folded 2>/dev/null |
+		awk -v pl="$places" 'BEGIN { n = split(pl, p, " ") }
+		{ for (i = 1; i <= n; i++) if (index(";" $1 ";", ";" p[i] ";")) { got[p[i]] += $2; break } }
+		END { for (q in got) print q, got[q] }' >"$dir/acc.o1"
+fi
+# One tool's shares ($1: "place us" lines) against the truth ($2).
+shares() {
+	awk 'FNR == NR { t[$1] = $2; tsum += $2; next }
+		/^place=/ { split($0, w, /[ =]/); name = w[2]; tr[name] = w[4]; trsum += w[4]; order[++n] = name }
+		END { for (i = 1; i <= n; i++) { p = order[i]
+			a = trsum ? tr[p] / trsum * 100 : 0; b = tsum ? t[p] / tsum * 100 : 0
+			printf "%-16s %12d %7.2f%% %12d %7.2f%% %+7.2f\n", p, tr[p], a, t[p], b, b - a } }' "$1" "$2"
+}
 echo "accuracy, places mode $secs s: share of the three places' blocked time"
-printf '%-16s %12s %8s %12s %8s %8s\n' place truth_us truth bpftrace_us bpftrace diff
-awk 'FNR == NR { bt[$1] = $2; btsum += $2; next }
-	/^place=/ { split($0, w, /[ =]/); name = w[2]; tr[name] = w[4]; trsum += w[4]; order[++n] = name }
-	END { for (i = 1; i <= n; i++) { p = order[i]
-		a = trsum ? tr[p] / trsum * 100 : 0; b = btsum ? bt[p] / btsum * 100 : 0
-		printf "%-16s %12d %7.2f%% %12d %7.2f%% %+7.2f\n", p, tr[p], a, bt[p], b, b - a } }' \
-	"$dir/acc.bt" "$dir/acc.work"
+printf '%-16s %12s %8s %12s %8s %7s\n' place truth_us truth bpftrace_us bpftrace diff
+shares "$dir/acc.bt" "$dir/acc.work"
+if [ $has_offcpu = 1 ]; then
+	printf '%-16s %12s %8s %12s %8s %7s\n' place truth_us truth operf_us operf diff
+	shares "$dir/acc.o1" "$dir/acc.opwork"
+fi
