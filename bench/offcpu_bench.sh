@@ -18,6 +18,13 @@
 # the places mode, each place's share of the blocked time against the
 # program's own timing.
 #
+# With FLOOR=1, perf record runs that take the cost apart (no report):
+#   perf:dummy   a dummy event on the workload's threads (their perf
+#                context switched with them)
+#   perf:tp      + sched_switch filtered to blocking switches, 1 in 10000
+#   perf:sw      a dummy event with --switch-events (a record per switch)
+#   perf:tp+sw   both: what operf's OFF_CPU asks for at a large N
+#
 # Usage: offcpu_bench.sh BUILD [SECONDS] [REPEATS]
 #   env PAIRS (1), RATE (0), OPERF_N (the Ns after 1, "100"; the first is
 #   the continuous default's, held against the 0.5% budget),
@@ -132,6 +139,22 @@ run() {
 		bytes=$(stat -c %s "$o.data")
 		rm -f "$o.data"
 		;;
+	perf:*)
+		local ev=(-e dummy)
+		case $c in
+		perf:tp) ev=(-e sched:sched_switch --filter 'prev_state != 0' -c 10000) ;;
+		perf:sw) ev=(-e dummy --switch-events) ;;
+		perf:tp+sw) ev=(-e sched:sched_switch --filter 'prev_state != 0' -c 10000 --switch-events) ;;
+		esac
+		# shellcheck disable=SC2046
+		/usr/bin/time -f '%U %S' -o "$o.time" perf record -q --no-bpf-event --buildid-mmap \
+			"${ev[@]}" -o "$o.data" -- "$work" $(wl_args) >"$o.work" 2>"$o.err" ||
+			{ tail -3 "$o.err" >&2; die "perf record failed"; }
+		tool=$(awk -v t="$(tcpu "$o.time")" -v w="$(kv "$o.work" cpu_s)" \
+			'BEGIN { printf "%.3f", t - w }')
+		bytes=$(stat -c %s "$o.data")
+		rm -f "$o.data"
+		;;
 	operf:*)
 		local n=${c#operf:}
 		# shellcheck disable=SC2046
@@ -155,6 +178,7 @@ if [ $has_offcpu = 1 ]; then
 	configs+=(operf:1)
 	for n in $opns; do configs+=("operf:$n"); done
 fi
+[ -n "$FLOOR" ] && configs+=(perf:dummy perf:tp perf:sw perf:tp+sw)
 n=${#configs[@]}
 for ((r = 0; r < reps; r++)); do
 	for ((k = 0; k < n; k++)); do
@@ -189,6 +213,7 @@ for c in "${configs[@]}"; do
 	bpftrace) name="bpftrace offcputime" ;;
 	perf) name="perf record -g" ;;
 	operf:*) name="operf OFF_CPU:${c#operf:}" ;;
+	perf:*) name="perf record ${c#perf:}" ;;
 	esac
 	sd=- ca=- ma=-
 	if [ "$c" != none ]; then

@@ -122,8 +122,12 @@ static inline long raw_syscall4(long nr, long a, long b, long c, long d)
 }
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
-/* A place keeps its own name: no inlining, no ".constprop" clone. */
+/* A place keeps its own name: no inlining, no gcc ".constprop" clone. */
+#if defined(__clang__)
+#define PLACE static __attribute__((noinline))
+#else
 #define PLACE static __attribute__((noinline, noclone))
+#endif
 
 ALWAYS_INLINE void futex_wait(int *word, int val)
 {
