@@ -87,11 +87,30 @@ struct op_event const *op_event_find(struct op_event_set const *set,
  * minimum with --callgraph.
  */
 #define OP_EVENT_OFF_CPU "OFF_CPU"
+/* What its counts are, in report columns and lines (ASCII: columns
+ * are aligned by bytes) */
+#define OP_OFF_CPU_UNIT "us"
 /* its directory under events/ (not a cpu type) */
 #define OP_EVENTS_OFF_CPU_DIR "offcpu"
 static inline int op_event_is_off_cpu(char const *name)
 {
 	return name && !__builtin_strcmp(name, OP_EVENT_OFF_CPU);
+}
+
+/* The same for an event as sample files and stacks name it
+ * ("OFF_CPU.1.0"). */
+static inline int op_event_key_is_off_cpu(char const *key)
+{
+	return key && !__builtin_strncmp(key, OP_EVENT_OFF_CPU ".",
+					 sizeof(OP_EVENT_OFF_CPU));
+}
+
+/* What a report calls the counts of event name or key: "samples", or
+ * the off-CPU unit. */
+static inline char const *op_event_count_word(char const *name)
+{
+	return op_event_is_off_cpu(name) || op_event_key_is_off_cpu(name) ?
+		OP_OFF_CPU_UNIT : "samples";
 }
 
 /* The default event spec of a cpu type, e.g. "CPU_CLOCK:1000000". */

@@ -21,8 +21,14 @@ int opd_offcpu_event(struct perf_source_event *pe, uint64_t n)
 	char dir[256], err[512];
 	struct perf_tp_field f;
 	uint64_t id;
-	int rc = perf_tracefs_dir(dir, sizeof(dir), geteuid() == 0);
+	/* $OPROFILE_TRACEFS: tracefs mounted elsewhere (and for tests) */
+	char const *env = getenv("OPROFILE_TRACEFS");
+	int rc = 0;
 
+	if (env && *env)
+		snprintf(dir, sizeof(dir), "%s", env);
+	else
+		rc = perf_tracefs_dir(dir, sizeof(dir), geteuid() == 0);
 	if (rc) {
 		op_error("event %s needs tracefs, which is not mounted: run '%s'",
 			 OP_EVENT_OFF_CPU, PERF_TRACEFS_HINT);

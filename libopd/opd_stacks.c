@@ -158,9 +158,9 @@ void opd_stacks_add(struct opd_stacks *st, uint32_t tgid, int app,
 	if (n > OPD_TRACE_MAX)
 		n = OPD_TRACE_MAX;
 	s.nframes = (uint32_t)n;
-	stats->unwind_stop[stop < OP_UNWIND_NR ? stop : OP_UNWIND_BAD_FRAME]++;
+	stats->unwind_stop[stop < OP_UNWIND_NR ? stop : OP_UNWIND_BAD_FRAME] += weight;
 	if (event >= st->cfg->nr_events || !n || st->broken) {
-		stats->stack_dropped++;
+		stats->stack_dropped += weight;
 		return;
 	}
 	ret = record(st, &s, app, images, offsets, event, weight);
@@ -170,7 +170,7 @@ void opd_stacks_add(struct opd_stacks *st, uint32_t tgid, int app,
 		st->broken = true;
 	}
 	if (ret)
-		stats->stack_dropped++;
+		stats->stack_dropped += weight;
 	else
-		stats->stack_written++;
+		stats->stack_written += weight;
 }

@@ -29,7 +29,7 @@ void opd_stacks_free(struct opd_stacks *st);
  * samples): frames leaf first as (image id, offset) of
  * the core's images, app the process's image id, stop why the trace
  * ended. Counts it in stats (stack_written or stack_dropped, and its
- * stop reason).
+ * stop reason), weight times: the stats count what the files count.
  */
 void opd_stacks_add(struct opd_stacks *st, uint32_t tgid, int app,
 		    uint32_t stop, int const *images, uint64_t const *offsets,

@@ -74,6 +74,15 @@ char *pp_header_event_line(struct pp_events *ev, struct pp_class const *k)
 	char um[64];
 
 	pp_event_text(ev, k, &desc, &um_desc);
+	if (op_event_is_off_cpu(k->event))
+		return k->count == 1 ?
+			op_xasprintf("Off-CPU time (%s): time threads spent blocked off the "
+				     "cpu, in microseconds (" OP_OFF_CPU_UNIT "), not samples; "
+				     "every blocking switch recorded (count 1)", k->event) :
+			op_xasprintf("Off-CPU time (%s): time threads spent blocked off the "
+				     "cpu, in microseconds (" OP_OFF_CPU_UNIT "), not samples; "
+				     "1 in %d blocking switches recorded, each weighted by %d "
+				     "(count %d)", k->event, k->count, k->count, k->count);
 	if (k->has_header && k->header.cpu_type == CPU_TIMER_INT)
 		return op_xasprintf("Profiling through timer interrupt / "
 				    "software clock%s%s%s, count %d ns",

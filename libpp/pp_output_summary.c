@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "op_escape.h"
+#include "op_events.h"
 #include "op_message.h"
 #include "pp_header.h"
 #include "pp_output.h"
@@ -58,7 +59,8 @@ static void block_header(struct summary *s, char const *indent)
 	}
 	fprintf(s->out, "%s\n%s", s->o->diff ? "          |" : "", indent);
 	for (size_t c = 0; c < s->nr_classes; c++)
-		fputs("  samples|      %|", s->out);
+		fprintf(s->out, "%9s|      %%|",
+			op_event_count_word(s->r->classes->v[c].event));
 	fprintf(s->out, "%s\n%s", s->o->diff ? "   diff %|" : "", indent);
 	for (size_t i = 0; i < width; i++)
 		fputc('-', s->out);

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "op_escape.h"
+#include "op_events.h"
 #include "op_util.h"
 #include "pp_header.h"
 #include "pp_output.h"
@@ -119,7 +120,8 @@ static void titles(struct text *t)
 	if (t->o->show_vma || t->o->details)
 		field(out, "vma", W_VMA);
 	for (size_t c = 0; c < t->r->profile->nr_classes; c++) {
-		field(out, "samples", W_SAMPLES);
+		field(out, op_event_count_word(t->r->classes->v[c].event),
+		      W_SAMPLES);
 		field(out, "%", W_PERCENT);
 		if (t->o->accumulated) {
 			field(out, "cum. samples", W_CUM_SAMPLES);

@@ -24,6 +24,7 @@
 #include <zlib.h>
 
 #include "op_escape.h"
+#include "op_events.h"
 #include "op_file.h"
 #include "op_hashmap.h"
 #include "op_util.h"
@@ -163,8 +164,20 @@ static void add_types(struct pb *pb)
 	char *name = op_xstrdup(pb->st->event);
 	int64_t period;
 	bool clock = clock_event(pb->st->event, &period);
+	bool off_cpu = op_event_key_is_off_cpu(pb->st->event);
 
 	*strchr(name, '.') = '\0';
+	if (off_cpu) {
+		/* counts are blocked time in microseconds, not samples */
+		p->n_sample_type = 1;
+		p->sample_type = op_xcalloc(1, sizeof(*p->sample_type));
+		p->sample_type[0] = value_type("off-cpu", "microseconds", pb);
+		p->period_type = value_type("off-cpu", "microseconds", pb);
+		p->period = 1;
+		p->time_nanos = pb->st->start_time * 1000000000;
+		free(name);
+		return;
+	}
 	p->n_sample_type = clock ? 2 : 1;
 	p->sample_type = op_xcalloc(2, sizeof(*p->sample_type));
 	p->sample_type[0] = value_type("samples", "count", pb);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "op_escape.h"
+#include "op_events.h"
 #include "op_message.h"
 #include "op_util.h"
 #include "pp_invert.h"
@@ -113,8 +114,10 @@ int pp_procsum_build(struct pp_procsum *ps, struct pp_filelist const *files,
 
 		if (!ps->event) {
 			ps->event = op_xstrdup(n->event_name);
+			/* OFF_CPU counts microseconds: 1000 ns each */
 			ps->period_ns = is_clock(n->event_name) ?
-					(uint64_t)n->count : 0;
+					(uint64_t)n->count :
+					op_event_is_off_cpu(n->event_name) ? 1000 : 0;
 		}
 		if (strcmp(ps->event, n->event_name))
 			continue;
@@ -173,6 +176,8 @@ void pp_procsum_print(FILE *out, struct pp_procsum const *ps,
 	char *event = op_escape(ps->event);
 
 	fprintf(out, "Process summary (event %s%s)\n", event,
+		op_event_is_off_cpu(ps->event) ?
+		"; counts are microseconds off the cpu, time their seconds" :
 		ps->period_ns ? "; time = samples x period" :
 		": not a clock, no time");
 	free(event);
@@ -276,7 +281,9 @@ static void print_portion(FILE *out, char const *title,
 			"(no symbols)", base(p->v[i].image), t);
 		total += t;
 	}
-	fprintf(out, "  %s: %llu samples\n", title, (unsigned long long)total);
+	fprintf(out, "  %s: %llu %s\n", title, (unsigned long long)total,
+		files->n ? op_event_count_word(files->v[0].name.event_name) :
+		"samples");
 	if (n > 1)	/* a portion without samples has no rows (NULL) */
 		qsort(rows, n, sizeof(*rows), by_count);
 	for (size_t i = 0; i < n; i++) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "op_escape.h"
+#include "op_events.h"
 #include "op_stacks.h"
 #include "op_util.h"
 #include "pp_output.h"
@@ -48,9 +49,12 @@ static void header(FILE *out, struct pp_stacks const *st,
 	uint64_t stopped = 0;
 	char *event = op_escape(st->event);
 
-	fprintf(out, "Stacks of event %s: %" PRIu64 " samples, %zu stacks, "
+	fprintf(out, "Stacks of event %s: %" PRIu64 " %s, %zu stacks, "
 		"%zu distinct paths (root first)\n", event, st->total,
-		st->n, p->n);
+		op_event_count_word(st->event), st->n, p->n);
+	if (op_event_key_is_off_cpu(st->event))
+		fprintf(out, "Counts are off-CPU time in microseconds (" OP_OFF_CPU_UNIT
+			"), not samples: time threads spent blocked off the cpu\n");
 	free(event);
 	for (size_t i = 0; i < st->nr_stops; i++)
 		stopped += st->stops[i].count;
@@ -130,8 +134,8 @@ static void paths_into(FILE *out, struct pp_stacks const *st,
 		op_fputs_escaped(out, f->name);
 		fputs(" (", out);
 		op_fputs_escaped(out, *f->image ? f->image : "-");
-		fprintf(out, "): %" PRIu64 " samples (%.2f%%)\n", h[k].count,
-			share(h[k].count, p->total));
+		fprintf(out, "): %" PRIu64 " %s (%.2f%%)\n", h[k].count,
+			op_event_count_word(st->event), share(h[k].count, p->total));
 		for (size_t i = 0; i < p->n && rank < per; i++) {
 			if (!p->v[i].nr_funcs || leaf_of(&p->v[i]) != h[k].func)
 				continue;
@@ -152,7 +156,7 @@ void pp_stacks_report(FILE *out, struct pp_stacks const *st,
 	if (!o->no_header)
 		header(out, st, p, notes);
 	fprintf(out, "\nMost common paths (process: root -> ... -> leaf):\n");
-	fprintf(out, "  %-8s %8s  %s\n", "samples", "%", "path");
+	fprintf(out, "  %-8s %8s  %s\n", op_event_count_word(st->event), "%", "path");
 	for (size_t i = 0; i < p->n && shown(o, i, p->v[i].count, p->total);
 	     i++) {
 		fprintf(out, "  %-8" PRIu64 " %7.2f%%  ", p->v[i].count,

@@ -58,6 +58,7 @@ static struct poptOption const options[] = {
 	{ "until", 0, POPT_ARG_STRING, NULL, OPT_UNTIL, "... and before this UTC time", "YYYY-MM-DDTHH[:MM[:SS]]" },
 	{ "image-path", 'p', POPT_ARG_STRING, NULL, 'p', "directories to find binaries in by name", "dir,..." },
 	{ "root", 'R', POPT_ARG_STRING, NULL, 'R', "prefix of the sampled paths (sysroot)", "dir" },
+	{ "wall", 0, POPT_ARG_NONE, &opts.wall, 0, "wall-clock time per thread: on-CPU (a clock event's samples x period) beside off-CPU (OFF_CPU), in microseconds", NULL },
 	{ "processes", 0, POPT_ARG_NONE, &opts.processes, 0, "Prospect's process summary: samples and time per process, each one's user and kernel profile, the global kernel profile", NULL },
 	/* --stream: a recorded stream, any time window of it */
 	{ "stream", 0, POPT_ARG_STRING, NULL, OPT_STREAM, "report a recorded event stream (operf --record-stream) instead of a session; - for standard input", "file" },
@@ -272,11 +273,14 @@ int main(int argc, char const **argv)
 	rc = pp_spec_split_diff(nargs, args, first, count, err, sizeof(err));
 	if (rc < 0)
 		usage_error("%s", err);
+	if (opts.wall && rc)
+		usage_error("%s", "--wall takes one profile specification, not a differential one");
 	if (opts.processes && rc)
 		usage_error("%s", "--processes takes one profile specification, not a differential one");
 	if (opreport_stream_report(&run, nargs, args, rc != 0, &rc) < 0)
 		rc = opreport_stacks_wanted() ? opreport_stacks(&run, rc, first, count, args, nargs) :
 		     opts.processes ? opreport_processes(&run, nargs, args) :
+		     opts.wall ? opreport_wall(&run, nargs, args) :
 		     rc ? opreport_diff(&run, first, count, args) :
 		     opreport_single(&run, nargs, args);
 	pp_strlist_free(&run.include);

@@ -30,6 +30,7 @@ struct opreport_opts {
 	int reverse, exclude_dependent, no_header, accumulated;
 	int global_percent, xml, callgraph, version;
 	int processes;
+	int wall;		/* --wall: opreport_wall.c */
 	double threshold;
 	char *sort, *include, *exclude, *demangle, *merge, *output, *verbose;
 	char *session_dir, *image_path, *root;
@@ -100,6 +101,8 @@ int opreport_diff(struct run *run, int const first[2],
 /* --processes (opreport_processes.c): the refusals, then the report. */
 void opreport_processes_usage(void);
 int opreport_processes(struct run *run, int argc, char const *const *argv);
+/* --wall (opreport_wall.c): on-CPU and off-CPU time per thread. */
+int opreport_wall(struct run *run, int argc, char const *const *argv);
 
 /* --stacks, --folded, --pprof, --flame (opreport_stacks.c). */
 bool opreport_stacks_wanted(void);

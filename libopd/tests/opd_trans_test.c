@@ -476,6 +476,91 @@ static void test_opd_trans__random(void)
 	}
 }
 
+/* ESC WEIGHT: what the next sample, its arcs and its trace count. */
+static void w_sample(void *ctx, struct opd_transient const *t,
+		     unsigned long pc, unsigned long event)
+{
+	(void)event;
+	log_line(ctx, "S %#lx w%lu\n", pc, t->weight);
+}
+
+static void w_arc(void *ctx, struct opd_transient const *t,
+		  struct opd_frame const *caller, struct opd_frame const *callee)
+{
+	(void)callee;
+	log_line(ctx, "A %#lx w%lu\n", caller->pc, t->weight);
+}
+
+static void w_trace(void *ctx, struct opd_trace const *tr)
+{
+	log_line(ctx, "T w%lu\n", tr->t.weight);
+}
+
+static void w_error(void *ctx, uint64_t pos, char const *msg)
+{
+	(void)pos;
+	log_line(ctx, "E %s\n", msg);
+}
+
+static void test_opd_trans__weight(void)
+{
+	struct opd_sink sink = { .sample = w_sample, .arc = w_arc,
+				 .trace = w_trace, .error = w_error };
+	struct word_buffer wb;
+	struct opd_trans dec;
+	static struct log l;
+
+	opd_words_init(&wb);
+	sw_cpu(&wb, 0);
+	sw_ctx(&wb, 1, 0, 1);
+	sw_kernel(&wb);
+	sw_esc(&wb, OP_CODE_WEIGHT);
+	opd_words_push(&wb, 500);
+	opd_words_push2(&wb, 0x10, 0);
+	/* only the next sample */
+	opd_words_push2(&wb, 0x20, 0);
+	/* a trace: its arcs and its whole stack count the weight */
+	sw_esc(&wb, OP_CODE_WEIGHT);
+	opd_words_push(&wb, 7);
+	sw_esc(&wb, OP_CODE_TRACE_BEGIN);
+	opd_words_push2(&wb, 0x30, 0);
+	opd_words_push2(&wb, 0x40, 0);
+	sw_esc(&wb, OP_CODE_UNWIND_STOP);
+	opd_words_push(&wb, 0);
+	/* 0 and too heavy: errors, the next sample counts 1 */
+	sw_esc(&wb, OP_CODE_WEIGHT);
+	opd_words_push(&wb, 0);
+	opd_words_push2(&wb, 0x50, 0);
+	sw_esc(&wb, OP_CODE_WEIGHT);
+	opd_words_push(&wb, ~0UL);
+	opd_words_push2(&wb, 0x60, 0);
+	/* a weight before a sample dropped (no task after a cpu switch)
+	 * is that sample's, not the next one's */
+	sw_esc(&wb, OP_CODE_WEIGHT);
+	opd_words_push(&wb, 9);
+	sw_cpu(&wb, 1);
+	sw_kernel(&wb);
+	opd_words_push2(&wb, 0x70, 0);
+	sw_ctx(&wb, 1, 0, 1);
+	opd_words_push2(&wb, 0x80, 0);
+	memset(&l, 0, sizeof(l));
+	sink.ctx = &l;
+	opd_trans_init(&dec, &sink, "test");
+	/* word by word: a weight split from its sample is the same */
+	for (size_t i = 0; i < wb.len; i++)
+		opd_trans_feed(&dec, wb.w + i, 1);
+	opd_trans_finish(&dec);
+	check_log(&l, "S 0x10 w500\nS 0x20 w1\nS 0x30 w7\nA 0x40 w7\nT w7\n"
+		  "E sample weight 0 out of range 1..4294967295\nS 0x50 w1\n"
+		  "E sample weight 18446744073709551615 out of range 1..4294967295\n"
+		  "S 0x60 w1\nE sample before its task is known\nS 0x80 w1\n",
+		  "ESC WEIGHT counts for the next sample, its arcs and its trace only");
+	check(dec.stats.weighted == 2, "two weighted samples counted (%llu)",
+	      (unsigned long long)dec.stats.weighted);
+	opd_trans_free(&dec);
+	opd_words_free(&wb);
+}
+
 int main(void)
 {
 	op_set_progname("opd_trans_test");
@@ -487,6 +572,7 @@ int main(void)
 	test_opd_trans__unwind_stop();
 	test_opd_trans__redefine();
 	test_opd_trans__count();
+	test_opd_trans__weight();
 	test_opd_trans__random();
 	return check_done();
 }
