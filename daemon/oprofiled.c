@@ -141,6 +141,7 @@ static int run(struct daemon *d)
 		d->opt.callgraph);
 	log_fd_limit(d);
 	rotate_setup(d);
+	fleet_setup(d);
 	/*
 	 * Only now is the starting process let go: what the daemon says at
 	 * start is in the log when `oprofiled` returns, not written later
