@@ -74,6 +74,8 @@ void rotate_setup(struct daemon *d);
 
 /* oprofiled_fleet.c */
 void fleet_setup(struct daemon *d);
+/* queue session name for the shipper; fleet_closed also starts it */
+void fleet_queue(struct daemon *d, char const *name);
 void fleet_closed(struct daemon *d, char const *name);
 void fleet_poll(struct daemon *d);
 

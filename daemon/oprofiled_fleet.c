@@ -113,7 +113,7 @@ void fleet_setup(struct daemon *d)
 		shipper_start(d);	/* what an earlier daemon left spooled */
 }
 
-void fleet_closed(struct daemon *d, char const *name)
+void fleet_queue(struct daemon *d, char const *name)
 {
 	char *dir, *rel;
 	int fd;
@@ -132,5 +132,12 @@ void fleet_closed(struct daemon *d, char const *name)
 	else
 		close(fd);
 	free(rel);
+}
+
+void fleet_closed(struct daemon *d, char const *name)
+{
+	if (!fleet_on(d))
+		return;
+	fleet_queue(d, name);
 	shipper_start(d);
 }

@@ -9,8 +9,41 @@ OPFLEET=$B/pp/opfleet
 PATH=$B/pp:$PATH
 FLEET=$S/fleet
 ch_require
-# after the daemon (lib.sh's cleanup), the servers
-CLEANUP_MORE=ch_stop_all
+# after the daemon (lib.sh's cleanup): the proxy and the servers
+PROXY_PID=
+fleet_cleanup() {
+	[ -z "$PROXY_PID" ] || kill "$PROXY_PID" 2>/dev/null
+	ch_stop_all
+}
+CLEANUP_MORE=fleet_cleanup
+
+# proxy_start SERVER: tests/control/fleet_proxy.py in front of SERVER:
+# $PROXY_URL, its log $PROXY_LOG; proxy_mode MODE... says what it does
+proxy_start() {
+	PROXY_MODE=$T/proxy.mode
+	PROXY_LOG=$T/proxy.log
+	echo forward >"$PROXY_MODE"
+	python3 "$abs_top_srcdir/tests/control/fleet_proxy.py" "$(ch_port "$1" 1)" \
+		"$T/proxy.port" "$PROXY_MODE" "$PROXY_LOG" &
+	PROXY_PID=$!
+	wait_for test -s "$T/proxy.port" || fail "the proxy did not start"
+	PROXY_URL=http://127.0.0.1:$(cat "$T/proxy.port")
+}
+proxy_mode() { echo "$*" >"$PROXY_MODE"; }
+
+# the fault tests' daemon: a session a second, 100 Hz a cpu (the machine
+# is shared: a light load keeps the rings from overflowing)
+fleet_daemon_start() {
+	ctl --rotate=1s --event=CPU_CLOCK:10000000 "$@" --start >"$T/out" 2>&1 ||
+		{ cat "$T/out"; fail "--start failed"; }
+}
+
+# rows of attempts no manifest row names: what a cut upload leaves
+orphan_uploads() {
+	fleet_sql "$1" "SELECT count(DISTINCT upload_id) FROM oprofile.samples
+		WHERE (session_id, upload_id) NOT IN
+		(SELECT session_id, upload_id FROM oprofile.sessions)"
+}
 
 # fleet_conf URL [MORE LINES]: the settings file the daemon and opcontrol
 # read ($OPROFILE_CONFIG), shipping to URL as web1 with two labels
