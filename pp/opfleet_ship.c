@@ -422,8 +422,9 @@ static int symbolise(struct shipper *s, char const *name, struct rows *r,
 	}
 	op_set_message_sink(NULL, NULL);
 	if (quiet_warnings)
-		op_info("session '%s': %u warnings while symbolising it left out (opreport -l says them)",
-			name, quiet_warnings);
+		op_info("session '%s': %u warning%s while symbolising it left out (opreport -l says %s)",
+			name, quiet_warnings, quiet_warnings == 1 ? "" : "s",
+			quiet_warnings == 1 ? "it" : "them");
 	/* the manifest row: its events' names, the first one's count */
 	fleet_buf_add(&r->manifest, r->pre.p, r->pre.len);
 	{
@@ -515,6 +516,15 @@ static void queue_done(struct shipper const *s, char const *name)
 	free(qdir);
 }
 
+static void said_drop(void *arg, char const *session_id, uint64_t bytes,
+		      int too_big)
+{
+	(void)arg;
+	op_warn("the spool is full: session '%s' (%" PRIu64 " bytes) dropped%s",
+		session_id, bytes, too_big ? ", alone larger than fleet_spool_size" :
+		", the oldest");
+}
+
 /* Every queued session into the spool. */
 static void spool_queue(struct shipper *s)
 {
@@ -536,7 +546,8 @@ static void spool_queue(struct shipper *s)
 			s->c.unsymbolised++;
 		} else if (fleet_spool_add(&s->spool, session_id, &r.samples,
 					   &r.stacks, &r.manifest,
-					   &s->c.dropped, err, sizeof(err))) {
+					   &s->c.dropped, said_drop, NULL,
+					   err, sizeof(err))) {
 			/* the queue entry stays: the next shipper tries again */
 			failed(s, err);
 			rows_free(&r);
