@@ -183,12 +183,15 @@ static void ids_free(struct ids *ids)
 	free(ids->hex);
 }
 
-/* A session name the shipper takes: what rotation and --save make. */
+/* A session name the shipper takes: what rotation makes and what a
+ * plain --save=NAME is; a profile specification takes it as itself (no
+ * glob, no ".." range, no ',' list, no '/' path). */
 static bool name_ok(char const *name)
 {
 	size_t len = strlen(name);
 
-	if (!len || len > 200 || name[0] == '.' || !strcmp(name, OP_CURRENT_SESSION))
+	if (!len || len > 200 || name[0] == '.' || strstr(name, "..") ||
+	    !strcmp(name, OP_CURRENT_SESSION))
 		return false;
 	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			    "0123456789_-.:+") == len;

@@ -5,6 +5,8 @@
 # is sent, the sessions wait in the queue and the spool; put right, the
 # file is read at the next rotation and every session reaches the fleet
 # exactly once. A password in fleet_url is refused before anything starts.
+# A session saved under a hostile name (a glob, a range, an escape
+# sequence) is not shipped, and said escaped.
 # The password is never in the log, the stats, the spool, a command line
 # or opcontrol --status.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
@@ -58,6 +60,19 @@ ctl --shutdown >/dev/null || fail "--shutdown failed"
 wait_shipped 60 || { test_show "$FLEET/stats"; fail "the spool was not emptied in 60 s"; }
 check_exactly_once one
 check_no_sample_lost
+
+step "a session saved under a hostile name"
+EVIL=$(printf 'x*..\033[2J')
+fleet_daemon_start
+"$SPIN" 0.5
+ctl --save="$EVIL" >/dev/null || fail "--save of a hostile name failed"
+ctl --shutdown >/dev/null || fail "--shutdown failed"
+wait_shipped 60 || { test_show "$FLEET/stats"; fail "the spool was not emptied in 60 s"; }
+check_eq "$(fleet_stat unsymbolised)" 1 "it is not shipped: counted unsymbolised"
+check_grep "$S/samples/oprofiled.log" "session 'x\\*\\.\\.\\\\x1b\\[2J': not a name the fleet takes" \
+	"the log names it, escaped"
+check_no_grep "$S/samples/oprofiled.log" "$(printf '\033')" "no raw escape byte in the log"
+CHECK_WHAT="the others still, every session" check_exactly_once one $(closed_sessions | grep -vxF "$EVIL")
 ctl --status >"$T/status" 2>&1
 grep -rl -- "$CH_SHIP_PW" "$S" "$T/status" >"$T/leaks" 2>/dev/null
 check_no_grep "$T/leaks" "." "the password is in no file of the session directory (log, stats, spool) nor in --status"
