@@ -659,6 +659,22 @@ static void run(struct shipper *s)
 	}
 }
 
+/* SESSION/rel made (0700) if missing; a directory, not a link to one
+ * planted there (the spool would be written wherever it points). */
+static int fleet_dir(struct shipper const *s, char const *rel)
+{
+	char *p = fleet_path(s, rel);
+	struct stat st;
+	int ret = 0;
+
+	if (mkdir(p, 0700) && errno != EEXIST)
+		ret = op_error_errno("cannot create '%s'", p);
+	else if (lstat(p, &st) || !S_ISDIR(st.st_mode))
+		ret = op_error("'%s' is not a directory (a symbolic link?): nothing shipped", p);
+	free(p);
+	return ret;
+}
+
 static _Noreturn void ship_usage(char const *why)
 {
 	fprintf(stderr, "opfleet: %s\nusage: opfleet ship [--session-dir DIR]\n", why);
@@ -696,16 +712,8 @@ int opfleet_ship(int argc, char **argv)
 		op_info("no fleet_url in '%s': nothing to ship", op_settings_config_path());
 		return 0;
 	}
-	p = fleet_path(&s, OP_FLEET_DIR);
-	if (mkdir(p, 0700) && errno != EEXIST) {
-		op_error_errno("cannot create '%s'", p);
-		free(p);
+	if (fleet_dir(&s, OP_FLEET_DIR) || fleet_dir(&s, OP_FLEET_QUEUE))
 		return 1;
-	}
-	free(p);
-	p = fleet_path(&s, OP_FLEET_QUEUE);
-	mkdir(p, 0700);
-	free(p);
 	p = fleet_path(&s, OP_FLEET_SPOOL);
 	if (fleet_spool_open(&s.spool, p, s.set.spool_size, err, sizeof(err))) {
 		free(p);

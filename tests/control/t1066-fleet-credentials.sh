@@ -6,7 +6,8 @@
 # file is read at the next rotation and every session reaches the fleet
 # exactly once. A password in fleet_url is refused before anything starts.
 # A session saved under a hostile name (a glob, a range, an escape
-# sequence) is not shipped, and said escaped.
+# sequence) is not shipped, and said escaped. A symbolic link planted as
+# the spool is refused: nothing is written where it points.
 # The password is never in the log, the stats, the spool, a command line
 # or opcontrol --status.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
@@ -60,6 +61,17 @@ ctl --shutdown >/dev/null || fail "--shutdown failed"
 wait_shipped 60 || { test_show "$FLEET/stats"; fail "the spool was not emptied in 60 s"; }
 check_exactly_once one
 check_no_sample_lost
+
+step "a link planted for the spool"
+mkdir "$T/elsewhere"
+rm -rf "$FLEET/spool"
+ln -s "$T/elsewhere" "$FLEET/spool"
+fleet_daemon_start
+"$SPIN" 1.5
+ctl --shutdown >/dev/null || fail "--shutdown failed"
+check_grep "$S/samples/oprofiled.log" "spool '$FLEET/spool': not a directory" "the shipper refuses a spool that is a link"
+check_eq "$(ls -A "$T/elsewhere" | wc -l | tr -d ' ')" 0 "and writes nothing where it points"
+rm -f "$FLEET/spool"
 
 step "a session saved under a hostile name"
 EVIL=$(printf 'x*..\033[2J')
