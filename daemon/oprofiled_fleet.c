@@ -141,3 +141,24 @@ void fleet_closed(struct daemon *d, char const *name)
 	fleet_queue(d, name);
 	shipper_start(d);
 }
+
+/* At exit, with the daemon's statistics: the shipper's counters so far
+ * (SESSION/fleet/stats; a shipper may still be at work). */
+void fleet_log_stats(struct daemon *d)
+{
+	char *path;
+	struct op_kv st = { 0 };
+	char const *keys[] = { "spool_entries", "spool_bytes", "dropped",
+			       "uploaded", "already_shipped", "failures",
+			       "unsymbolised" };
+
+	if (!fleet_on(d))
+		return;
+	path = op_session_path(d->session_dir, OP_FLEET_STATS);
+	if (op_kv_read(&st, path) == 0)
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			log_msg("statistic fleet_%s %s", keys[i],
+				op_kv_get(&st, keys[i]) ? op_kv_get(&st, keys[i]) : "0");
+	op_kv_free(&st);
+	free(path);
+}

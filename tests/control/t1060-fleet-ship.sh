@@ -31,6 +31,7 @@ check_no_sample_lost
 check_eq "$(fleet_stat uploaded)" "$n" "stats: every closed session uploaded"
 check_eq "$(fleet_stat failures)/$(fleet_stat dropped)/$(fleet_stat spool_entries)" "0/0/0" \
 	"stats: no failure, nothing dropped, the spool empty"
+check_grep "$S/samples/oprofiled.log" "statistic fleet_uploaded [0-9]" "the daemon's statistics at exit say the fleet's"
 
 step "what the rows say"
 check_eq "$(fleet_sql one "SELECT DISTINCT host, labels FROM oprofile.samples FORMAT TabSeparated")" \
