@@ -230,8 +230,8 @@ struct rows {
 	uint64_t nr_samples, nr_stacks, total;
 };
 
-static void samples_row(struct rows *r, struct shipper const *s,
-			int64_t start, int64_t end, struct pp_class const *cls,
+static void samples_row(struct rows *r, int64_t start, int64_t end,
+			struct pp_class const *cls,
 			char const *app, char const *image, char const *bid,
 			char const *symbol, uint64_t offset, uint64_t n)
 {
@@ -253,7 +253,6 @@ static void samples_row(struct rows *r, struct shipper const *s,
 	fleet_tsv_eol(b);
 	r->nr_samples++;
 	r->total += n;
-	(void)s;
 }
 
 /* Whole stacks of the session (when it kept them), outermost frame first. */
@@ -403,13 +402,13 @@ static int symbolise(struct shipper *s, char const *name, struct rows *r,
 
 				if (!n)
 					continue;
-				samples_row(r, s, start, end, cls, app, e->image,
+				samples_row(r, start, end, cls, app, e->image,
 					    bid, e->symbol, e->details[k].vma, n);
 				in_details += n;
 			}
 			/* what no detail holds still counts, at the symbol */
 			if (in_details < e->counts[c])
-				samples_row(r, s, start, end, cls, app, e->image,
+				samples_row(r, start, end, cls, app, e->image,
 					    bid, e->symbol, e->vma,
 					    e->counts[c] - in_details);
 		}
