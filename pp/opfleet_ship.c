@@ -624,6 +624,51 @@ static int lock_fleet(struct shipper const *s)
 	return fd;
 }
 
+/*
+ * Read the settings file and the credentials (again: before each retry,
+ * so that a password put right or a URL changed applies to the shipper
+ * at work) and open the client. 0, or -1 (said, and kept as last_error):
+ * the shipper stops, the spool waits for the next one.
+ */
+static int connect_fleet(struct shipper *s)
+{
+	struct fleet_http_opts ho = { 0 };
+	struct fleet_settings set;
+	struct fleet_http h;
+	struct op_kv conf;
+	char err[4096];
+
+	if (op_settings_config_read(&conf) < 0)
+		return -1;
+	fleet_settings_get(&conf, &set);
+	if (!set.url) {
+		op_info("no fleet_url in '%s': nothing to ship", op_settings_config_path());
+		fleet_settings_free(&set);
+		op_kv_free(&conf);
+		return -1;
+	}
+	ho.ca_file = set.ca;
+	ho.timeout_ms = (long)set.timeout_s * 1000;
+	if (fleet_http_open(&h, set.url, set.credentials, &ho, err, sizeof(err))) {
+		failed(s, err);
+		fleet_settings_free(&set);
+		op_kv_free(&conf);
+		return -1;
+	}
+	if (s->http.curl)
+		fleet_http_close(&s->http);
+	fleet_settings_free(&s->set);
+	op_kv_free(&s->conf);
+	s->http = h;
+	fleet_cred_clear(&h.cred);
+	s->set = set;
+	s->conf = conf;
+	s->target.http = &s->http;
+	s->target.database = s->set.database;
+	s->target.cluster = s->set.cluster != NULL;
+	return 0;
+}
+
 /* Until the queue and the spool are empty; another shipper at work: out. */
 static void run(struct shipper *s)
 {
@@ -644,6 +689,11 @@ static void run(struct shipper *s)
 				sleep(backoff);
 				backoff = backoff * 2 > BACKOFF_MAX_S ?
 					  BACKOFF_MAX_S : backoff * 2;
+				if (connect_fleet(s)) {
+					stats_write(s);
+					close(lock);
+					return;
+				}
 			} else {
 				backoff = 1;
 			}
@@ -687,7 +737,6 @@ int opfleet_ship(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct shipper s = { 0 };
-	struct fleet_http_opts ho = { 0 };
 	char const *dir = NULL;
 	char err[4096], *p;
 	int c;
@@ -705,7 +754,8 @@ int opfleet_ship(int argc, char **argv)
 		return 1;
 	if (!dir)
 		dir = op_kv_get(&s.conf, "session_dir");
-	s.session_dir = dir ? dir : OP_SESSION_DIR_DEFAULT;
+	/* a copy: the settings are read again before each retry */
+	s.session_dir = op_xstrdup(dir ? dir : OP_SESSION_DIR_DEFAULT);
 	fleet_settings_get(&s.conf, &s.set);
 	if (!s.set.url) {
 		op_info("no fleet_url in '%s': nothing to ship", op_settings_config_path());
@@ -721,22 +771,16 @@ int opfleet_ship(int argc, char **argv)
 	}
 	free(p);
 	stats_load(&s);
-	ho.ca_file = s.set.ca;
-	ho.timeout_ms = (long)s.set.timeout_s * 1000;
-	if (fleet_http_open(&s.http, s.set.url, s.set.credentials, &ho, err,
-			    sizeof(err))) {
-		/* bad credentials: no retry helps; the spool waits */
-		failed(&s, err);
+	if (connect_fleet(&s)) {
+		/* bad credentials: the next rotation's shipper tries again */
 		stats_write(&s);
 		return 1;
 	}
-	s.target.http = &s.http;
-	s.target.database = s.set.database;
-	s.target.cluster = s.set.cluster != NULL;
 	run(&s);
 	fleet_http_close(&s.http);
 	fleet_spool_close(&s.spool);
 	fleet_settings_free(&s.set);
 	op_kv_free(&s.conf);
+	free((char *)s.session_dir);
 	return 0;
 }

@@ -54,8 +54,16 @@ chown nobody "$CRED"
 refused "not owned by root" "a file of another user"
 check_grep "$S/samples/oprofiled.log" "rotated: session" "the daemon rotated all along"
 
-step "put right"
+step "a wrong password"
 chown root "$CRED"
+printf 'user = ship\npassword = not-%s\n' "$CH_SHIP_PW" >"$CRED"
+wait_for grep -q "^last_error='$(ch_url one)': HTTP [0-9]*: .*[Pp]assword" "$FLEET/stats" &&
+	[ "$(fleet_stat uploaded)" = 0 ] &&
+	test_ok "the server's refusal is quoted, nothing sent" ||
+	{ test_show "$FLEET/stats"; test_not_ok "a wrong password was not refused"; }
+
+step "put right"
+cp "$CH_DIR/ship.cred" "$CRED"
 "$SPIN" 1.5
 ctl --shutdown >/dev/null || fail "--shutdown failed"
 wait_shipped 60 || { test_show "$FLEET/stats"; fail "the spool was not emptied in 60 s"; }
