@@ -61,6 +61,7 @@ static void shutdown_daemon(struct daemon *d)
 	opd_retention_wait(&d->retain);
 	log_msg("exiting; statistics:");
 	opd_stats_log(opd_core_stats(d->core), d->opt.verbose);
+	fleet_log_stats(d);
 	log_msg("received since start %llu samples; %u sessions rotated",
 		(unsigned long long)(d->total_received +
 				     opd_core_stats(d->core)->received),
@@ -97,8 +98,13 @@ static int run(struct daemon *d)
 	d->lock_pid = getpid();
 	if (log_open(d) < 0)
 		goto fail_unlock;
-	if (d->opt.rotate)
-		opd_rotation_leftover(d->session_dir);
+	if (d->opt.rotate) {
+		char saved[64];
+
+		opd_rotation_leftover(d->session_dir, saved, sizeof(saved));
+		if (saved[0])
+			fleet_queue(d, saved);	/* fleet_setup ships it */
+	}
 	if (opd_options_save(&d->opt, &d->cfg) < 0)
 		goto fail_unlock;
 	if (!d->opt.no_daemon) {
@@ -141,6 +147,7 @@ static int run(struct daemon *d)
 		d->opt.callgraph);
 	log_fd_limit(d);
 	rotate_setup(d);
+	fleet_setup(d);
 	/*
 	 * Only now is the starting process let go: what the daemon says at
 	 * start is in the log when `oprofiled` returns, not written later
