@@ -648,19 +648,19 @@ int op_jitdump_read_mem(struct op_jitdump *d, void const *buf, size_t len,
 			       err, errlen);
 }
 
+static int load_at_or_below(void const *elem, void const *key)
+{
+	return ((struct op_jitdump_load const *)elem)->addr <=
+	       *(uint64_t const *)key;
+}
+
 struct op_jitdump_load const *op_jitdump_find(struct op_jitdump const *d,
 					      uint64_t addr)
 {
-	size_t lo = 0, hi = d->n;
+	/* the last load starting at or below addr */
+	size_t lo = op_partition_point(d->v, d->n, sizeof(d->v[0]),
+				       load_at_or_below, &addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->v[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo && addr - d->v[lo - 1].addr < d->v[lo - 1].size)
 		return &d->v[lo - 1];
 	return NULL;
