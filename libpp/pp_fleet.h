@@ -118,6 +118,20 @@ int pp_fleet_stacks(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 		    struct pp_fleet_info *info, struct pp_strlist *notes,
 		    char *err, size_t errlen);
 
+/*
+ * opannotate --fleet: the profile of fs with details (opts: symbols and
+ * details set) and, per image whose rows name one build found here (its
+ * binary at its path, else its debug file by build-id: opts->locate, the
+ * debug directories, debuginfod), its functions in a (pp_annotate.h).
+ * Images not annotated are noted. 0, or -1 with err.
+ */
+struct pp_annotation;
+int pp_fleet_annotate(struct pp_fleet *f, struct pp_fleet_spec const *fs,
+		      struct pp_populate_opts const *opts,
+		      struct pp_annotation *a, struct pp_profile *p,
+		      struct pp_classes *classes, struct pp_fleet_info *info,
+		      struct pp_strlist *notes, char *err, size_t errlen);
+
 /* The header lines of a fleet report ("Fleet: URL", hosts and sessions,
  * time range, missing shards) into lines. */
 void pp_fleet_header(struct pp_fleet const *f,
