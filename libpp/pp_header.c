@@ -121,6 +121,8 @@ void pp_header_write(FILE *out, struct pp_classes const *c)
  * rows came from, then each event as its rows name it. */
 static void fleet_header(FILE *out, struct pp_report const *r)
 {
+	struct pp_strlist seen = { 0 };
+
 	for (size_t i = 0; i < r->fleet->n; i++)
 		pp_output_line(out, "Fleet: ", r->fleet->v[i]);
 	for (size_t i = 0; i < r->classes->n; i++) {
@@ -128,9 +130,13 @@ static void fleet_header(FILE *out, struct pp_report const *r)
 					  r->classes->v[i].event,
 					  r->classes->v[i].count);
 
-		pp_output_line(out, "", line);
+		if (!pp_strlist_has(&seen, line)) {
+			pp_output_line(out, "", line);
+			pp_strlist_add(&seen, line);
+		}
 		free(line);
 	}
+	pp_strlist_free(&seen);
 }
 
 /* Header lines and notes: what was counted, and what went wrong. */
