@@ -29,6 +29,7 @@ static void name_shards(struct pp_fleet const *f, char *err, size_t errlen)
 	size_t len = 0;
 	FILE *out = open_memstream(&names, &len);
 	size_t n = 0;
+	unsigned last = 0;
 
 	if (!out)
 		op_die("out of memory");
@@ -36,9 +37,12 @@ static void name_shards(struct pp_fleet const *f, char *err, size_t errlen)
 		struct pp_fleet_shard const *s = &f->shard_addrs[i];
 		char *paren = op_xasprintf("(%s)", s->addr);
 
-		if (strstr(msg, paren))
+		/* a shard is listed by name and by address: named once */
+		if (s->num != last && strstr(msg, paren)) {
 			fprintf(out, "%sshard %u (%s)", n++ ? ", " : "",
 				s->num, s->addr);
+			last = s->num;
+		}
 		free(paren);
 	}
 	fclose(out);

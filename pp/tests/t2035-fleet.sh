@@ -1,0 +1,249 @@
+#!/bin/sh
+# opreport --fleet against real ClickHouse servers (tests/lib/clickhouse.sh,
+# the schema made by opfleet create). Three "hosts" record real sessions
+# on this machine (opcontrol with stacks, funcs.c runs of different
+# lengths); their rows are loaded as the shipper does (samples and stacks
+# rows with one upload_id, then the manifest row; tests/fleetrows writes
+# them with libfleet's writer). Then:
+#   - --fleet -l equals the local -l of the three sessions merged, count
+#     for count, and the header counts 3 hosts, 3 sessions;
+#   - rows of an upload without its manifest row, and a session uploaded
+#     twice, change nothing;
+#   - { host:a } { host:b } equals the local "{ session:a } { session:b }";
+#   - a label (service:web), host globs and a session: time range select
+#     as the local sessions they stand for;
+#   - --pprof read by go tool pprof -top has the --folded total; --flame
+#     renders and zooms in headless Chromium;
+#   - a two-shard cluster gives the same -l as one server, and with one
+#     shard stopped the report fails naming that shard;
+#   - the reader's password is in no output and no message.
+# Needs root and perf_event_open (live_session), clickhouse-server.
+. "$SRCDIR/tests/lib.sh"
+. "${abs_top_srcdir:?}/tests/lib/clickhouse.sh"
+: "${abs_top_builddir:?}"
+FLEETROWS=$abs_top_builddir/pp/tests/fleetrows
+OPFLEET=$abs_top_builddir/pp/opfleet
+live_session
+ch_require
+test_cleanup_hook() {
+	[ -n "${S:-}" ] && [ -f "$S/lock" ] && ctl --shutdown >/dev/null 2>&1
+	ch_stop_all
+	:
+}
+test_fail_hook() {
+	local f
+	for f in "$tmp"/*.err; do
+		[ -s "$f" ] && { test_note "${f##*/}:"; sed 's/^/#   /' "$f"; }
+	done
+	:
+}
+OPROFILE_CONFIG=$tmp/no-settings.conf
+export OPROFILE_CONFIG
+
+$CC -O2 -g -fno-omit-frame-pointer -fno-inline -o "$tmp/funcs" \
+	"$SRCDIR/tests/funcs.c" || fail "cannot build funcs.c"
+
+# --- three hosts' sessions, recorded for real ------------------------------
+mkdir -p "$tmp/all/samples"
+record() {
+	local h=$1 n=$2
+	SD=$tmp/sd_$h
+	S=$SD
+	ctl_start --event=CPU_CLOCK:150000 --callgraph=32
+	"$tmp/funcs" "$n" >/dev/null || fail "the workload failed"
+	ctl --dump || fail "opcontrol --dump failed"
+	ctl --shutdown || fail "opcontrol --shutdown failed"
+	cp -a "$SD/samples/current" "$tmp/all/samples/$h" ||
+		fail "cannot copy session $h"
+}
+record a 150000000
+record b 300000000
+record c 100000000
+
+# --- the servers -----------------------------------------------------------
+ch_start one
+ch_cluster duo
+"$OPFLEET" create --url "$(ch_url one)" --credentials "$CH_DIR/ship.cred" \
+	>"$tmp/create.out" 2>"$tmp/create.err" || fail "opfleet create (one server)"
+"$OPFLEET" create --url "$(ch_url duo1)" --url "$(ch_url duo2)" --cluster duo \
+	--credentials "$CH_DIR/ship.cred" >"$tmp/create2.out" 2>"$tmp/create2.err" ||
+	fail "opfleet create (cluster)"
+
+# insert SERVER TABLE FILE: rows as the ship user (synchronously on a cluster)
+insert() {
+	curl -sS --fail-with-body --max-time 30 -u "ship:$CH_SHIP_PW" \
+		--data-binary @"$3" \
+		"$(ch_url "$1")/?insert_distributed_sync=1&query=INSERT%20INTO%20oprofile.$2%20FORMAT%20TabSeparated" \
+		>"$tmp/insert.out" 2>&1 || { cat "$tmp/insert.out"; fail "insert into $2 on $1"; }
+}
+
+# load SERVER HOST LABELS START UPLOAD_ID [nomanifest]: the host's session
+# as the shipper sends it: samples, stacks, then the manifest row
+load() {
+	local srv=$1 h=$2 labels=$3 start=$4 up=$5 end prefix total
+	end=$(date -u -d "$start UTC + 1 hour" '+%F %T')
+	prefix=$(printf '%s\t%s\t%s\t%s/%s\t%s\t%s\t%s' "${start% *}" "$h" \
+		"$labels" "$h" "${start% *}T${start#* }" "$up" "$start" "$end")
+	total=$("$FLEETROWS" "$tmp/sd_$h" "$prefix" "$tmp/$h.samples" \
+		"$tmp/$h.stacks" 2>"$tmp/fleetrows.err") || fail "fleetrows $h"
+	insert "$srv" samples "$tmp/$h.samples"
+	insert "$srv" stacks "$tmp/$h.stacks"
+	[ "${6:-}" = nomanifest ] && return 0
+	printf '%s\tCPU_CLOCK\t150000\t%s\t%s\t%s\t%s\n' "$prefix" \
+		"$(wc -l <"$tmp/$h.samples")" "$(wc -l <"$tmp/$h.stacks")" \
+		"$total" "$end" >"$tmp/$h.manifest"
+	insert "$srv" sessions "$tmp/$h.manifest"
+}
+
+for srv in one duo1; do
+	load $srv a "['service=web','zone=eu']" '2026-11-26 10:00:00' 1001
+	load $srv b "['service=web']" '2026-11-26 11:00:00' 1002
+	load $srv c "['service=db']" '2026-11-26 12:00:00' 1003
+done
+# an upload that died half way (no manifest row), and c sent twice
+load one a "['service=web','zone=eu']" '2026-11-26 10:00:00' 17 nomanifest
+load one c "['service=db']" '2026-11-26 12:00:00' 2003
+
+# fleet SERVER OUT ARGS...: opreport --fleet as the read user
+fleet() {
+	local srv=$1 out=$2
+	shift 2
+	"$OPREPORT" --fleet="$(ch_url "$srv")" \
+		--fleet-credentials="$CH_DIR/read.cred" "$@" >"$out" 2>"$out.err"
+}
+# local OUT ARGS...: opreport on the three sessions
+local_report() {
+	local out=$1
+	shift
+	"$OPREPORT" --session-dir="$tmp/all" "$@" >"$out" 2>"$out.err" ||
+		fail "opreport $*"
+}
+# norm FILE: "count|image [app] symbol" per row name, summed, sorted
+norm() {
+	awk '/^[0-9]/ { k = ""; for (i = 3; i <= NF; i++) k = k " " $i; s[k] += $1 }
+	     END { for (k in s) print s[k] "|" k }' "$1" | sort
+}
+norm_diff() {
+	awk '/^[0-9]/ { k = ""; for (i = 6; i <= NF; i++) k = k " " $i
+			a[k] += $1; b[k] += $3 }
+	     END { for (k in a) print a[k] " " b[k] "|" k }' "$1" | sort
+}
+total() { awk '/^[0-9]/ { s += $1 } END { print s + 0 }' "$1"; }
+
+# --- -l: the sum of the hosts' sessions --------------------------------------
+local_report "$tmp/local.l" -l session:a,b,c
+fleet one "$tmp/fleet.l" -l || fail "opreport --fleet -l failed"
+check_grep "$tmp/fleet.l" "^Fleet: fleet report from $(ch_url one) \\(database oprofile\\): 3 hosts, 3 sessions, 2026-11-26T10:00:00Z to 2026-11-26T13:00:00Z" \
+	"the header: a fleet report, its URL, hosts, sessions and time range"
+check_eq "$(norm "$tmp/fleet.l" | wc -l)" "$(norm "$tmp/local.l" | wc -l)" \
+	"as many rows as the local report ($(norm "$tmp/local.l" | wc -l))"
+norm "$tmp/local.l" >"$tmp/local.n"
+norm "$tmp/fleet.l" >"$tmp/fleet.n"
+test_cmp "$tmp/local.n" "$tmp/fleet.n" \
+	"--fleet -l equals the local -l of the three sessions, count for count"
+check_grep "$tmp/fleet.l" " alpha$" "the workload's functions by name"
+check_eq "$(total "$tmp/fleet.l")" "$(total "$tmp/local.l")" \
+	"the same total (the half-done upload and the second one of c count nothing)"
+check_no_grep "$tmp/fleet.l" "$CH_READ_PW" "no password in the report"
+
+# the image summary too
+local_report "$tmp/local.s" session:a,b,c
+fleet one "$tmp/fleet.s" || fail "opreport --fleet failed"
+norm "$tmp/local.s" >"$tmp/local.sn"
+norm "$tmp/fleet.s" >"$tmp/fleet.sn"
+test_cmp "$tmp/local.sn" "$tmp/fleet.sn" "the image summary equals the local one"
+
+# --- a differential between hosts --------------------------------------------
+local_report "$tmp/local.d" -l "{" session:a "}" "{" session:b "}"
+fleet one "$tmp/fleet.d" -l "{" host:a "}" "{" host:b "}" ||
+	fail "opreport --fleet { host:a } { host:b } failed"
+norm_diff "$tmp/local.d" >"$tmp/local.dn"
+norm_diff "$tmp/fleet.d" >"$tmp/fleet.dn"
+test_cmp "$tmp/local.dn" "$tmp/fleet.dn" \
+	"{ host:a } { host:b } equals the local diff of the two sessions"
+check_grep "$tmp/fleet.d" "^Fleet: new: .* 1 host, 1 session" "each side's header"
+
+# --- labels, globs, time ranges ----------------------------------------------
+local_report "$tmp/local.ab" -l session:a,b
+fleet one "$tmp/fleet.web" -l service:web || fail "service:web"
+check_eq "$(total "$tmp/fleet.web")" "$(total "$tmp/local.ab")" "service:web is hosts a and b"
+fleet one "$tmp/fleet.eu" -l service:web zone:eu || fail "two labels"
+local_report "$tmp/local.a" -l session:a
+check_eq "$(total "$tmp/fleet.eu")" "$(total "$tmp/local.a")" "service:web zone:eu is host a"
+fleet one "$tmp/fleet.glob" -l "host:[ab]" || fail "a host glob"
+check_eq "$(total "$tmp/fleet.glob")" "$(total "$tmp/local.ab")" "host:[ab] is hosts a and b"
+fleet one "$tmp/fleet.time" -l session:2026-11-26T10..T12 || fail "a time range"
+check_eq "$(total "$tmp/fleet.time")" "$(total "$tmp/local.ab")" "session:2026-11-26T10..T12 is hosts a and b"
+fleet one "$tmp/fleet.since" -l --since=2026-11-26T11 --until=2026-11-26T12 || fail "--since"
+local_report "$tmp/local.b" -l session:b
+check_eq "$(total "$tmp/fleet.since")" "$(total "$tmp/local.b")" "--since/--until select host b"
+fleet one "$tmp/fleet.none" -l host:nosuch
+check_eq $? 1 "no host of that name: exit 1"
+check_grep "$tmp/fleet.none.err" "no session shipped to .* matches the specification" "and why"
+fleet one "$tmp/fleet.tid" -l tid:3
+check_eq $? 2 "tid: is refused (the rows keep no threads)"
+check_grep "$tmp/fleet.tid.err" "do not keep 'tid:'" "by name"
+
+# --- -X -----------------------------------------------------------------------
+fleet one "$tmp/fleet.x" -X || fail "opreport --fleet -X failed"
+if command -v xmllint >/dev/null; then
+	test_expect "-X is valid against doc/opreport.xsd" \
+		xmllint --noout --schema "$abs_top_srcdir/doc/opreport.xsd" "$tmp/fleet.x"
+fi
+check_grep "$tmp/fleet.x" "<!-- fleet: fleet report from" "-X says it is a fleet report"
+
+# --- stacks: --folded, --pprof, --flame --------------------------------------
+fleet one "$tmp/fleet.folded" --folded || fail "opreport --fleet --folded failed"
+local_report "$tmp/local.folded" --folded session:a,b,c
+check_eq "$(awk '{ s += $NF } END { print s + 0 }' "$tmp/fleet.folded")" \
+	"$(awk '{ s += $NF } END { print s + 0 }' "$tmp/local.folded")" \
+	"--folded: the fleet's stacks sum to the local ones"
+check_grep "$tmp/fleet.folded" "^funcs;.*main;alpha [0-9]" "a stack into alpha through main"
+fleet one "$tmp/fleet.pp" --pprof="$tmp/fleet.pb.gz" || fail "opreport --fleet --pprof failed"
+test_expect "--pprof writes a gzip file" gzip -t "$tmp/fleet.pb.gz"
+if command -v go >/dev/null 2>&1; then
+	export GOCACHE=$tmp/gocache GOPATH=$tmp/gopath GOFLAGS=-mod=mod \
+		GOPROXY=off GOTOOLCHAIN=local HOME=$tmp PPROF_TMPDIR=$tmp/pprof
+	go tool pprof -top -nodecount=100000 -nodefraction=0 -edgefraction=0 \
+		-symbolize=none -sample_index=samples "$tmp/fleet.pb.gz" \
+		>"$tmp/top" 2>"$tmp/top.err" || fail "go tool pprof cannot read the fleet's profile"
+	check_grep "$tmp/top" "of $(awk '{ s += $NF } END { print s + 0 }' "$tmp/fleet.folded") total" \
+		"go tool pprof -top: the --folded total"
+	check_grep "$tmp/top" " alpha$" "go tool pprof -top names alpha"
+else
+	test_note "go (golang-go) not installed: go tool pprof checks skipped"
+fi
+fleet one "$tmp/fleet.fl" --flame="$tmp/fleet.html" || fail "opreport --fleet --flame failed"
+if command -v chromium >/dev/null && command -v python3 >/dev/null; then
+	python3 "$SRCDIR/tests/flame_cdp.py" "$tmp/fleet.html" "$tmp/fleet.png" \
+		--click alpha --search alpha >"$tmp/cdp" 2>&1
+	rc=$?
+	if [ "$rc" -eq 77 ]; then
+		test_note "chromium cannot start: the flame page is not driven"
+	else
+		while IFS= read -r line; do
+			case $line in
+			"ok "*) test_ok "fleet flame: ${line#ok }" ;;
+			"not ok "*) test_not_ok "fleet flame: ${line#not ok }" ;;
+			*) echo "# $line" ;;
+			esac
+		done <"$tmp/cdp"
+	fi
+else
+	test_note "no chromium: the flame page is not driven"
+fi
+
+# --- a two-shard cluster -----------------------------------------------------
+fleet duo1 "$tmp/duo.l" -l || fail "opreport --fleet -l on the cluster failed"
+check_grep "$tmp/duo.l" "^Fleet: cluster 'duo': 2 shards, all answered" "the cluster in the header"
+norm "$tmp/duo.l" >"$tmp/duo.n"
+test_cmp "$tmp/fleet.n" "$tmp/duo.n" "the cluster's -l equals one server's"
+check_grep "$tmp/duo.l" "3 hosts, 3 sessions" "all three hosts across the shards"
+ch_kill duo2
+fleet duo1 "$tmp/duo.down" -l
+check_eq $? 1 "a shard down: the report fails"
+check_grep "$tmp/duo.down.err" "error: shard 2 \\(127.0.0.1:$(ch_port duo2 2)\\) of cluster 'duo' did not answer: .*HTTP 500" \
+	"and names the shard that did not answer"
+check_no_grep "$tmp/duo.down" "." "no partial report on stdout"
+check_no_grep "$tmp/duo.down.err" "$CH_READ_PW" "no password in the message"
+test_done
