@@ -126,14 +126,14 @@ int pp_fleet_annotate(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 		char const *image = r.field[0], *ids = r.field[1];
 		char *path;
 
+		if (image[0] != '/')
+			continue;      /* kernel images and regions: no file */
 		if (!*ids || strchr(ids, ' ')) {
 			pp_note(notes, "'%s': the rows name %s: not annotated",
 				image, *ids ? "several builds (choose one host "
 				"or time range)" : "no build-id");
 			continue;
 		}
-		if (image[0] != '/')
-			continue;      /* kernel images and regions: no file */
 		path = build_file(image, ids, opts->locate, notes);
 		if (path)
 			annotate_image(p, image, path, a, notes);

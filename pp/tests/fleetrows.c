@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "fleet_tsv.h"
+#include "op_build_id.h"
 #include "pp_run.h"
 #include "pp_stacks.h"
 
@@ -25,6 +26,11 @@ static void samples_rows(struct fleet_buf *b, char const *prefix,
 {
 	for (size_t i = 0; i < p->n; i++) {
 		struct pp_entry const *e = &p->v[i];
+		char id[OP_BUILD_ID_HEX_MAX] = "";
+
+		/* the build-id of the binary at the path, as the host has it */
+		if (e->image[0] != '/' || op_build_id_of(e->image, id))
+			id[0] = '\0';
 
 		for (size_t d = 0; d < e->nr_details; d++) {
 			for (size_t k = 0; k < c->n; k++) {
@@ -41,7 +47,7 @@ static void samples_rows(struct fleet_buf *b, char const *prefix,
 				fleet_tsv_tab(b);
 				fleet_tsv_str(b, e->image);
 				fleet_tsv_tab(b);
-				fleet_tsv_str(b, "");
+				fleet_tsv_str(b, id);
 				fleet_tsv_tab(b);
 				fleet_tsv_str(b, e->symbol);
 				fleet_tsv_tab(b);
