@@ -220,12 +220,21 @@ static int fleet(struct run *run, int argc, char const *const *argv)
 				       &run->annotation, &run->r.profile,
 				       &run->r.classes, &info,
 				       &run->annotation.notes, err, sizeof(err));
-	if (rc)
+	if (rc) {
 		op_error("%s", err);
-	else
+	} else {
+		/* the header says where the samples come from, first */
+		struct pp_strlist lines = { 0 };
+
+		pp_fleet_header(&conn.fleet, &info, &lines);
+		for (size_t i = 0; i < run->annotation.notes.n; i++)
+			pp_strlist_add(&lines, run->annotation.notes.v[i]);
+		pp_strlist_free(&run->annotation.notes);
+		run->annotation.notes = lines;
 		rc = pp_annotate_write(stdout, &run->annotation,
 				       run->r.profile.totals, &run->r.classes,
 				       &run->annotate);
+	}
 	pp_fleet_disconnect(&conn);
 	pp_locate_free(&locate);
 	pp_fleet_spec_free(&fs);
