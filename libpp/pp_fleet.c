@@ -59,6 +59,7 @@ int pp_fleet_ask(struct pp_fleet *f, char const *sql, char **body,
 	size_t len = 0;
 
 	*body = NULL;
+	pp_fleet_rows_init(rows, "", 0);
 	if (f->query(f->query_arg, sql, body, &len, err, errlen)) {
 		free(*body);
 		*body = NULL;
@@ -106,6 +107,7 @@ static int load_shards(struct pp_fleet *f, char *err, size_t errlen)
 			f->nr_shards = (unsigned)num;
 	}
 	free(body);
+	pp_fleet_rows_free(&r);
 	if (!rc && !f->nr_shards) {
 		snprintf(err, errlen, "the tables of '%s' are Distributed over "
 			 "cluster '%s', which the server does not know",
@@ -156,6 +158,7 @@ int pp_fleet_open(struct pp_fleet *f, char *err, size_t errlen)
 	if (rc > 0 && !strncmp(r.field[0], "Distributed(", 12))
 		f->cluster = cluster_of(r.field[0]);
 	free(body);
+	pp_fleet_rows_free(&r);
 	if (rc <= 0)
 		return -1;
 	if (!f->cluster)
@@ -181,6 +184,7 @@ static int check_skip(struct pp_fleet *f, char *err, size_t errlen)
 		rc = -1;
 	}
 	free(body);
+	pp_fleet_rows_free(&r);
 	return rc;
 }
 
@@ -292,6 +296,7 @@ int pp_fleet_info_read(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 	for (int i = 0; rc > 0 && i < 4; i++)
 		rc = pp_fleet_u64(&r, i, &v[i], err, errlen) ? -1 : 1;
 	free(body);
+	pp_fleet_rows_free(&r);
 	if (rc < 0)
 		return -1;
 	*info = (struct pp_fleet_info){ v[0], v[1], (time_t)v[2],
@@ -392,6 +397,7 @@ static int read_images(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 	}
 	fclose(lo);
 	free(body);
+	pp_fleet_rows_free(&r);
 	if (!rc && !nr_in) {
 		snprintf(err, errlen, "no samples on '%s' match the "
 			 "specification (%zu images left out by it)", f->url,
@@ -488,6 +494,7 @@ static int read_rows(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 			pp_entry_add_detail(&p->v[e], offset, (int)cls, n);
 	}
 	free(body);
+	pp_fleet_rows_free(&r);
 	return rc < 0 ? -1 : 0;
 }
 

@@ -140,5 +140,6 @@ int pp_fleet_annotate(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 		free(path);
 	}
 	free(body);
+	pp_fleet_rows_free(&r);
 	return rc < 0 ? -1 : 0;
 }

@@ -91,84 +91,55 @@ void pp_fleet_sql_glob(FILE *out, char const *glob)
 	free(re);
 }
 
-void pp_fleet_rows_init(struct pp_fleet_rows *r, char *body, size_t len)
+void pp_fleet_rows_init(struct pp_fleet_rows *r, char const *body,
+			size_t len)
 {
 	memset(r, 0, sizeof(*r));
 	r->p = body;
 	r->end = body + len;
 }
 
-static int unescape(char *s, char *err, size_t errlen, size_t row)
+void pp_fleet_rows_free(struct pp_fleet_rows *r)
 {
-	char *out = s;
-
-	for (char *p = s; *p; p++) {
-		char c = *p;
-
-		if (c == '\\') {
-			switch (*++p) {
-			case 't': c = '\t'; break;
-			case 'n': c = '\n'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case '\\': c = '\\'; break;
-			case '\'': c = '\''; break;
-			case '0':
-				snprintf(err, errlen, "row %zu of the answer "
-					 "has a NUL byte in a name", row);
-				return -1;
-			default:
-				snprintf(err, errlen, "row %zu of the answer "
-					 "has a bad escape", row);
-				return -1;
-			}
-		}
-		*out++ = c;
-	}
-	*out = '\0';
-	return 0;
+	for (size_t i = 0; i < PP_FLEET_MAX_FIELDS; i++)
+		fleet_buf_free(&r->buf[i]);
 }
 
 int pp_fleet_rows_next(struct pp_fleet_rows *r, size_t nr, char *err,
 		       size_t errlen)
 {
-	char *nl, *p;
+	size_t n = 0;
 
 	if (r->p >= r->end)
 		return 0;
 	r->row++;
-	nl = memchr(r->p, '\n', r->end - r->p);
-	if (!nl || memchr(r->p, '\0', nl - r->p)) {
-		snprintf(err, errlen, "row %zu of the answer is %s", r->row,
-			 nl ? "not text" : "cut short");
-		return -1;
-	}
-	*nl = '\0';
-	p = r->p;
-	r->p = nl + 1;
-	r->nr_fields = 0;
 	for (;;) {
-		char *tab = strchr(p, '\t');
+		struct fleet_buf *b = &r->buf[n];
 
-		if (r->nr_fields == sizeof(r->field) / sizeof(r->field[0])) {
-			r->nr_fields++;
-			break;
+		if (n == nr || n == PP_FLEET_MAX_FIELDS) {
+			snprintf(err, errlen, "row %zu of the answer does not "
+				 "have %zu fields", r->row, nr);
+			return -1;
 		}
-		r->field[r->nr_fields++] = p;
-		if (!tab)
+		if (fleet_tsv_field(&r->p, r->end, b)) {
+			snprintf(err, errlen, "row %zu of the answer has a bad "
+				 "escape or is cut short", r->row);
+			return -1;
+		}
+		if (memchr(b->p, '\0', b->len)) {
+			snprintf(err, errlen, "row %zu of the answer has a NUL "
+				 "byte in a name", r->row);
+			return -1;
+		}
+		r->field[n++] = b->p;
+		if (r->p[-1] == '\n')
 			break;
-		*tab = '\0';
-		p = tab + 1;
 	}
-	if (r->nr_fields != nr) {
+	if (n != nr) {
 		snprintf(err, errlen, "row %zu of the answer does not have %zu "
 			 "fields", r->row, nr);
 		return -1;
 	}
-	for (size_t i = 0; i < nr; i++)
-		if (unescape(r->field[i], err, errlen, r->row))
-			return -1;
 	return 1;
 }
 

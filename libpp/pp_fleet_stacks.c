@@ -179,24 +179,29 @@ static int take_row(struct load *l, struct pp_fleet_rows *r, char *err,
 {
 	struct pp_stacks *st = l->st;
 	struct pp_sstack *s;
-	char *frames[4096], *offs = r->field[2], *save = NULL, *app;
+	char *frames[4096], *text, *save = NULL, *app;
+	char const *offs = r->field[2];
 	size_t n = 0;
 	uint64_t count;
 
 	if (pp_fleet_u64(r, 3, &count, err, errlen))
 		return -1;
-	for (char *t = strtok_r(r->field[1], " ", &save); t;
+	text = op_xstrdup(r->field[1]);
+	for (char *t = strtok_r(text, " ", &save); t;
 	     t = strtok_r(NULL, " ", &save)) {
 		if (n == sizeof(frames) / sizeof(frames[0]) || unhex(t)) {
 			snprintf(err, errlen, "row %zu of the answer: a stack "
 				 "with a bad frame or over %zu frames", r->row,
 				 sizeof(frames) / sizeof(frames[0]));
+			free(text);
 			return -1;
 		}
 		frames[n++] = t;
 	}
-	if (!n || !count)
+	if (!n || !count) {
+		free(text);
 		return 0;
+	}
 	/* not separated by application: the root's image names it */
 	app = *r->field[0] ? op_xstrdup(r->field[0]) :
 	      op_xasprintf("%.*s", (int)strcspn(frames[0], "\t"), frames[0]);
@@ -209,10 +214,13 @@ static int take_row(struct load *l, struct pp_fleet_rows *r, char *err,
 	free(app);
 	/* the rows are root first, a stack leaf first */
 	for (size_t i = 0; i < n; i++) {
-		uint64_t off = strtoull(offs, &offs, 10);
+		char *end;
+		uint64_t off = strtoull(offs, &end, 10);
 
+		offs = end;
 		s->frames[n - 1 - i] = frame_of(l, frames[i], off);
 	}
+	free(text);
 	st->total += count;
 	return 0;
 }
@@ -252,6 +260,7 @@ static int choose_event(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 		}
 	}
 	free(body);
+	pp_fleet_rows_free(&r);
 	if (!rc && !*event) {
 		snprintf(err, errlen, "no stacks shipped to '%s' match the "
 			 "specification", f->url);
@@ -286,6 +295,7 @@ static int read_stacks(struct pp_fleet *f, struct load *l, char const *event,
 	while (rc >= 0 && (rc = pp_fleet_rows_next(&r, 4, err, errlen)) > 0)
 		rc = take_row(l, &r, err, errlen) ? -1 : 0;
 	free(body);
+	pp_fleet_rows_free(&r);
 	return rc < 0 ? -1 : 0;
 }
 

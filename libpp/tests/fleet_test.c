@@ -55,6 +55,7 @@ static int rows_of(char const *text, size_t nf, char *err, size_t errlen,
 		n++;
 	}
 	free(body);
+	pp_fleet_rows_free(&r);
 	return rc < 0 ? -1 : n;
 }
 
@@ -67,7 +68,7 @@ static void test_fleet__rows(void)
 	check_str(first, "a\tb\\", "escapes undone");
 	check_int(rows_of("a\t1\nc\t2", 2, err, sizeof(err), NULL), -1,
 		  "a row without its newline");
-	check_contains(err, "row 2 of the answer is cut short", "said");
+	check_contains(err, "row 2 of the answer has a bad escape or is cut short", "said");
 	check_int(rows_of("a\t1\t3\n", 2, err, sizeof(err), NULL), -1,
 		  "a field too many");
 	check_int(rows_of("a\n", 2, err, sizeof(err), NULL), -1,
