@@ -311,8 +311,12 @@ int pp_fleet_info_read(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 
 /* --- the profile ------------------------------------------------------- */
 
-/* The application column: '' (not separated) is the image itself. */
-#define APP_SQL "if(app = '', image, app)"
+/* The application column: '' (not separated) is the image itself, and
+ * so is every application with --merge=lib. */
+static char const *app_sql(struct pp_populate_opts const *o)
+{
+	return o->merge_lib ? "image" : "if(app = '', image, app)";
+}
 
 /* Whether the local filters keep (app, image) (pp_files.c's keep()). */
 static bool image_kept(struct pp_spec const *s, bool exclude_dependent,
@@ -360,6 +364,7 @@ static void add_class(struct pp_classes *c, char const *event, int count)
 /* (event, count) and (app, image) present; the pairs kept go into the
  * IN list of the report's query (NULL: all of them). */
 static int read_images(struct pp_fleet *f, struct pp_fleet_spec const *fs,
+		       struct pp_populate_opts const *o,
 		       bool exclude_dependent, struct pp_classes *c,
 		       char **in_list, char *err, size_t errlen)
 {
@@ -371,7 +376,8 @@ static int read_images(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 
 	if (!out || !(lo = open_memstream(&list, &llen)))
 		op_die("out of memory");
-	fputs("SELECT event, event_count, " APP_SQL " AS a, image FROM ", out);
+	fprintf(out, "SELECT event, event_count, %s AS a, image FROM ",
+		app_sql(o));
 	fprintf(out, "%s.samples", f->database);
 	pp_fleet_where(out, f, fs);
 	fputs(" GROUP BY event, event_count, a, image FORMAT TabSeparated", out);
@@ -463,8 +469,8 @@ static int read_rows(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 	if (!out)
 		op_die("out of memory");
 	fprintf(out, "SELECT %s, sum(samples) FROM (SELECT event, event_count, "
-		APP_SQL " AS a, image, symbol, offset, samples FROM %s.samples",
-		by, f->database);
+		"%s AS a, image, symbol, offset, samples FROM %s.samples",
+		by, app_sql(o), f->database);
 	pp_fleet_where(out, f, fs);
 	if (in_list)
 		fprintf(out, " AND (a, image) IN (%s)", in_list);
@@ -510,8 +516,8 @@ int pp_fleet_profile(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 	memset(p, 0, sizeof(*p));
 	memset(classes, 0, sizeof(*classes));
 	if (pp_fleet_info_read(f, fs, info, err, errlen) ||
-	    read_images(f, fs, exclude_dependent, classes, &in_list, err,
-			errlen))
+	    read_images(f, fs, opts, exclude_dependent, classes, &in_list,
+			err, errlen))
 		return -1;
 	p->nr_classes = classes->n;
 	rc = read_rows(f, fs, opts, in_list, p, classes, err, errlen);

@@ -95,11 +95,13 @@ record c 100000000 service=db
 OPROFILE_CONFIG=$tmp/no-settings.conf
 export OPROFILE_CONFIG
 
-# the local report before anything else reads the rows, and again after:
-# an image whose binary changed meanwhile (another program rebuilt on this
-# shared machine) is named differently by the two, and left out of the
-# row-by-row comparisons (its total still counts)
-"$OPREPORT" --session-dir="$tmp/all" -l session:a,b,c >"$tmp/local.l0" 2>/dev/null ||
+# The shipper named each host's samples when it shipped them; the local
+# reports here name them later. On this shared machine other tests' and
+# builds' programs come and go meanwhile: an image whose binary is gone or
+# changed (the local report says so), or is named differently by the local
+# report before and after the rest of the test, is left out of the
+# row-by-row comparisons (its total still counts).
+"$OPREPORT" --session-dir="$tmp/all" -l session:a,b,c >"$tmp/local.l0" 2>"$tmp/local.l0.err" ||
 	fail "opreport -l session:a,b,c"
 
 # insert SERVER TABLE FILE: rows as the ship user
@@ -162,9 +164,14 @@ total() { awk '/^[0-9]/ { s += $1 } END { print s + 0 }' "$1"; }
 local_report "$tmp/local.l" -l session:a,b,c
 norm "$tmp/local.l0" >"$tmp/local.n0"
 norm "$tmp/local.l" >"$tmp/local.n1"
-diff "$tmp/local.n0" "$tmp/local.n1" | sed -n 's/^[<>] [0-9]*| \([^ ]*\) .*/\1/p' |
-	sort -u >"$tmp/unstable"
-[ -s "$tmp/unstable" ] && test_note "binaries changed during the test, rows not compared: $(tr '\n' ' ' <"$tmp/unstable")"
+{
+	diff "$tmp/local.n0" "$tmp/local.n1" | sed -n 's/^[<>] [0-9]*| \([^ ]*\) .*/\1/p'
+	# the binaries the local reports could not use: their base names
+	grep -h -e 'cannot find binary' -e 'has changed since' -e 'not the binary that was sampled' \
+		"$tmp/local.l0.err" "$tmp/local.l.err" |
+		grep -o "'/[^']*'" | sed "s|.*/||; s|'||g; s| .*||"
+} | sort -u >"$tmp/unstable"
+[ -s "$tmp/unstable" ] && test_note "binaries gone or changed since they were shipped, rows not compared: $(tr '\n' ' ' <"$tmp/unstable")"
 fleet one "$tmp/fleet.l" -l || fail "opreport --fleet -l failed"
 check_grep "$tmp/fleet.l" "^Fleet: fleet report from $(ch_url one) \\(database oprofile\\): 3 hosts, 3 sessions, ${t0%T*}T[0-9:]*Z to [0-9T:-]*Z$" \
 	"the header: a fleet report, its URL, hosts, sessions and time range"
@@ -186,6 +193,23 @@ fleet one "$tmp/fleet.s" || fail "opreport --fleet failed"
 norm "$tmp/local.s" >"$tmp/local.sn"
 norm "$tmp/fleet.s" >"$tmp/fleet.sn"
 test_cmp "$tmp/local.sn" "$tmp/fleet.sn" "the image summary equals the local one"
+
+# --merge=lib: libraries no longer under their applications, as locally
+local_report "$tmp/local.m" -l --merge=lib session:a,b,c
+fleet one "$tmp/fleet.m" -l --merge=lib || fail "opreport --fleet --merge=lib failed"
+norm "$tmp/local.m" >"$tmp/local.mn"
+norm "$tmp/fleet.m" >"$tmp/fleet.mn"
+test_cmp "$tmp/local.mn" "$tmp/fleet.mn" "--merge=lib equals the local one"
+check_no_grep "$tmp/fleet.m" "app name" "--merge=lib: no application column"
+
+# the reader's credentials from the settings file's fleet_credentials
+printf 'fleet_credentials = %s\n' "$CH_DIR/read.cred" >"$tmp/reader.conf"
+OPROFILE_CONFIG=$tmp/reader.conf "$OPREPORT" --fleet="$(ch_url one)" -l \
+	>"$tmp/fleet.conf" 2>"$tmp/fleet.conf.err"
+check_eq "$?/$(total "$tmp/fleet.conf")" "0/$(total "$tmp/fleet.l")" \
+	"credentials from the settings file's fleet_credentials"
+"$OPREPORT" --fleet="$(ch_url one)" -l >"$tmp/fleet.nocred" 2>"$tmp/fleet.nocred.err"
+check_eq $? 1 "without credentials the server refuses the reader"
 
 # --- a differential between hosts --------------------------------------------
 local_report "$tmp/local.d" -l "{" session:a "}" "{" session:b "}"
