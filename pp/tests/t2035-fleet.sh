@@ -172,7 +172,9 @@ norm "$tmp/local.l" >"$tmp/local.n1"
 		grep -o "'/[^']*'" | sed "s|.*/||; s|'||g; s| .*||"
 } | sort -u >"$tmp/unstable"
 [ -s "$tmp/unstable" ] && test_note "binaries gone or changed since they were shipped, rows not compared: $(tr '\n' ' ' <"$tmp/unstable")"
+ms0=$(date +%s%N)
 fleet one "$tmp/fleet.l" -l || fail "opreport --fleet -l failed"
+ms=$((($(date +%s%N) - ms0) / 1000000))
 check_grep "$tmp/fleet.l" "^Fleet: fleet report from $(ch_url one) \\(database oprofile\\): 3 hosts, 3 sessions, ${t0%T*}T[0-9:]*Z to [0-9T:-]*Z$" \
 	"the header: a fleet report, its URL, hosts, sessions and time range"
 rows=$(norm "$tmp/local.l" | wc -l)
@@ -183,6 +185,7 @@ norm "$tmp/fleet.l" >"$tmp/fleet.n"
 test_cmp "$tmp/local.n" "$tmp/fleet.n" \
 	"--fleet -l equals the local -l of the three sessions, count for count"
 check_grep "$tmp/fleet.l" " alpha$" "the workload's functions by name"
+test_note "the server holds $(ch_query one read 'SELECT count() FROM oprofile.samples') samples rows; -l got its $(grep -c '^[0-9]' "$tmp/fleet.l") rows summed by the server, in $ms ms"
 check_eq "$(total "$tmp/fleet.l")" "$(total "$tmp/local.l")" \
 	"the same total (the half-done upload and the second one of c count nothing)"
 check_no_grep "$tmp/fleet.l" "$CH_READ_PW" "no password in the report"
