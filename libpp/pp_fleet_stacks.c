@@ -266,7 +266,12 @@ static int choose_event(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 			 "specification", f->url);
 		rc = -1;
 	}
-	return rc < 0 ? -1 : 0;
+	if (rc < 0) {
+		free(*event);
+		*event = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 static int read_stacks(struct pp_fleet *f, struct load *l, char const *event,
