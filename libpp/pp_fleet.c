@@ -61,10 +61,17 @@ int pp_fleet_ask(struct pp_fleet *f, char const *sql, char **body,
 	*body = NULL;
 	pp_fleet_rows_init(rows, "", 0);
 	if (f->query(f->query_arg, sql, body, &len, err, errlen)) {
+		size_t n = strlen(err);
+
 		free(*body);
 		*body = NULL;
 		if (f->cluster)
 			name_shards(f, err, errlen);
+		/* the client's bound on an answer (libfleet) */
+		if (strstr(err, "is larger than") && n + 1 < errlen)
+			snprintf(err + strlen(err), errlen - strlen(err),
+				 ": narrow the report (host:, session:, "
+				 "--since, image:)");
 		return -1;
 	}
 	pp_fleet_rows_init(rows, *body, len);

@@ -1,12 +1,17 @@
 /*
  * The fleet's whole stacks (see pp_fleet.h) made into the stack set that
- * --stacks, --folded, --pprof and --flame read (pp_stacks.h). The server
- * groups the stacks by application and frames; a frame is "image\tsymbol"
- * as the shipper named it, outermost first, so here a frame is one
- * (image, symbol) with the offset one of its samples had (pprof's
- * address). Frames travel hex-encoded: names are other machines' bytes,
- * and hex needs no array parser. Only one event: counts of two do not
- * add up (the first one, as locally; a note names the others).
+ * --stacks, --folded, --pprof and --flame read (pp_stacks.h). A frame is
+ * "image\tsymbol" as the shipper named it, so here a frame is one
+ * (image, symbol), with (for --pprof) the offset one of its samples had.
+ *
+ * Two queries: the distinct frames, each once with its cityHash64 as its
+ * id (hex-encoded: names are other machines' bytes, and hex needs no
+ * array parser), then the stacks grouped by application and frames, each
+ * as its frames' ids, outermost first. A busy machine's stacks repeat the
+ * same long names thousands of times: by id the answer is a fraction of
+ * the size. Two frames with one id are refused, as is an id the first
+ * answer did not give. Only one event: counts of two do not add up (the
+ * first one, as locally; a note names the others).
  */
 #include "config.h"
 
@@ -26,11 +31,21 @@ struct name_ent {
 	size_t idx;
 };
 
+/* A frame by its id (the server's cityHash64 of its name). */
+struct id_ent {
+	struct op_hashmap_entry ent;
+	uint64_t id;
+	size_t frame;
+};
+
+/* A frame's key before any stack gave it an offset. */
+#define NO_KEY UINT64_MAX
+
 struct load {
 	struct pp_stacks *st;
 	struct pp_fleet_spec const *fs;
 	bool lines;
-	struct op_hashmap frames, images, procs;
+	struct op_hashmap frames, images, procs, ids;
 	size_t alloc_images, alloc_frames, alloc_stacks, alloc_procs;
 };
 
@@ -112,7 +127,7 @@ static size_t func_of(struct load *l, size_t image, char const *sym)
 }
 
 /* The frame named text ("image\tsymbol"), made on first sight. */
-static size_t frame_of(struct load *l, char const *text, uint64_t offset)
+static size_t frame_of(struct load *l, char const *text)
 {
 	struct pp_stacks *st = l->st;
 	char const *tab = strchr(text, '\t');
@@ -127,11 +142,9 @@ static size_t frame_of(struct load *l, char const *text, uint64_t offset)
 			     text);
 	OP_ALLOC_GROW(st->frames, st->nr_frames + 1, l->alloc_frames);
 	f = &st->frames[st->nr_frames++];
-	*f = (struct pp_sframe){ .image = image_of(l, image), .key = offset };
+	*f = (struct pp_sframe){ .image = image_of(l, image), .key = NO_KEY };
 	free(image);
 	f->func = func_of(l, f->image, tab ? tab + 1 : "");
-	if (offset > st->images[f->image].max_key)
-		st->images[f->image].max_key = offset;
 	if (l->lines) {
 		f->lines = op_xcalloc(1, sizeof(*f->lines));
 		f->lines[0].func = op_xstrdup(st->funcs[f->func].name);
@@ -173,38 +186,99 @@ static int unhex(char *s)
 	return 0;
 }
 
-/* One row: app, frames (hex, ' '), offsets (' '), samples. */
+static int cmp_id(void const *data, struct op_hashmap_entry const *a,
+		  struct op_hashmap_entry const *b, void const *keydata)
+{
+	(void)data;
+	(void)keydata;
+	return OP_HASHMAP_ENTRY(a, struct id_ent, ent)->id !=
+	       OP_HASHMAP_ENTRY(b, struct id_ent, ent)->id;
+}
+
+static struct id_ent *id_find(struct load *l, uint64_t id)
+{
+	struct id_ent k = { .id = id };
+
+	op_hashmap_entry_init(&k.ent, op_hash_u64(id));
+	return OP_HASHMAP_ENTRY(op_hashmap_get(&l->ids, &k.ent, NULL),
+				struct id_ent, ent);
+}
+
+/* A row of the frames' answer: id, name (hex). */
+static int take_frame(struct load *l, struct pp_fleet_rows *r, char *err,
+		      size_t errlen)
+{
+	struct id_ent *e;
+	uint64_t id;
+	char *name;
+
+	if (pp_fleet_u64(r, 0, &id, err, errlen))
+		return -1;
+	name = op_xstrdup(r->field[1]);
+	if (unhex(name) || id_find(l, id)) {
+		snprintf(err, errlen, "row %zu of the frames: %s", r->row,
+			 id_find(l, id) ? "an id given twice" : "a bad name");
+		free(name);
+		return -1;
+	}
+	e = op_xcalloc(1, sizeof(*e));
+	e->id = id;
+	e->frame = frame_of(l, name);
+	op_hashmap_entry_init(&e->ent, op_hash_u64(id));
+	op_hashmap_add(&l->ids, &e->ent);
+	free(name);
+	return 0;
+}
+
+/* The next number of a space-separated list at *p; false at its end. */
+static bool next_u64(char const **p, uint64_t *v, bool *bad)
+{
+	char *end;
+
+	while (**p == ' ')
+		(*p)++;
+	if (!**p)
+		return false;
+	*v = strtoull(*p, &end, 10);
+	*bad = end == *p || (*end && *end != ' ');
+	*p = end;
+	return !*bad;
+}
+
+/* A row of the stacks' answer: app, frame ids, offsets, samples. */
 static int take_row(struct load *l, struct pp_fleet_rows *r, char *err,
 		    size_t errlen)
 {
 	struct pp_stacks *st = l->st;
+	size_t frames[4096], n = 0;
+	char const *ids = r->field[1], *offs = r->field[2];
 	struct pp_sstack *s;
-	char *frames[4096], *text, *save = NULL, *app;
-	char const *offs = r->field[2];
-	size_t n = 0;
-	uint64_t count;
+	bool bad = false;
+	uint64_t count, id, off;
+	char *app;
 
 	if (pp_fleet_u64(r, 3, &count, err, errlen))
 		return -1;
-	text = op_xstrdup(r->field[1]);
-	for (char *t = strtok_r(text, " ", &save); t;
-	     t = strtok_r(NULL, " ", &save)) {
-		if (n == sizeof(frames) / sizeof(frames[0]) || unhex(t)) {
-			snprintf(err, errlen, "row %zu of the answer: a stack "
-				 "with a bad frame or over %zu frames", r->row,
-				 sizeof(frames) / sizeof(frames[0]));
-			free(text);
-			return -1;
+	while (next_u64(&ids, &id, &bad)) {
+		struct id_ent const *e = id_find(l, id);
+
+		if (!e || n == sizeof(frames) / sizeof(frames[0])) {
+			bad = true;
+			break;
 		}
-		frames[n++] = t;
+		frames[n++] = e->frame;
 	}
-	if (!n || !count) {
-		free(text);
+	if (bad) {
+		snprintf(err, errlen, "row %zu of the stacks: a frame the "
+			 "frames' answer did not give, or over %zu frames",
+			 r->row, sizeof(frames) / sizeof(frames[0]));
+		return -1;
+	}
+	if (!n || !count)
 		return 0;
-	}
 	/* not separated by application: the root's image names it */
-	app = *r->field[0] ? op_xstrdup(r->field[0]) :
-	      op_xasprintf("%.*s", (int)strcspn(frames[0], "\t"), frames[0]);
+	app = op_xstrdup(*r->field[0] ? r->field[0] :
+			 st->images[st->frames[frames[0]].image].path);
 	OP_ALLOC_GROW(st->v, st->n + 1, l->alloc_stacks);
 	s = &st->v[st->n++];
 	*s = (struct pp_sstack){
@@ -214,15 +288,27 @@ static int take_row(struct load *l, struct pp_fleet_rows *r, char *err,
 	free(app);
 	/* the rows are root first, a stack leaf first */
 	for (size_t i = 0; i < n; i++) {
-		char *end;
-		uint64_t off = strtoull(offs, &end, 10);
+		struct pp_sframe *f = &st->frames[frames[i]];
 
-		offs = end;
-		s->frames[n - 1 - i] = frame_of(l, frames[i], off);
+		s->frames[n - 1 - i] = frames[i];
+		if (next_u64(&offs, &off, &bad) && f->key == NO_KEY)
+			f->key = off;
 	}
-	free(text);
 	st->total += count;
 	return 0;
+}
+
+/* Frames no stack gave an offset are at 0; each image's largest. */
+static void finish_keys(struct pp_stacks *st)
+{
+	for (size_t i = 0; i < st->nr_frames; i++) {
+		struct pp_sframe *f = &st->frames[i];
+
+		if (f->key == NO_KEY)
+			f->key = 0;
+		if (f->key > st->images[f->image].max_key)
+			st->images[f->image].max_key = f->key;
+	}
 }
 
 /* The first (event, count) of the selection; a note names the others. */
@@ -274,34 +360,69 @@ static int choose_event(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 	return 0;
 }
 
+/* " WHERE ... AND event = E AND event_count = N": the stacks read. */
+static void where_event(FILE *out, struct pp_fleet const *f,
+			struct load const *l, char const *event,
+			uint64_t count)
+{
+	pp_fleet_where(out, f, l->fs);
+	fputs(" AND event = ", out);
+	pp_fleet_sql_quote(out, event);
+	fprintf(out, " AND event_count = %" PRIu64, count);
+}
+
+/* Each row of sql's answer (nf fields) through take. 0 or -1. */
+static int read_answer(struct pp_fleet *f, struct load *l, char const *sql,
+		       size_t nf,
+		       int (*take)(struct load *, struct pp_fleet_rows *,
+				   char *, size_t),
+		       char *err, size_t errlen)
+{
+	struct pp_fleet_rows r;
+	char *body;
+	int rc = pp_fleet_ask(f, sql, &body, &r, err, errlen);
+
+	while (rc >= 0 && (rc = pp_fleet_rows_next(&r, nf, err, errlen)) > 0)
+		rc = take(l, &r, err, errlen) ? -1 : 0;
+	free(body);
+	pp_fleet_rows_free(&r);
+	return rc < 0 ? -1 : 0;
+}
+
 static int read_stacks(struct pp_fleet *f, struct load *l, char const *event,
 		       uint64_t count, char *err, size_t errlen)
 {
-	struct pp_fleet_rows r;
-	char *sql = NULL, *body;
+	char *sql = NULL;
 	size_t len;
 	FILE *out = open_memstream(&sql, &len);
 	int rc;
 
 	if (!out)
 		op_die("out of memory");
-	fprintf(out, "SELECT app, arrayStringConcat(arrayMap(x -> hex(x), "
-		"frames), ' ') AS fr, arrayStringConcat(arrayMap(x -> "
-		"toString(x), any(frame_offsets)), ' '), sum(samples) FROM "
-		"%s.stacks", f->database);
-	pp_fleet_where(out, f, l->fs);
-	fputs(" AND event = ", out);
-	pp_fleet_sql_quote(out, event);
-	fprintf(out, " AND event_count = %" PRIu64 " GROUP BY app, frames "
-		"FORMAT TabSeparated", count);
+	fprintf(out, "SELECT toString(cityHash64(fr)), hex(fr) FROM (SELECT "
+		"DISTINCT arrayJoin(frames) AS fr FROM %s.stacks", f->database);
+	where_event(out, f, l, event, count);
+	fputs(") FORMAT TabSeparated", out);
 	fclose(out);
-	rc = pp_fleet_ask(f, sql, &body, &r, err, errlen);
+	rc = read_answer(f, l, sql, 2, take_frame, err, errlen);
 	free(sql);
-	while (rc >= 0 && (rc = pp_fleet_rows_next(&r, 4, err, errlen)) > 0)
-		rc = take_row(l, &r, err, errlen) ? -1 : 0;
-	free(body);
-	pp_fleet_rows_free(&r);
-	return rc < 0 ? -1 : 0;
+	if (rc)
+		return -1;
+	sql = NULL;
+	if (!(out = open_memstream(&sql, &len)))
+		op_die("out of memory");
+	/* offsets only for --pprof's addresses */
+	fprintf(out, "SELECT app, arrayStringConcat(arrayMap(x -> toString("
+		"cityHash64(x)), frames), ' '), %s, sum(samples) FROM %s.stacks",
+		l->lines ? "arrayStringConcat(arrayMap(x -> toString(x), "
+		"any(frame_offsets)), ' ')" : "''", f->database);
+	where_event(out, f, l, event, count);
+	fputs(" GROUP BY app, frames FORMAT TabSeparated", out);
+	fclose(out);
+	rc = read_answer(f, l, sql, 4, take_row, err, errlen);
+	free(sql);
+	finish_keys(l->st);
+	return rc;
 }
 
 /* Whether the image filters keep a stack: its leaf's image and its
@@ -362,10 +483,12 @@ int pp_fleet_stacks(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 	op_hashmap_init(&l.frames, cmp_name, NULL, 0);
 	op_hashmap_init(&l.images, cmp_name, NULL, 0);
 	op_hashmap_init(&l.procs, cmp_name, NULL, 0);
+	op_hashmap_init(&l.ids, cmp_id, NULL, 0);
 	rc = read_stacks(f, &l, event, count, err, errlen);
 	op_hashmap_clear(&l.frames, free_name);
 	op_hashmap_clear(&l.images, free_name);
 	op_hashmap_clear(&l.procs, free_name);
+	op_hashmap_clear(&l.ids, (void (*)(struct op_hashmap_entry *))free);
 	free(event);
 	if (rc) {
 		pp_stacks_free(st);

@@ -290,6 +290,11 @@ check_eq "$(awk '{ s += $NF } END { print s + 0 }' "$tmp/fleet.folded")" \
 	"$(awk '{ s += $NF } END { print s + 0 }' "$tmp/local.folded")" \
 	"--folded: the fleet's stacks sum to the local ones"
 check_grep "$tmp/fleet.folded" "^funcs;.*main;alpha [0-9]" "a stack into alpha through main"
+# what the stacks cost on the wire: frames by id, against by name
+by_name=$(ch_query one read "SELECT app, arrayStringConcat(arrayMap(x -> hex(x), frames), ' '), sum(samples) FROM oprofile.stacks GROUP BY app, frames FORMAT TabSeparated" | wc -c)
+by_id=$(( $(ch_query one read "SELECT DISTINCT hex(arrayJoin(frames)) FROM oprofile.stacks FORMAT TabSeparated" | wc -c) +
+	$(ch_query one read "SELECT app, arrayStringConcat(arrayMap(x -> toString(cityHash64(x)), frames), ' '), sum(samples) FROM oprofile.stacks GROUP BY app, frames FORMAT TabSeparated" | wc -c) ))
+test_note "stacks answer: $by_id bytes with frames by id, $by_name by name"
 fleet one "$tmp/fleet.pp" --pprof="$tmp/fleet.pb.gz" || fail "opreport --fleet --pprof failed"
 test_expect "--pprof writes a gzip file" gzip -t "$tmp/fleet.pb.gz"
 if command -v go >/dev/null 2>&1; then
