@@ -309,6 +309,10 @@ if command -v go >/dev/null 2>&1; then
 else
 	test_note "go (golang-go) not installed: go tool pprof checks skipped"
 fi
+fleet one "$tmp/fleet.fld" --flame="$tmp/fleet-diff.html" "{" host:c "}" "{" host:b "}" ||
+	fail "opreport --fleet --flame { host:c } { host:b } failed"
+check_grep "$tmp/fleet-diff.html" '"diff":true,"baseTotal":[1-9]' \
+	"a flame graph of host b against host c, coloured by the difference"
 fleet one "$tmp/fleet.fl" --flame="$tmp/fleet.html" || fail "opreport --fleet --flame failed"
 if command -v chromium >/dev/null && command -v python3 >/dev/null; then
 	python3 "$SRCDIR/tests/flame_cdp.py" "$tmp/fleet.html" "$tmp/fleet.png" \
