@@ -62,15 +62,20 @@ int fleet_spool_open(struct fleet_spool *sp, char const *dir,
 	struct stat st;
 	size_t alloc = 0;
 	DIR *d;
+	int fd;
 
 	memset(sp, 0, sizeof(*sp));
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return fail(err, errlen, dir, strerror(errno));
 	if (lstat(dir, &st) || !S_ISDIR(st.st_mode))
-		return fail(err, errlen, dir, "not a directory");
-	d = opendir(dir);
-	if (!d)
+		return fail(err, errlen, dir, "not a directory (a symbolic link?)");
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return fail(err, errlen, dir, strerror(errno));
+	}
 	sp->dir = op_xstrdup(dir);
 	sp->max_bytes = max_bytes;
 	while ((de = readdir(d))) {

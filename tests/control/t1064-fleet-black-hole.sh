@@ -26,6 +26,7 @@ check_eq "$(fleet_stat uploaded)" 0 "nothing uploaded"
 
 step "the port answers again"
 proxy_mode forward
+wait_uploaded 40 || { test_show "$FLEET/stats"; fail "no upload within 40 s of the port answering"; }
 ctl --shutdown >/dev/null || fail "--shutdown failed"
 wait_shipped 60 || { test_show "$FLEET/stats"; fail "the spool was not emptied in 60 s"; }
 check_exactly_once one
