@@ -274,6 +274,19 @@ void pp_fleet_where(FILE *out, struct pp_fleet const *f,
 	}
 }
 
+void pp_fleet_where_builds(FILE *out, struct pp_fleet_spec const *fs)
+{
+	if (!fs->builds.n)
+		return;
+	fputs(" AND (", out);
+	for (size_t i = 0; i < fs->builds.n; i++) {
+		fprintf(out, "%sstartsWith(build_id, ", i ? " OR " : "");
+		pp_fleet_sql_quote(out, fs->builds.v[i]);
+		fputc(')', out);
+	}
+	fputc(')', out);
+}
+
 int pp_fleet_info_read(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 		       struct pp_fleet_info *info, char *err, size_t errlen)
 {
@@ -387,6 +400,7 @@ static int read_images(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 		app_sql(o));
 	fprintf(out, "%s.samples", f->database);
 	pp_fleet_where(out, f, fs);
+	pp_fleet_where_builds(out, fs);
 	fputs(" GROUP BY event, event_count, a, image FORMAT TabSeparated", out);
 	fclose(out);
 	rc = pp_fleet_ask(f, sql, &body, &r, err, errlen);
@@ -479,6 +493,7 @@ static int read_rows(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 		"%s AS a, image, symbol, offset, samples FROM %s.samples",
 		by, app_sql(o), f->database);
 	pp_fleet_where(out, f, fs);
+	pp_fleet_where_builds(out, fs);
 	if (in_list)
 		fprintf(out, " AND (a, image) IN (%s)", in_list);
 	fprintf(out, ") GROUP BY %s ORDER BY a, image%s FORMAT TabSeparated",

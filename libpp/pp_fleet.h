@@ -48,11 +48,13 @@ struct pp_fleet_label {
 /*
  * A fleet profile specification: the local tags (pp_spec.h) that the
  * rows keep (session:, image:, lib-image:, event:, count:, bare names),
- * host: (globs), and labels: any "key:value" whose key is not a tag.
+ * host: (globs), build-id: (hex prefixes: the samples of those builds),
+ * and labels: any "key:value" whose key is not a tag.
  */
 struct pp_fleet_spec {
 	struct pp_spec spec;
 	struct pp_strlist hosts;
+	struct pp_strlist builds;     /* build-id: prefixes, lower-case hex */
 	struct pp_fleet_label *labels;
 	size_t nr_labels;
 	struct pp_timerange range;    /* session:A..B and --since/--until */

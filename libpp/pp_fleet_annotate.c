@@ -39,6 +39,7 @@ static int read_builds(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 		"'', groupUniqArray(build_id)), ' ') FROM %s.samples",
 		f->database);
 	pp_fleet_where(out, f, fs);
+	pp_fleet_where_builds(out, fs);
 	fputs(" GROUP BY image FORMAT TabSeparated", out);
 	fclose(out);
 	rc = pp_fleet_ask(f, sql, body, r, err, errlen);

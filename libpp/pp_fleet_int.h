@@ -16,6 +16,10 @@ int pp_fleet_ask(struct pp_fleet *f, char const *sql, char **body,
 void pp_fleet_where(FILE *out, struct pp_fleet const *f,
 		    struct pp_fleet_spec const *fs);
 
+/* " AND (...)": the samples rows of fs's build-id: prefixes (only the
+ * samples table has build_id). */
+void pp_fleet_where_builds(FILE *out, struct pp_fleet_spec const *fs);
+
 /* Hosts, sessions and time range of fs: -1 with err when none. */
 int pp_fleet_info_read(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 		       struct pp_fleet_info *info, char *err, size_t errlen);

@@ -88,7 +88,37 @@ static int take_session(struct pp_fleet_spec *fs, char const *word,
 	return 0;
 }
 
-/* One word: host:, a label or session: here, the rest into rest. */
+/* build-id:HEX,...: lower-case hex prefixes of the builds wanted. */
+static int take_builds(struct pp_fleet_spec *fs, char const *word,
+		       char const *value, char *err, size_t errlen)
+{
+	char lerr[256];
+
+	if (fs->builds.n) {
+		snprintf(err, errlen, "tag 'build-id:' given twice (use one "
+			 "comma list: build-id:a,b)");
+		return -1;
+	}
+	if (pp_strlist_split(&fs->builds, value, lerr, sizeof(lerr))) {
+		snprintf(err, errlen, "'%s': %s", word, lerr);
+		return -1;
+	}
+	for (size_t i = 0; i < fs->builds.n; i++) {
+		char *v = fs->builds.v[i];
+
+		for (char *c = v; *c; c++)
+			*c = (char)(*c >= 'A' && *c <= 'F' ? *c - 'A' + 'a' : *c);
+		if (strspn(v, "0123456789abcdef") != strlen(v)) {
+			snprintf(err, errlen, "'%s': '%s' is not a build-id "
+				 "(hex)", word, v);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* One word: host:, build-id:, a label or session: here, the rest into
+ * rest. */
 static int take_word(struct pp_fleet_spec *fs, char const *word,
 		     char const **rest, int *nr_rest, char *err,
 		     size_t errlen)
@@ -113,9 +143,11 @@ static int take_word(struct pp_fleet_spec *fs, char const *word,
 		snprintf(err, errlen, "'%s': %s", word, lerr);
 		return -1;
 	}
+	if (klen == 8 && !strncmp(word, "build-id", 8))
+		return take_builds(fs, word, colon + 1, err, errlen);
 	if (not_kept(word, klen)) {
 		snprintf(err, errlen, "'%s': the fleet's rows do not keep "
-			 "'%.*s:' (fleet tags: host, session, image, "
+			 "'%.*s:' (fleet tags: host, build-id, session, image, "
 			 "image-exclude, lib-image, lib-image-exclude, event, "
 			 "count, and labels key:value)", word, (int)klen, word);
 		return -1;
@@ -169,6 +201,7 @@ void pp_fleet_spec_free(struct pp_fleet_spec *fs)
 {
 	pp_spec_free(&fs->spec);
 	pp_strlist_free(&fs->hosts);
+	pp_strlist_free(&fs->builds);
 	pp_strlist_free(&fs->sessions);
 	for (size_t i = 0; i < fs->nr_labels; i++) {
 		free(fs->labels[i].key);

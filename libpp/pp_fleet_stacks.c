@@ -475,6 +475,11 @@ int pp_fleet_stacks(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 	int rc;
 
 	memset(st, 0, sizeof(*st));
+	if (fs->builds.n) {
+		snprintf(err, errlen, "the stacks rows keep no build-id: "
+			 "build-id: goes with the flat reports");
+		return -1;
+	}
 	if (pp_fleet_info_read(f, fs, info, err, errlen) ||
 	    choose_event(f, fs, &event, &count, notes, err, errlen))
 		return -1;

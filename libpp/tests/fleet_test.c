@@ -91,6 +91,8 @@ static void test_fleet__spec(void)
 	char const *tid[] = { "tid:3" };
 	char const *twice[] = { "service:a", "service:b" };
 	char const *hosts[] = { "host:a", "host:b" };
+	char const *builds[] = { "build-id:ABC123,ff" };
+	char const *badbuild[] = { "build-id:xyz" };
 	struct pp_fleet_spec fs;
 	char err[512];
 
@@ -111,6 +113,14 @@ static void test_fleet__spec(void)
 		  -1, "a label twice");
 	check_int(pp_fleet_spec_parse(&fs, 2, hosts, NULL, err, sizeof(err)),
 		  -1, "host: twice");
+	check_int(pp_fleet_spec_parse(&fs, 1, builds, NULL, err, sizeof(err)),
+		  0, "build-id: prefixes");
+	check_that(fs.builds.n == 2 && !strcmp(fs.builds.v[0], "abc123") &&
+		   !fs.nr_labels);
+	pp_fleet_spec_free(&fs);
+	check_int(pp_fleet_spec_parse(&fs, 1, badbuild, NULL, err,
+				      sizeof(err)), -1, "a build-id not hex");
+	check_contains(err, "'xyz' is not a build-id", "is named");
 }
 
 /* A server in a table: each answer for the query whose text holds key. */

@@ -275,6 +275,21 @@ timeout 10 "$OPREPORT" --fleet="$(ch_url one)" --fleet-credentials="$tmp/fifo.cr
 	>"$tmp/fifo.out" 2>&1
 check_eq $? 1 "a FIFO as the credentials file: refused, no hang"
 
+# --- builds ----------------------------------------------------------------
+id=$(build_id_of "$tmp/funcs")
+local_report "$tmp/local.build" -l session:a,b,c lib-image:"$tmp/funcs"
+fleet one "$tmp/fleet.build" -l "build-id:$id" || fail "build-id:"
+check_eq "$(total "$tmp/fleet.build")" "$(total "$tmp/local.build")" \
+	"build-id:ID is the samples of that build (the local lib-image: of the binary)"
+fleet one "$tmp/fleet.build2" -l "build-id:$(echo "$id" | cut -c1-8 | tr a-f A-F)" ||
+	fail "a build-id prefix"
+check_eq "$(total "$tmp/fleet.build2")" "$(total "$tmp/local.build")" "a prefix, in capitals, too"
+fleet one "$tmp/fleet.buildd" -l "{" "build-id:$id" host:a "}" "{" "build-id:$id" host:b "}" ||
+	fail "a differential by build"
+check_grep "$tmp/fleet.buildd" " alpha$" "a differential between builds and hosts"
+fleet one "$tmp/fleet.bstacks" --folded "build-id:$id"
+check_eq $? 1 "build-id: with stacks: refused (their rows keep no build-id)"
+
 # --- -X -----------------------------------------------------------------------
 fleet one "$tmp/fleet.x" -X || fail "opreport --fleet -X failed"
 if command -v xmllint >/dev/null; then
