@@ -10,9 +10,10 @@
  * smallest upload_id its `sessions` row has (an upload that died half
  * way has no manifest row; one sent twice counts once).
  *
- * libpp does not speak HTTP: the tool hands a query function (libfleet's
- * client in opreport), and this file builds SQL and reads its
- * TabSeparated answers (pp_fleet_sql.h).
+ * The reader asks through a query function: libfleet's HTTP client in
+ * the tools (pp_fleet_http.h), canned answers in tests and the fuzzer;
+ * pp_fleet*.c build the SQL and read the TabSeparated answers
+ * (pp_fleet_sql.h).
  */
 #ifndef PP_FLEET_H
 #define PP_FLEET_H
