@@ -76,12 +76,14 @@ record() {
 	"$tmp/funcs" "$n" >/dev/null || fail "the workload failed"
 	ctl --save=s1 >/dev/null || fail "opcontrol --save failed"
 	ctl --shutdown >/dev/null || fail "opcontrol --shutdown failed"
-	for _ in $(seq 600); do
-		[ -f "$SD/fleet/stats" ] && [ -z "$(ls -A "$SD/fleet/queue" 2>/dev/null)" ] &&
-			[ -z "$(ls -A "$SD/fleet/spool" 2>/dev/null)" ] && break
-		sleep 0.1
+	# shipped: its manifest row is there
+	for _ in $(seq 300); do
+		[ "$(ch_query one read "SELECT count() FROM oprofile.sessions WHERE session_id = '$h/s1'")" = 1 ] &&
+			break
+		sleep 0.2
 	done
-	[ -z "$(ls -A "$SD/fleet/spool" 2>/dev/null)" ] || fail "host $h: not shipped in 60 s"
+	[ "$(ch_query one read "SELECT count() FROM oprofile.sessions WHERE session_id = '$h/s1'")" = 1 ] ||
+		fail "host $h: session s1 not in the manifest after 60 s"
 	cp -a "$SD/samples/s1" "$tmp/all/samples/$h" || fail "cannot copy session $h"
 }
 t0=$(date -u +%FT%T)
