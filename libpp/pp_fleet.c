@@ -243,11 +243,18 @@ static void where_sessions(FILE *out, struct pp_fleet_spec const *fs)
 	if (fs->sessions.n)
 		or_globs(out, "substring(session_id, length(host) + 2)",
 			 &fs->sessions);
+	/* day, the partition key, lets the server skip whole days; a day's
+	 * margin each side covers any server time zone */
 	if (fs->range.has_since)
-		fprintf(out, " AND toUInt32(start) >= %" PRIu64,
+		fprintf(out, " AND day >= toDate(toDateTime(%" PRIu64 ")) AND "
+			"toUInt32(start) >= %" PRIu64,
+			(uint64_t)(fs->range.since > 86400 ?
+				   fs->range.since - 86400 : 0),
 			(uint64_t)fs->range.since);
 	if (fs->range.has_until)
-		fprintf(out, " AND toUInt32(start) < %" PRIu64,
+		fprintf(out, " AND day <= toDate(toDateTime(%" PRIu64 ")) AND "
+			"toUInt32(start) < %" PRIu64,
+			(uint64_t)fs->range.until + 86400,
 			(uint64_t)fs->range.until);
 }
 
