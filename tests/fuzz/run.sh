@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds every tests/fuzz/fuzz_*.c as a libFuzzer binary (clang,
 # ASan+UBSan) and runs each for SECONDS (default 20). A target is linked
-# with the libraries' sources (libutil, libop, libdb, libstacks), plus any sources named on lines
+# with the libraries' sources (libutil, libop, libdb, libstacks, libfleet:
+# libpp's fleet reader uses it), plus any sources named on lines
 # "FUZZ-SOURCES: a.c b.c" in the target ($B there is the build directory,
 # for sources made at build time) and libraries on "FUZZ-LIBS: -lx" lines.
 # The build directory (config.h, generated sources) is $FUZZ_BUILD, by
@@ -31,8 +32,8 @@ for src in tests/fuzz/fuzz_*.c; do
 	# shellcheck disable=SC2086
 	if ! clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined \
-		-Ilibutil -Ilibop -Ilibdb -Ilibstacks -Ilibperf -Ilibopd -Ilibpp -I"$build" -I"$build/libpp" \
-		"$src" libutil/*.c libop/*.c libdb/*.c libstacks/*.c $extra $libs -lz -o "$out/$name" \
+		-Ilibutil -Ilibop -Ilibdb -Ilibstacks -Ilibperf -Ilibopd -Ilibpp -Ilibfleet -I"$build" -I"$build/libpp" \
+		"$src" libutil/*.c libop/*.c libdb/*.c libstacks/*.c libfleet/*.c $extra $libs -lz -lcurl -o "$out/$name" \
 		2>"$out/$name.build.log"; then
 		echo "fuzz $name: FAIL (build, see $out/$name.build.log)"
 		cat "$out/$name.build.log" >&2
