@@ -167,6 +167,34 @@ static void log_stats(struct run *r)
 		(unsigned long long)st->lost[OP_LOST_OVERFLOW]);
 }
 
+/*
+ * Samples that happened but are not in the profile, said once at the end
+ * as OProfile's operf does ("Lost samples detected"): the report alone
+ * cannot tell. A filter's or a time window's choices are not losses;
+ * a backtrace cut short is shown in the reports themselves.
+ */
+static void warn_losses(struct opd_stats const *st, char const *dir)
+{
+	uint64_t lost = 0, dropped = st->no_app + st->bad_event +
+		st->unresolved_kernel + st->unknown_cookie + st->no_mapping +
+		st->sfile_errors + st->no_space;
+
+	for (int i = 1; i < OP_LOST_CATEGORY_MAX; i++)
+		if (i != OP_LOST_BT_NO_MAPPING)
+			lost += st->lost[i];
+	if (lost || dropped)
+		op_warn("%llu samples lost before the sample files and %llu "
+			"dropped: the profile counts fewer than happened; the "
+			"counts by cause are in '%s/samples/current/stats/'",
+			(unsigned long long)lost, (unsigned long long)dropped,
+			dir);
+	if (st->saturated)
+		op_warn("%llu samples beyond the count a sample file keeps "
+			"(4,294,967,295 at one address): those addresses show "
+			"less than happened (stats/sample_saturated)",
+			(unsigned long long)st->saturated);
+}
+
 int operf_run(struct operf_options const *o, struct operf_result *res)
 {
 	struct run r = { .o = o, .child = { 0, -1, -1 } };
@@ -193,6 +221,7 @@ int operf_run(struct operf_options const *o, struct operf_result *res)
 	opd_core_save_jit_maps(r.core);
 	opd_core_sync(r.core);
 	opd_stats_write(o->session_dir, opd_core_stats(r.core));
+	warn_losses(opd_core_stats(r.core), o->session_dir);
 	opd_core_free(r.core);
 	if (r.recording && opd_stream_writer_close(&r.rec) < 0)
 		ret = -1;

@@ -7,7 +7,9 @@
 # cannot run, and works for a new unprivileged user on user mode alone,
 # with -g too (rings sized to the user's locked-memory limits).
 # --summary and opreport --processes give a row per process; the stream
-# --record-stream keeps replays into the same report.
+# --record-stream keeps replays into the same report. Samples lost (rings
+# too small for 64 KiB stack copies at a high rate) are said at the end,
+# with the stats' own count, and not said when there were none.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 
 OPERF=$B/utils/operf
@@ -170,4 +172,35 @@ check_shares "$T/user/oprofile_data"
 "$OPREPORT" --session-dir="$T/user/oprofile_data" --folded >"$T/folded" 2>"$T/folded.err" ||
 	{ cat "$T/folded.err"; fail "opreport --folded on the user's -g session"; }
 check_grep "$T/folded" '^hm_a;.*main;.*hot_main_loop [0-9]+$' "-g: hm_a's stacks reach hot_main_loop through main"
+
+# lost samples: said when the stats count them, and only then
+losses() {  # DIR: the stats' lost-before-the-files count
+	st=$1/samples/current/stats
+	echo $(( $(cat "$st/sample_lost_overflow" 2>/dev/null || echo 0) +
+		$(cat "$st/sample_lost_throttled" 2>/dev/null || echo 0) ))
+}
+# big: as the user with 64 KiB of locked memory, rings of a few pages
+# that a 64 KiB stack copy overflows at once; small: root, the default
+for run in big small; do
+	rm -rf "$T/user/lost"
+	if [ "$run" = big ]; then
+		(cd "$T/user" && ulimit -l 64 && runuser -u "$U" -- env \
+			OPROFILE_EVENTS_DIR="$OPROFILE_EVENTS_DIR" "$OPERF" -g \
+			--stack-size=65528 -d "$T/user/lost" sh -c "$WORK") \
+			>"$T/lost.out" 2>"$T/lost.err"
+	else
+		"$OPERF" -d "$T/user/lost" sh -c "$WORK" >"$T/lost.out" 2>"$T/lost.err"
+	fi || { cat "$T/lost.err"; fail "operf ($run) failed"; }
+	n=$(losses "$T/user/lost")
+	test_note "$run: $n samples lost by the stats"
+	if [ "$run" = big ]; then
+		test_expect "big: the small rings lost samples ($n)" test "$n" -gt 0
+	fi
+	if [ "$n" -gt 0 ]; then
+		check_grep "$T/lost.err" "warning: $n samples lost before the sample files" \
+			"$run: the $n lost samples are said at the end"
+	else
+		check_eq "$(grep -c 'samples lost' "$T/lost.err")" 0 "$run: no loss, nothing said"
+	fi
+done
 test_done
