@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "op_file.h"
+#include "op_fleet_settings.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_session_kv.h"
@@ -75,7 +76,10 @@ int op_kv_read_checked(struct op_kv *kv, char const *path, op_kv_check *check)
 			ret = op_error("%s:%u: %s", path, lineno, err);
 			break;
 		}
-		op_kv_set(kv, s, eq);
+		if (op_kv_repeats(s))
+			op_kv_append(kv, s, eq);
+		else
+			op_kv_set(kv, s, eq);
 		kv->lines[kv->nr - 1] = lineno;
 	}
 	free(text);
@@ -102,9 +106,14 @@ char const *op_kv_get(struct op_kv const *kv, char const *key)
 	return NULL;
 }
 
+bool op_kv_repeats(char const *key)
+{
+	return !strcmp(key, OP_FLEET_LABEL_KEY);
+}
+
 void op_kv_set(struct op_kv *kv, char const *key, char const *value)
 {
-	size_t i, alloc, lines_alloc;
+	size_t i;
 
 	for (i = 0; i < kv->nr; i++) {
 		if (!strcmp(kv->keys[i], key)) {
@@ -114,6 +123,13 @@ void op_kv_set(struct op_kv *kv, char const *key, char const *value)
 			return;
 		}
 	}
+	op_kv_append(kv, key, value);
+}
+
+void op_kv_append(struct op_kv *kv, char const *key, char const *value)
+{
+	size_t alloc, lines_alloc;
+
 	/* the arrays grow alike, so they share one capacity */
 	alloc = kv->alloc;
 	OP_ALLOC_GROW(kv->keys, kv->nr + 1, kv->alloc);

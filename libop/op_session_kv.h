@@ -13,6 +13,7 @@
 #ifndef OP_SESSION_KV_H
 #define OP_SESSION_KV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct op_kv {
@@ -45,6 +46,13 @@ char const *op_kv_get(struct op_kv const *kv, char const *key);
 
 /* Set or replace key (value copied). */
 void op_kv_set(struct op_kv *kv, char const *key, char const *value);
+
+/* Add a pair even when key is there (op_kv_get finds the first). */
+void op_kv_append(struct op_kv *kv, char const *key, char const *value);
+
+/* Keys a file may give on several lines, each line a pair of its own
+ * (fleet_label): op_kv_read appends them instead of replacing. */
+bool op_kv_repeats(char const *key);
 
 /* Write atomically (temp file + rename). 0 or -1 after a message. */
 int op_kv_write(struct op_kv const *kv, char const *path);

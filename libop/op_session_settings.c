@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "op_events.h"
+#include "op_fleet_settings.h"
 #include "op_message.h"
 #include "op_session.h"
 #include "op_session_kv.h"
@@ -465,6 +466,15 @@ static struct {
 	{ "buffer_watershed", IN_DAEMONRC },
 	{ "cpu_buffer_size", IN_DAEMONRC },
 	{ "kernel_range", IN_DAEMONRC },
+	/* the fleet (op_fleet_settings.h): read by the shipper */
+	{ "fleet_url", IN_CONFIG },
+	{ "fleet_credentials", IN_CONFIG },
+	{ "fleet_host", IN_CONFIG },
+	{ "fleet_label", IN_CONFIG },
+	{ "fleet_spool_size", IN_CONFIG },
+	{ "fleet_database", IN_CONFIG },
+	{ "fleet_cluster", IN_CONFIG },
+	{ "fleet_ca", IN_CONFIG },
 };
 
 int op_settings_check(char const *key, char const *name, char const *v,
@@ -493,6 +503,10 @@ int op_settings_check(char const *key, char const *name, char const *v,
 		return op_settings_entries(name, v, &entries, err, errlen);
 	if (!strcmp(key, "kernel_range"))
 		return check_kernel_range(name, v, err, errlen);
+	if (!strcmp(key, "fleet_spool_size"))
+		return op_settings_size(name, v, &n, err, errlen);
+	if (!strncmp(key, "fleet_", 6))
+		return op_fleet_setting_check(key, name, v, err, errlen);
 	if (!strcmp(key, "keep_binaries") && (!strcmp(v, "yes") || !strcmp(v, "no")))
 		return 0;
 	if ((!strcmp(key, "session_dir") && config_paths(v, "", 0) == 0 && *v) ||

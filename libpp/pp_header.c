@@ -117,10 +117,35 @@ void pp_header_write(FILE *out, struct pp_classes const *c)
 	}
 }
 
+/* A fleet report has no sample file headers (no cpu type): where the
+ * rows came from, then each event as its rows name it. */
+static void fleet_header(FILE *out, struct pp_report const *r)
+{
+	struct pp_strlist seen = { 0 };
+
+	for (size_t i = 0; i < r->fleet->n; i++)
+		pp_output_line(out, "Fleet: ", r->fleet->v[i]);
+	for (size_t i = 0; i < r->classes->n; i++) {
+		char *line = op_xasprintf("Counted %s events, count %d",
+					  r->classes->v[i].event,
+					  r->classes->v[i].count);
+
+		if (!pp_strlist_has(&seen, line)) {
+			pp_output_line(out, "", line);
+			pp_strlist_add(&seen, line);
+		}
+		free(line);
+	}
+	pp_strlist_free(&seen);
+}
+
 /* Header lines and notes: what was counted, and what went wrong. */
 void pp_header_text(FILE *out, struct pp_report const *r)
 {
-	pp_header_write(out, r->classes);
+	if (r->fleet)
+		fleet_header(out, r);
+	else
+		pp_header_write(out, r->classes);
 	for (size_t i = 0; r->notes && i < r->notes->n; i++)
 		pp_output_line(out, "Note: ", r->notes->v[i]);
 }

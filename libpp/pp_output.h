@@ -44,6 +44,8 @@ struct pp_report {
 	struct pp_classes const *classes;
 	struct pp_strlist const *notes;
 	char const *spec;      /* the specification, for XML */
+	struct pp_strlist const *fleet;   /* a fleet report's header lines
+					   * (pp_fleet.h), else NULL */
 };
 
 /* --- shared by the formatters --- */

@@ -335,10 +335,9 @@ static void class_list(struct xml *x)
 
 /* The notes (a binary not found, ...) as comments, escaped like any
  * text, and with no "--" (which would end the comment). */
-static void notes(struct xml *x)
+static void comments(struct xml *x, char const *what,
+		     struct pp_strlist const *n)
 {
-	struct pp_strlist const *n = x->r->notes;
-
 	for (size_t i = 0; n && i < n->n; i++) {
 		char *text = op_xmalloc(2 * strlen(n->v[i]) + 1), *t = text;
 
@@ -348,11 +347,18 @@ static void notes(struct xml *x)
 				*t++ = ' ';
 		}
 		*t = '\0';
-		fputs("  <!-- note: ", x->out);
+		fprintf(x->out, "  <!-- %s: ", what);
 		put_escaped(x->out, text);
 		fputs(" -->\n", x->out);
 		free(text);
 	}
+}
+
+/* A fleet report's header lines (pp_fleet.h), then the notes. */
+static void notes(struct xml *x)
+{
+	comments(x, "fleet", x->r->fleet);
+	comments(x, "note", x->r->notes);
 }
 
 /* A caller or callee of a call-graph block. */

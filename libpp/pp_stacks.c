@@ -846,6 +846,11 @@ void pp_stacks_free(struct pp_stacks *st)
 	memset(st, 0, sizeof(*st));
 }
 
+size_t *pp_stacks_alloc_frames(struct pp_stacks *st, size_t n)
+{
+	return alloc_frames(st, n);
+}
+
 char *pp_stacks_stop_label(uint32_t reason)
 {
 	return op_xasprintf("[unwinding stopped: %s]",

@@ -119,6 +119,10 @@ int pp_stacks_load(struct pp_stacks *st, struct pp_filelist const *files,
 		   char *err, size_t errlen);
 void pp_stacks_free(struct pp_stacks *st);
 
+/* Room for n frame indexes of a stack of st, freed with st (for sources
+ * that fill st themselves: pp_fleet_stacks.c). */
+size_t *pp_stacks_alloc_frames(struct pp_stacks *st, size_t n);
+
 /* The name a stack's unwinding stop shows: "[unwinding stopped: why]". */
 char *pp_stacks_stop_label(uint32_t reason);
 

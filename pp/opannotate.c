@@ -16,11 +16,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "op_config.h"
 #include "op_message.h"
 #include "pp_annotate.h"
 #include "pp_annotate_output.h"
+#include "pp_fleet.h"
+#include "pp_fleet_http.h"
 #include "pp_populate.h"
 #include "pp_run.h"
 
@@ -31,10 +34,11 @@ static struct opannotate_opts {
 	char *include_file, *exclude_file, *search_dirs, *base_dirs;
 	char *output_dir, *session_dir, *image_path, *root, *vmlinux;
 	char *since, *until;   /* rotated sessions by time (pp_timerange.h) */
+	char *fleet, *fleet_credentials;   /* --fleet (pp_fleet.h) */
 } opts;
 
 enum { OPT_SESSION_DIR = 256, OPT_INCLUDE_FILE, OPT_EXCLUDE_FILE, OPT_VMLINUX,
-       OPT_SINCE, OPT_UNTIL };
+       OPT_SINCE, OPT_UNTIL, OPT_FLEET, OPT_FLEET_CRED };
 
 static struct poptOption const options[] = {
 	{ "source", 's', POPT_ARG_NONE, &opts.source, 0, "annotated source", NULL },
@@ -53,6 +57,8 @@ static struct poptOption const options[] = {
 	{ "since", 0, POPT_ARG_STRING, NULL, OPT_SINCE, "merge the rotated sessions from this UTC time on (or now, -DURATION)", "YYYY-MM-DDTHH[:MM[:SS]]" },
 	{ "until", 0, POPT_ARG_STRING, NULL, OPT_UNTIL, "... and before this UTC time", "YYYY-MM-DDTHH[:MM[:SS]]" },
 	PP_RUN_OPT_IMAGE_PATH,
+	{ "fleet", 0, POPT_ARG_STRING, NULL, OPT_FLEET, "annotate the samples machines shipped to this ClickHouse server (one build of each image)", "http[s]://host:port" },
+	{ "fleet-credentials", 0, POPT_ARG_STRING, NULL, OPT_FLEET_CRED, "--fleet: the credentials file (default: the settings' fleet_credentials)", "file" },
 	{ "vmlinux", 0, POPT_ARG_STRING, NULL, OPT_VMLINUX, "the sampled kernel's image with symbols (its code, and lines with DWARF)", "file" },
 	PP_RUN_OPT_ROOT,
 	PP_RUN_OPT_VERSION,
@@ -78,6 +84,8 @@ static char **string_field(int val)
 	case OPT_VMLINUX: return &opts.vmlinux;
 	case OPT_SINCE: return &opts.since;
 	case OPT_UNTIL: return &opts.until;
+	case OPT_FLEET: return &opts.fleet;
+	case OPT_FLEET_CRED: return &opts.fleet_credentials;
 	default: return NULL;
 	}
 }
@@ -93,7 +101,8 @@ static void free_strings(void)
 		       &opts.merge, &opts.include_file, &opts.exclude_file,
 		       &opts.search_dirs, &opts.base_dirs, &opts.output_dir,
 		       &opts.session_dir, &opts.image_path, &opts.root,
-		       &opts.vmlinux, &opts.since, &opts.until };
+		       &opts.vmlinux, &opts.since, &opts.until, &opts.fleet,
+		       &opts.fleet_credentials };
 
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		pp_run_keep(s[i], NULL);
@@ -178,6 +187,51 @@ static void run_free(struct run *run)
 	pp_strlist_free(&run->base_dirs);
 }
 
+/*
+ * --fleet: the fleet's profile of the specification, annotated on the
+ * binaries (or debug files) of the builds it names (pp_fleet_annotate).
+ */
+static int fleet(struct run *run, int argc, char const *const *argv)
+{
+	struct pp_fleet_conn conn;
+	struct pp_fleet_spec fs;
+	struct pp_fleet_info info;
+	struct pp_timerange range;
+	struct pp_locate locate;
+	char err[4096];
+	int rc;
+
+	if (opts.root || opts.vmlinux || opts.merge)
+		usage_error("%s", "--fleet reads no local session: it cannot be given with --root, --vmlinux or --merge");
+	if (pp_timerange_options(opts.since, opts.until, time(NULL), &range,
+				 err, sizeof(err)))
+		usage_error("%s", err);
+	if (pp_fleet_spec_parse(&fs, argc, argv, &range, err, sizeof(err)))
+		usage_error("bad profile specification: %s", err);
+	if (pp_locate_init(&locate, NULL, opts.image_path, err, sizeof(err))) {
+		pp_fleet_spec_free(&fs);
+		return op_error("--image-path: %s", err);
+	}
+	run->populate.locate = &locate;
+	rc = pp_fleet_connect(&conn, opts.fleet, opts.fleet_credentials, err,
+			      sizeof(err));
+	if (!rc)
+		rc = pp_fleet_annotate(&conn.fleet, &fs, &run->populate,
+				       &run->annotation, &run->r.profile,
+				       &run->r.classes, &info,
+				       &run->annotation.notes, err, sizeof(err));
+	if (rc)
+		op_error("%s", err);
+	else
+		rc = pp_annotate_write(stdout, &run->annotation,
+				       run->r.profile.totals, &run->r.classes,
+				       &run->annotate);
+	pp_fleet_disconnect(&conn);
+	pp_locate_free(&locate);
+	pp_fleet_spec_free(&fs);
+	return rc;
+}
+
 int main(int argc, char const **argv)
 {
 	static struct run run;
@@ -187,12 +241,22 @@ int main(int argc, char const **argv)
 					 "opannotate --help lists the options",
 					 &args, &nargs);
 
+	if (opts.fleet_credentials && !opts.fleet)
+		usage_error("%s", "--fleet-credentials goes with --fleet");
+	if (opts.fleet && opts.session_dir)
+		usage_error("%s", "--fleet reads no local session: it cannot be given with --session-dir");
 	setup(&run);
-	rc = pp_run_select(&run.r, &run.run_opts, nargs, args,
-			   "opannotate --help lists the options");
-	if (!rc)
+	if (opts.fleet) {
+		rc = fleet(&run, nargs, args);
+		if (fflush(stdout) && !rc)
+			rc = op_error_errno("writing the annotation failed");
+	} else {
+		rc = pp_run_select(&run.r, &run.run_opts, nargs, args,
+				   "opannotate --help lists the options");
+	}
+	if (!rc && !opts.fleet)
 		rc = pp_run_populate(&run.r, &run.run_opts, &run.populate);
-	if (!rc) {
+	if (!rc && !opts.fleet) {
 		rc = pp_annotate_write(stdout, &run.annotation,
 				       run.r.profile.totals, &run.r.classes,
 				       &run.annotate);

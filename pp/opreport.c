@@ -30,7 +30,7 @@
 enum {
 	OPT_SESSION_DIR = 256, OPT_SINCE, OPT_UNTIL,
 	OPT_STREAM, OPT_TIME, OPT_EVENTS, OPT_SEPARATE,
-	OPT_STACKS, OPT_PPROF, OPT_FLAME
+	OPT_STACKS, OPT_PPROF, OPT_FLAME, OPT_FLEET, OPT_FLEET_CRED
 };
 
 static struct poptOption const options[] = {
@@ -71,6 +71,9 @@ static struct poptOption const options[] = {
 	{ "folded", 0, POPT_ARG_NONE, &opts.folded, 0, "the stacks as folded text (proc;root;...;leaf COUNT) for flame-graph tools", NULL },
 	{ "pprof", 0, POPT_ARG_STRING, NULL, OPT_PPROF, "the stacks as a gzipped pprof profile (go tool pprof, Pyroscope, Parca)", "file" },
 	{ "flame", 0, POPT_ARG_STRING, NULL, OPT_FLAME, "the stacks as an interactive flame graph: one HTML file", "file.html" },
+	/* the fleet: sessions shipped to ClickHouse */
+	{ "fleet", 0, POPT_ARG_STRING, NULL, OPT_FLEET, "report the sessions machines shipped to this ClickHouse server (specs add host:NAME and labels key:value)", "http[s]://host:port" },
+	{ "fleet-credentials", 0, POPT_ARG_STRING, NULL, OPT_FLEET_CRED, "--fleet: the credentials file (user = ..., password = ...; default: the settings' fleet_credentials)", "file" },
 	{ "verbose", 'V', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL, 'V', "OProfile's debug classes: accepted, our notes are always shown", "all,debug,bfd,level1,sfile,stats,xml" },
 	{ "version", 'v', POPT_ARG_NONE, &opts.version, 0, "print the version and exit", NULL },
 	POPT_AUTOHELP
@@ -123,6 +126,8 @@ static void take_string(poptContext ctx, int val)
 	case OPT_STACKS: take_stacks(ctx, arg); break;
 	case OPT_PPROF: opreport_replace(&opts.pprof, arg); break;
 	case OPT_FLAME: opreport_replace(&opts.flame, arg); break;
+	case OPT_FLEET: opreport_replace(&opts.fleet, arg); break;
+	case OPT_FLEET_CRED: opreport_replace(&opts.fleet_credentials, arg); break;
 	default: free(arg); break;
 	}
 }
@@ -134,7 +139,8 @@ static void free_strings(void)
 		       &opts.session_dir, &opts.image_path, &opts.root,
 		       &opts.verbose, &opts.since, &opts.until,
 		       &opts.stream, &opts.time, &opts.events, &opts.separate,
-		       &opts.stacks, &opts.pprof, &opts.flame };
+		       &opts.stacks, &opts.pprof, &opts.flame, &opts.fleet,
+		       &opts.fleet_credentials };
 
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		opreport_replace(s[i], NULL);
@@ -274,7 +280,11 @@ int main(int argc, char const **argv)
 		usage_error("%s", err);
 	if (opts.processes && rc)
 		usage_error("%s", "--processes takes one profile specification, not a differential one");
-	if (opreport_stream_report(&run, nargs, args, rc != 0, &rc) < 0)
+	if (opts.fleet)
+		rc = opreport_fleet(&run, rc, first, count, args, nargs);
+	else if (opts.fleet_credentials)
+		usage_error("%s", "--fleet-credentials goes with --fleet");
+	else if (opreport_stream_report(&run, nargs, args, rc != 0, &rc) < 0)
 		rc = opreport_stacks_wanted() ? opreport_stacks(&run, rc, first, count, args, nargs) :
 		     opts.processes ? opreport_processes(&run, nargs, args) :
 		     rc ? opreport_diff(&run, first, count, args) :

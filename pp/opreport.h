@@ -20,6 +20,8 @@
 #include "pp_populate.h"
 #include "pp_profile.h"
 #include "pp_spec.h"
+#include "pp_stacks.h"
+#include "pp_stacks_paths.h"
 #include "pp_strlist.h"
 
 /* The command line; popt fills it in from opreport.c's table. String
@@ -41,6 +43,8 @@ struct opreport_opts {
 	/* whole stacks (pp_stacks.h): --stacks, --folded, --pprof, --flame */
 	char *stacks, *pprof, *flame;
 	int folded, stacks_limit;
+	/* --fleet (opreport_fleet.c) */
+	char *fleet, *fleet_credentials;
 };
 
 extern struct opreport_opts opts;
@@ -63,6 +67,7 @@ struct side {
 struct run {
 	struct pp_merge merge;
 	struct pp_strlist include, exclude, notes, verbose;
+	struct pp_strlist fleet;   /* a fleet report's header lines */
 	struct pp_populate_opts populate;
 	struct pp_output_opts output;
 };
@@ -107,6 +112,14 @@ void opreport_stacks_usage(int diff);
 /* One profile, or "{ } { }": only --flame, coloured by the difference. */
 int opreport_stacks(struct run *run, int diff, int const first[2],
 		    int const count[2], char const *const *argv, int argc);
+
+/* The --stacks and --folded text of st (-o or stdout). */
+int opreport_stacks_print(struct run *run, struct pp_stacks const *st,
+			  struct pp_spaths const *p);
+
+/* --fleet (opreport_fleet.c): any report mode, from the fleet. */
+int opreport_fleet(struct run *run, int diff, int const first[2],
+		   int const count[2], char const *const *argv, int argc);
 
 /*
  * --stream (opreport_stream.c): the stream replayed into a temporary session (the window only, with

@@ -14,7 +14,8 @@
 int opreport_write(struct run *run, struct pp_profile const *p,
 		   struct pp_classes const *c, char const *spec)
 {
-	struct pp_report r = { p, c, &run->notes, spec };
+	struct pp_report r = { p, c, &run->notes, spec,
+			       run->fleet.n ? &run->fleet : NULL };
 	FILE *out = stdout;
 	char err[512];
 	int rc = 0;

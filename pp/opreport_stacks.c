@@ -37,8 +37,8 @@ static int stacks_side(struct run *run, struct side *s, struct pp_stacks *st,
 	return rc ? op_error("%s", err) : 0;
 }
 
-static int stacks_print(struct run *run, struct pp_stacks const *st,
-			struct pp_spaths const *p)
+int opreport_stacks_print(struct run *run, struct pp_stacks const *st,
+			  struct pp_spaths const *p)
 {
 	struct pp_stacks_print pr = { opts.threshold,
 				      (size_t)opts.stacks_limit,
@@ -92,7 +92,7 @@ int opreport_stacks(struct run *run, int diff, int const first[2],
 			pp_spaths_build(&p[i], &st[i], group);
 	}
 	if (!rc)
-		rc = stacks_print(run, &st[n - 1], &p[n - 1]);
+		rc = opreport_stacks_print(run, &st[n - 1], &p[n - 1]);
 	if (!rc && opts.pprof && pp_pprof_write(opts.pprof, &st[0], err, sizeof(err)))
 		rc = op_error("%s", err);
 	if (!rc && opts.flame &&
