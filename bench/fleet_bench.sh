@@ -1,0 +1,234 @@
+#!/bin/bash
+# The fleet at scale (bench/README.md "fleet_bench.sh", doc/fleet.md
+# "Scale"): HOSTS x HOURS hourly sessions made from real recorded ones,
+# shipped into one ClickHouse server of its own as the shipper ships them,
+# then read back with opreport --fleet.
+#
+#   bench/fleet_bench.sh BUILD [--hosts N] [--hours H] [--jobs P]
+#       [--record SECS] [--rotate SECS] [--sessions DIR] [--zstd]
+#       [--optimize] [--out DIR]
+#
+# Sessions: recorded here (root; the perf source) by oprofiled at the
+# continuous default, 49 Hz per cpu, with --callgraph=32, rotating every
+# --rotate seconds over --record seconds of real work (gzip, sort, cc,
+# python: bench/fleet_work.sh) and whatever else the machine runs; or the
+# rotated sessions of --sessions DIR (an oprofiled --session-dir). Each
+# becomes rows (bench/fleet_rows.sh); bench/fleet_load varies them per
+# host-hour (hosts, labels service= and version=, counts x 3600/rotate
+# x random) and ships them with --jobs uploaders over libfleet's HTTP
+# client. Figures: host-hours ingested per minute, bytes stored per
+# host-hour (system.parts, compressed; with --optimize also after
+# OPTIMIZE FINAL), and opreport --fleet's time for three questions
+# (median of 3): the top 50 functions over the day, service=web's folded
+# stacks, version=A against version=B by symbol. --zstd: the server
+# compresses with zstd instead of lz4 (a config change, no schema change).
+# The server, the daemon and all files are in a scratch directory,
+# removed at the end; --out DIR keeps the figures and the logs.
+# Small mode (a smoke test, under a minute): --hosts 20 --hours 2.
+set -e -o pipefail
+
+usage() {
+	echo "usage: $0 BUILD [--hosts N] [--hours H] [--jobs P] [--record SECS]" \
+		"[--rotate SECS] [--sessions DIR] [--zstd] [--optimize] [--out DIR]" >&2
+	exit 2
+}
+
+[ $# -ge 1 ] || usage
+build=$(cd "$1" && pwd) || usage
+shift
+src=$(cd "$(dirname "$0")/.." && pwd)
+hosts=1000 hours=24 jobs=2 record=30 rotate=10 sessions= zstd= optimize= keep=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--hosts) hosts=$2; shift ;;
+	--hours) hours=$2; shift ;;
+	--jobs) jobs=$2; shift ;;
+	--record) record=$2; shift ;;
+	--rotate) rotate=$2; shift ;;
+	--sessions) sessions=$(cd "$2" && pwd) || usage; shift ;;
+	--zstd) zstd=1 ;;
+	--optimize) optimize=1 ;;
+	--out) keep=$2; shift ;;
+	*) usage ;;
+	esac
+	shift
+done
+for v in "$hosts" "$hours" "$jobs" "$record" "$rotate"; do
+	[[ $v =~ ^[1-9][0-9]*$ ]] || usage
+done
+for p in pp/opreport pp/opfleet daemon/oprofiled bench/fleet_load; do
+	[ -x "$build/$p" ] || { echo "fleet_bench: no '$build/$p': build first" >&2; exit 1; }
+done
+OPROFILE_EVENTS_DIR=${OPROFILE_EVENTS_DIR:-$src/events}
+export OPROFILE_EVENTS_DIR
+
+tmp=$(mktemp -d /tmp/fleet_bench.XXXXXX)
+out=$tmp/out
+mkdir -p "$out"
+dpid= wpid=
+
+# what tests/lib/clickhouse.sh expects of tests/lib/test-lib.sh
+skip() { echo "fleet_bench: $*" >&2; exit 1; }
+fail() { echo "fleet_bench: $*" >&2; exit 1; }
+test_note() { echo "fleet_bench: $*" >&2; }
+# shellcheck source=../tests/lib/clickhouse.sh
+. "$src/tests/lib/clickhouse.sh"
+
+cleanup() {
+	local rc=$?
+	set +e
+	[ -n "$wpid" ] && kill -- "$wpid" 2>/dev/null && wait "$wpid" 2>/dev/null
+	[ -n "$dpid" ] && kill -TERM "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
+	ch_stop_all
+	if [ -n "$keep" ]; then
+		mkdir -p "$keep"
+		cp -r "$out"/. "$keep"/ 2>/dev/null || true
+	fi
+	rm -rf "$tmp"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+log() { echo "$(date -u +%H:%M:%S) $*" | tee -a "$out/log"; }
+
+# Median of three: "$@" run 3 times, seconds to stdout.
+median3() {
+	local i t0 t1 ts=()
+	for i in 1 2 3; do
+		t0=$(date +%s.%N)
+		"$@" >/dev/null
+		t1=$(date +%s.%N)
+		ts+=("$(echo "$t1 - $t0" | bc)")
+	done
+	printf '%s\n' "${ts[@]}" | sort -n | sed -n 2p
+}
+
+# 1. real sessions
+if [ -z "$sessions" ]; then
+	log "recording ${record} s at 49 Hz with --callgraph=32, a session every ${rotate} s"
+	"$build/daemon/oprofiled" --session-dir="$tmp/rec" \
+		--events=CPU_CLOCK:20408163 --callgraph=32 --separate=lib \
+		--rotate="${rotate}s" --foreground 2>"$out/oprofiled.log" &
+	dpid=$!
+	for _ in $(seq 100); do
+		[ -d "$tmp/rec/samples/current" ] && break
+		sleep 0.1
+	done
+	mkdir -p "$tmp/work"
+	"$src/bench/fleet_work.sh" "$record" "$tmp/work" "$src" >/dev/null 2>&1 &
+	wpid=$!
+	wait "$wpid" || true
+	wpid=
+	kill -TERM "$dpid"
+	wait "$dpid" || true
+	dpid=
+	sessions=$tmp/rec
+fi
+names=$(cd "$sessions/samples" && ls -d 2[0-9][0-9][0-9]-* 2>/dev/null) ||
+	fail "no rotated session in '$sessions/samples'"
+scale=$(echo "scale=3; 3600 / $rotate" | bc)
+bases=()
+for n in $names; do
+	"$src/bench/fleet_rows.sh" "$build" "$sessions" "$n" "$tmp/base-$n" ||
+		fail "no rows from session '$n'"
+	[ -s "$tmp/base-$n.samples" ] || continue
+	bases+=("$tmp/base-$n")
+done
+[ ${#bases[@]} -gt 0 ] || fail "no session with samples in '$sessions'"
+base_rows=$(cat "${bases[@]/%/.samples}" | wc -l)
+base_stacks=$(cat "${bases[@]/%/.stacks}" | wc -l)
+log "${#bases[@]} sessions: $((base_rows / ${#bases[@]})) samples rows and" \
+	"$((base_stacks / ${#bases[@]})) stacks rows each on average; counts x $scale"
+
+# 2. the server
+ch_require
+ch_prepare fleet
+# the query log, for the server's own time of each query
+sed -i 's|<max_memory_usage>|<log_queries>1</log_queries><max_memory_usage>|' \
+	"$CH_DIR/fleet/users.xml"
+ch_config fleet
+if [ -n "$zstd" ]; then
+	sed -i 's|</yandex>|  <compression><case><method>zstd</method></case></compression>\n</yandex>|' \
+		"$CH_DIR/fleet/config.xml"
+fi
+ch_launch fleet
+url=$(ch_url fleet)
+"$build/pp/opfleet" create --url "$url" --credentials "$CH_DIR/ship.cred" >/dev/null
+
+# 3. ingest: hour by hour from yesterday 00:00 UTC
+start=$(( $(date +%s) / 86400 * 86400 - 86400 ))
+log "shipping $hosts hosts x $hours hours with $jobs uploaders"
+"$build/bench/fleet_load" --url "$url" --credentials "$CH_DIR/ship.cred" \
+	--hosts "$hosts" --hours "$hours" --start "$start" --scale "$scale" \
+	--jobs "$jobs" "${bases[@]}" | tee "$out/load"
+read -r _ hh _ rows _ sent _ secs <"$out/load"
+per_min=$(echo "scale=0; $hh * 60 / $secs" | bc)
+
+q() { ch_query fleet ship "$1"; }
+stored() {
+	q "SELECT table, sum(rows), sum(data_compressed_bytes), count()
+	   FROM system.parts WHERE database = 'oprofile' AND active
+	   GROUP BY table ORDER BY table FORMAT TabSeparated"
+}
+stored >"$out/parts"
+bytes=$(awk '{ s += $3 } END { print s }' "$out/parts")
+if [ -n "$optimize" ]; then
+	t0=$(date +%s.%N)
+	for t in samples stacks sessions; do
+		q "OPTIMIZE TABLE oprofile.$t FINAL" >/dev/null
+	done
+	opt_secs=$(echo "$(date +%s.%N) - $t0" | bc)
+	stored >"$out/parts.optimized"
+	bytes_opt=$(awk '{ s += $3 } END { print s }' "$out/parts.optimized")
+fi
+q "SELECT table, name, sum(data_compressed_bytes) AS c,
+	  sum(data_uncompressed_bytes) FROM system.columns
+   WHERE database = 'oprofile' GROUP BY table, name ORDER BY c DESC
+   LIMIT 10 FORMAT TabSeparated" >"$out/columns"
+
+# 4. the three questions, through opreport --fleet (its SQL, the manifest rule)
+rep() { "$build/pp/opreport" --fleet="$url" --fleet-credentials="$CH_DIR/read.cred" "$@"; }
+day0=$(date -u -d "@$start" +%Y-%m-%d)
+day1=$(date -u -d "@$((start + 86400))" +%Y-%m-%d)
+# the whole -l list is read (the server sums it); the first 50 are kept
+top50() {
+	rep -l --since="$day0" --until="$day1" >"$tmp/top.full"
+	head -56 "$tmp/top.full"
+}
+flame() { rep --folded service:web; }
+diffab() { rep -l '{' version:A '}' '{' version:B '}'; }
+top50 >"$out/top50.txt"
+flame >"$out/web.folded"
+diffab >"$out/diff.txt"
+t_top=$(median3 top50)
+t_flame=$(median3 flame)
+t_diff=$(median3 diffab)
+q "SYSTEM FLUSH LOGS" >/dev/null 2>&1 || true
+q "SELECT query_duration_ms, read_rows, substring(replaceAll(query, '\n', ' '), 1, 160)
+   FROM system.query_log WHERE type = 2 AND user = 'read'
+   ORDER BY event_time DESC LIMIT 60 FORMAT TabSeparated" >"$out/queries" 2>/dev/null || true
+
+# 5. the figures
+hh_bytes=$((bytes / hh))
+{
+	echo
+	echo "fleet_bench: $hosts hosts x $hours hours = $hh host-hours from ${#bases[@]} recorded sessions"
+	echo "  (interim row maker bench/fleet_rows.sh; upload: libfleet fleet_http_post, $jobs uploaders; ${zstd:+zstd}${zstd:-lz4})"
+	printf '  %-44s %12s   %s\n' "figure" "value" "target"
+	printf '  %-44s %12s   %s\n' "host-hours ingested per minute" "$per_min" "≥ 1,000"
+	printf '  %-44s %12s\n' "rows shipped per host-hour" "$((rows / hh))"
+	printf '  %-44s %12s\n' "TSV bytes shipped per host-hour" "$((sent / hh))"
+	printf '  %-44s %12s   %s\n' "bytes stored per host-hour (compressed)" "$hh_bytes" "≤ 51,200"
+	awk -v hh="$hh" '{ printf "    %-42s %12d   (%d rows, %d parts)\n", $1, $3 / hh, $2, $4 }' "$out/parts"
+	if [ -n "$optimize" ]; then
+		printf '  %-44s %12s   (OPTIMIZE FINAL took %.1f s)\n' \
+			"... after OPTIMIZE FINAL" "$((bytes_opt / hh))" "$opt_secs"
+		awk -v hh="$hh" '{ printf "    %-42s %12d\n", $1, $3 / hh }' "$out/parts.optimized"
+	fi
+	printf '  %-44s %12s   %s\n' "top-50 functions over 24 h (s, median of 3)" "$t_top" "≤ 2"
+	printf '  %-44s %12s   %s\n' "service=web folded stacks (s)" "$t_flame" "≤ 2"
+	printf '  %-44s %12s   %s\n' "version=A vs version=B by symbol (s)" "$t_diff" "≤ 2"
+	echo "  largest columns (compressed bytes per host-hour):"
+	awk -v hh="$hh" '{ printf "    %-42s %12d\n", $1 "." $2, $3 / hh }' "$out/columns"
+} | tee -a "$out/figures"
