@@ -116,7 +116,7 @@ static bool has_samples(char const *dir)
 	return any;
 }
 
-void opd_rotation_leftover(char const *session_dir)
+void opd_rotation_leftover(char const *session_dir, char *saved, size_t size)
 {
 	char *current = op_session_samples(session_dir, OP_CURRENT_SESSION);
 	char *conf = op_session_path(current, OP_SESSION_CONF);
@@ -125,6 +125,8 @@ void opd_rotation_leftover(char const *session_dir)
 	struct op_kv kv;
 	time_t t;
 
+	if (size)
+		saved[0] = '\0';
 	if (has_samples(current) && op_kv_read(&kv, conf) == 0) {
 		start = op_kv_get(&kv, "start_time");
 		t = start ? (time_t)strtoll(start, NULL, 10) : 0;
@@ -134,6 +136,7 @@ void opd_rotation_leftover(char const *session_dir)
 				name);
 			/* a period of a rotating run: retention's to remove */
 			opd_rotation_mark_end(session_dir, name, 0);
+			snprintf(saved, size, "%s", name);
 		}
 		op_kv_free(&kv);
 	}

@@ -49,9 +49,10 @@ void opd_rotation_mark_end(char const *session_dir, char const *name, time_t end
  * At start: samples left in the live session by a run that did not stop
  * cleanly (kill -9, power loss) belong to its period and its boot's
  * kernel: save them as a session named by their session.conf's
- * start_time, before this run writes there. Logs what it did.
+ * start_time, before this run writes there. Logs what it did. The name
+ * saved under goes to saved (size bytes; "" when nothing was saved).
  */
-void opd_rotation_leftover(char const *session_dir);
+void opd_rotation_leftover(char const *session_dir, char *saved, size_t size);
 
 /*
  * Retention (--keep, --keep-size: op_rotate_retain) off the loop: removing

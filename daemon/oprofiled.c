@@ -97,8 +97,13 @@ static int run(struct daemon *d)
 	d->lock_pid = getpid();
 	if (log_open(d) < 0)
 		goto fail_unlock;
-	if (d->opt.rotate)
-		opd_rotation_leftover(d->session_dir);
+	if (d->opt.rotate) {
+		char saved[64];
+
+		opd_rotation_leftover(d->session_dir, saved, sizeof(saved));
+		if (saved[0])
+			fleet_queue(d, saved);	/* fleet_setup ships it */
+	}
 	if (opd_options_save(&d->opt, &d->cfg) < 0)
 		goto fail_unlock;
 	if (!d->opt.no_daemon) {
@@ -141,6 +146,7 @@ static int run(struct daemon *d)
 		d->opt.callgraph);
 	log_fd_limit(d);
 	rotate_setup(d);
+	fleet_setup(d);
 	/*
 	 * Only now is the starting process let go: what the daemon says at
 	 * start is in the log when `oprofiled` returns, not written later

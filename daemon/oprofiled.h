@@ -21,6 +21,10 @@
 #include "opd_source.h"
 #include "opd_stream_file.h"
 
+/* Shipper processes at once (oprofiled_fleet.c): a few, as each takes
+ * the spool's lock or leaves at once. */
+#define FLEET_MAX_SHIPPERS 4
+
 struct daemon {
 	struct opd_options opt;
 	struct opd_config cfg;
@@ -43,6 +47,7 @@ struct daemon {
 	uint64_t total_received;        /* samples of the sessions saved or reset */
 	rlim_t nofile;                  /* the open-file limit it runs with */
 	int fds_released;               /* sample files closed for want of fds */
+	pid_t shippers[FLEET_MAX_SHIPPERS];  /* opfleet ship children; 0: free */
 };
 
 /* oprofiled_log.c */
@@ -66,6 +71,13 @@ int do_save(struct daemon *d, char const *name, char *err, size_t errlen,
 void rotate(struct daemon *d, time_t start);
 void rotate_on_time(struct daemon *d);
 void rotate_setup(struct daemon *d);
+
+/* oprofiled_fleet.c */
+void fleet_setup(struct daemon *d);
+/* queue session name for the shipper; fleet_closed also starts it */
+void fleet_queue(struct daemon *d, char const *name);
+void fleet_closed(struct daemon *d, char const *name);
+void fleet_poll(struct daemon *d);
 
 /* oprofiled_control.c */
 void handle_command(struct daemon *d, struct op_command const *c);

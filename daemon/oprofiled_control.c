@@ -64,6 +64,8 @@ void handle_command(struct daemon *d, struct op_command const *c)
 		break;
 	case OP_CMD_SAVE:
 		ret = do_save(d, c->name, err, sizeof(err), NULL);
+		if (ret == 0)
+			fleet_closed(d, c->name);
 		break;
 	case OP_CMD_EXIT:
 		d->quit = 1;

@@ -32,6 +32,7 @@ void rotate(struct daemon *d, time_t start)
 		d->rot.nr_rotated++;
 		opd_rotation_mark_end(d->session_dir, name, start);
 		opd_options_save(&d->opt, &d->cfg);	/* the new start_time */
+		fleet_closed(d, name);	/* marked and ended: ready to ship */
 		log_msg("rotated: session '%s' holds received %llu, written %llu, dropped %llu; received since start %llu",
 			name, (unsigned long long)st.received,
 			(unsigned long long)st.written,
@@ -49,6 +50,7 @@ void rotate_on_time(struct daemon *d)
 	time_t start = opd_rotation_due(&d->rot, time(NULL));
 
 	opd_retention_poll(&d->retain);
+	fleet_poll(d);
 	if (start)
 		rotate(d, start);
 }

@@ -43,6 +43,11 @@ void fleet_settings_get(struct op_kv const *kv, struct fleet_settings *s)
 	if (v && op_settings_size("fleet_spool_size", v, &s->spool_size, err,
 				  sizeof(err)))
 		s->spool_size = OP_FLEET_SPOOL_SIZE_DEFAULT;
+	s->timeout_s = 60;
+	v = op_kv_get(kv, "fleet_timeout");
+	if (v && op_settings_duration("fleet_timeout", v, &s->timeout_s, err,
+				      sizeof(err)))
+		s->timeout_s = 60;
 	/* op_kv keeps every fleet_label line as a pair of its own */
 	for (i = 0; i < kv->nr; i++) {
 		if (strcmp(kv->keys[i], OP_FLEET_LABEL_KEY))

@@ -17,6 +17,7 @@ struct fleet_settings {
 	char **labels;               /* sorted, distinct "k=v" */
 	size_t nr_labels;
 	uint64_t spool_size;
+	uint64_t timeout_s;          /* one request's time, fleet_timeout */
 };
 
 /* The fleet settings of a checked settings file (kv). */

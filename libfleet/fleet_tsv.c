@@ -121,6 +121,13 @@ void fleet_tsv_u64(struct fleet_buf *b, uint64_t v)
 	fleet_buf_printf(b, "%" PRIu64, v);
 }
 
+void fleet_sql_string(struct fleet_buf *b, char const *s, size_t len)
+{
+	fleet_buf_add(b, "'", 1);
+	escaped(b, s, len, 1);
+	fleet_buf_add(b, "'", 1);
+}
+
 void fleet_tsv_array(struct fleet_buf *b, char const *const *v, size_t n)
 {
 	size_t i;

@@ -31,6 +31,9 @@ void fleet_tsv_string(struct fleet_buf *b, char const *s, size_t len);
 /* The same for a NUL-terminated string; NULL is ''. */
 void fleet_tsv_str(struct fleet_buf *b, char const *s);
 void fleet_tsv_u64(struct fleet_buf *b, uint64_t v);
+/* A SQL string literal 'text' of len bytes (quote, backslash and the
+ * controls escaped): how a value goes into a query. */
+void fleet_sql_string(struct fleet_buf *b, char const *s, size_t len);
 /* An Array(String) field of n strings. */
 void fleet_tsv_array(struct fleet_buf *b, char const *const *v, size_t n);
 /* An Array(UInt64) field. */

@@ -9,6 +9,7 @@
  *   fleet_spool_size   the spool's bound (a size, default 256M)
  *   fleet_database     default oprofile; fleet_cluster: the cluster's name
  *   fleet_ca           absolute path of the CA file for an https server
+ *   fleet_timeout      one request's time at most (a duration, default 60s)
  * Checked here so that oprofiled and opcontrol refuse a bad one at once;
  * the URL and name rules are libfleet's too; libfleet/fleet_settings.h
  * reads them with their defaults.
@@ -30,8 +31,9 @@ int op_fleet_url_check(char const *url, char *err, size_t errlen);
 int op_fleet_name_check(char const *what, char const *name, char *err,
 			size_t errlen);
 
-/* One fleet_* key of the settings file but fleet_spool_size (a size:
- * op_settings_check's own); op_settings_check calls it. */
+/* One fleet_* key of the settings file but fleet_spool_size and
+ * fleet_timeout (a size and a duration: op_settings_check's own);
+ * op_settings_check calls it. */
 int op_fleet_setting_check(char const *key, char const *name,
 			   char const *value, char *err, size_t errlen);
 

@@ -17,6 +17,9 @@
  *                                 session/ (op_session_kernel.h),
  *                                 {root}/ {kern}/ sample trees, stats/
  *   SESSION/samples/NAME/         saved sessions
+ *   SESSION/fleet/                the fleet's shipper (doc/fleet.md):
+ *                                 queue/NAME (closed sessions to ship),
+ *                                 spool/ (their rows), stats, lock
  *
  * Also the oprofile driver's directory, which every tool finds the same
  * way. Functions return 0 or -1 after printing a message through
@@ -44,6 +47,11 @@
 #define OP_SAMPLES_DIR "samples"
 #define OP_LOG_FILE OP_SAMPLES_DIR "/oprofiled.log"
 #define OP_CURRENT_SESSION "current"
+#define OP_FLEET_DIR "fleet"
+#define OP_FLEET_QUEUE OP_FLEET_DIR "/queue"
+#define OP_FLEET_SPOOL OP_FLEET_DIR "/spool"
+#define OP_FLEET_STATS OP_FLEET_DIR "/stats"
+#define OP_FLEET_LOCK OP_FLEET_DIR "/lock"
 
 /* Entries of one session, samples/NAME/, besides its sample trees. */
 #define OP_SESSION_CONF "session.conf"

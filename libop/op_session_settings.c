@@ -475,6 +475,7 @@ static struct {
 	{ "fleet_database", IN_CONFIG },
 	{ "fleet_cluster", IN_CONFIG },
 	{ "fleet_ca", IN_CONFIG },
+	{ "fleet_timeout", IN_CONFIG },
 };
 
 int op_settings_check(char const *key, char const *name, char const *v,
@@ -505,6 +506,8 @@ int op_settings_check(char const *key, char const *name, char const *v,
 		return check_kernel_range(name, v, err, errlen);
 	if (!strcmp(key, "fleet_spool_size"))
 		return op_settings_size(name, v, &n, err, errlen);
+	if (!strcmp(key, "fleet_timeout"))
+		return op_settings_duration(name, v, &n, err, errlen);
 	if (!strncmp(key, "fleet_", 6))
 		return op_fleet_setting_check(key, name, v, err, errlen);
 	if (!strcmp(key, "keep_binaries") && (!strcmp(v, "yes") || !strcmp(v, "no")))

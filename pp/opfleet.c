@@ -8,6 +8,10 @@
  *       ones on each (18.16 runs ON CLUSTER only with ZooKeeper, so every
  *       shard is named here). Statements may run again: IF NOT EXISTS.
  *
+ *   opfleet ship [--session-dir DIR]
+ *       the shipper (opfleet_ship.c): what oprofiled starts after a
+ *       rotation or a save; settings from oprofiled.conf.
+ *
  * Exit 0 on success, 1 on a failure, 2 on a usage error.
  */
 #include "config.h"
@@ -21,8 +25,10 @@
 #include "fleet_schema.h"
 #include "op_message.h"
 #include "op_version.h"
+#include "opfleet.h"
 
-#define USAGE "opfleet create --url URL --credentials FILE [--cluster NAME] [--database DB] [--ca FILE]\n"
+#define USAGE "opfleet create --url URL --credentials FILE [--cluster NAME] [--database DB] [--ca FILE]\n" \
+	      "       opfleet ship [--session-dir DIR]"
 
 static _Noreturn void usage(char const *why)
 {
@@ -103,9 +109,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 2)
-		usage("say what: create");
+		usage("say what: create or ship");
 	optind = 2;
 	if (!strcmp(argv[1], "create"))
 		return create(argc, argv);
-	usage("unknown command (create)");
+	if (!strcmp(argv[1], "ship"))
+		return opfleet_ship(argc, argv);
+	usage("unknown command (create or ship)");
 }

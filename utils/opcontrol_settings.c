@@ -62,6 +62,8 @@ static void merge_config(struct op_kv *kv)
 {
 	for (size_t i = 0; i < opt.config.nr; i++)
 		if (strcmp(opt.config.keys[i], "session_dir") &&
+		    /* the shipper's: it reads the file itself */
+		    strncmp(opt.config.keys[i], "fleet_", 6) &&
 		    !op_kv_get(kv, opt.config.keys[i]))
 			op_kv_set(kv, opt.config.keys[i], opt.config.values[i]);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "op_escape.h"
 #include "op_session.h"
 #include "op_session_kv.h"
 #include "op_session_settings.h"
@@ -32,6 +33,47 @@ static void print_service(void)
 		pclose(p);
 	line[strcspn(line, "\n")] = '\0';
 	printf("Service: oprofiled.service %s\n", line);
+}
+
+/*
+ * The fleet's shipper (doc/fleet.md): where it ships (the URL only, never
+ * the credentials) and its counters from SESSION/fleet/stats.
+ */
+static void print_fleet(void)
+{
+	char *path = op_session_path(opt.session_dir, OP_FLEET_STATS);
+	char const *url = op_kv_get(&opt.config, "fleet_url");
+	char const *err;
+	struct op_kv st = { 0 };
+
+	if (!url) {
+		printf("Fleet: off (no fleet_url)\n");
+		free(path);
+		return;
+	}
+	printf("Fleet: %s\n", url);
+	if (op_kv_read(&st, path) == 0 && st.nr) {
+		printf("Fleet spool: %s entries, %s bytes (at most %s); dropped %s\n",
+		       op_kv_get(&st, "spool_entries") ? op_kv_get(&st, "spool_entries") : "0",
+		       op_kv_get(&st, "spool_bytes") ? op_kv_get(&st, "spool_bytes") : "0",
+		       op_kv_get(&st, "spool_max_bytes") ? op_kv_get(&st, "spool_max_bytes") : "?",
+		       op_kv_get(&st, "dropped") ? op_kv_get(&st, "dropped") : "0");
+		printf("Fleet uploads: %s uploaded, %s already there, %s failures, %s not symbolised\n",
+		       op_kv_get(&st, "uploaded") ? op_kv_get(&st, "uploaded") : "0",
+		       op_kv_get(&st, "already_shipped") ? op_kv_get(&st, "already_shipped") : "0",
+		       op_kv_get(&st, "failures") ? op_kv_get(&st, "failures") : "0",
+		       op_kv_get(&st, "unsymbolised") ? op_kv_get(&st, "unsymbolised") : "0");
+		err = op_kv_get(&st, "last_error");
+		if (err && *err) {
+			printf("Fleet last error: ");
+			op_fputs_escaped(stdout, err);
+			printf("\n");
+		}
+	} else {
+		printf("Fleet spool: nothing shipped yet\n");
+	}
+	op_kv_free(&st);
+	free(path);
 }
 
 int opc_status(pid_t pid)
@@ -61,6 +103,7 @@ int opc_status(pid_t pid)
 	       opc_driver_loaded() ? "driver" : "perf");
 	printf("Rotate: %s\n", op_kv_get(&kv, "rotate") ? op_kv_get(&kv, "rotate") : "0");
 	printf("Settings file: %s\n", op_settings_config_path());
+	print_fleet();
 	print_service();
 	op_kv_free(&kv);
 	free(state_path);

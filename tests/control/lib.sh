@@ -45,6 +45,8 @@ test_cleanup_hook() {
 	fi
 	# a test that mounted a small file system for $S
 	[ -z "${UMOUNT:-}" ] || umount "$UMOUNT" 2>/dev/null || umount -l "$UMOUNT"
+	# what a suite's own helpers started (fleet.sh: its servers)
+	"${CLEANUP_MORE:-:}"
 }
 trap 'exit 1' TERM INT
 
