@@ -12,8 +12,9 @@
 # continuous default, 49 Hz per cpu, with --callgraph=32, rotating every
 # --rotate seconds over --record seconds of real work (gzip, sort, cc,
 # python: bench/fleet_work.sh) and whatever else the machine runs; or the
-# rotated sessions of --sessions DIR (an oprofiled --session-dir). Each
-# becomes rows (bench/fleet_rows.sh); bench/fleet_load varies them per
+# rotated sessions of --sessions DIR (an oprofiled --session-dir, copied).
+# The shipper (opfleet ship) makes each one's rows, as on a host;
+# bench/fleet_load varies them per
 # host-hour (hosts, labels service= and version=, counts x 3600/rotate
 # x random) and ships them with --jobs uploaders over libfleet's HTTP
 # client. Figures: host-hours ingested per minute, bytes stored per
@@ -37,7 +38,7 @@ usage() {
 build=$(cd "$1" && pwd) || usage
 shift
 src=$(cd "$(dirname "$0")/.." && pwd)
-hosts=1000 hours=24 jobs=2 record=30 rotate=10 sessions= zstd= optimize= keep=
+hosts=1000 hours=24 jobs=2 record=20 rotate=10 sessions= zstd= optimize= keep=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--hosts) hosts=$2; shift ;;
@@ -116,7 +117,7 @@ if [ -z "$sessions" ]; then
 		sleep 0.1
 	done
 	mkdir -p "$tmp/work"
-	"$src/bench/fleet_work.sh" "$record" "$tmp/work" "$src" >/dev/null 2>&1 &
+	"$src/bench/fleet_work.sh" "$record" "$tmp/work" "$src" "$build" >/dev/null 2>&1 &
 	wpid=$!
 	wait "$wpid" || true
 	wpid=
@@ -128,18 +129,6 @@ fi
 names=$(cd "$sessions/samples" && ls -d 2[0-9][0-9][0-9]-* 2>/dev/null) ||
 	fail "no rotated session in '$sessions/samples'"
 scale=$(echo "scale=3; 3600 / $rotate" | bc)
-bases=()
-for n in $names; do
-	"$src/bench/fleet_rows.sh" "$build" "$sessions" "$n" "$tmp/base-$n" ||
-		fail "no rows from session '$n'"
-	[ -s "$tmp/base-$n.samples" ] || continue
-	bases+=("$tmp/base-$n")
-done
-[ ${#bases[@]} -gt 0 ] || fail "no session with samples in '$sessions'"
-base_rows=$(cat "${bases[@]/%/.samples}" | wc -l)
-base_stacks=$(cat "${bases[@]/%/.stacks}" | wc -l)
-log "${#bases[@]} sessions: $((base_rows / ${#bases[@]})) samples rows and" \
-	"$((base_stacks / ${#bases[@]})) stacks rows each on average; counts x $scale"
 
 # 2. the server
 ch_require
@@ -154,9 +143,46 @@ if [ -n "$zstd" ]; then
 fi
 ch_launch fleet
 url=$(ch_url fleet)
+q() { ch_query fleet ship "$1"; }
+
+# 3. rows of the recorded sessions, by the shipper itself: each session
+# queued as the daemon queues a closed one, `opfleet ship` symbolises and
+# uploads it into a database of its own (rec), and the rows are read back
+# without their common columns (fleet_load adds them per host-hour)
+log "the shipper symbolises and ships the ${names//$'\n'/ } sessions"
+if [ "$sessions" != "$tmp/rec" ]; then
+	cp -a "$sessions" "$tmp/rec.copy"   # the shipper writes SESSION/fleet/
+	sessions=$tmp/rec.copy
+fi
+rm -rf "$sessions/fleet"
+mkdir -p -m 0700 "$sessions/fleet" "$sessions/fleet/queue"
+for n in $names; do : >"$sessions/fleet/queue/$n"; done
+printf 'fleet_url = %s\nfleet_credentials = %s\nfleet_host = rec\nfleet_database = rec\n' \
+	"$url" "$CH_DIR/ship.cred" >"$tmp/oprofiled.conf"
+"$build/pp/opfleet" create --url "$url" --credentials "$CH_DIR/ship.cred" --database rec >/dev/null
+OPROFILE_CONFIG=$tmp/oprofiled.conf "$build/pp/opfleet" ship --session-dir="$sessions" \
+	>"$out/ship.log" 2>&1 || fail "opfleet ship failed (its log: $(tail -3 "$out/ship.log"))"
+bases=()
+for n in $names; do
+	first="(session_id, upload_id) IN (SELECT session_id, min(upload_id)
+		FROM rec.sessions WHERE session_id = 'rec/$n' GROUP BY session_id)"
+	q "SELECT app, image, build_id, symbol, lower(hex(offset)), samples
+	   FROM rec.samples WHERE $first FORMAT TabSeparated" >"$tmp/base-$n.samples"
+	q "SELECT app, frames, concat('[', arrayStringConcat(arrayMap(x ->
+	   lower(hex(x)), frame_offsets), ','), ']'), samples
+	   FROM rec.stacks WHERE $first FORMAT TabSeparated" >"$tmp/base-$n.stacks"
+	[ -s "$tmp/base-$n.samples" ] && bases+=("$tmp/base-$n")
+done
+[ ${#bases[@]} -gt 0 ] || fail "the shipper shipped no session with samples (its log: $out/ship.log)"
+q "DROP DATABASE rec" >/dev/null
+base_rows=$(cat "${bases[@]/%/.samples}" | wc -l)
+base_stacks=$(cat "${bases[@]/%/.stacks}" | wc -l)
+log "${#bases[@]} sessions: $((base_rows / ${#bases[@]})) samples rows and" \
+	"$((base_stacks / ${#bases[@]})) stacks rows each on average; counts x $scale"
+
 "$build/pp/opfleet" create --url "$url" --credentials "$CH_DIR/ship.cred" >/dev/null
 
-# 3. ingest: hour by hour from yesterday 00:00 UTC
+# 4. ingest: hour by hour from yesterday 00:00 UTC
 start=$(( $(date +%s) / 86400 * 86400 - 86400 ))
 log "shipping $hosts hosts x $hours hours with $jobs uploaders"
 "$build/bench/fleet_load" --url "$url" --credentials "$CH_DIR/ship.cred" \
@@ -165,7 +191,6 @@ log "shipping $hosts hosts x $hours hours with $jobs uploaders"
 read -r _ hh _ rows _ sent _ secs <"$out/load"
 per_min=$(echo "scale=0; $hh * 60 / $secs" | bc)
 
-q() { ch_query fleet ship "$1"; }
 stored() {
 	q "SELECT table, sum(rows), sum(data_compressed_bytes), count()
 	   FROM system.parts WHERE database = 'oprofile' AND active
@@ -187,7 +212,7 @@ q "SELECT table, name, sum(data_compressed_bytes) AS c,
    WHERE database = 'oprofile' GROUP BY table, name ORDER BY c DESC
    LIMIT 10 FORMAT TabSeparated" >"$out/columns"
 
-# 4. the three questions, through opreport --fleet (its SQL, the manifest rule)
+# 5. the three questions, through opreport --fleet (its SQL, the manifest rule)
 rep() { "$build/pp/opreport" --fleet="$url" --fleet-credentials="$CH_DIR/read.cred" "$@"; }
 day0=$(date -u -d "@$start" +%Y-%m-%d)
 day1=$(date -u -d "@$((start + 86400))" +%Y-%m-%d)
@@ -209,12 +234,12 @@ q "SELECT query_duration_ms, read_rows, substring(replaceAll(query, '\n', ' '), 
    FROM system.query_log WHERE type = 2 AND user = 'read'
    ORDER BY event_time DESC LIMIT 60 FORMAT TabSeparated" >"$out/queries" 2>/dev/null || true
 
-# 5. the figures
+# 6. the figures
 hh_bytes=$((bytes / hh))
 {
 	echo
 	echo "fleet_bench: $hosts hosts x $hours hours = $hh host-hours from ${#bases[@]} recorded sessions"
-	echo "  (interim row maker bench/fleet_rows.sh; upload: libfleet fleet_http_post, $jobs uploaders; ${zstd:+zstd}${zstd:-lz4})"
+	echo "  (rows: opfleet ship's; upload: libfleet fleet_http_post, $jobs uploaders; ${zstd:+zstd}${zstd:-lz4})"
 	printf '  %-44s %12s   %s\n' "figure" "value" "target"
 	printf '  %-44s %12s   %s\n' "host-hours ingested per minute" "$per_min" "≥ 1,000"
 	printf '  %-44s %12s\n' "rows shipped per host-hour" "$((rows / hh))"

@@ -1,7 +1,6 @@
 /*
  * The fleet benchmark's load (bench/fleet_bench.sh): HOSTS x HOURS
- * hourly sessions made from a few real recorded ones (BASE.samples and
- * BASE.stacks, the rows bench/fleet_rows.sh writes), varied per
+ * hourly sessions made from a few real recorded ones, varied per
  * host-hour, shipped as the shipper ships a session (doc/fleet.md):
  * the samples rows, the stacks rows, then - only after both answered
  * 200 - the manifest row, all with one random upload_id, each an INSERT
@@ -17,6 +16,9 @@
  *   fleet_load --url URL [--credentials FILE] [--database DB]
  *              --hosts N --hours H --start EPOCH [--scale X] [--jobs P]
  *              [--seed S] BASE...
+ * BASE.samples: app, image, build_id, symbol, offset (hex), samples;
+ * BASE.stacks: app, frames, [offsets in hex], samples - the rows the
+ * shipper made of a recorded session, read back by fleet_bench.sh.
  * Prints "host-hours N rows R bytes B seconds S" (the rows and bytes
  * sent). Exit 0, or 1 naming the first failure.
  */
@@ -87,7 +89,7 @@ static uint64_t hash_str(char const *s, size_t n)
 	return h;
 }
 
-/* "a,b,c" of hex numbers (bench/fleet_rows.sh's) as "[d,d,d]" */
+/* "a,b,c" of hex numbers as "[d,d,d]" */
 static char *hex_list(char const *s, char const *path)
 {
 	struct fleet_buf b = { 0 };
