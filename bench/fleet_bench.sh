@@ -6,7 +6,7 @@
 #
 #   bench/fleet_bench.sh BUILD [--hosts N] [--hours H] [--jobs P]
 #       [--record SECS] [--rotate SECS] [--sessions DIR] [--zstd]
-#       [--optimize] [--out DIR]
+#       [--optimize] [--variants] [--out DIR]
 #
 # Sessions: recorded here (root; the perf source) by oprofiled at the
 # continuous default, 49 Hz per cpu, with --callgraph=32, rotating every
@@ -23,6 +23,12 @@
 # (median of 3): the top 50 functions over the day, service=web's folded
 # stacks, version=A against version=B by symbol. --zstd: the server
 # compresses with zstd instead of lz4 (a config change, no schema change).
+# --variants (implies --optimize): the same rows also in other layouts,
+# their bytes per host-hour and the three questions' time on them (our
+# own SQL, said in the output): each distinct stack once a day
+# with the sessions' rows naming it by a hash; samples ordered by session
+# first; daily rollups without host and offset, made through the
+# manifest rule once the day is shipped, for the fleet-wide questions.
 # The server, the daemon and all files are in a scratch directory,
 # removed at the end; --out DIR keeps the figures and the logs.
 # Small mode (a smoke test, under a minute): --hosts 20 --hours 2.
@@ -30,7 +36,8 @@ set -e -o pipefail
 
 usage() {
 	echo "usage: $0 BUILD [--hosts N] [--hours H] [--jobs P] [--record SECS]" \
-		"[--rotate SECS] [--sessions DIR] [--zstd] [--optimize] [--out DIR]" >&2
+		"[--rotate SECS] [--sessions DIR] [--zstd] [--optimize] [--variants]" \
+		"[--out DIR]" >&2
 	exit 2
 }
 
@@ -38,7 +45,7 @@ usage() {
 build=$(cd "$1" && pwd) || usage
 shift
 src=$(cd "$(dirname "$0")/.." && pwd)
-hosts=1000 hours=24 jobs=2 record=20 rotate=10 sessions= zstd= optimize= keep=
+hosts=1000 hours=24 jobs=2 record=20 rotate=10 sessions= zstd= optimize= variants= keep=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--hosts) hosts=$2; shift ;;
@@ -49,6 +56,7 @@ while [ $# -gt 0 ]; do
 	--sessions) sessions=$(cd "$2" && pwd) || usage; shift ;;
 	--zstd) zstd=1 ;;
 	--optimize) optimize=1 ;;
+	--variants) variants=1 optimize=1 ;;
 	--out) keep=$2; shift ;;
 	*) usage ;;
 	esac
@@ -93,14 +101,19 @@ trap 'exit 130' INT TERM
 
 log() { echo "$(date -u +%H:%M:%S) $*" | tee -a "$out/log"; }
 
-# Median of three: "$@" run 3 times, seconds to stdout.
+# Median of three: "$@" run 3 times, seconds to stdout ("failed" and its
+# error in $out/failures if a run fails: the figures say so, and go on).
 median3() {
 	local i t0 t1 ts=()
 	for i in 1 2 3; do
 		t0=$(date +%s.%N)
-		"$@" >/dev/null
+		if ! "$@" >/dev/null 2>"$tmp/err"; then
+			{ echo "$*:"; tail -3 "$tmp/err"; } >>"$out/failures"
+			echo failed
+			return 0
+		fi
 		t1=$(date +%s.%N)
-		ts+=("$(echo "$t1 - $t0" | bc)")
+		ts+=("$(printf '%.2f' "$(echo "$t1 - $t0" | bc)")")
 	done
 	printf '%s\n' "${ts[@]}" | sort -n | sed -n 2p
 }
@@ -209,7 +222,8 @@ if [ -n "$optimize" ]; then
 fi
 q "SELECT table, name, sum(data_compressed_bytes) AS c,
 	  sum(data_uncompressed_bytes) FROM system.columns
-   WHERE database = 'oprofile' GROUP BY table, name ORDER BY c DESC
+   WHERE database = 'oprofile' AND table IN ('samples', 'stacks', 'sessions')
+   GROUP BY table, name ORDER BY c DESC
    LIMIT 10 FORMAT TabSeparated" >"$out/columns"
 
 # 5. the three questions, through opreport --fleet (its SQL, the manifest rule)
@@ -223,9 +237,9 @@ top50() {
 }
 flame() { rep --folded service:web; }
 diffab() { rep -l '{' version:A '}' '{' version:B '}'; }
-top50 >"$out/top50.txt"
-flame >"$out/web.folded"
-diffab >"$out/diff.txt"
+top50 >"$out/top50.txt" 2>&1 || true
+flame >"$out/web.folded" 2>/dev/null || true
+diffab >"$out/diff.txt" 2>&1 || true
 t_top=$(median3 top50)
 t_flame=$(median3 flame)
 t_diff=$(median3 diffab)
@@ -233,6 +247,99 @@ q "SYSTEM FLUSH LOGS" >/dev/null 2>&1 || true
 q "SELECT query_duration_ms, read_rows, substring(replaceAll(query, '\n', ' '), 1, 160)
    FROM system.query_log WHERE type = 2 AND user = 'read'
    ORDER BY event_time DESC LIMIT 60 FORMAT TabSeparated" >"$out/queries" 2>/dev/null || true
+
+# 5b. other layouts of the same rows (--variants)
+vq() { q "$1" >/dev/null || fail "variant SQL failed: $1"; }
+vbytes() {
+	q "SELECT sum(data_compressed_bytes) FROM system.parts WHERE
+	   database = 'oprofile' AND active AND table IN ($1)"
+}
+# time of SQL: median of 3, seconds
+vtime() { median3 q "$1"; }
+if [ -n "$variants" ]; then
+	log "variants: the same rows in other layouts"
+	common="day Date, host String, labels Array(String), session_id String,
+		upload_id UInt64, start DateTime, end DateTime, event String,
+		event_count UInt64"
+	manifest="(session_id, upload_id) GLOBAL IN (SELECT session_id,
+		min(upload_id) FROM oprofile.sessions GROUP BY session_id)"
+	sid="sipHash64(concat(app, '\n', arrayStringConcat(frames, '\n'), '\n',
+		arrayStringConcat(arrayMap(x -> toString(x), frame_offsets), ',')))"
+	# V1: a stack's frames once a day for the whole fleet (the hosts of
+	# a service run the same builds: the same frames and offsets)
+	vq "CREATE TABLE oprofile.v_stack_defs (day Date, stack_id UInt64,
+		app String, frames Array(String), frame_offsets Array(UInt64))
+		ENGINE = ReplacingMergeTree() PARTITION BY day
+		ORDER BY stack_id"
+	vq "CREATE TABLE oprofile.v_stacks ($common, stack_id UInt64,
+		samples UInt64) ENGINE = MergeTree() PARTITION BY day
+		ORDER BY (event, host, session_id, stack_id)"
+	vq "INSERT INTO oprofile.v_stack_defs SELECT day, $sid, app,
+		frames, frame_offsets FROM oprofile.stacks"
+	vq "INSERT INTO oprofile.v_stacks SELECT day, host, labels, session_id,
+		upload_id, start, end, event, event_count, $sid, samples
+		FROM oprofile.stacks"
+	# V2: samples by session first
+	vq "CREATE TABLE oprofile.v_samples_s AS oprofile.samples ENGINE =
+		MergeTree() PARTITION BY day
+		ORDER BY (event, host, session_id, image, symbol, offset)"
+	vq "INSERT INTO oprofile.v_samples_s SELECT * FROM oprofile.samples"
+	# V3: daily rollups through the manifest rule
+	t0=$(date +%s.%N)
+	vq "CREATE TABLE oprofile.v_samples_day (day Date, label_set String,
+		event String, event_count UInt64, app String, image String,
+		symbol String, samples UInt64) ENGINE = SummingMergeTree()
+		PARTITION BY day ORDER BY (event, event_count, label_set, app,
+		image, symbol)"
+	vq "INSERT INTO oprofile.v_samples_day SELECT day,
+		arrayStringConcat(labels, ','), event, event_count, app, image,
+		symbol, sum(samples) FROM oprofile.samples WHERE $manifest
+		GROUP BY day, labels, event, event_count, app, image, symbol"
+	vq "CREATE TABLE oprofile.v_stacks_day (day Date, label_set String,
+		event String, event_count UInt64, app String,
+		frames Array(String), samples UInt64) ENGINE = SummingMergeTree()
+		PARTITION BY day ORDER BY (event, event_count, label_set, app,
+		frames)"
+	vq "INSERT INTO oprofile.v_stacks_day SELECT day,
+		arrayStringConcat(labels, ','), event, event_count, app, frames,
+		sum(samples) FROM oprofile.stacks WHERE $manifest
+		GROUP BY day, labels, event, event_count, app, frames"
+	roll_secs=$(echo "$(date +%s.%N) - $t0" | bc)
+	for t in v_stack_defs v_stacks v_samples_s v_samples_day v_stacks_day; do
+		vq "OPTIMIZE TABLE oprofile.$t FINAL"
+	done
+	b_st=$(awk '$1 == "stacks" { print $3 }' "$out/parts.optimized")
+	b_sa=$(awk '$1 == "samples" { print $3 }' "$out/parts.optimized")
+	b_v1=$(vbytes "'v_stack_defs', 'v_stacks'")
+	b_defs=$(vbytes "'v_stack_defs'")
+	b_v2=$(vbytes "'v_samples_s'")
+	b_v3=$(vbytes "'v_samples_day', 'v_stacks_day'")
+	r_v3=$(q "SELECT sum(rows) FROM system.parts WHERE database = 'oprofile'
+		AND active AND table IN ('v_samples_day', 'v_stacks_day')")
+	# the three questions on the rollups (our SQL)
+	t_v_top=$(vtime "SELECT app, image, symbol, sum(samples) AS n
+		FROM oprofile.v_samples_day WHERE day = '$day0'
+		GROUP BY app, image, symbol ORDER BY n DESC LIMIT 50
+		FORMAT TabSeparated")
+	t_v_flame=$(vtime "SELECT app, frames, sum(samples) FROM
+		oprofile.v_stacks_day WHERE day = '$day0' AND
+		has(splitByChar(',', label_set), 'service=web')
+		GROUP BY app, frames FORMAT TabSeparated")
+	t_v_diff=$(vtime "SELECT app, image, symbol,
+		sumIf(samples, has(splitByChar(',', label_set), 'version=A')) AS a,
+		sumIf(samples, has(splitByChar(',', label_set), 'version=B')) AS b
+		FROM oprofile.v_samples_day WHERE day = '$day0'
+		GROUP BY app, image, symbol ORDER BY a + b DESC
+		FORMAT TabSeparated")
+	# the flame graph on V1 (our SQL: the day's stacks of service=web by id)
+	t_v1_flame=$(vtime "SELECT d.app, d.frames, s.n FROM (SELECT
+		stack_id, sum(samples) AS n FROM oprofile.v_stacks
+		WHERE has(labels, 'service=web') AND $manifest
+		GROUP BY stack_id) AS s ANY INNER JOIN (SELECT stack_id,
+		any(app) AS app, any(frames) AS frames FROM
+		oprofile.v_stack_defs GROUP BY stack_id) AS d
+		USING stack_id FORMAT TabSeparated")
+fi
 
 # 6. the figures
 hh_bytes=$((bytes / hh))
@@ -254,6 +361,21 @@ hh_bytes=$((bytes / hh))
 	printf '  %-44s %12s   %s\n' "top-50 functions over 24 h (s, median of 3)" "$t_top" "≤ 2"
 	printf '  %-44s %12s   %s\n' "service=web folded stacks (s)" "$t_flame" "≤ 2"
 	printf '  %-44s %12s   %s\n' "version=A vs version=B by symbol (s)" "$t_diff" "≤ 2"
+	if [ -n "$variants" ]; then
+		echo "  other layouts (bytes per host-hour after OPTIMIZE FINAL; our SQL, median of 3):"
+		printf '    %-42s %12s   (schema: %s)\n' "V1 stacks once a day + ids" \
+			"$((b_v1 / hh))" "$((b_st / hh))"
+		printf '    %-42s %12s\n' "   of which the definitions" "$((b_defs / hh))"
+		printf '    %-42s %12s   (schema: %s)\n' "V2 samples ORDER BY session first" \
+			"$((b_v2 / hh))" "$((b_sa / hh))"
+		printf '    %-42s %12s   (%s rows; built in %.1f s)\n' "V3 daily rollups (no host, no offset)" \
+			"$((b_v3 / hh))" "$r_v3" "$roll_secs"
+		printf '    %-42s %12s\n' "V3 top-50 over the day (s)" "$t_v_top"
+		printf '    %-42s %12s\n' "V3 service=web stacks (s)" "$t_v_flame"
+		printf '    %-42s %12s\n' "V3 version=A vs B by symbol (s)" "$t_v_diff"
+		printf '    %-42s %12s\n' "V1 service=web stacks (s)" "$t_v1_flame"
+	fi
+	[ -s "$out/failures" ] && { echo "  failures:"; sed 's/^/    /' "$out/failures"; }
 	echo "  largest columns (compressed bytes per host-hour):"
 	awk -v hh="$hh" '{ printf "    %-42s %12d\n", $1 "." $2, $3 / hh }' "$out/columns"
 } | tee -a "$out/figures"
