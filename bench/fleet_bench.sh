@@ -215,7 +215,7 @@ stored() {
 	   GROUP BY table ORDER BY table FORMAT TabSeparated"
 }
 stored >"$out/parts"
-bytes=$(awk '{ s += $3 } END { print s }' "$out/parts")
+bytes=$(awk '{ s += $3 } END { printf "%.0f\n", s }' "$out/parts")
 if [ -n "$optimize" ]; then
 	t0=$(date +%s.%N)
 	for t in samples stacks sessions; do
@@ -223,7 +223,7 @@ if [ -n "$optimize" ]; then
 	done
 	opt_secs=$(echo "$(date +%s.%N) - $t0" | bc)
 	stored >"$out/parts.optimized"
-	bytes_opt=$(awk '{ s += $3 } END { print s }' "$out/parts.optimized")
+	bytes_opt=$(awk '{ s += $3 } END { printf "%.0f\n", s }' "$out/parts.optimized")
 fi
 q "SELECT table, name, sum(data_compressed_bytes) AS c,
 	  sum(data_uncompressed_bytes) FROM system.columns
@@ -344,6 +344,10 @@ if [ -n "$variants" ]; then
 		any(app) AS app, any(frames) AS frames FROM
 		oprofile.v_stack_defs GROUP BY stack_id) AS d
 		USING stack_id FORMAT TabSeparated")
+	for v in b_st b_sa b_v1 b_defs b_v2 b_v3 r_v3 roll_secs t_v_top \
+		t_v_flame t_v_diff t_v1_flame; do
+		echo "$v=${!v}"
+	done >"$out/variants"
 fi
 
 # 6. the figures
@@ -357,11 +361,11 @@ hh_bytes=$((bytes / hh))
 	printf '  %-44s %12s\n' "rows shipped per host-hour" "$((rows / hh))"
 	printf '  %-44s %12s\n' "TSV bytes shipped per host-hour" "$((sent / hh))"
 	printf '  %-44s %12s   %s\n' "bytes stored per host-hour (compressed)" "$hh_bytes" "≤ 51,200"
-	awk -v hh="$hh" '{ printf "    %-42s %12d   (%d rows, %d parts)\n", $1, $3 / hh, $2, $4 }' "$out/parts"
+	awk -v hh="$hh" '{ printf "    %-42s %12.0f   (%.0f rows, %d parts)\n", $1, $3 / hh, $2, $4 }' "$out/parts"
 	if [ -n "$optimize" ]; then
 		printf '  %-44s %12s   (OPTIMIZE FINAL took %.1f s)\n' \
 			"... after OPTIMIZE FINAL" "$((bytes_opt / hh))" "$opt_secs"
-		awk -v hh="$hh" '{ printf "    %-42s %12d\n", $1, $3 / hh }' "$out/parts.optimized"
+		awk -v hh="$hh" '{ printf "    %-42s %12.0f\n", $1, $3 / hh }' "$out/parts.optimized"
 	fi
 	printf '  %-44s %12s   %s\n' "top-50 functions over 24 h (s, median of 3)" "$t_top" "≤ 2"
 	printf '  %-44s %12s   %s\n' "service=web folded stacks (s)" "$t_flame" "≤ 2"
@@ -382,5 +386,5 @@ hh_bytes=$((bytes / hh))
 	fi
 	[ -s "$out/failures" ] && { echo "  failures:"; sed 's/^/    /' "$out/failures"; }
 	echo "  largest columns (compressed bytes per host-hour):"
-	awk -v hh="$hh" '{ printf "    %-42s %12d\n", $1 "." $2, $3 / hh }' "$out/columns"
+	awk -v hh="$hh" '{ printf "    %-42s %12.0f\n", $1 "." $2, $3 / hh }' "$out/columns"
 } | tee -a "$out/figures"
