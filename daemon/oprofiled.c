@@ -61,6 +61,7 @@ static void shutdown_daemon(struct daemon *d)
 	opd_retention_wait(&d->retain);
 	log_msg("exiting; statistics:");
 	opd_stats_log(opd_core_stats(d->core), d->opt.verbose);
+	fleet_log_stats(d);
 	log_msg("received since start %llu samples; %u sessions rotated",
 		(unsigned long long)(d->total_received +
 				     opd_core_stats(d->core)->received),

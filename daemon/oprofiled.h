@@ -78,6 +78,7 @@ void fleet_setup(struct daemon *d);
 void fleet_queue(struct daemon *d, char const *name);
 void fleet_closed(struct daemon *d, char const *name);
 void fleet_poll(struct daemon *d);
+void fleet_log_stats(struct daemon *d);
 
 /* oprofiled_control.c */
 void handle_command(struct daemon *d, struct op_command const *c);

@@ -68,6 +68,15 @@ static _Noreturn void shipper_child(struct daemon const *d)
 	_exit(127);
 }
 
+/* Under the service (no network), oprofiled-fleet.path starts the
+ * shipper instead: OPROFILE_FLEET_SHIPPER=service in the unit. */
+static bool ship_here(void)
+{
+	char const *v = getenv("OPROFILE_FLEET_SHIPPER");
+
+	return !v || strcmp(v, "service");
+}
+
 static void shipper_start(struct daemon *d)
 {
 	pid_t pid;
@@ -109,7 +118,7 @@ void fleet_poll(struct daemon *d)
 
 void fleet_setup(struct daemon *d)
 {
-	if (fleet_on(d))
+	if (fleet_on(d) && ship_here())
 		shipper_start(d);	/* what an earlier daemon left spooled */
 }
 
@@ -139,5 +148,27 @@ void fleet_closed(struct daemon *d, char const *name)
 	if (!fleet_on(d))
 		return;
 	fleet_queue(d, name);
-	shipper_start(d);
+	if (ship_here())
+		shipper_start(d);
+}
+
+/* At exit, with the daemon's statistics: the shipper's counters so far
+ * (SESSION/fleet/stats; a shipper may still be at work). */
+void fleet_log_stats(struct daemon *d)
+{
+	char *path;
+	struct op_kv st = { 0 };
+	char const *keys[] = { "spool_entries", "spool_bytes", "dropped",
+			       "uploaded", "already_shipped", "failures",
+			       "unsymbolised" };
+
+	if (!fleet_on(d))
+		return;
+	path = op_session_path(d->session_dir, OP_FLEET_STATS);
+	if (op_kv_read(&st, path) == 0)
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			log_msg("statistic fleet_%s %s", keys[i],
+				op_kv_get(&st, keys[i]) ? op_kv_get(&st, keys[i]) : "0");
+	op_kv_free(&st);
+	free(path);
 }

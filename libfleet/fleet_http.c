@@ -151,6 +151,12 @@ static int request(struct fleet_http *h, bool post, char const *sql,
 #endif
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	/* a fresh connection per request: libcurl sends a request again,
+	 * silently, when a reused connection closes before any answer, and
+	 * the server may have taken the first one (an INSERT twice under
+	 * one upload_id would count twice) */
+	curl_easy_setopt(c, CURLOPT_FORBID_REUSE, 1L);
+	curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, h->opts.connect_timeout_ms);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, h->opts.timeout_ms);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);

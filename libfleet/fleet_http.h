@@ -6,7 +6,8 @@
  * authentication, so they are in no URL, no command line and no message.
  * Every request has a connect timeout and a total timeout, and a
  * response is read up to a bound; no redirect is followed and only
- * http and https are spoken. Errors name the URL and quote the server's
+ * http and https are spoken. Each request has a connection of its own,
+ * so libcurl never sends one twice on its own. Errors name the URL and quote the server's
  * error text, escaped (op_escape.h).
  */
 #ifndef FLEET_HTTP_H

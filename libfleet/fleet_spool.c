@@ -62,15 +62,20 @@ int fleet_spool_open(struct fleet_spool *sp, char const *dir,
 	struct stat st;
 	size_t alloc = 0;
 	DIR *d;
+	int fd;
 
 	memset(sp, 0, sizeof(*sp));
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return fail(err, errlen, dir, strerror(errno));
 	if (lstat(dir, &st) || !S_ISDIR(st.st_mode))
-		return fail(err, errlen, dir, "not a directory");
-	d = opendir(dir);
-	if (!d)
+		return fail(err, errlen, dir, "not a directory (a symbolic link?)");
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return fail(err, errlen, dir, strerror(errno));
+	}
 	sp->dir = op_xstrdup(dir);
 	sp->max_bytes = max_bytes;
 	while ((de = readdir(d))) {
@@ -117,10 +122,28 @@ void fleet_spool_remove(struct fleet_spool *sp, size_t i)
 	sp->n--;
 }
 
+/* The oldest entry's session id, told to drop before it goes. */
+static void tell_drop(struct fleet_spool const *sp, fleet_spool_drop_fn *drop,
+		      void *arg)
+{
+	struct fleet_spool_data d;
+	char err[512], *e;
+
+	if (fleet_spool_read(sp, 0, &d, err, sizeof(err))) {
+		drop(arg, "(a damaged entry)", sp->v[0].bytes, 0);
+		return;
+	}
+	e = op_escape(d.session_id.p);
+	drop(arg, e, sp->v[0].bytes, 0);
+	free(e);
+	fleet_spool_data_free(&d);
+}
+
 int fleet_spool_add(struct fleet_spool *sp, char const *session_id,
 		    struct fleet_buf const *samples,
 		    struct fleet_buf const *stacks,
 		    struct fleet_buf const *manifest, uint64_t *dropped,
+		    fleet_spool_drop_fn *drop, void *drop_arg,
 		    char *err, size_t errlen)
 {
 	struct fleet_buf head = { 0 };
@@ -139,9 +162,17 @@ int fleet_spool_add(struct fleet_spool *sp, char const *session_id,
 		/* alone larger than the bound: dropped, the others kept */
 		fleet_buf_free(&head);
 		(*dropped)++;
+		if (drop) {
+			char *e = op_escape(session_id);
+
+			drop(drop_arg, e, size, 1);
+			free(e);
+		}
 		return 0;
 	}
 	while (sp->n && sp->bytes + size > sp->max_bytes) {
+		if (drop)
+			tell_drop(sp, drop, drop_arg);
 		fleet_spool_remove(sp, 0);
 		(*dropped)++;
 	}

@@ -49,14 +49,21 @@ int fleet_spool_open(struct fleet_spool *sp, char const *dir,
 		     uint64_t max_bytes, char *err, size_t errlen);
 void fleet_spool_close(struct fleet_spool *sp);
 
+/* Told of each session dropped: its id (escaped for a message), its
+ * bytes, and whether it was the new one, alone larger than the bound. */
+typedef void fleet_spool_drop_fn(void *arg, char const *session_id,
+				 uint64_t bytes, int too_big);
+
 /*
  * Add a session's rows as the newest entry; entries dropped to make room
- * are added to *dropped. 0, or -1 with err (nothing added).
+ * are added to *dropped, and told to drop (when not NULL). 0, or -1 with
+ * err (nothing added).
  */
 int fleet_spool_add(struct fleet_spool *sp, char const *session_id,
 		    struct fleet_buf const *samples,
 		    struct fleet_buf const *stacks,
 		    struct fleet_buf const *manifest, uint64_t *dropped,
+		    fleet_spool_drop_fn *drop, void *drop_arg,
 		    char *err, size_t errlen);
 
 /* Read entry i (0: the oldest). 0, or -1 with err (a damaged entry). */

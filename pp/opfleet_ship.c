@@ -183,12 +183,15 @@ static void ids_free(struct ids *ids)
 	free(ids->hex);
 }
 
-/* A session name the shipper takes: what rotation and --save make. */
+/* A session name the shipper takes: what rotation makes and what a
+ * plain --save=NAME is; a profile specification takes it as itself (no
+ * glob, no ".." range, no ',' list, no '/' path). */
 static bool name_ok(char const *name)
 {
 	size_t len = strlen(name);
 
-	if (!len || len > 200 || name[0] == '.' || !strcmp(name, OP_CURRENT_SESSION))
+	if (!len || len > 200 || name[0] == '.' || strstr(name, "..") ||
+	    !strcmp(name, OP_CURRENT_SESSION))
 		return false;
 	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			    "0123456789_-.:+") == len;
@@ -227,8 +230,8 @@ struct rows {
 	uint64_t nr_samples, nr_stacks, total;
 };
 
-static void samples_row(struct rows *r, struct shipper const *s,
-			int64_t start, int64_t end, struct pp_class const *cls,
+static void samples_row(struct rows *r, int64_t start, int64_t end,
+			struct pp_class const *cls,
 			char const *app, char const *image, char const *bid,
 			char const *symbol, uint64_t offset, uint64_t n)
 {
@@ -250,7 +253,6 @@ static void samples_row(struct rows *r, struct shipper const *s,
 	fleet_tsv_eol(b);
 	r->nr_samples++;
 	r->total += n;
-	(void)s;
 }
 
 /* Whole stacks of the session (when it kept them), outermost frame first. */
@@ -400,13 +402,13 @@ static int symbolise(struct shipper *s, char const *name, struct rows *r,
 
 				if (!n)
 					continue;
-				samples_row(r, s, start, end, cls, app, e->image,
+				samples_row(r, start, end, cls, app, e->image,
 					    bid, e->symbol, e->details[k].vma, n);
 				in_details += n;
 			}
 			/* what no detail holds still counts, at the symbol */
 			if (in_details < e->counts[c])
-				samples_row(r, s, start, end, cls, app, e->image,
+				samples_row(r, start, end, cls, app, e->image,
 					    bid, e->symbol, e->vma,
 					    e->counts[c] - in_details);
 		}
@@ -422,8 +424,9 @@ static int symbolise(struct shipper *s, char const *name, struct rows *r,
 	}
 	op_set_message_sink(NULL, NULL);
 	if (quiet_warnings)
-		op_info("session '%s': %u warnings while symbolising it left out (opreport -l says them)",
-			name, quiet_warnings);
+		op_info("session '%s': %u warning%s while symbolising it left out (opreport -l says %s)",
+			name, quiet_warnings, quiet_warnings == 1 ? "" : "s",
+			quiet_warnings == 1 ? "it" : "them");
 	/* the manifest row: its events' names, the first one's count */
 	fleet_buf_add(&r->manifest, r->pre.p, r->pre.len);
 	{
@@ -515,6 +518,15 @@ static void queue_done(struct shipper const *s, char const *name)
 	free(qdir);
 }
 
+static void said_drop(void *arg, char const *session_id, uint64_t bytes,
+		      int too_big)
+{
+	(void)arg;
+	op_warn("the spool is full: session '%s' (%" PRIu64 " bytes) dropped%s",
+		session_id, bytes, too_big ? ", alone larger than fleet_spool_size" :
+		", the oldest");
+}
+
 /* Every queued session into the spool. */
 static void spool_queue(struct shipper *s)
 {
@@ -536,7 +548,8 @@ static void spool_queue(struct shipper *s)
 			s->c.unsymbolised++;
 		} else if (fleet_spool_add(&s->spool, session_id, &r.samples,
 					   &r.stacks, &r.manifest,
-					   &s->c.dropped, err, sizeof(err))) {
+					   &s->c.dropped, said_drop, NULL,
+					   err, sizeof(err))) {
 			/* the queue entry stays: the next shipper tries again */
 			failed(s, err);
 			rows_free(&r);
@@ -611,6 +624,51 @@ static int lock_fleet(struct shipper const *s)
 	return fd;
 }
 
+/*
+ * Read the settings file and the credentials (again: before each retry,
+ * so that a password put right or a URL changed applies to the shipper
+ * at work) and open the client. 0, or -1 (said, and kept as last_error):
+ * the shipper stops, the spool waits for the next one.
+ */
+static int connect_fleet(struct shipper *s)
+{
+	struct fleet_http_opts ho = { 0 };
+	struct fleet_settings set;
+	struct fleet_http h;
+	struct op_kv conf;
+	char err[4096];
+
+	if (op_settings_config_read(&conf) < 0)
+		return -1;
+	fleet_settings_get(&conf, &set);
+	if (!set.url) {
+		op_info("no fleet_url in '%s': nothing to ship", op_settings_config_path());
+		fleet_settings_free(&set);
+		op_kv_free(&conf);
+		return -1;
+	}
+	ho.ca_file = set.ca;
+	ho.timeout_ms = (long)set.timeout_s * 1000;
+	if (fleet_http_open(&h, set.url, set.credentials, &ho, err, sizeof(err))) {
+		failed(s, err);
+		fleet_settings_free(&set);
+		op_kv_free(&conf);
+		return -1;
+	}
+	if (s->http.curl)
+		fleet_http_close(&s->http);
+	fleet_settings_free(&s->set);
+	op_kv_free(&s->conf);
+	s->http = h;
+	fleet_cred_clear(&h.cred);
+	s->set = set;
+	s->conf = conf;
+	s->target.http = &s->http;
+	s->target.database = s->set.database;
+	s->target.cluster = s->set.cluster != NULL;
+	return 0;
+}
+
 /* Until the queue and the spool are empty; another shipper at work: out. */
 static void run(struct shipper *s)
 {
@@ -631,6 +689,11 @@ static void run(struct shipper *s)
 				sleep(backoff);
 				backoff = backoff * 2 > BACKOFF_MAX_S ?
 					  BACKOFF_MAX_S : backoff * 2;
+				if (connect_fleet(s)) {
+					stats_write(s);
+					close(lock);
+					return;
+				}
 			} else {
 				backoff = 1;
 			}
@@ -643,6 +706,22 @@ static void run(struct shipper *s)
 		if (queue_empty(s))
 			break;
 	}
+}
+
+/* SESSION/rel made (0700) if missing; a directory, not a link to one
+ * planted there (the spool would be written wherever it points). */
+static int fleet_dir(struct shipper const *s, char const *rel)
+{
+	char *p = fleet_path(s, rel);
+	struct stat st;
+	int ret = 0;
+
+	if (mkdir(p, 0700) && errno != EEXIST)
+		ret = op_error_errno("cannot create '%s'", p);
+	else if (lstat(p, &st) || !S_ISDIR(st.st_mode))
+		ret = op_error("'%s' is not a directory (a symbolic link?): nothing shipped", p);
+	free(p);
+	return ret;
 }
 
 static _Noreturn void ship_usage(char const *why)
@@ -658,7 +737,6 @@ int opfleet_ship(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct shipper s = { 0 };
-	struct fleet_http_opts ho = { 0 };
 	char const *dir = NULL;
 	char err[4096], *p;
 	int c;
@@ -676,22 +754,15 @@ int opfleet_ship(int argc, char **argv)
 		return 1;
 	if (!dir)
 		dir = op_kv_get(&s.conf, "session_dir");
-	s.session_dir = dir ? dir : OP_SESSION_DIR_DEFAULT;
+	/* a copy: the settings are read again before each retry */
+	s.session_dir = op_xstrdup(dir ? dir : OP_SESSION_DIR_DEFAULT);
 	fleet_settings_get(&s.conf, &s.set);
 	if (!s.set.url) {
 		op_info("no fleet_url in '%s': nothing to ship", op_settings_config_path());
 		return 0;
 	}
-	p = fleet_path(&s, OP_FLEET_DIR);
-	if (mkdir(p, 0700) && errno != EEXIST) {
-		op_error_errno("cannot create '%s'", p);
-		free(p);
+	if (fleet_dir(&s, OP_FLEET_DIR) || fleet_dir(&s, OP_FLEET_QUEUE))
 		return 1;
-	}
-	free(p);
-	p = fleet_path(&s, OP_FLEET_QUEUE);
-	mkdir(p, 0700);
-	free(p);
 	p = fleet_path(&s, OP_FLEET_SPOOL);
 	if (fleet_spool_open(&s.spool, p, s.set.spool_size, err, sizeof(err))) {
 		free(p);
@@ -700,22 +771,16 @@ int opfleet_ship(int argc, char **argv)
 	}
 	free(p);
 	stats_load(&s);
-	ho.ca_file = s.set.ca;
-	ho.timeout_ms = (long)s.set.timeout_s * 1000;
-	if (fleet_http_open(&s.http, s.set.url, s.set.credentials, &ho, err,
-			    sizeof(err))) {
-		/* bad credentials: no retry helps; the spool waits */
-		failed(&s, err);
+	if (connect_fleet(&s)) {
+		/* bad credentials: the next rotation's shipper tries again */
 		stats_write(&s);
 		return 1;
 	}
-	s.target.http = &s.http;
-	s.target.database = s.set.database;
-	s.target.cluster = s.set.cluster != NULL;
 	run(&s);
 	fleet_http_close(&s.http);
 	fleet_spool_close(&s.spool);
 	fleet_settings_free(&s.set);
 	op_kv_free(&s.conf);
+	free((char *)s.session_dir);
 	return 0;
 }

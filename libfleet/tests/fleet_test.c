@@ -21,6 +21,7 @@
 #include "fleet_http.h"
 #include "fleet_schema.h"
 #include "fleet_settings.h"
+#include "fleet_spool.h"
 #include "fleet_tsv.h"
 #include "op_alloc.h"
 #include "op_session_kv.h"
@@ -344,6 +345,95 @@ static void test_settings__file(void)
 	unsetenv(OP_CONFIG_ENV);
 }
 
+struct drops {
+	char said[8][64];
+	int too_big[8];
+	size_t n;
+};
+
+static void on_drop(void *arg, char const *id, uint64_t bytes, int too_big)
+{
+	struct drops *d = arg;
+
+	(void)bytes;
+	if (d->n < 8) {
+		snprintf(d->said[d->n], sizeof(d->said[0]), "%s", id);
+		d->too_big[d->n++] = too_big;
+	}
+}
+
+/* An entry of rows of about size bytes for session id. */
+static int add(struct fleet_spool *sp, char const *id, size_t size,
+	       uint64_t *dropped, struct drops *d)
+{
+	struct fleet_buf rows = { 0 }, none = { 0 }, man = { 0 };
+	char err[512];
+	int ret;
+
+	while (rows.len < size)
+		fleet_buf_puts(&rows, "2026-11-26\tweb1\t[]\tweb1/x\t1\t2\tE\t1\t\timg\t\tsym\t16\t7\n");
+	fleet_buf_printf(&man, "2026-11-26\tweb1\t[]\t%s\t1\t2\tE\t1\t1\t0\t7\n", id);
+	ret = fleet_spool_add(sp, id, &rows, &none, &man, dropped, on_drop, d,
+			      err, sizeof(err));
+	if (ret)
+		check_note("add: %s", err);
+	fleet_buf_free(&rows);
+	fleet_buf_free(&man);
+	return ret;
+}
+
+static void test_spool__bound_and_order(void)
+{
+	char *sd = op_xasprintf("%s/spool", dir), *p, err[512];
+	struct fleet_spool sp;
+	struct fleet_spool_data d;
+	struct drops drops = { 0 };
+	uint64_t dropped = 0;
+	FILE *f;
+
+	check_assert(!fleet_spool_open(&sp, sd, 10000, err, sizeof(err)), "open: %s", err);
+	check_int(add(&sp, "web1/a", 3000, &dropped, &drops), 0, "a first entry");
+	check_int(add(&sp, "web1/b\x1b", 3000, &dropped, &drops), 0, "a second");
+	check_int(add(&sp, "web1/c", 3000, &dropped, &drops), 0, "a third");
+	check_int((long long)dropped, 0, "three fit in 10000 bytes");
+	check_int(add(&sp, "web1/d", 3000, &dropped, &drops), 0, "a fourth");
+	check_int((long long)dropped, 1, "the fourth drops one");
+	check_str(drops.said[0], "web1/a", "the oldest");
+	check_that(sp.bytes <= 10000);
+	check_int(add(&sp, "web1/huge", 20000, &dropped, &drops), 0, "an entry over the whole bound");
+	check_int((long long)dropped, 2, "is dropped itself");
+	check_that(drops.n == 2 && drops.too_big[1] && !strcmp(drops.said[1], "web1/huge"));
+	check_int((long long)sp.n, 3, "the others stay");
+	check_int(fleet_spool_read(&sp, 0, &d, err, sizeof(err)), 0, "the oldest reads back");
+	check_int((long long)d.session_id.len, 7, "its session id, escape byte and all");
+	check_that(!memcmp(d.session_id.p, "web1/b\x1b", 7));
+	check_contains(d.block[2], "web1/b\x1b", "its manifest row");
+	fleet_spool_data_free(&d);
+	fleet_spool_close(&sp);
+
+	/* reopened: the same entries in the same order; a temporary left by
+	 * a crash goes; a damaged entry is refused by name */
+	p = op_xasprintf("%s/.tmp.00000000000000000099", sd);
+	f = fopen(p, "w");
+	fputs("half", f);
+	fclose(f);
+	check_assert(!fleet_spool_open(&sp, sd, 10000, err, sizeof(err)), "reopen: %s", err);
+	check_int((long long)sp.n, 3, "three entries after a reopen");
+	check_that(access(p, F_OK) != 0);
+	free(p);
+	p = op_xasprintf("%s/%020llu", sd, (unsigned long long)sp.v[1].seq);
+	f = fopen(p, "w");
+	fputs("oprofile-fleet-spool 1\nweb1/c\n10 0 5\nshort", f);
+	fclose(f);
+	check_int(fleet_spool_read(&sp, 1, &d, err, sizeof(err)), -1, "a cut entry");
+	check_contains(err, "do not add up", "is refused");
+	fleet_spool_remove(&sp, 1);
+	check_that(access(p, F_OK) != 0 && sp.n == 2);
+	free(p);
+	fleet_spool_close(&sp);
+	free(sd);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -355,5 +445,6 @@ int main(void)
 	test_cred__good_and_bad();
 	test_http__errors();
 	test_settings__file();
+	test_spool__bound_and_order();
 	return check_done();
 }

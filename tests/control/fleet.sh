@@ -82,6 +82,17 @@ wait_shipped() {
 	return 1
 }
 
+# wait_uploaded SECONDS: until the shipper uploaded something (a shipper
+# whose daemon stopped gives up at its next failure: tests that bring the
+# server back wait for this before they stop the daemon)
+wait_uploaded() {
+	for _ in $(seq $(($1 * 10))); do
+		grep -q '^uploaded=[1-9]' "$FLEET/stats" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # fleet_sql SERVER SQL: as the read-only user
 fleet_sql() { ch_query "$1" read "$2"; }
 

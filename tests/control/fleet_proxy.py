@@ -11,6 +11,9 @@ at every request:
                         in PIDFILE (the server) and close; then forward
   hold PATTERN          a request holding PATTERN is never forwarded nor
                         answered (a server that stops in mid-upload)
+  cut PATTERN           the first request holding PATTERN reaches the
+                        server, its answer is cut after 12 bytes (the
+                        connection closes); then forward
 """
 import os
 import signal
@@ -60,6 +63,25 @@ def hang(conn):
         pass
 
 
+def swallow(up, conn):
+    """The server's answer cut after its first bytes and the client's
+    connection closed: the request was done, the client never hears."""
+    try:
+        data = up.recv(65536)
+        if data:
+            # a few bytes of it: libcurl re-sends a request whose reused
+            # connection closed before any answer, not one cut in its answer
+            conn.sendall(data[:12])
+            log("cut: the answer was dropped")
+    except OSError:
+        pass
+    for s in (conn, up):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
 def client(conn):
     """Each request (a chunk that starts one: libcurl keeps connections
     alive, so a connection carries many) meets the mode first."""
@@ -85,6 +107,17 @@ def client(conn):
                         f.write("forward\n")
                     log("killed %d at %s" % (pid, line))
                     break
+                if m[0] == "cut" and m[1] in line:
+                    with open(mode_file, "w") as f:
+                        f.write("forward\n")
+                    log("cut " + line)
+                    # the earlier upstream is left open: closing it would
+                    # close the client before the cut answer
+                    up = socket.create_connection(("127.0.0.1", upstream_port))
+                    threading.Thread(target=swallow, args=(up, conn),
+                                     daemon=True).start()
+                    up.sendall(data)
+                    continue
             if up is None:
                 up = socket.create_connection(("127.0.0.1", upstream_port))
                 threading.Thread(target=pump, args=(up, conn),
