@@ -14,10 +14,9 @@
 # python: bench/fleet_work.sh) and whatever else the machine runs; or the
 # rotated sessions of --sessions DIR (an oprofiled --session-dir, copied).
 # The shipper (opfleet ship) makes each one's rows, as on a host;
-# bench/fleet_load varies them per
-# host-hour (hosts, labels service= and version=, counts x 3600/rotate
-# x random) and ships them with --jobs uploaders over libfleet's HTTP
-# client. Figures: host-hours ingested per minute, bytes stored per
+# bench/fleet_load varies them per host-hour (hosts, labels service= and
+# version=, counts x 3600/rotate x random) and ships them with --jobs
+# uploaders over libfleet's HTTP client. Figures: host-hours ingested per minute, bytes stored per
 # host-hour (system.parts, compressed; with --optimize also after
 # OPTIMIZE FINAL), and opreport --fleet's time for three questions
 # (median of 3): the top 50 functions over the day, service=web's folded
@@ -25,9 +24,9 @@
 # compresses with zstd instead of lz4 (a config change, no schema change).
 # --variants (implies --optimize): the same rows also in other layouts,
 # their bytes per host-hour and the three questions' time on them (our
-# own SQL, said in the output): each distinct stack once a day
-# with the sessions' rows naming it by a hash; samples ordered by session
-# first; daily rollups without host and offset, made through the
+# own SQL, said in the output): each distinct stack once a day with the
+# sessions' rows naming it by a hash; samples ordered by session first;
+# daily rollups without host and offset, made through the
 # manifest rule once the day is shipped, for the fleet-wide questions.
 # The server, the daemon and all files are in a scratch directory,
 # removed at the end; --out DIR keeps the figures and the logs.
@@ -355,7 +354,7 @@ hh_bytes=$((bytes / hh))
 {
 	echo
 	echo "fleet_bench: $hosts hosts x $hours hours = $hh host-hours from ${#bases[@]} recorded sessions"
-	echo "  (rows: opfleet ship's; upload: libfleet fleet_http_post, $jobs uploaders; ${zstd:+zstd}${zstd:-lz4})"
+	echo "  (rows: opfleet ship's; upload: libfleet fleet_http_post, $jobs uploaders; $([ -n "$zstd" ] && echo zstd || echo lz4))"
 	printf '  %-44s %12s   %s\n' "figure" "value" "target"
 	printf '  %-44s %12s   %s\n' "host-hours ingested per minute" "$per_min" "≥ 1,000"
 	printf '  %-44s %12s\n' "rows shipped per host-hour" "$((rows / hh))"
