@@ -166,7 +166,9 @@ check_eq "$(awk '$1 ~ /^[0-9]+$/ { n += $1 } END { print n + 0 }' "$tmp/many.out
 # comes mid-way however fast the machine, then continued
 killed() {
 	K=$(tmpdir_of "kill-$1")
-	TMPDIR=$K "$OPREPORT" --stream="$tmp/many.ops" >/dev/null 2>&1 &
+	# --default-signal: a run under nohup (SIGHUP ignored, inherited)
+	# must not make opreport deaf to the signal this sends
+	TMPDIR=$K env --default-signal "$OPREPORT" --stream="$tmp/many.ops" >/dev/null 2>&1 &
 	pid=$!
 	wait_for not_empty "$K" || fail "no temporary session appeared"
 	kill -STOP "$pid"

@@ -15,7 +15,8 @@
 #      off-cpu/microseconds), --flame, --processes, a differential
 #      {} {} report;
 #  (c) OFF_CPU:7 records one blocking switch in 7 and weights it by 7:
-#      the places' total stays within 15 % of the truth;
+#      a thread's one place (mixed_sleep) stays within 3 sigma (from
+#      the sleeps' spread the program reports) + 3 % of the time it timed;
 #  (d) the combined view: a thread that computes (4 ms of cpu) and sleeps
 #      (6 ms) in turn, sampled with CPU_CLOCK:1000000 and OFF_CPU:1
 #      (-t): opreport --wall's on-CPU share of its on + off time is within
@@ -120,19 +121,26 @@ check_grep "$T/pr" "KERNEL portion: [0-9]+ us$" "--processes: portions in us"
 check_grep "$T/d" "Off-CPU time" "{ } { }: reads it"
 
 step "(c) OFF_CPU:7 weights one switch in 7 by 7"
-"$OPERF" --event=OFF_CPU:7 --callgraph -d "$T/s7" "$W" places 3 \
+# one place, so that every 7th of its switches is a fair sample: with
+# three places in a fixed cycle the period aliases with the cycle
+# (doc/offcpu.md: 67 % to 128 % of the truth, by cpu placement)
+"$OPERF" --event=OFF_CPU:7 --callgraph -d "$T/s7" "$W" mixed 3 \
 	>"$T/truth7" 2>"$T/operf.err" || { cat "$T/operf.err"; fail "operf OFF_CPU:7 failed"; }
 "$OPREPORT" --session-dir="$T/s7" --folded >"$T/folded" 2>"$T/err" ||
 	{ cat "$T/err"; fail "opreport --folded failed"; }
-tt=$(awk '{ s += $2 } END { printf "%d\n", s }' "$T/truth7")
-tp=0
-for p in wait_sleep wait_pipe wait_mutex; do
-	tp=$((tp + $(place "$p")))
-done
-echo "# OFF_CPU:7: the places $tp us profiled, $tt us timed"
-awk -v t="$tt" -v v="$tp" 'BEGIN { exit !(v >= t * 0.85 && v <= t * 1.15) }' ||
-	fail "OFF_CPU:7: $tp us profiled, $tt us timed: not within 15 %"
-test_ok "OFF_CPU:7: within 15 % of the time the program timed"
+tp=$(place mixed_sleep)
+# one sleep in 7 times 7: its spread is sqrt(7 n var) for n sleeps whose
+# lengths vary (by the machine's wake-up delays): 3 of it, plus 3 % for
+# the clock reads around each sleep
+set -- $(awk '$1 == "sleep" { t = $2 } $1 == "sleeps" { n = $2 } $1 == "sleep_sq" { q = $2 }
+	END { v = q / n - (t / n) ^ 2; if (v < 0) v = 0
+	      printf "%d %.0f\n", t, 3 * sqrt(7 * n * v) + 0.03 * t }' "$T/truth7")
+tt=$1 tol=$2
+echo "# OFF_CPU:7: mixed_sleep $tp us profiled, $tt us timed, tolerance $tol us"
+awk -v t="$tt" -v v="$tp" -v e="$tol" 'BEGIN { d = v - t; if (d < 0) d = -d
+	exit !(t > 0 && d <= e) }' ||
+	fail "OFF_CPU:7: $tp us profiled, $tt us timed: not within $tol us"
+test_ok "OFF_CPU:7: within 3 sigma (+3 %) of the time the program timed"
 
 step "(d) the combined view: compute 40 %, sleep 60 %"
 "$OPERF" --events=CPU_CLOCK:1000000,OFF_CPU:1 --callgraph -t -d "$T/m" "$W" mixed 3 \

@@ -45,8 +45,11 @@ rm -f "$CRED"
 mkfifo -m 600 "$CRED"
 refused "not a regular file" "a FIFO"
 sleep 3
-# a shipper of this second may run; none may have run for seconds
-ps -o etimes=,args= -C opfleet 2>/dev/null | awk '$1 >= 3' >"$T/ps"
+# a shipper of this second may run; none may have run for seconds: ours
+# (its session directory in its arguments), alive (a zombie is another
+# test's, whose killed daemon left it to an init that does not reap)
+ps -o etimes=,stat=,args= -C opfleet 2>/dev/null |
+	awk -v s="$S" '$1 >= 3 && $2 !~ /^Z/ && index($0, s)' >"$T/ps"
 check_no_grep "$T/ps" "." "no shipper hangs on the FIFO"
 rm -f "$CRED"
 cp "$CH_DIR/ship.cred" "$CRED"

@@ -13,7 +13,8 @@
  *       (mixed_compute) 4 ms of its own cpu time, then sleeps
  *       (mixed_sleep) 6 ms, in cycles. Prints "cpu US", "sleep US" and
  *       "wall US": its cpu time (CLOCK_THREAD_CPUTIME_ID), the time in
- *       nanosleep and its whole life.
+ *       nanosleep and its whole life; "sleeps N" and "sleep_sq US2":
+ *       the sleeps' number and the sum of their squared lengths.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -147,6 +148,9 @@ static int places(double seconds)
 }
 
 static double mixed_secs, mixed_truth[3];
+/* the sleeps' number and sum of squares: how far a 1-in-N sample of
+ * them may fall from their sum (t1055's tolerance for OFF_CPU:N) */
+static double mixed_sleeps, mixed_sleep_sq;
 
 NOINLINE static void mixed_compute(double cpu_us)
 {
@@ -162,8 +166,13 @@ NOINLINE static void mixed_sleep(double us)
 {
 	double t0 = now_us(CLOCK_MONOTONIC);
 
+	double d;
+
 	sleep_us(us);
-	mixed_truth[1] += now_us(CLOCK_MONOTONIC) - t0;
+	d = now_us(CLOCK_MONOTONIC) - t0;
+	mixed_truth[1] += d;
+	mixed_sleeps++;
+	mixed_sleep_sq += d * d;
 }
 
 static void *mixed_thread(void *arg)
@@ -188,8 +197,9 @@ static int mixed(double seconds)
 	mixed_secs = seconds;
 	if (pthread_create(&t, NULL, mixed_thread, NULL) || pthread_join(t, NULL))
 		return 2;
-	printf("cpu %.0f\nsleep %.0f\nwall %.0f\n", mixed_truth[0],
-	       mixed_truth[1], mixed_truth[2]);
+	printf("cpu %.0f\nsleep %.0f\nwall %.0f\nsleeps %.0f\nsleep_sq %.0f\n",
+	       mixed_truth[0], mixed_truth[1], mixed_truth[2], mixed_sleeps,
+	       mixed_sleep_sq);
 	return 0;
 }
 
