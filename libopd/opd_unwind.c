@@ -832,6 +832,33 @@ static unsigned apply_slow(Dwarf_Frame *f, struct state const *st,
 /* step() went on to the caller (the reasons, root included, stop). */
 #define STEP_OK OP_UNWIND_NR
 
+/*
+ * A step by the frame pointer, for code without CFI: a JIT's, which has
+ * no file, or code its binary's CFI does not cover (V8, and HotSpot with
+ * -XX:+PreserveFramePointer, keep rbp as the frame pointer: [rbp] the
+ * caller's rbp, [rbp + 8] the return address). Taken only if it is plausible: rbp known, above sp, both
+ * words in the stack copy, the caller's frame above this one; else the
+ * walk stops there (no_cfi), as without it. A sample in a prologue,
+ * before its push of rbp, gives its caller's caller: as any frame
+ * pointer walk, perf's too.
+ */
+static unsigned fp_step(struct state *st)
+{
+	uint64_t bp = st->reg[0], saved_bp, ra;
+
+	if (!st->known[0] || bp < st->reg[1] ||
+	    !read_stack(st->stack, bp, &saved_bp) ||
+	    !read_stack(st->stack, bp + 8, &ra))
+		return OP_UNWIND_NO_CFI;
+	if (!ra)
+		return OP_UNWIND_ROOT;
+	st->reg[0] = saved_bp;
+	st->known[0] = true;
+	st->reg[1] = bp + 16;
+	st->reg[2] = ra;
+	return STEP_OK;
+}
+
 /* One step: st from the frame at pc to its caller's. STEP_OK or the
  * reason to stop. */
 static unsigned step(struct unwind_cache *uc, struct state *st,
@@ -848,6 +875,11 @@ static unsigned step(struct unwind_cache *uc, struct state *st,
 
 	if (!find_map(arg, lookup, &m))
 		return OP_UNWIND_NO_MAPPING;
+	if (!m.path) {
+		uc->stats.frames++;
+		uc->stats.fp_steps++;
+		return fp_step(st);
+	}
 	b = bin_get(uc, &m);
 	if (!to_vaddr(b, lookup - m.start + m.pgoff, &va))
 		return OP_UNWIND_NO_CFI;
@@ -855,7 +887,10 @@ static unsigned step(struct unwind_cache *uc, struct state *st,
 	uc->stats.frames++;
 	switch (rule->kind) {
 	case RULE_NO_CFI:
-		return OP_UNWIND_NO_CFI;
+		/* code of a binary its CFI does not cover: a JIT's builtins
+		 * (V8's, in node's .text) keep frame pointers too */
+		uc->stats.fp_steps++;
+		return fp_step(st);
 	case RULE_ROOT:
 		return OP_UNWIND_ROOT;
 	case RULE_SIMPLE:

@@ -58,6 +58,8 @@ struct unwind_stats {
 	uint64_t rules_flushed;	/* a binary's full rule table emptied */
 	uint64_t binaries_evicted; /* least recently used binaries closed */
 	uint64_t no_mapping;	/* walks stopped at a pc in no mapping */
+	uint64_t fp_steps;	/* steps by the frame pointer: code with no
+				 * file (JIT), so no CFI (opd_unwind.c) */
 	/* stacks that reached the root, by the bytes of stack copy they
 	 * needed (the root frame's CFA - sp): <= 1, 2, 4, 8, 16, 32, 64 KiB */
 	uint64_t root_bytes[7];

@@ -104,6 +104,72 @@ static bool exe_map(void *arg, uint64_t pc, struct unwind_map *m)
 	return self_map(arg, pc, m) && m->path && !strcmp(m->path, exe);
 }
 
+/* Every pc in "JIT code": a mapping with no file, so no CFI. */
+static bool jit_map(void *arg, uint64_t pc, struct unwind_map *m)
+{
+	(void)arg;
+	if (pc < 0x10000000 || pc >= 0x10010000)
+		return false;
+	m->start = 0x10000000;
+	m->pgoff = 0;
+	m->path = NULL;
+	m->key = 0;
+	return true;
+}
+
+static void put_word(unsigned char *buf, size_t at, uint64_t v)
+{
+	memcpy(buf + at, &v, 8);
+}
+
+/*
+ * Code without CFI (a JIT's) is walked by its frame pointer, when that is
+ * plausible: a chain of two JIT frames to a zero return address (the
+ * root); rbp below sp, rbp past the copy, a frame pointing at itself:
+ * each stops with no_cfi, never a loop or a read outside the copy.
+ */
+static void test_unwind__jit_frame_pointers(void)
+{
+	struct unwind_cache *uc = opd_unwind_cache_new();
+	unsigned char buf[256] = { 0 };
+	uint64_t sp = 0x7ff000, pcs[16];
+	struct unwind_stack stk = { sp, buf, sizeof(buf) };
+	struct unwind_regs r = { 0x10000010, sp, sp + 32 };
+	unsigned n, reason;
+
+	/* frame 1 at sp + 32: caller's rbp sp + 96, return into JIT code;
+	 * frame 2 at sp + 96: rbp 0, return address 0 (the outermost) */
+	put_word(buf, 32, sp + 96);
+	put_word(buf, 40, 0x10000200);
+	reason = opd_unwind_user(uc, &r, &stk, jit_map, NULL, pcs, 16, &n);
+	check(reason == OP_UNWIND_ROOT && n == 2 && pcs[0] == 0x10000010 &&
+	      pcs[1] == 0x10000200, "two JIT frames by rbp, then the root "
+	      "(%s, %u frames)", op_unwind_stop_name(reason), n);
+	check(opd_unwind_cache_stats(uc)->fp_steps == 2,
+	      "two frame pointer steps counted (%llu)",
+	      (unsigned long long)opd_unwind_cache_stats(uc)->fp_steps);
+
+	r.bp = sp - 64;
+	reason = opd_unwind_user(uc, &r, &stk, jit_map, NULL, pcs, 16, &n);
+	check(reason == OP_UNWIND_NO_CFI && n == 1, "rbp below sp: no_cfi");
+	r.bp = sp + sizeof(buf) - 8;
+	reason = opd_unwind_user(uc, &r, &stk, jit_map, NULL, pcs, 16, &n);
+	check(reason == OP_UNWIND_NO_CFI && n == 1,
+	      "rbp whose return address is past the copy: no_cfi");
+	r.bp = UINT64_MAX - 4;
+	reason = opd_unwind_user(uc, &r, &stk, jit_map, NULL, pcs, 16, &n);
+	check(reason == OP_UNWIND_NO_CFI && n == 1, "rbp near the top of "
+	      "the address space: no_cfi, no wrap");
+	/* a frame pointing at itself: the next step's sp is above it */
+	put_word(buf, 32, sp + 32);
+	r.bp = sp + 32;
+	reason = opd_unwind_user(uc, &r, &stk, jit_map, NULL, pcs, 16, &n);
+	check(reason == OP_UNWIND_NO_CFI && n == 2,
+	      "a frame pointing at itself: one step, then no_cfi (%s, %u)",
+	      op_unwind_stop_name(reason), n);
+	opd_unwind_cache_free(uc);
+}
+
 /* The descriptors this process has open. */
 static int open_fds(void)
 {
@@ -485,6 +551,8 @@ int main(void)
 	struct unwind_stack stk;
 	uint64_t pcs[64];
 	unsigned n, reason;
+
+	test_unwind__jit_frame_pointers();
 
 	chain_1();
 	stk = (struct unwind_stack){ regs.sp, copy, copied };

@@ -5,7 +5,8 @@
 # node has exited and its /tmp/perf-PID.map is deleted, the session's
 # session/jit/PID.map names them: opreport -l with shares within 3 sigma
 # (binomial) of the measured ones; -c, --stacks, --folded, --flame and
-# --pprof name both.
+# --pprof name both, and the stacks go on past the JIT frames to their
+# callers (V8 keeps frame pointers, followed where there is no CFI).
 # Then hostile maps at /tmp/perf-PID.map of a JIT-like process
 # (workloads/jit_spin): a symbolic link, a FIFO, another user's map, a
 # huge sparse one, one left from before the process started, lines
@@ -73,6 +74,16 @@ share "$T/rep" 1 "opreport -l" || fail "opreport -l shares not within 3 sigma"
 	{ cat "$T/err"; fail "opreport --folded failed"; }
 grep -q 'JS:\*hotA' "$T/folded" && grep -q 'JS:\*hotB' "$T/folded" ||
 	fail "opreport --folded does not name both functions"
+# callers across JIT frames: V8 keeps frame pointers, which the unwinder
+# follows where there is no CFI (JIT code, V8's builtins in node's .text)
+awk '{ n = split($0, f, ";"); c = $NF; sub(/ [0-9]+$/, "", f[n])
+	if (f[n] !~ /^JS:\*hotA/) next
+	t += c; if (n >= 3 && f[n - 1] !~ /unwinding stopped/) k += c }
+	END { printf "# hotA: %d of %d samples with a caller\n", k, t
+	      exit !(t > 0 && k >= 0.9 * t) }' "$T/folded" ||
+	fail "opreport --folded: hotA's callers not found across its JIT frame"
+check_grep "$T/folded" 'Builtins_(JSEntry|InterpreterEntryTrampoline)[^;]*;.*JS:\*hotA' \
+	"--folded: hotA's callers are V8's entry and interpreter frames"
 "$OPREPORT" --session-dir="$S" --stacks >"$T/stacks" 2>"$T/err" ||
 	{ cat "$T/err"; fail "opreport --stacks failed"; }
 grep -q 'JS:\*hotA' "$T/stacks" && grep -q 'JS:\*hotB' "$T/stacks" ||
