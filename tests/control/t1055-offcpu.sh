@@ -28,7 +28,25 @@
 #      system-wide, SWITCH_CPU_WIDE records): the same 2 points;
 #  (f) without the tracepoint (OPROFILE_TRACEFS somewhere else) operf
 #      fails with one line naming what is missing.
+# Every step runs with the mechanism $OFFCPU_MECH (OPROFILE_OFFCPU):
+# perf here, bpf in t1056; (f) is the perf mechanism's (eBPF needs no
+# tracefs: t1056 checks that instead).
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
+OFFCPU_MECH=${OFFCPU_MECH:-perf}
+OPROFILE_OFFCPU=$OFFCPU_MECH
+export OPROFILE_OFFCPU
+case $OFFCPU_MECH in
+bpf) MECH_LINE="event OFF_CPU: eBPF on sched_switch" ;;
+*) MECH_LINE="event OFF_CPU: the perf tracepoint" ;;
+esac
+if [ "$OFFCPU_MECH" = bpf ]; then
+	"$B/utils/operf" --event=OFF_CPU:1 -d "$T/probe" true >"$T/probe.out" 2>&1 || {
+		sed 's/^/# /' "$T/probe.out"
+		grep -q "no eBPF mechanism\|cannot [a-z ]*the eBPF program" "$T/probe.out" &&
+			skip "the eBPF mechanism is not built or does not load here"
+		fail "operf OFF_CPU by eBPF failed"
+	}
+fi
 
 OPERF=$B/utils/operf
 W=$T/offcpu_places
@@ -55,6 +73,7 @@ step "(a) three places, each timed by the program"
 "$OPERF" --event=OFF_CPU:1 --callgraph -d "$T/s" "$W" places 3 \
 	>"$T/truth" 2>"$T/operf.err" || { cat "$T/operf.err"; fail "operf failed"; }
 sed 's/^/# truth: /' "$T/truth"
+check_grep "$T/operf.err" "^operf: $MECH_LINE" "one line says the mechanism: $OFFCPU_MECH"
 # the stats count what the files count (microseconds): still balanced,
 # and the stacks' counts sum to stack_samples_written
 stats_balance "$T/s/samples/current"
@@ -190,6 +209,19 @@ for p in wait_sleep wait_pipe wait_mutex; do
 	test_ok "daemon: $p's share within 2 points of the program's"
 done
 
+if [ "$OFFCPU_MECH" = bpf ]; then
+	step "(f) eBPF needs no tracefs; a bad OPROFILE_OFFCPU: one line"
+	OPROFILE_TRACEFS=$T/none "$OPERF" --event=OFF_CPU:1 -d "$T/x" true \
+		>"$T/out" 2>"$T/err" || { cat "$T/err"; fail "operf OFF_CPU by eBPF needed tracefs"; }
+	test_ok "eBPF: OFF_CPU without tracefs"
+	OPROFILE_OFFCPU="$(printf 'x\033[2J')" "$OPERF" --event=OFF_CPU:1 -d "$T/x" true \
+		>"$T/out" 2>"$T/err" && fail "operf took a bad OPROFILE_OFFCPU"
+	sed 's/^/# /' "$T/err"
+	check_grep "$T/err" "OPROFILE_OFFCPU is .*it must be auto, bpf or perf" \
+		"a bad OPROFILE_OFFCPU: refused, named"
+	test_done
+	exit 0
+fi
 step "(f) no tracepoint: one line that says why"
 OPROFILE_TRACEFS=$T/none "$OPERF" --event=OFF_CPU:1 -d "$T/x" true >"$T/out" 2>"$T/err" &&
 	fail "operf ran OFF_CPU without its tracepoint"
