@@ -62,8 +62,10 @@ static size_t decode_out(struct ocb_out const *r, size_t size, uint64_t id,
 	len = 8 + 40;
 	if (callchain)
 		len += 8 + 8 * (nk + 1);
-	if (callchain && stack_size)
+	if (callchain && stack_size && r->user)
 		len += 8 + 24 + 8 + ((slen + 7) & ~(size_t)7) + 8;
+	else if (callchain && stack_size)
+		len += 8 + 8;	/* regs ABI none, a stack of size 0 */
 	if (len > cap || len > 0xffff)
 		return 0;
 	memset(o, 0, len);
@@ -86,8 +88,9 @@ static size_t decode_out(struct ocb_out const *r, size_t size, uint64_t id,
 	if (!stack_size)
 		return len;
 	if (!r->user) {
-		/* a kernel thread: no user registers, an empty stack */
+		/* a kernel thread: no user registers, no stack */
 		wr64(o, off, PERF_SAMPLE_REGS_ABI_NONE);
+		wr64(o, off + 8, 0);
 		return len;
 	}
 	wr64(o, off, PERF_SAMPLE_REGS_ABI_64);
