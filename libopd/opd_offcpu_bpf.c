@@ -156,7 +156,7 @@ extern unsigned int const opd_offcpu_bpf_obj_len;
 
 struct ocb_loader {
 	struct bpf_object *obj;
-	struct bpf_link *links[2];
+	struct bpf_link *links[3];
 	struct ring_buffer *rb;
 	int state_fd;			/* .bss: one struct ocb_state */
 	int (*fn)(void *, void *, size_t);
@@ -200,7 +200,7 @@ static int ring_cb(void *ctx, void *data, size_t size)
 
 struct ocb_loader *opd_offcpu_bpf_open(unsigned period, unsigned stack_size,
 				       int const *tgids, unsigned nr,
-				       char *err, size_t err_len)
+				       int at_exec, char *err, size_t err_len)
 {
 	struct ocb_loader *l = calloc(1, sizeof(*l));
 	struct bpf_map *m;
@@ -247,9 +247,9 @@ struct ocb_loader *opd_offcpu_bpf_open(unsigned period, unsigned stack_size,
 	m = bpf_object__find_map_by_name(l->obj, "tgids");
 	for (unsigned i = 0; m && i < nr; i++) {
 		unsigned int k = (unsigned int)tgids[i];
-		unsigned char one = 1;
+		unsigned char v = at_exec ? OCB_FOLLOW_AT_EXEC : OCB_FOLLOW;
 
-		rc = bpf_map__update_elem(m, &k, sizeof(k), &one, 1, BPF_ANY);
+		rc = bpf_map__update_elem(m, &k, sizeof(k), &v, 1, BPF_ANY);
 		if (rc)
 			goto fail;
 	}
@@ -266,6 +266,13 @@ struct ocb_loader *opd_offcpu_bpf_open(unsigned period, unsigned stack_size,
 	rc = -libbpf_get_error(l->links[1]);
 	if (rc) {
 		l->links[1] = NULL;
+		goto fail;
+	}
+	l->links[2] = bpf_program__attach(
+		bpf_object__find_program_by_name(l->obj, "ocb_exec"));
+	rc = -libbpf_get_error(l->links[2]);
+	if (rc) {
+		l->links[2] = NULL;
 		goto fail;
 	}
 	what = "map the ring buffer of";
@@ -327,6 +334,7 @@ void opd_offcpu_bpf_close(struct ocb_loader *l)
 	if (!l)
 		return;
 	ring_buffer__free(l->rb);
+	bpf_link__destroy(l->links[2]);
 	bpf_link__destroy(l->links[1]);
 	bpf_link__destroy(l->links[0]);
 	bpf_object__close(l->obj);
@@ -344,12 +352,13 @@ int opd_offcpu_bpf_built(void)
 
 struct ocb_loader *opd_offcpu_bpf_open(unsigned period, unsigned stack_size,
 				       int const *tgids, unsigned nr,
-				       char *err, size_t err_len)
+				       int at_exec, char *err, size_t err_len)
 {
 	(void)period;
 	(void)stack_size;
 	(void)tgids;
 	(void)nr;
+	(void)at_exec;
 	snprintf(err, err_len, "built without libbpf");
 	return NULL;
 }

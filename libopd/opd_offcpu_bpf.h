@@ -15,6 +15,8 @@
 #define OCB_IN 2		/* a recorded thread switched back in */
 #define OCB_KSTACK_MAX 127	/* kernel frames kept */
 #define OCB_STACK_MAX 16384	/* user stack bytes copied at most */
+#define OCB_FOLLOW 1		/* a followed process (the tgids map) */
+#define OCB_FOLLOW_AT_EXEC 2	/* ... from its next exec on */
 
 /* The program's settings, fixed at load. */
 struct ocb_conf {
@@ -88,10 +90,12 @@ struct ocb_loader;
 /*
  * Load and attach the program: period N, stack bytes to copy (0: none),
  * kernel frames; tgids (nr of them) the processes followed with their
- * children, or every process when nr is 0. NULL with why in err.
+ * children (at_exec: from their next exec on), or every process when nr
+ * is 0. NULL with why in err.
  */
 struct ocb_loader *opd_offcpu_bpf_open(unsigned period, unsigned stack_size,
 				       int const *tgids, unsigned nr,
+				       int at_exec,
 				       char *err, size_t err_len);
 /* Start and stop recording. */
 void opd_offcpu_bpf_enable(struct ocb_loader *l, int on);

@@ -393,7 +393,7 @@ static int open_bpf(struct perf_source *ps)
 		ps->ocb = opd_offcpu_bpf_open((unsigned)ps->events[e].period,
 					      ps->depth ? ps->stack_size : 0,
 					      tgids, ps->tasks ? ps->nr_targets : 0,
-					      why, sizeof(why));
+					      ps->enable_on_exec, why, sizeof(why));
 		free(tgids);
 	}
 	if (ps->ocb) {

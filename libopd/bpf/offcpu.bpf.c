@@ -36,15 +36,18 @@ struct {
 	__uint(max_entries, 32 << 20);
 } rb SEC(".maps");
 
-/* recorded threads waiting to come back: tid -> switch-out time */
+/* recorded threads waiting to come back: tid -> switch-out time. LRU:
+ * a thread that dies off the cpu never comes back, and its entry must
+ * not fill the map (userspace counts its sample lost at its EXIT) */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
 	__type(key, unsigned int);
 	__type(value, unsigned long long);
 } waits SEC(".maps");
 
-/* the processes followed (operf CMD): tgid -> 1 */
+/* the processes followed (operf CMD): tgid -> OCB_FOLLOW, or
+ * OCB_FOLLOW_AT_EXEC until it execs */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
@@ -116,8 +119,12 @@ int BPF_PROG(ocb_switch, _Bool preempt, struct task_struct *prev,
 	tgid = prev->tgid;
 	if (!tid)
 		return 0;
-	if (conf.follow && !bpf_map_lookup_elem(&tgids, &tgid))
-		return 0;
+	if (conf.follow) {
+		unsigned char *f = bpf_map_lookup_elem(&tgids, &tgid);
+
+		if (!f || *f != OCB_FOLLOW)
+			return 0;
+	}
 	if (conf.period > 1 && bpf_get_prandom_u32() % conf.period)
 		return 0;
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
@@ -168,10 +175,31 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(ocb_fork, struct task_struct *parent, struct task_struct *child)
 {
 	unsigned int ptgid = parent->tgid, ctgid = child->tgid;
-	unsigned char one = 1;
+	unsigned char one = OCB_FOLLOW;
 
-	if (conf.follow && ptgid != ctgid && bpf_map_lookup_elem(&tgids, &ptgid))
+	unsigned char *f;
+
+	if (!conf.follow || ptgid == ctgid)
+		return 0;
+	f = bpf_map_lookup_elem(&tgids, &ptgid);
+	if (f && *f == OCB_FOLLOW)
 		bpf_map_update_elem(&tgids, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
+/* operf CMD: its child is followed from its exec of CMD on, as perf's
+ * enable_on_exec (before, it is operf waiting to exec) */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(ocb_exec, struct task_struct *p)
+{
+	unsigned int tgid = p->tgid;
+	unsigned char one = OCB_FOLLOW, *f;
+
+	if (!conf.follow)
+		return 0;
+	f = bpf_map_lookup_elem(&tgids, &tgid);
+	if (f && *f == OCB_FOLLOW_AT_EXEC)
+		bpf_map_update_elem(&tgids, &tgid, &one, BPF_ANY);
 	return 0;
 }
 
