@@ -15,7 +15,8 @@
 #      off-cpu/microseconds), --flame, --processes, a differential
 #      {} {} report;
 #  (c) OFF_CPU:7 records one blocking switch in 7 and weights it by 7:
-#      the places' total stays within 15 % of the truth;
+#      the places' total stays within 15 % of the truth (eBPF, random:
+#      30 %, 3.4 standard deviations);
 #  (d) the combined view: a thread that computes (4 ms of cpu) and sleeps
 #      (6 ms) in turn, sampled with CPU_CLOCK:1000000 and OFF_CPU:1
 #      (-t): opreport --wall's on-CPU share of its on + off time is within
@@ -149,9 +150,14 @@ for p in wait_sleep wait_pipe wait_mutex; do
 	tp=$((tp + $(place "$p")))
 done
 echo "# OFF_CPU:7: the places $tp us profiled, $tt us timed"
-awk -v t="$tt" -v v="$tp" 'BEGIN { exit !(v >= t * 0.85 && v <= t * 1.15) }' ||
-	fail "OFF_CPU:7: $tp us profiled, $tt us timed: not within 15 %"
-test_ok "OFF_CPU:7: within 15 % of the time the program timed"
+# eBPF picks 1 in 7 at random: ~900 blocks of 2, 3 and 5 ms in 3 s give
+# the total a standard deviation of sqrt(6 * 38 * 300) / 3000 = 8.7 %,
+# so 30 % (3.4 of them); the perf mechanism's every 7th, 15 %
+tol=15
+[ "$OFFCPU_MECH" = bpf ] && tol=30
+awk -v t="$tt" -v v="$tp" -v k="$tol" 'BEGIN { exit !(v >= t * (1 - k / 100) && v <= t * (1 + k / 100)) }' ||
+	fail "OFF_CPU:7: $tp us profiled, $tt us timed: not within $tol %"
+test_ok "OFF_CPU:7: within $tol % of the time the program timed"
 
 step "(d) the combined view: compute 40 %, sleep 60 %"
 "$OPERF" --events=CPU_CLOCK:1000000,OFF_CPU:1 --callgraph -t -d "$T/m" "$W" mixed 3 \
@@ -181,6 +187,8 @@ ctl --event=OFF_CPU:1 --callgraph=16 --separate=thread \
 	--cpu-buffer-size=262144 >"$T/out" 2>&1 ||
 	{ cat "$T/out"; fail "opcontrol --event=OFF_CPU:1 refused"; }
 ctl --start >"$T/out" 2>&1 || { cat "$T/out"; fail "--start failed"; }
+# the daemon says its mechanism as it starts (opcontrol shows it)
+check_grep "$T/out" "^oprofiled: .*$MECH_LINE" "the daemon says the mechanism: $OFFCPU_MECH"
 "$W" places 2 >"$T/dtruth" || fail "the workload failed under the daemon"
 ctl --dump || fail "--dump failed"
 ctl --shutdown || fail "--shutdown failed"
