@@ -227,6 +227,8 @@ if [ "$OFFCPU_MECH" = bpf ]; then
 	sed 's/^/# /' "$T/err"
 	check_grep "$T/err" "OPROFILE_OFFCPU is .*it must be auto, bpf or perf" \
 		"a bad OPROFILE_OFFCPU: refused, named"
+	check_eq "$(wc -l <"$T/err")" 1 "one line"
+	check_no_grep "$T/err" "$(printf '\033')" "no escape byte reaches the terminal"
 	test_done
 	exit 0
 fi
