@@ -7,7 +7,9 @@
 #   operf      operf --events=OFF_CPU:1 --callgraph, and at OFF_CPU:N for
 #              each N of $OPERF_N (the continuous default's, and more),
 #              then opreport; left out (a line says so) when operf has no
-#              OFF_CPU event
+#              OFF_CPU event. The perf mechanism (OPROFILE_OFFCPU=perf);
+#   operf bpf  the same with the eBPF mechanism (OPROFILE_OFFCPU=bpf),
+#              left out when it does not load
 # each beside unprofiled runs of the same workload in the same round (the
 # order turns from round to round), REPEATS rounds, medians printed. The
 # workload is its switch mode (PAIRS ping-pong pairs, RATE round trips a
@@ -26,7 +28,8 @@
 #   perf:tp+sw   both: what operf's OFF_CPU asks for at a large N
 #
 # Usage: offcpu_bench.sh BUILD [SECONDS] [REPEATS]
-#   env PAIRS (1), RATE (0), OPERF_N (the Ns after 1, "100"; the first is
+#   env PAIRS (1), RATE (0), DAEMON_N (Ns for oprofiled system-wide,
+#   each mechanism; its tool_cpu is the daemon's own), OPERF_N (the Ns after 1, "100"; the first is
 #   the continuous default's, held against the 0.5% budget),
 #   KEEP=1 keeps the scratch directory (its path is printed)
 set -e
@@ -89,7 +92,7 @@ kv() { tr ' ' '\n' <"$1" | sed -n "s/^$2=//p" | head -1; }
 # user + system seconds of a /usr/bin/time -f '%U %S' file
 tcpu() { tail -1 "$1" | awk '{ printf "%.3f", $1 + $2 }'; }
 
-has_offcpu=0
+has_offcpu=0 has_bpf=0
 if [ -x "$operf" ] && "$build/utils/ophelp" 2>/dev/null | grep -q '^OFF_CPU'; then
 	has_offcpu=1
 fi
@@ -155,10 +158,11 @@ run() {
 		bytes=$(stat -c %s "$o.data")
 		rm -f "$o.data"
 		;;
-	operf:*)
-		local n=${c#operf:}
+	operf:* | bpf:*)
+		local n=${c#*:} mech=perf
+		[ "${c%%:*}" = bpf ] && mech=bpf
 		# shellcheck disable=SC2046
-		/usr/bin/time -f '%U %S' -o "$o.time" "$operf" -d "$o.op" \
+		OPROFILE_OFFCPU=$mech /usr/bin/time -f '%U %S' -o "$o.time" "$operf" -d "$o.op" \
 			--events="OFF_CPU:$n" --callgraph "$work" $(wl_args) >"$o.work" 2>"$o.err"
 		tool=$(awk -v t="$(tcpu "$o.time")" -v w="$(kv "$o.work" cpu_s)" \
 			'BEGIN { printf "%.3f", t - w }')
@@ -167,6 +171,25 @@ run() {
 		rep=$(tcpu "$o.rtime")
 		bytes=$(du -sb "$o.op" | cut -f1)
 		rm -rf "$o.op"
+		;;
+	daemon:*)
+		# oprofiled system-wide, its mechanism and N: daemon:MECH:N
+		local m=${c#daemon:} ds=$o.ds pid
+		local n=${m#*:}
+		m=${m%%:*}
+		OPROFILE_OFFCPU=$m "$build/utils/opcontrol" --session-dir="$ds" \
+			--event="OFF_CPU:$n" --callgraph=16 >"$o.ctl" 2>&1 &&
+		OPROFILE_OFFCPU=$m "$build/utils/opcontrol" --session-dir="$ds" --start \
+			>>"$o.ctl" 2>&1 || { cat "$o.ctl" >&2; die "opcontrol failed"; }
+		pid=$(cat "$ds/lock")
+		# shellcheck disable=SC2046
+		"$work" $(wl_args) >"$o.work"
+		# the daemon's own user+system ticks over the run
+		tool=$(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f", ($14 + $15) / hz }' "/proc/$pid/stat")
+		"$build/utils/opcontrol" --session-dir="$ds" --shutdown >>"$o.ctl" 2>&1 || true
+		grep -h "event OFF_CPU:" "$ds"/samples/oprofiled.log "$ds"/*.log 2>/dev/null | head -1 >"$o.mech" || true
+		bytes=$(du -sb "$ds" | cut -f1)
+		rm -rf "$ds"
 		;;
 	esac
 	echo "$c $r $(kv "$o.work" trips_per_s) $(kv "$o.work" cpu_us_per_trip) $tool $rep $bytes" \
@@ -177,7 +200,17 @@ configs=(none bpftrace perf)
 if [ $has_offcpu = 1 ]; then
 	configs+=(operf:1)
 	for n in $opns; do configs+=("operf:$n"); done
+	if OPROFILE_OFFCPU=bpf "$operf" -d "$dir/probe" --events=OFF_CPU:1 true >/dev/null 2>&1; then
+		has_bpf=1
+		configs+=(bpf:1)
+		for n in $opns; do configs+=("bpf:$n"); done
+	fi
 fi
+# DAEMON_N="1009": oprofiled system-wide with each mechanism at each N
+for n in ${DAEMON_N:-}; do
+	configs+=("daemon:perf:$n")
+	[ $has_bpf = 1 ] && configs+=("daemon:bpf:$n")
+done
 [ -n "$FLOOR" ] && configs+=(perf:dummy perf:tp perf:sw perf:tp+sw)
 n=${#configs[@]}
 for ((r = 0; r < reps; r++)); do
@@ -213,6 +246,8 @@ for c in "${configs[@]}"; do
 	bpftrace) name="bpftrace offcputime" ;;
 	perf) name="perf record -g" ;;
 	operf:*) name="operf OFF_CPU:${c#operf:}" ;;
+	bpf:*) name="operf bpf OFF_CPU:${c#bpf:}" ;;
+	daemon:*) name="oprofiled ${c#daemon:}" ;;
 	perf:*) name="perf record ${c#perf:}" ;;
 	esac
 	sd=- ca=- ma=-
@@ -229,6 +264,13 @@ if [ $has_offcpu = 1 ]; then
 	echo "operf OFF_CPU:$opn: throughput lost $(slowdowns "operf:$opn" | median)%," \
 		"CPU per round trip added $(slowdowns "operf:$opn" 4 | median)%," \
 		"CPU added $(machine "operf:$opn" | median)% of the machine's (budget 0.5%)"
+fi
+if [ $has_bpf = 1 ]; then
+	echo "operf bpf OFF_CPU:$opn: throughput lost $(slowdowns "bpf:$opn" | median)%," \
+		"CPU per round trip added $(slowdowns "bpf:$opn" 4 | median)%," \
+		"CPU added $(machine "bpf:$opn" | median)% of the machine's (budget 0.5%)"
+elif [ $has_offcpu = 1 ]; then
+	echo "operf bpf: the eBPF mechanism does not load here, left out"
 fi
 echo "per round: config round trips/s cpu_us/trip tool_cpu report_cpu bytes vcsw/s"
 sort -k2,2n -k1,1 "$dir/raw" | sed 's/^/  /'
@@ -258,7 +300,7 @@ awk '/^\]: / { v = $2; for (p in pl) if (blk ~ ("[ \t]" p "\\+")) { got[p] += v;
 # operf OFF_CPU:1 on the same mode, its stacks folded the same way.
 places="wait_nanosleep wait_pipe_read wait_mutex"
 if [ $has_offcpu = 1 ]; then
-	"$operf" -d "$dir/acc.op" --events=OFF_CPU:1 --callgraph "$work" -m places -s "$secs" \
+	OPROFILE_OFFCPU=perf "$operf" -d "$dir/acc.op" --events=OFF_CPU:1 --callgraph "$work" -m places -s "$secs" \
 		>"$dir/acc.opwork" 2>"$dir/acc.operr"
 	"$opreport" --session-dir="$dir/acc.op" --folded 2>/dev/null |
 		awk -v pl="$places" 'BEGIN { n = split(pl, p, " ") }

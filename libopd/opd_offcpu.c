@@ -13,6 +13,7 @@
 #include "op_message.h"
 #include "op_stream.h"
 #include "opd_offcpu.h"
+#include "opd_offcpu_bpf.h"
 #include "opd_perf.h"
 #include "perf_tracefs.h"
 
@@ -23,8 +24,30 @@ int opd_offcpu_event(struct perf_source_event *pe, uint64_t n)
 	uint64_t id;
 	/* $OPROFILE_TRACEFS: tracefs mounted elsewhere (and for tests) */
 	char const *env = getenv("OPROFILE_TRACEFS");
+	enum ocb_mode mode;
 	int rc = 0;
 
+	if (opd_offcpu_bpf_mode(&mode)) {
+		op_error("$OPROFILE_OFFCPU is \"%s\": it must be auto, bpf or perf",
+			 getenv("OPROFILE_OFFCPU"));
+		return -EINVAL;
+	}
+	if (!opd_offcpu_bpf_built()) {
+		if (mode == OCB_BPF) {
+			op_error("event %s: this build has no eBPF mechanism "
+				 "(libbpf-dev and clang were missing at configure) "
+				 "($OPROFILE_OFFCPU=bpf)", OP_EVENT_OFF_CPU);
+			return -ENOTSUP;
+		}
+		mode = OCB_PERF;
+	}
+	if (mode == OCB_BPF) {
+		/* no tracefs needed: the program attaches by BTF */
+		memset(pe, 0, sizeof(*pe));
+		pe->type = PERF_TYPE_SOFTWARE;
+		pe->config = PERF_COUNT_SW_DUMMY;
+		goto fill;
+	}
 	if (env && *env)
 		snprintf(dir, sizeof(dir), "%s", env);
 	else
@@ -44,13 +67,15 @@ int opd_offcpu_event(struct perf_source_event *pe, uint64_t n)
 	memset(pe, 0, sizeof(*pe));
 	pe->type = PERF_TYPE_TRACEPOINT;
 	pe->config = id;
+	pe->filter = OPD_OFFCPU_FILTER;
+fill:
+	pe->offcpu_mode = mode;
 	pe->period = n;
 	/* the tracepoint fires in the kernel; the user part of the stack
 	 * is the callgraph's, as for any kernel sample */
 	pe->kernel = true;
 	pe->user = true;
 	pe->off_cpu = true;
-	pe->filter = OPD_OFFCPU_FILTER;
 	pe->name = OP_EVENT_OFF_CPU;
 	return 0;
 }

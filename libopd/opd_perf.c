@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "op_events.h"
+#include "op_message.h"
 #include "op_util.h"
 #include "opd_perf_int.h"
 #include "perf_open.h"
@@ -80,8 +82,14 @@ static void fill_attr(struct perf_source const *ps,
 		a->sample_stack_user = ps->stack_size;
 		a->exclude_callchain_user = 1;
 	}
-	if (ev->off_cpu)	/* the switch-in ends a sample's time off */
+	if (ev->off_cpu && ps->ocb) {
+		/* eBPF records its samples: the event only names them */
+		a->type = PERF_TYPE_SOFTWARE;
+		a->config = PERF_COUNT_SW_DUMMY;
+	} else if (ev->off_cpu) {
+		/* the switch-in ends a sample's time off */
 		a->context_switch = 1;
+	}
 	a->disabled = 1;
 	a->exclude_kernel = !ev->kernel;
 	a->exclude_user = !ev->user;
@@ -159,7 +167,7 @@ static int open_event(struct perf_source *ps, unsigned ci, unsigned t,
 		return err;
 	}
 	ps->fds[fd_index(ps, ci, t, e)] = fd;
-	if (ev->filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, ev->filter)) {
+	if (ev->filter && !(ev->off_cpu && ps->ocb) && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, ev->filter)) {
 		err = -errno;
 		op_error_errno("cannot filter perf event '%s' with \"%s\"",
 			       ev->name ? ev->name : "?", ev->filter);
@@ -353,6 +361,84 @@ static struct perf_source *alloc_source(struct perf_source_config const *cfg)
 	return ps;
 }
 
+/*
+ * OFF_CPU by eBPF (opd_offcpu_bpf.h) where asked and it loads; else the
+ * perf tracepoint, unless eBPF was forced. One line says which and why.
+ */
+static int open_bpf(struct perf_source *ps)
+{
+	char why[256] = "";
+	unsigned e;
+	int *tgids = NULL;
+
+	for (e = 0; e < ps->nr_events && !ps->events[e].off_cpu; e++)
+		;
+	if (e == ps->nr_events)
+		return 0;
+	if (ps->events[e].offcpu_mode == OCB_PERF) {
+		op_info("event %s: the perf tracepoint (%s)", OP_EVENT_OFF_CPU,
+			opd_offcpu_bpf_built() ? "$OPROFILE_OFFCPU=perf" :
+			"built without libbpf");
+		return 0;
+	}
+	if (ps->depth && !ps->stack_size) {
+		snprintf(why, sizeof(why), "eBPF copies user stacks for CFI, "
+			 "not frame-pointer walks (stack size 0)");
+	} else {
+		if (ps->tasks) {
+			tgids = op_xmalloc(ps->nr_targets * sizeof(*tgids));
+			for (unsigned t = 0; t < ps->nr_targets; t++)
+				tgids[t] = ps->tasks[t];
+		}
+		ps->ocb = opd_offcpu_bpf_open((unsigned)ps->events[e].period,
+					      ps->depth ? ps->stack_size : 0,
+					      tgids, ps->tasks ? ps->nr_targets : 0,
+					      ps->enable_on_exec, why, sizeof(why));
+		free(tgids);
+	}
+	if (ps->ocb) {
+		ps->ocb_event = e;
+		ps->pfd[ps->nr_cpus].fd = opd_offcpu_bpf_fd(ps->ocb);
+		ps->pfd[ps->nr_cpus].events = POLLIN;
+		op_info("event %s: eBPF on sched_switch (%s)", OP_EVENT_OFF_CPU,
+			ps->events[e].offcpu_mode == OCB_BPF ?
+			"$OPROFILE_OFFCPU=bpf" : "it loads here");
+		return 0;
+	}
+	if (ps->events[e].offcpu_mode == OCB_BPF)
+		return op_error("event %s: %s ($OPROFILE_OFFCPU=bpf)",
+				OP_EVENT_OFF_CPU, why), -ENOTSUP;
+	op_info("event %s: the perf tracepoint (eBPF: %s)", OP_EVENT_OFF_CPU,
+		why);
+	return 0;
+}
+
+/* A ring buffer record: into the queue as the perf record it stands
+ * for, in its cpu's group. */
+static int queue_bpf(void *arg, void *data, size_t size)
+{
+	struct perf_source *ps = arg;
+	void *rec = perf_queue_reserve(&ps->q, OCB_PERF_MAX);
+	uint64_t time;
+	uint32_t cpu, src = 0;
+	size_t len;
+
+
+	len = opd_offcpu_bpf_decode(data, size, ps->ocb_id, ps->depth != 0,
+				    ps->max_stack, ps->stack_size, rec,
+				    OCB_PERF_MAX, &time, &cpu);
+	ps->stats.records++;
+	if (!len) {
+		ps->stats.bad++;
+		return 0;
+	}
+	for (unsigned ci = 0; ci < ps->nr_cpus; ci++)
+		if ((uint32_t)ps->cpus[ci] == cpu)
+			src = ci;
+	perf_queue_commit(&ps->q, (len + 7) & ~(size_t)7, time, src);
+	return 0;
+}
+
 int opd_perf_open(struct perf_source **out,
 		     struct perf_source_config const *cfg)
 {
@@ -379,7 +465,13 @@ int opd_perf_open(struct perf_source **out,
 	ps->fds = op_xmalloc(nr_fds * sizeof(*ps->fds));
 	memset(ps->fds, -1, nr_fds * sizeof(*ps->fds));
 	ps->rings = op_xcalloc(ps->nr_cpus, sizeof(*ps->rings));
-	ps->pfd = op_xcalloc(ps->nr_cpus, sizeof(*ps->pfd));
+	/* one more: the eBPF ring buffer's */
+	ps->pfd = op_xcalloc(ps->nr_cpus + 1, sizeof(*ps->pfd));
+	err = open_bpf(ps);
+	if (err) {
+		opd_perf_close(ps);
+		return err;
+	}
 	ps->ids = op_xcalloc(nr_fds, sizeof(*ps->ids));
 	ps->group_start = op_xcalloc(ps->nr_cpus + 1, sizeof(*ps->group_start));
 	for (unsigned ci = 0; ci < ps->nr_cpus; ci++) {
@@ -390,6 +482,9 @@ int opd_perf_open(struct perf_source **out,
 		}
 	}
 	qsort(ps->ids, ps->nr_ids, sizeof(*ps->ids), compare_ids);
+	for (size_t i = 0; ps->ocb && i < ps->nr_ids; i++)
+		if (ps->ids[i].event == ps->ocb_event)
+			ps->ocb_id = ps->ids[i].id;
 	*out = ps;
 	return 0;
 }
@@ -424,6 +519,8 @@ int opd_perf_enable(struct perf_source *ps)
 		return op_error("cannot enable the perf events: %s",
 				strerror(-err)), err;
 	ps->enabled = true;
+	if (ps->ocb)
+		opd_offcpu_bpf_enable(ps->ocb, 1);
 	/* after enabling: whatever changes from now on has a record that
 	 * is applied on top of this /proc snapshot */
 	seed(ps);
@@ -438,12 +535,21 @@ int opd_perf_disable(struct perf_source *ps)
 		return op_error("cannot disable the perf events: %s",
 				strerror(-err)), err;
 	ps->enabled = false;
+	if (ps->ocb)
+		opd_offcpu_bpf_enable(ps->ocb, 0);
 	return 0;
 }
 
 static void drain_all(struct perf_source *ps, uint64_t now)
 {
 	ps->now = now;
+	if (ps->ocb) {
+		uint64_t lost = opd_offcpu_bpf_lost(ps->ocb);
+
+		opd_offcpu_bpf_consume(ps->ocb, queue_bpf, ps);
+		ps->lost[OP_LOST_OFFCPU] += lost - ps->ocb_lost;
+		ps->ocb_lost = lost;
+	}
 	for (unsigned i = 0; i < ps->nr_cpus; i++)
 		ps->stats.records += perf_ring_drain(&ps->rings[i], &ps->q,
 						     opd_perf_record_time);
@@ -561,7 +667,7 @@ int opd_perf_read(struct perf_source *ps, int timeout_ms)
 {
 	uint64_t now;
 
-	if (poll(ps->pfd, ps->nr_cpus, timeout_ms) < 0 && errno != EINTR)
+	if (poll(ps->pfd, ps->nr_cpus + (ps->ocb != NULL), timeout_ms) < 0 && errno != EINTR)
 		return -errno;
 	now = opd_perf_now();
 	drain_all(ps, now);
@@ -608,6 +714,7 @@ void opd_perf_close(struct perf_source *ps)
 	     ps->fds && i < ps->nr_cpus * ps->nr_targets * ps->nr_events; i++)
 		if (ps->fds[i] >= 0)
 			close(ps->fds[i]);
+	opd_offcpu_bpf_close(ps->ocb);
 	perf_queue_free(&ps->q);
 	opd_offcpu_free(&ps->offcpu);
 	if (ps->time_unwind && ps->unwind_samples)

@@ -47,6 +47,10 @@ struct perf_source_event {
 	 * thread's switch-in and are weighted by the time off the cpu */
 	bool off_cpu;
 	char const *filter;	/* PERF_EVENT_IOC_SET_FILTER, or NULL */
+	/* OFF_CPU's mechanism (opd_offcpu_bpf.h enum ocb_mode): OCB_PERF
+	 * the tracepoint; OCB_AUTO eBPF where it loads, else the
+	 * tracepoint; OCB_BPF eBPF or nothing */
+	int offcpu_mode;
 };
 
 struct perf_source_config {

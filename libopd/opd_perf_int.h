@@ -16,6 +16,7 @@
 #include "opd_unwind.h"
 #include "opd_words.h"
 #include "opd_offcpu.h"
+#include "opd_offcpu_bpf.h"
 
 /* The user registers a sample carries for unwinding, in this order in
  * the record: rbp, rsp, rip (PERF_SAMPLE_REGS_USER, bit order). */
@@ -71,6 +72,12 @@ struct perf_source {
 	bool no_build_id;		/* the kernel refused attr.build_id */
 	struct opd_offcpu offcpu;	/* OFF_CPU samples off the cpu */
 	uint64_t offcpu_carry_ns;	/* below a microsecond, not yet written */
+	/* OFF_CPU by eBPF: the loaded program, its event's index and id,
+	 * the lost records already counted */
+	struct ocb_loader *ocb;
+	unsigned ocb_event;
+	uint64_t ocb_id;
+	uint64_t ocb_lost;
 };
 
 /* The time of a record as copied out of a ring (sample_id_all layout). */

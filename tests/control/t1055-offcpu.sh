@@ -15,8 +15,10 @@
 #      off-cpu/microseconds), --flame, --processes, a differential
 #      {} {} report;
 #  (c) OFF_CPU:7 records one blocking switch in 7 and weights it by 7:
-#      a thread's one place (mixed_sleep) stays within 3 sigma (from
-#      the sleeps' spread the program reports) + 3 % of the time it timed;
+#      a thread's one place (mixed_sleep) stays within 3 standard
+#      deviations (from the sleeps the program reports: every 7th for
+#      the perf mechanism, 1 in 7 at random for eBPF) + 3 % of the time
+#      it timed;
 #  (d) the combined view: a thread that computes (4 ms of cpu) and sleeps
 #      (6 ms) in turn, sampled with CPU_CLOCK:1000000 and OFF_CPU:1
 #      (-t): opreport --wall's on-CPU share of its on + off time is within
@@ -29,7 +31,25 @@
 #      system-wide, SWITCH_CPU_WIDE records): the same 2 points;
 #  (f) without the tracepoint (OPROFILE_TRACEFS somewhere else) operf
 #      fails with one line naming what is missing.
+# Every step runs with the mechanism $OFFCPU_MECH (OPROFILE_OFFCPU):
+# perf here, bpf in t1056; (f) is the perf mechanism's (eBPF needs no
+# tracefs: t1056 checks that instead).
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
+OFFCPU_MECH=${OFFCPU_MECH:-perf}
+OPROFILE_OFFCPU=$OFFCPU_MECH
+export OPROFILE_OFFCPU
+case $OFFCPU_MECH in
+bpf) MECH_LINE="event OFF_CPU: eBPF on sched_switch" ;;
+*) MECH_LINE="event OFF_CPU: the perf tracepoint" ;;
+esac
+if [ "$OFFCPU_MECH" = bpf ]; then
+	"$B/utils/operf" --event=OFF_CPU:1 -d "$T/probe" true >"$T/probe.out" 2>&1 || {
+		sed 's/^/# /' "$T/probe.out"
+		grep -q "no eBPF mechanism\|cannot [a-z ]*the eBPF program" "$T/probe.out" &&
+			skip "the eBPF mechanism is not built or does not load here"
+		fail "operf OFF_CPU by eBPF failed"
+	}
+fi
 
 OPERF=$B/utils/operf
 W=$T/offcpu_places
@@ -56,6 +76,7 @@ step "(a) three places, each timed by the program"
 "$OPERF" --event=OFF_CPU:1 --callgraph -d "$T/s" "$W" places 3 \
 	>"$T/truth" 2>"$T/operf.err" || { cat "$T/operf.err"; fail "operf failed"; }
 sed 's/^/# truth: /' "$T/truth"
+check_grep "$T/operf.err" "^operf: $MECH_LINE" "one line says the mechanism: $OFFCPU_MECH"
 # the stats count what the files count (microseconds): still balanced,
 # and the stacks' counts sum to stack_samples_written
 stats_balance "$T/s/samples/current"
@@ -129,12 +150,15 @@ step "(c) OFF_CPU:7 weights one switch in 7 by 7"
 "$OPREPORT" --session-dir="$T/s7" --folded >"$T/folded" 2>"$T/err" ||
 	{ cat "$T/err"; fail "opreport --folded failed"; }
 tp=$(place mixed_sleep)
-# one sleep in 7 times 7: its spread is sqrt(7 n var) for n sleeps whose
-# lengths vary (by the machine's wake-up delays): 3 of it, plus 3 % for
-# the clock reads around each sleep
-set -- $(awk '$1 == "sleep" { t = $2 } $1 == "sleeps" { n = $2 } $1 == "sleep_sq" { q = $2 }
+# one sleep in 7 times 7. Every 7th (perf): the spread is sqrt(7 n var)
+# for n sleeps whose lengths vary (the machine's wake-up delays); 1 in 7
+# at random (eBPF): sqrt(6 sum of squares), the number taken varies too.
+# 3 of it, plus 3 % for the clock reads around each sleep
+set -- $(awk -v rnd="$([ "$OFFCPU_MECH" = bpf ] && echo 1 || echo 0)" \
+	'$1 == "sleep" { t = $2 } $1 == "sleeps" { n = $2 } $1 == "sleep_sq" { q = $2 }
 	END { v = q / n - (t / n) ^ 2; if (v < 0) v = 0
-	      printf "%d %.0f\n", t, 3 * sqrt(7 * n * v) + 0.03 * t }' "$T/truth7")
+	      s = rnd ? sqrt(6 * q) : sqrt(7 * n * v)
+	      printf "%d %.0f\n", t, 3 * s + 0.03 * t }' "$T/truth7")
 tt=$1 tol=$2
 echo "# OFF_CPU:7: mixed_sleep $tp us profiled, $tt us timed, tolerance $tol us"
 awk -v t="$tt" -v v="$tp" -v e="$tol" 'BEGIN { d = v - t; if (d < 0) d = -d
@@ -170,6 +194,8 @@ ctl --event=OFF_CPU:1 --callgraph=16 --separate=thread \
 	--cpu-buffer-size=262144 >"$T/out" 2>&1 ||
 	{ cat "$T/out"; fail "opcontrol --event=OFF_CPU:1 refused"; }
 ctl --start >"$T/out" 2>&1 || { cat "$T/out"; fail "--start failed"; }
+# the daemon says its mechanism as it starts (opcontrol shows it)
+check_grep "$T/out" "^oprofiled: .*$MECH_LINE" "the daemon says the mechanism: $OFFCPU_MECH"
 "$W" places 2 >"$T/dtruth" || fail "the workload failed under the daemon"
 ctl --dump || fail "--dump failed"
 ctl --shutdown || fail "--shutdown failed"
@@ -198,6 +224,21 @@ for p in wait_sleep wait_pipe wait_mutex; do
 	test_ok "daemon: $p's share within 2 points of the program's"
 done
 
+if [ "$OFFCPU_MECH" = bpf ]; then
+	step "(f) eBPF needs no tracefs; a bad OPROFILE_OFFCPU: one line"
+	OPROFILE_TRACEFS=$T/none "$OPERF" --event=OFF_CPU:1 -d "$T/x" true \
+		>"$T/out" 2>"$T/err" || { cat "$T/err"; fail "operf OFF_CPU by eBPF needed tracefs"; }
+	test_ok "eBPF: OFF_CPU without tracefs"
+	OPROFILE_OFFCPU="$(printf 'x\033[2J')" "$OPERF" --event=OFF_CPU:1 -d "$T/x" true \
+		>"$T/out" 2>"$T/err" && fail "operf took a bad OPROFILE_OFFCPU"
+	sed 's/^/# /' "$T/err"
+	check_grep "$T/err" "OPROFILE_OFFCPU is .*it must be auto, bpf or perf" \
+		"a bad OPROFILE_OFFCPU: refused, named"
+	check_eq "$(wc -l <"$T/err")" 1 "one line"
+	check_no_grep "$T/err" "$(printf '\033')" "no escape byte reaches the terminal"
+	test_done
+	exit 0
+fi
 step "(f) no tracepoint: one line that says why"
 OPROFILE_TRACEFS=$T/none "$OPERF" --event=OFF_CPU:1 -d "$T/x" true >"$T/out" 2>"$T/err" &&
 	fail "operf ran OFF_CPU without its tracepoint"
