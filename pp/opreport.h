@@ -116,9 +116,11 @@ void opreport_stacks_usage(int diff);
 int opreport_stacks(struct run *run, int diff, int const first[2],
 		    int const count[2], char const *const *argv, int argc);
 
-/* The --stacks and --folded text of st (-o or stdout). */
-int opreport_stacks_print(struct run *run, struct pp_stacks const *st,
-			  struct pp_spaths const *p);
+/* The stack outputs asked for: --stacks and --folded text of the last
+ * profile (-o or stdout), --pprof of the first, --flame of the last
+ * (coloured by the difference from the first with diff). */
+int opreport_stacks_write(struct run *run, struct pp_stacks st[2],
+			  struct pp_spaths p[2], int diff);
 
 /* --fleet (opreport_fleet.c): any report mode, from the fleet. */
 int opreport_fleet(struct run *run, int diff, int const first[2],

@@ -157,7 +157,6 @@ static int stacks(struct run *run, struct fleet_run *fr, int diff,
 	struct pp_stacks st[2] = { 0 };
 	struct pp_spaths p[2] = { 0 };
 	int n = diff ? 2 : 1, rc = 0;
-	char err[1024];
 
 	opreport_stacks_usage(diff);
 	for (int i = 0; !rc && i < n; i++) {
@@ -173,15 +172,8 @@ static int stacks(struct run *run, struct fleet_run *fr, int diff,
 		pp_strlist_free(&run->notes);
 		run->notes = run->fleet;
 		memset(&run->fleet, 0, sizeof(run->fleet));
-		rc = opreport_stacks_print(run, &st[n - 1], &p[n - 1]);
+		rc = opreport_stacks_write(run, st, p, diff);
 	}
-	if (!rc && opts.pprof && pp_pprof_write(opts.pprof, &st[0], err, sizeof(err)))
-		rc = op_error("%s", err);
-	if (!rc && opts.flame &&
-	    pp_flame_write(opts.flame, run->output.title, &st[n - 1], &p[n - 1],
-			   diff ? &st[0] : NULL, diff ? &p[0] : NULL, err,
-			   sizeof(err)))
-		rc = op_error("%s", err);
 	for (int i = 0; i < 2; i++) {
 		pp_spaths_free(&p[i]);
 		pp_stacks_free(&st[i]);

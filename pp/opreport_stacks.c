@@ -37,8 +37,8 @@ static int stacks_side(struct run *run, struct side *s, struct pp_stacks *st,
 	return rc ? op_error("%s", err) : 0;
 }
 
-int opreport_stacks_print(struct run *run, struct pp_stacks const *st,
-			  struct pp_spaths const *p)
+static int stacks_print(struct run *run, struct pp_stacks const *st,
+			struct pp_spaths const *p)
 {
 	struct pp_stacks_print pr = { opts.threshold,
 				      (size_t)opts.stacks_limit,
@@ -71,6 +71,23 @@ void opreport_stacks_usage(int diff)
 		usage_error("%s", "of the stack reports only --flame compares two profiles");
 }
 
+int opreport_stacks_write(struct run *run, struct pp_stacks st[2],
+			  struct pp_spaths p[2], int diff)
+{
+	int n = diff ? 2 : 1, rc;
+	char err[1024];
+
+	rc = stacks_print(run, &st[n - 1], &p[n - 1]);
+	if (!rc && opts.pprof && pp_pprof_write(opts.pprof, &st[0], err, sizeof(err)))
+		rc = op_error("%s", err);
+	if (!rc && opts.flame &&
+	    pp_flame_write(opts.flame, run->output.title, &st[n - 1], &p[n - 1],
+			   diff ? &st[0] : NULL, diff ? &p[0] : NULL, err,
+			   sizeof(err)))
+		rc = op_error("%s", err);
+	return rc;
+}
+
 /* Single ("{ } { }": only --flame, coloured by the difference). */
 int opreport_stacks(struct run *run, int diff, int const first[2],
 		    int const count[2], char const *const *argv, int argc)
@@ -80,7 +97,6 @@ int opreport_stacks(struct run *run, int diff, int const first[2],
 	struct pp_stacks st[2] = { 0 };
 	struct pp_spaths p[2] = { 0 };
 	int n = diff ? 2 : 1, rc = 0;
-	char err[1024];
 
 	opreport_stacks_usage(diff);
 	if (opts.stacks && !strcmp(opts.stacks, "pid"))
@@ -92,14 +108,7 @@ int opreport_stacks(struct run *run, int diff, int const first[2],
 			pp_spaths_build(&p[i], &st[i], group);
 	}
 	if (!rc)
-		rc = opreport_stacks_print(run, &st[n - 1], &p[n - 1]);
-	if (!rc && opts.pprof && pp_pprof_write(opts.pprof, &st[0], err, sizeof(err)))
-		rc = op_error("%s", err);
-	if (!rc && opts.flame &&
-	    pp_flame_write(opts.flame, run->output.title, &st[n - 1], &p[n - 1],
-			   diff ? &st[0] : NULL, diff ? &p[0] : NULL, err,
-			   sizeof(err)))
-		rc = op_error("%s", err);
+		rc = opreport_stacks_write(run, st, p, diff);
 	for (int i = 0; i < 2; i++) {
 		pp_spaths_free(&p[i]);
 		pp_stacks_free(&st[i]);
