@@ -103,6 +103,8 @@ void handle_signals(struct daemon *d)
 		case SIGUSR2:
 			stop_sampling(d);
 			break;
+		case SIGCHLD:
+			break;	/* the loop reaps (fleet_poll, retention) */
 		}
 	}
 }
@@ -128,6 +130,9 @@ sigset_t daemon_signals(void)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGUSR2);
+	/* a child ended (a shipper, retention): wakes the loop, which reaps
+	 * it, also when not sampling and so polling without a timeout */
+	sigaddset(&set, SIGCHLD);
 	return set;
 }
 

@@ -5,7 +5,8 @@
 # it; every session is in ClickHouse exactly once with the totals of its
 # local opreport -l, its rows carry the host, the sorted labels and the
 # build-ids, its stacks are there with their frames, and the stats say
-# what was shipped. The read-only user cannot write.
+# what was shipped. A save while sampling is stopped is shipped too, and
+# its shipper does not stay a zombie. The read-only user cannot write.
 . "${abs_top_srcdir:?}/tests/control/lib.sh"
 . "$abs_top_srcdir/tests/control/fleet.sh"
 
@@ -54,6 +55,22 @@ check_eq "$(fleet_sql one "SELECT count() > 0, min(length(frames)) > 0 FROM opro
 	"1 1" "stacks rows hold the hot symbol in their frames"
 st=$(fleet_sql one "SELECT sum(samples) FROM oprofile.stacks WHERE session_id = 'web1/by-hand'")
 check_eq "$st" "$(local_total by-hand)" "the session's stacks add up to its samples"
+
+step "sampling stopped: a save is shipped, and its shipper reaped"
+# the daemon idle polls without a timeout: the shipper's end must wake it,
+# or the shipper stays a zombie until the next command
+ctl --rotate=0 --start >"$T/out" 2>&1 || { cat "$T/out"; fail "--start failed"; }
+"$SPIN" 0.5
+ctl --stop >/dev/null || fail "--stop failed"
+ctl --save=idle >/dev/null || fail "--save failed"
+wait_shipped 60 || { test_show "$FLEET/stats"; fail "the idle daemon's save was not shipped in 60 s"; }
+dpid=$(cat "$S/lock")
+zombies() { ps -o stat= --ppid "$dpid" 2>/dev/null | grep -c '^Z'; }
+for _ in $(seq 30); do [ "$(zombies)" = 0 ] && break; sleep 0.1; done
+check_eq "$(zombies)" 0 "no shipper left a zombie under the idle daemon"
+check_eq "$(fleet_sql one "SELECT count() FROM oprofile.sessions WHERE session_id = 'web1/idle'")" 1 \
+	"the idle daemon's save is in the manifest"
+ctl --shutdown >/dev/null || fail "--shutdown failed"
 
 step "the read-only user cannot write"
 if fleet_sql one "INSERT INTO oprofile.sessions (host) VALUES ('x')" >"$T/ro.out" 2>&1; then
