@@ -31,8 +31,6 @@ static void name_shards(struct pp_fleet const *f, char *err, size_t errlen)
 	size_t n = 0;
 	unsigned last = 0;
 
-	if (!out)
-		op_die("out of memory");
 	for (size_t i = 0; i < f->nr_shard_addrs; i++) {
 		struct pp_fleet_shard const *s = &f->shard_addrs[i];
 		char *paren = op_xasprintf("(%s)", s->addr);
@@ -78,25 +76,49 @@ int pp_fleet_ask(struct pp_fleet *f, char const *sql, char **body,
 	return 0;
 }
 
+FILE *pp_fleet_sql_begin(struct pp_fleet_sql *q)
+{
+	q->text = NULL;
+	q->len = 0;
+	q->out = open_memstream(&q->text, &q->len);
+	if (!q->out)
+		op_die("out of memory");
+	return q->out;
+}
+
+char *pp_fleet_sql_end(struct pp_fleet_sql *q)
+{
+	fclose(q->out);
+	q->out = NULL;
+	return q->text;
+}
+
+int pp_fleet_ask_sql(struct pp_fleet *f, struct pp_fleet_sql *q,
+		     char **body, struct pp_fleet_rows *rows, char *err,
+		     size_t errlen)
+{
+	char *sql = pp_fleet_sql_end(q);
+	int rc = pp_fleet_ask(f, sql, body, rows, err, errlen);
+
+	free(sql);
+	return rc;
+}
+
 /* --- the tables -------------------------------------------------------- */
 
 static int load_shards(struct pp_fleet *f, char *err, size_t errlen)
 {
 	struct pp_fleet_rows r;
-	char *sql = NULL, *body;
-	size_t len;
-	FILE *out = open_memstream(&sql, &len);
+	char *body;
+	struct pp_fleet_sql q;
+	FILE *out = pp_fleet_sql_begin(&q);
 	int rc;
 
-	if (!out)
-		op_die("out of memory");
 	fputs("SELECT shard_num, host_name, host_address, toString(port) "
 	      "FROM system.clusters WHERE cluster = ", out);
 	pp_fleet_sql_quote(out, f->cluster);
 	fputs(" ORDER BY shard_num FORMAT TabSeparated", out);
-	fclose(out);
-	rc = pp_fleet_ask(f, sql, &body, &r, err, errlen);
-	free(sql);
+	rc = pp_fleet_ask_sql(f, &q, &body, &r, err, errlen);
 	while (rc >= 0 && (rc = pp_fleet_rows_next(&r, 4, err, errlen)) > 0) {
 		uint64_t num;
 
@@ -142,19 +164,15 @@ static int check_skip(struct pp_fleet *f, char *err, size_t errlen);
 int pp_fleet_open(struct pp_fleet *f, char *err, size_t errlen)
 {
 	struct pp_fleet_rows r;
-	char *sql = NULL, *body;
-	size_t len;
-	FILE *out = open_memstream(&sql, &len);
+	char *body;
+	struct pp_fleet_sql q;
+	FILE *out = pp_fleet_sql_begin(&q);
 	int rc;
 
-	if (!out)
-		op_die("out of memory");
 	fputs("SELECT engine_full FROM system.tables WHERE database = ", out);
 	pp_fleet_sql_quote(out, f->database);
 	fputs(" AND name = 'samples' FORMAT TabSeparated", out);
-	fclose(out);
-	rc = pp_fleet_ask(f, sql, &body, &r, err, errlen);
-	free(sql);
+	rc = pp_fleet_ask_sql(f, &q, &body, &r, err, errlen);
 	if (rc)
 		return -1;
 	rc = pp_fleet_rows_next(&r, 1, err, errlen);
@@ -298,14 +316,12 @@ int pp_fleet_info_read(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 		       struct pp_fleet_info *info, char *err, size_t errlen)
 {
 	struct pp_fleet_rows r;
-	char *sql = NULL, *body;
-	size_t len;
-	FILE *out = open_memstream(&sql, &len);
+	char *body;
+	struct pp_fleet_sql q;
+	FILE *out = pp_fleet_sql_begin(&q);
 	uint64_t v[4];
 	int rc;
 
-	if (!out)
-		op_die("out of memory");
 	fprintf(out, "SELECT uniqExact(host), uniqExact(session_id), "
 		"toUInt32(min(start)), toUInt32(max(end)) FROM %s.sessions "
 		"WHERE ", f->database);
@@ -313,9 +329,7 @@ int pp_fleet_info_read(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 	fprintf(out, " AND (session_id, upload_id) GLOBAL IN (SELECT "
 		"session_id, min(upload_id) FROM %s.sessions GROUP BY "
 		"session_id) FORMAT TabSeparated", f->database);
-	fclose(out);
-	rc = pp_fleet_ask(f, sql, &body, &r, err, errlen);
-	free(sql);
+	rc = pp_fleet_ask_sql(f, &q, &body, &r, err, errlen);
 	if (!rc && (rc = pp_fleet_rows_next(&r, 4, err, errlen)) == 0) {
 		snprintf(err, errlen, "the server gave no answer");
 		rc = -1;
@@ -396,12 +410,13 @@ static int read_images(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 		       char **in_list, char *err, size_t errlen)
 {
 	struct pp_fleet_rows r;
-	char *sql = NULL, *body, *list = NULL;
-	size_t len, llen, nr_in = 0, nr_out = 0;
-	FILE *out = open_memstream(&sql, &len), *lo;
+	char *body, *list = NULL;
+	size_t llen, nr_in = 0, nr_out = 0;
+	struct pp_fleet_sql q;
+	FILE *out = pp_fleet_sql_begin(&q), *lo = open_memstream(&list, &llen);
 	int rc;
 
-	if (!out || !(lo = open_memstream(&list, &llen)))
+	if (!lo)
 		op_die("out of memory");
 	fprintf(out, "SELECT event, event_count, %s AS a, image FROM ",
 		app_sql(o));
@@ -409,9 +424,7 @@ static int read_images(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 	pp_fleet_where(out, f, fs);
 	pp_fleet_where_builds(out, fs);
 	fputs(" GROUP BY event, event_count, a, image FORMAT TabSeparated", out);
-	fclose(out);
-	rc = pp_fleet_ask(f, sql, &body, &r, err, errlen);
-	free(sql);
+	rc = pp_fleet_ask_sql(f, &q, &body, &r, err, errlen);
 	while (rc >= 0 && (rc = pp_fleet_rows_next(&r, 4, err, errlen)) > 0) {
 		uint64_t count;
 
@@ -489,13 +502,11 @@ static int read_rows(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 			 "event, event_count, a, image, symbol";
 	size_t nf = !o->symbols ? 5 : o->details ? 7 : 6;
 	struct pp_fleet_rows r;
-	char *sql = NULL, *body;
-	size_t len;
-	FILE *out = open_memstream(&sql, &len);
+	char *body;
+	struct pp_fleet_sql q;
+	FILE *out = pp_fleet_sql_begin(&q);
 	int rc;
 
-	if (!out)
-		op_die("out of memory");
 	fprintf(out, "SELECT %s, sum(samples) FROM (SELECT event, event_count, "
 		"%s AS a, image, symbol, offset, samples FROM %s.samples",
 		by, app_sql(o), f->database);
@@ -505,9 +516,7 @@ static int read_rows(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 		fprintf(out, " AND (a, image) IN (%s)", in_list);
 	fprintf(out, ") GROUP BY %s ORDER BY a, image%s FORMAT TabSeparated",
 		by, o->symbols ? ", symbol" : "");
-	fclose(out);
-	rc = pp_fleet_ask(f, sql, &body, &r, err, errlen);
-	free(sql);
+	rc = pp_fleet_ask_sql(f, &q, &body, &r, err, errlen);
 	while (rc >= 0 && (rc = pp_fleet_rows_next(&r, nf, err, errlen)) > 0) {
 		uint64_t count, n, offset = 0;
 		size_t cls;

@@ -28,23 +28,16 @@ static int read_builds(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 		       char **body, struct pp_fleet_rows *r, char *err,
 		       size_t errlen)
 {
-	char *sql = NULL;
-	size_t len;
-	FILE *out = open_memstream(&sql, &len);
-	int rc;
+	struct pp_fleet_sql q;
+	FILE *out = pp_fleet_sql_begin(&q);
 
-	if (!out)
-		op_die("out of memory");
 	fprintf(out, "SELECT image, arrayStringConcat(arrayFilter(x -> x != "
 		"'', groupUniqArray(build_id)), ' ') FROM %s.samples",
 		f->database);
 	pp_fleet_where(out, f, fs);
 	pp_fleet_where_builds(out, fs);
 	fputs(" GROUP BY image FORMAT TabSeparated", out);
-	fclose(out);
-	rc = pp_fleet_ask(f, sql, body, r, err, errlen);
-	free(sql);
-	return rc;
+	return pp_fleet_ask_sql(f, &q, body, r, err, errlen);
 }
 
 /* The sampled build's file: the binary at its path when it is that

@@ -317,20 +317,16 @@ static int choose_event(struct pp_fleet *f, struct pp_fleet_spec const *fs,
 			struct pp_strlist *notes, char *err, size_t errlen)
 {
 	struct pp_fleet_rows r;
-	char *sql = NULL, *body;
-	size_t len;
-	FILE *out = open_memstream(&sql, &len);
+	char *body;
+	struct pp_fleet_sql q;
+	FILE *out = pp_fleet_sql_begin(&q);
 	int rc;
 
-	if (!out)
-		op_die("out of memory");
 	fprintf(out, "SELECT event, event_count FROM %s.stacks", f->database);
 	pp_fleet_where(out, f, fs);
 	fputs(" GROUP BY event, event_count ORDER BY event, event_count "
 	      "FORMAT TabSeparated", out);
-	fclose(out);
-	rc = pp_fleet_ask(f, sql, &body, &r, err, errlen);
-	free(sql);
+	rc = pp_fleet_ask_sql(f, &q, &body, &r, err, errlen);
 	*event = NULL;
 	while (rc >= 0 && (rc = pp_fleet_rows_next(&r, 2, err, errlen)) > 0) {
 		if (!*event) {
@@ -392,25 +388,21 @@ static int read_answer(struct pp_fleet *f, struct load *l, char const *sql,
 static int read_stacks(struct pp_fleet *f, struct load *l, char const *event,
 		       uint64_t count, char *err, size_t errlen)
 {
-	char *sql = NULL;
-	size_t len;
-	FILE *out = open_memstream(&sql, &len);
+	struct pp_fleet_sql q;
+	FILE *out = pp_fleet_sql_begin(&q);
+	char *sql;
 	int rc;
 
-	if (!out)
-		op_die("out of memory");
 	fprintf(out, "SELECT toString(cityHash64(fr)), hex(fr) FROM (SELECT "
 		"DISTINCT arrayJoin(frames) AS fr FROM %s.stacks", f->database);
 	where_event(out, f, l, event, count);
 	fputs(") FORMAT TabSeparated", out);
-	fclose(out);
+	sql = pp_fleet_sql_end(&q);
 	rc = read_answer(f, l, sql, 2, take_frame, err, errlen);
 	free(sql);
 	if (rc)
 		return -1;
-	sql = NULL;
-	if (!(out = open_memstream(&sql, &len)))
-		op_die("out of memory");
+	out = pp_fleet_sql_begin(&q);
 	/* offsets only for --pprof's addresses */
 	fprintf(out, "SELECT app, arrayStringConcat(arrayMap(x -> toString("
 		"cityHash64(x)), frames), ' '), %s, sum(samples) FROM %s.stacks",
@@ -418,7 +410,7 @@ static int read_stacks(struct pp_fleet *f, struct load *l, char const *event,
 		"any(frame_offsets)), ' ')" : "''", f->database);
 	where_event(out, f, l, event, count);
 	fputs(" GROUP BY app, frames FORMAT TabSeparated", out);
-	fclose(out);
+	sql = pp_fleet_sql_end(&q);
 	rc = read_answer(f, l, sql, 4, take_row, err, errlen);
 	free(sql);
 	finish_keys(l->st);
