@@ -317,6 +317,25 @@ static unsigned max_stack_for(unsigned depth)
 	return want;
 }
 
+void opd_perf_state_init(struct perf_source *ps)
+{
+	perf_queue_init(&ps->q);
+	opd_maps_init(&ps->procs);
+	opd_cookie_init(&ps->cookies);
+	opd_words_init(&ps->out);
+	opd_emit_init(&ps->em, &ps->out, &ps->cookies);
+	opd_offcpu_init(&ps->offcpu, OPD_OFFCPU_PENDING_MAX);
+}
+
+void opd_perf_state_free(struct perf_source *ps)
+{
+	perf_queue_free(&ps->q);
+	opd_offcpu_free(&ps->offcpu);
+	opd_maps_free(&ps->procs);
+	opd_cookie_free(&ps->cookies);
+	opd_words_free(&ps->out);
+}
+
 static struct perf_source *alloc_source(struct perf_source_config const *cfg)
 {
 	struct perf_source *ps = op_xcalloc(1, sizeof(*ps));
@@ -352,12 +371,7 @@ static struct perf_source *alloc_source(struct perf_source_config const *cfg)
 		       cfg->nr_tasks * sizeof(*ps->tasks));
 	}
 	ps->enable_on_exec = cfg->enable_on_exec;
-	perf_queue_init(&ps->q);
-	opd_maps_init(&ps->procs);
-	opd_cookie_init(&ps->cookies);
-	opd_words_init(&ps->out);
-	opd_emit_init(&ps->em, &ps->out, &ps->cookies);
-	opd_offcpu_init(&ps->offcpu, OPD_OFFCPU_PENDING_MAX);
+	opd_perf_state_init(ps);
 	return ps;
 }
 
@@ -715,8 +729,6 @@ void opd_perf_close(struct perf_source *ps)
 		if (ps->fds[i] >= 0)
 			close(ps->fds[i]);
 	opd_offcpu_bpf_close(ps->ocb);
-	perf_queue_free(&ps->q);
-	opd_offcpu_free(&ps->offcpu);
 	if (ps->time_unwind && ps->unwind_samples)
 		op_info("backtraces: %llu samples, %.0f ns per sample, "
 			"%.1f stream words/2 per sample (%s)",
@@ -740,9 +752,7 @@ void opd_perf_close(struct perf_source *ps)
 	}
 	opd_unwind_cache_free(ps->unw);
 	free(ps->pcs);
-	opd_maps_free(&ps->procs);
-	opd_cookie_free(&ps->cookies);
-	opd_words_free(&ps->out);
+	opd_perf_state_free(ps);
 	free(ps->events);
 	free(ps->tasks);
 	free(ps->cpus);

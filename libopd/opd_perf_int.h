@@ -80,6 +80,12 @@ struct perf_source {
 	uint64_t ocb_lost;
 };
 
+/* The record-handling state of ps (queue, processes, cookies, stream
+ * words, off-CPU waits), made empty; and freed. Tests that feed records
+ * by hand use them as opd_perf_open does. */
+void opd_perf_state_init(struct perf_source *ps);
+void opd_perf_state_free(struct perf_source *ps);
+
 /* The time of a record as copied out of a ring (sample_id_all layout). */
 uint64_t opd_perf_record_time(void const *rec);
 /* perf_ring's stack_of: a sample's user stack copy, to copy only the

@@ -100,22 +100,13 @@ static struct perf_source *source(uint64_t period)
 	ps->nr_events = 1;
 	ps->ids = &one;
 	ps->nr_ids = 1;
-	perf_queue_init(&ps->q);
-	opd_maps_init(&ps->procs);
-	opd_cookie_init(&ps->cookies);
-	opd_words_init(&ps->out);
-	opd_emit_init(&ps->em, &ps->out, &ps->cookies);
-	opd_offcpu_init(&ps->offcpu, OPD_OFFCPU_PENDING_MAX);
+	opd_perf_state_init(ps);
 	return ps;
 }
 
 static void source_free(struct perf_source *ps)
 {
-	opd_offcpu_free(&ps->offcpu);
-	opd_maps_free(&ps->procs);
-	opd_cookie_free(&ps->cookies);
-	opd_words_free(&ps->out);
-	perf_queue_free(&ps->q);
+	opd_perf_state_free(ps);
 	free(ps->events);
 	free(ps);
 }

@@ -515,11 +515,7 @@ static void test_unwind__lost_caller_mapping(void)
 	ps->pcs = op_xcalloc(ps->depth + 1, sizeof(*ps->pcs));
 	opd_maps_reread_init(&ps->reread, 100 * 1000000ull, 200);
 	ps->now = 1000000000ull;
-	perf_queue_init(&ps->q);
-	opd_maps_init(&ps->procs);
-	opd_cookie_init(&ps->cookies);
-	opd_words_init(&ps->out);
-	opd_emit_init(&ps->em, &ps->out, &ps->cookies);
+	opd_perf_state_init(ps);
 
 	mmap2_record(rec, start, end, pgoff, path);
 	opd_perf_handle_record(ps, rec);
@@ -536,10 +532,7 @@ static void test_unwind__lost_caller_mapping(void)
 	      (unsigned long long)ps->count[OP_COUNT_MAPS_REREAD],
 	      (unsigned long long)ps->count[OP_COUNT_MAPS_REREAD_HIT]);
 
-	opd_words_free(&ps->out);
-	opd_cookie_free(&ps->cookies);
-	opd_maps_free(&ps->procs);
-	perf_queue_free(&ps->q);
+	opd_perf_state_free(ps);
 	free(ps->pcs);
 	opd_unwind_cache_free(ps->unw);
 	free(ps);
