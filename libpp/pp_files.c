@@ -356,6 +356,30 @@ bool pp_sfile_is_dependent(struct op_parsed_name const *n)
 	       strcmp(n->app_name, n->image_name);
 }
 
+int pp_sfile_app_rank(struct op_parsed_name const *n)
+{
+	char const *base = strrchr(n->app_name, '/'), *so;
+
+	base = base ? base + 1 : n->app_name;
+	so = strstr(base, ".so");
+	if (n->app_is_kernel)
+		return 0;
+	/* an anonymous region's file is always under its process's
+	 * program (the daemon's A), whatever the separation */
+	if (n->image_is_anon)
+		return 3;
+	if (*base == '[')
+		return 1;
+	if (so && (so[3] == '\0' || so[3] == '.'))	/* libc.so.6, ld.so */
+		return 2;
+	return 3;
+}
+
+bool pp_event_is_clock(char const *event)
+{
+	return !strcmp(event, "CPU_CLOCK") || !strcmp(event, "TASK_CLOCK");
+}
+
 static bool match_one(struct pp_strlist const *pats, char const *name)
 {
 	char const *base = strrchr(name, '/');

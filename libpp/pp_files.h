@@ -80,6 +80,19 @@ void pp_files_kernel_alias(char **name, int *is_kernel);
 /* Whether a file's image (B) is another than its application (A). */
 bool pp_sfile_is_dependent(struct op_parsed_name const *n);
 
+/*
+ * How much a file's application looks like its process's program, 0 to
+ * 3: a session that does not separate libraries or the kernel files each
+ * image's samples under that image, so a process's files name the
+ * kernel (0), [vdso] (1) and libraries (2) as well as its program (3);
+ * its anonymous regions' files name the program (3). A row of a process
+ * takes the name of its highest.
+ */
+int pp_sfile_app_rank(struct op_parsed_name const *n);
+
+/* Whether an event counts clock time: its count is a period in ns. */
+bool pp_event_is_clock(char const *event);
+
 /* Whether name matches an image pattern list (basename too for "ls"). */
 bool pp_image_match(struct pp_strlist const *pats, char const *name);
 

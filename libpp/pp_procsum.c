@@ -15,32 +15,6 @@
 #include "pp_samples.h"
 
 /*
- * How much a file's application looks like its process's program: a
- * session that does not separate libraries or the kernel files each
- * image's samples under that image, so a process's files name the kernel,
- * [vdso] and libraries as well as its program; its anonymous regions'
- * files name the program.
- */
-static int app_rank(struct op_parsed_name const *n)
-{
-	char const *base = strrchr(n->app_name, '/'), *so;
-
-	base = base ? base + 1 : n->app_name;
-	so = strstr(base, ".so");
-	if (n->app_is_kernel)
-		return 0;
-	/* an anonymous region's file is always under its process's
-	 * program (the daemon's A), whatever the separation */
-	if (n->image_is_anon)
-		return 3;
-	if (*base == '[')
-		return 1;
-	if (so && (so[3] == '\0' || so[3] == '.'))	/* libc.so.6, ld.so */
-		return 2;
-	return 3;
-}
-
-/*
  * The row of a file: its tgid when known (named after the process's own
  * program, the best ranked of its files' applications), else its
  * application.
@@ -49,7 +23,7 @@ static struct pp_proc *find_proc(struct pp_procsum *ps,
 				 struct op_parsed_name const *n)
 {
 	struct pp_proc *p = NULL;
-	int rank = app_rank(n);
+	int rank = pp_sfile_app_rank(n);
 
 	for (size_t i = 0; i < ps->n && !p; i++)
 		if (n->tgid >= 0 ? ps->v[i].tgid == n->tgid :
@@ -81,11 +55,6 @@ static int by_samples(void const *a, void const *b)
 	return x->tgid - y->tgid;
 }
 
-static bool is_clock(char const *event)
-{
-	return !strcmp(event, "CPU_CLOCK") || !strcmp(event, "TASK_CLOCK");
-}
-
 /* The samples of one file; false (noted) when it cannot be read. */
 static bool file_total(struct pp_sfile const *f, uint64_t *total,
 		       struct pp_strlist *notes)
@@ -115,7 +84,7 @@ int pp_procsum_build(struct pp_procsum *ps, struct pp_filelist const *files,
 		if (!ps->event) {
 			ps->event = op_xstrdup(n->event_name);
 			/* OFF_CPU counts microseconds: 1000 ns each */
-			ps->period_ns = is_clock(n->event_name) ?
+			ps->period_ns = pp_event_is_clock(n->event_name) ?
 					(uint64_t)n->count :
 					op_event_is_off_cpu(n->event_name) ? 1000 : 0;
 		}

@@ -27,7 +27,7 @@ struct pp_proc {
 	int tgid;                /* -1: the session does not separate threads */
 	char *app;               /* the application's path or kernel name */
 	bool app_is_kernel;
-	int app_rank;            /* how program-like app is (pp_procsum.c) */
+	int app_rank;            /* how program-like app is (pp_sfile_app_rank) */
 	uint64_t user, sys;      /* samples */
 };
 

@@ -12,31 +12,6 @@
 #include "pp_samples.h"
 #include "pp_wall.h"
 
-static bool is_clock(char const *event)
-{
-	return !strcmp(event, "CPU_CLOCK") || !strcmp(event, "TASK_CLOCK");
-}
-
-/* How much a file's application looks like its process's program (the
- * kernel's, [vdso]'s and libraries' files of a process name them when
- * the session does not separate them): the row takes the best. */
-static int app_rank(struct op_parsed_name const *n)
-{
-	char const *b = strrchr(n->app_name, '/'), *so;
-
-	b = b ? b + 1 : n->app_name;
-	so = strstr(b, ".so");
-	if (n->app_is_kernel)
-		return 0;
-	if (n->image_is_anon)
-		return 3;
-	if (*b == '[')
-		return 1;
-	if (so && (so[3] == '\0' || so[3] == '.'))
-		return 2;
-	return 3;
-}
-
 /* A file's row: its thread when the session separates them, else its
  * process, else its application. */
 static struct pp_wall_row *find_row(struct pp_wall *w,
@@ -48,17 +23,17 @@ static struct pp_wall_row *find_row(struct pp_wall *w,
 		if (!(n->tgid >= 0 ? r->tgid == n->tgid && r->tid == n->tid :
 		      r->tgid < 0 && !strcmp(r->app, n->app_name)))
 			continue;
-		if (app_rank(n) > r->app_rank) {
+		if (pp_sfile_app_rank(n) > r->app_rank) {
 			free(r->app);
 			r->app = op_xstrdup(n->app_name);
-			r->app_rank = app_rank(n);
+			r->app_rank = pp_sfile_app_rank(n);
 		}
 		return r;
 	}
 	OP_ALLOC_GROW(w->v, w->n + 1, w->alloc);
 	w->v[w->n] = (struct pp_wall_row){ .tgid = n->tgid, .tid = n->tid,
 					   .app = op_xstrdup(n->app_name),
-					   .app_rank = app_rank(n) };
+					   .app_rank = pp_sfile_app_rank(n) };
 	return &w->v[w->n++];
 }
 
@@ -80,7 +55,7 @@ int pp_wall_build(struct pp_wall *w, struct pp_filelist const *files,
 	memset(w, 0, sizeof(*w));
 	for (size_t i = 0; i < files->n; i++) {
 		struct op_parsed_name const *n = &files->v[i].name;
-		bool clock = is_clock(n->event_name) && n->count > 0;
+		bool clock = pp_event_is_clock(n->event_name) && n->count > 0;
 		struct pp_samples s = { 0 };
 		struct opd_header hdr;
 		char e[1024];

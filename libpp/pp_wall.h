@@ -20,7 +20,7 @@
 struct pp_wall_row {
 	int tgid, tid;		/* -1: not separated */
 	char *app;		/* the application's path (or kernel name) */
-	int app_rank;		/* how program-like app is (pp_wall.c) */
+	int app_rank;		/* how program-like app is (pp_sfile_app_rank) */
 	double on_us, off_us;
 };
 
