@@ -330,7 +330,10 @@ static void check_image_names(void)
 	      op_parse_image_name(NULL, &p, err, sizeof(err)) == -1 &&
 	      op_parse_image_name("usr/bin/gzip", &p, err, sizeof(err)) == -1 &&
 	      op_parse_image_name("{root}/a/../b/{dep}/{root}/c", &p, err,
-				  sizeof(err)) == -1,
+				  sizeof(err)) == -1 &&
+	      op_parse_image_name("{root}/tmp/../etc/passwd", &p, err,
+				  sizeof(err)) == -1 &&
+	      op_parse_image_name("{kern}/../x", &p, err, sizeof(err)) == -1,
 	      "names that are no image refused");
 }
 
