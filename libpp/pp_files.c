@@ -305,6 +305,11 @@ static int walk_entry(void *arg, struct op_walk_entry const *e)
 		return OP_WALK_PRUNE;
 	if (S_ISREG(e->st->st_mode))
 		add_candidate(w->c, e->path, e->rel, w->session, w->notes);
+	else if (!S_ISDIR(e->st->st_mode))
+		/* a FIFO, device or link planted for a sample file: its
+		 * samples are missing from the report, which must say so */
+		pp_note(w->notes, "skipping '%s': not a regular file",
+			e->path);
 	return 0;
 }
 
